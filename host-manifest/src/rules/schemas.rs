@@ -1,0 +1,238 @@
+//! Rules about the JSON Schemas embedded in a manifest: the 16 KB bound on tool and action inputs, and
+//! that every embedded schema is itself a valid, self-contained JSON Schema.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde_json::Value;
+
+use super::Ctxt;
+use crate::diagnostic::Rule;
+
+/// The largest tool or action `input` schema, in bytes of compact JSON (D11).
+pub const INPUT_SCHEMA_LIMIT: usize = 16_384;
+
+/// Tool and action `input` schemas are bounded at 16,384 bytes of compact JSON.
+pub(crate) fn check_input_schema_size(cx: &mut Ctxt<'_>) {
+    let mut over = Vec::new();
+    for kind in ["tools", "actions"] {
+        for (i, item) in cx.items(&format!("/contributes/ai/{kind}")) {
+            let Some(input) = item.get("input").filter(|v| v.is_object()) else {
+                continue;
+            };
+            let size = compact_len(input);
+            if size > INPUT_SCHEMA_LIMIT {
+                over.push((format!("/contributes/ai/{kind}/{i}/input"), size));
+            }
+        }
+    }
+    for (pointer, size) in over {
+        cx.error(
+            Rule::InputSchemaSize,
+            pointer,
+            format!("this input schema is {size} bytes of compact JSON; the limit is {INPUT_SCHEMA_LIMIT} bytes, so shorten descriptions or move shared parts into `$defs`"),
+        );
+    }
+}
+
+/// The length in bytes of a value's compact JSON serialisation (how D11 sizes a schema), without
+/// building the string.
+pub fn compact_len(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing a `Value` to an infallible sink cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
+/// The pointers of every JSON Schema a manifest embeds.
+pub(crate) fn embedded_schemas(cx: &Ctxt<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (kind, member) in [
+        ("tools", "input"),
+        ("actions", "input"),
+        ("prompts", "input"),
+    ] {
+        for (i, item) in cx.items(&format!("/contributes/ai/{kind}")) {
+            if item.get(member).is_some() {
+                out.push(format!("/contributes/ai/{kind}/{i}/{member}"));
+            }
+        }
+    }
+    for (name, proc_) in cx.members("/server/procedures") {
+        for member in ["input", "output"] {
+            if proc_.get(member).is_some() {
+                out.push(format!(
+                    "/server/procedures/{}/{member}",
+                    crate::diagnostic::escape_token(name)
+                ));
+            }
+        }
+    }
+    for (i, hook) in cx.items("/contributes/webhooks") {
+        if hook.get("payload").is_some() {
+            out.push(format!("/contributes/webhooks/{i}/payload"));
+        }
+    }
+    for (name, coll) in cx.members("/contributes/storage") {
+        if coll.get("schema").is_some() {
+            out.push(format!(
+                "/contributes/storage/{}/schema",
+                crate::diagnostic::escape_token(name)
+            ));
+        }
+    }
+    if cx.get("/contributes/settings/schema").is_some() {
+        out.push("/contributes/settings/schema".to_owned());
+    }
+    out
+}
+
+/// Every embedded schema must compile as a JSON Schema (draft 2020-12 unless it names another draft
+/// through `$schema`) without fetching anything.
+pub(crate) fn check_embedded_schemas(cx: &mut Ctxt<'_>) {
+    let mut bad = Vec::new();
+    for pointer in embedded_schemas(cx) {
+        let Some(schema) = cx.get(&pointer).filter(|v| v.is_object()) else {
+            continue;
+        };
+        if let Err(reason) = compile(schema) {
+            bad.push((pointer, reason));
+        }
+    }
+    for (pointer, reason) in bad {
+        cx.error(
+            Rule::InvalidJsonSchema,
+            pointer,
+            format!("this is not a valid JSON Schema: {reason}"),
+        );
+    }
+}
+
+/// Compiles a user's schema, turning both errors and any panic inside the validator crate into text.
+pub(crate) fn compile(schema: &Value) -> Result<(), String> {
+    let built = catch_unwind(AssertUnwindSafe(|| {
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(schema)
+            .map(drop)
+            .map_err(|e| {
+                let at = e.instance_path().as_str();
+                let text = e.to_string();
+                if at.is_empty() {
+                    text
+                } else {
+                    format!("at `{at}` inside it: {text}")
+                }
+            })
+    }));
+    built.unwrap_or_else(|_| Err("the schema could not be compiled".to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::test_support::{base, run_rule, set};
+    use serde_json::json;
+
+    fn schema_of_size(n: usize) -> Value {
+        // `{"type":"object","description":""}` is 34 bytes before the description's text.
+        json!({ "type": "object", "description": "x".repeat(n - 34) })
+    }
+
+    #[test]
+    fn compact_len_matches_serde_json() {
+        let v = json!({ "a": [1, 2, { "b": "c\"d" }] });
+        assert_eq!(
+            compact_len(&v),
+            serde_json::to_string(&v).map(|s| s.len()).unwrap_or(0)
+        );
+    }
+
+    #[test]
+    fn input_schemas_up_to_16384_bytes_pass() {
+        let mut doc = base();
+        set(
+            &mut doc,
+            "/contributes/ai/tools/0/input",
+            schema_of_size(INPUT_SCHEMA_LIMIT),
+        );
+        assert_eq!(
+            compact_len(&schema_of_size(INPUT_SCHEMA_LIMIT)),
+            INPUT_SCHEMA_LIMIT
+        );
+        assert!(run_rule(&doc, check_input_schema_size).is_empty());
+        set(
+            &mut doc,
+            "/contributes/ai/tools/0/input",
+            schema_of_size(INPUT_SCHEMA_LIMIT + 1),
+        );
+        assert_eq!(
+            run_rule(&doc, check_input_schema_size),
+            vec![(
+                Rule::InputSchemaSize,
+                "/contributes/ai/tools/0/input".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn embedded_schemas_must_be_valid() {
+        assert!(run_rule(&base(), check_embedded_schemas).is_empty());
+        let mut doc = base();
+        set(
+            &mut doc,
+            "/contributes/ai/tools/0/input",
+            json!({ "type": "strnig" }),
+        );
+        assert_eq!(
+            run_rule(&doc, check_embedded_schemas),
+            vec![(
+                Rule::InvalidJsonSchema,
+                "/contributes/ai/tools/0/input".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn procedure_outputs_and_payloads_are_checked_too() {
+        let mut doc = base();
+        set(
+            &mut doc,
+            "/server/procedures",
+            json!({ "rank/history": { "input": {}, "output": { "minLength": -1 } } }),
+        );
+        set(
+            &mut doc,
+            "/contributes/webhooks/1/payload",
+            json!({ "properties": { "a": { "pattern": "(" } } }),
+        );
+        assert_eq!(
+            run_rule(&doc, check_embedded_schemas),
+            vec![
+                (
+                    Rule::InvalidJsonSchema,
+                    "/server/procedures/rank~1history/output".into()
+                ),
+                (
+                    Rule::InvalidJsonSchema,
+                    "/contributes/webhooks/1/payload".into()
+                )
+            ]
+        );
+    }
+
+    #[test]
+    fn remote_references_are_refused_not_fetched() {
+        let schema = json!({ "$ref": "https://schemas.example/thing.json" });
+        assert!(compile(&schema).is_err());
+    }
+}
