@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use serde::{Serialize, Serializer};
+
 /// Whether a diagnostic fails validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -137,6 +139,18 @@ rules! {
     Internal = "internal",
 }
 
+impl Serialize for Rule {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl Serialize for Severity {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -144,7 +158,9 @@ impl fmt::Display for Rule {
 }
 
 /// One finding about a manifest, located in the file as written.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Serialises as `{"severity","rule","pointer","line","column","message"}`, in that order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,

@@ -53,7 +53,7 @@ pub const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 pub struct Report {
     text: String,
     diagnostics: Vec<Diagnostic>,
-    manifest: Option<Manifest>,
+    manifest: Option<Box<Manifest>>,
 }
 
 impl Report {
@@ -83,7 +83,7 @@ impl Report {
 
     /// The typed manifest, when it is valid.
     pub fn manifest(&self) -> Option<&Manifest> {
-        self.manifest.as_ref()
+        self.manifest.as_deref()
     }
 
     /// The text that was validated (invalid UTF-8 replaced), for rendering snippets.
@@ -94,7 +94,7 @@ impl Report {
     /// The typed manifest, or the report when it is invalid.
     pub fn into_manifest(self) -> Result<Manifest, Report> {
         match self.manifest {
-            Some(m) => Ok(m),
+            Some(m) => Ok(*m),
             None => Err(self),
         }
     }
@@ -262,12 +262,32 @@ pub fn validate_str(text: &str, base_dir: Option<&Path>) -> Report {
             false,
         ));
     }
-    for f in schema::check(&parsed.value) {
-        found.push((Finding::error(f.rule, f.pointer, f.target, f.message), true));
+    // The schema pass and the cross-field rules are independent and each costs tens of milliseconds
+    // in a debug build (the macro's case), so they run side by side.
+    let (schema_findings, rule_findings) = std::thread::scope(|scope| {
+        let structural = scope.spawn(|| schema::check(&parsed.value));
+        let mut cx = rules::Ctxt::new(&parsed.value, base_dir);
+        rules::run(&mut cx);
+        (structural.join(), cx.into_findings())
+    });
+    match schema_findings {
+        Ok(findings) => {
+            for f in findings {
+                found.push((Finding::error(f.rule, f.pointer, f.target, f.message), true));
+            }
+        }
+        Err(_) => found.push((
+            Finding::error(
+                Rule::Internal,
+                String::new(),
+                Target::Value,
+                "the schema pass failed unexpectedly; this is a bug in the SDK, please report it"
+                    .to_owned(),
+            ),
+            false,
+        )),
     }
-    let mut cx = rules::Ctxt::new(&parsed.value, base_dir);
-    rules::run(&mut cx);
-    for f in cx.into_findings() {
+    for f in rule_findings {
         found.push((
             Finding {
                 severity: f.severity,
@@ -315,7 +335,7 @@ pub fn validate_str(text: &str, base_dir: Option<&Path>) -> Report {
     let mut manifest = None;
     if !diagnostics.iter().any(Diagnostic::is_error) {
         match serde_json::from_value::<Manifest>(parsed.value) {
-            Ok(m) => manifest = Some(m),
+            Ok(m) => manifest = Some(Box::new(m)),
             Err(e) => diagnostics.push(Diagnostic {
                 severity: Severity::Error,
                 rule: Rule::Internal,

@@ -84,9 +84,9 @@ fn explain(error: &ValidationError<'_>, out: &mut Vec<SchemaFinding>) {
             let name = property.as_str().unwrap_or_default();
             let child = format!("{pointer}/{}", escape_token(name));
             let msg = if pointer.is_empty() {
-                format!("the manifest misses the required member `{name}`")
+                format!("the manifest lacks the required member `{name}`")
             } else {
-                format!("{here} misses the required member `{name}`")
+                format!("{here} lacks the required member `{name}`")
             };
             push(Rule::SchemaRequired, child, Target::Value, msg);
         }
@@ -297,8 +297,8 @@ fn bounds(local: Option<&Value>, min_key: &str, max_key: &str, unit: &str) -> St
     let plural = |n: u64| {
         if n == 1 {
             unit.to_owned()
-        } else if unit.ends_with('y') {
-            format!("{}ies", &unit[..unit.len() - 1])
+        } else if let Some(stem) = unit.strip_suffix('y') {
+            format!("{stem}ies")
         } else {
             format!("{unit}s")
         }

@@ -3,6 +3,8 @@
 //!
 //! The corpus is written by `tests/fixtures/generate.py`.
 
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -117,24 +117,71 @@ pub(crate) fn check_embedded_schemas(cx: &mut Ctxt<'_>) {
     }
 }
 
-/// Compiles a user's schema, turning both errors and any panic inside the validator crate into text.
+/// Checks a user's schema, turning both errors and any panic inside the validator crate into text.
+///
+/// Checking against the meta-schema finds most mistakes and is cheap; building a validator also finds
+/// bad regular expressions and unresolvable references but costs several times more (in debug
+/// builds, where the macro runs, it was most of the validation time), so it is done only for schemas
+/// that use a keyword whose mistakes only a build reveals.
 pub(crate) fn compile(schema: &Value) -> Result<(), String> {
-    let built = catch_unwind(AssertUnwindSafe(|| {
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .build(schema)
-            .map(drop)
-            .map_err(|e| {
-                let at = e.instance_path().as_str();
-                let text = e.to_string();
-                if at.is_empty() {
-                    text
-                } else {
-                    format!("at `{at}` inside it: {text}")
-                }
-            })
+    let checked = catch_unwind(AssertUnwindSafe(|| {
+        if needs_build(schema, 0) {
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(schema)
+                .map(drop)
+                .map_err(|e| explain(&e))
+        } else {
+            jsonschema::draft202012::meta::validate(schema).map_err(|e| explain(&e))
+        }
     }));
-    built.unwrap_or_else(|_| Err("the schema could not be compiled".to_owned()))
+    checked.unwrap_or_else(|_| Err("the schema could not be compiled".to_owned()))
+}
+
+/// Keywords whose mistakes only building a validator reveals: regular expressions, references,
+/// identifiers, another draft.
+const BUILD_KEYWORDS: [&str; 9] = [
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "pattern",
+    "patternProperties",
+];
+
+fn needs_build(value: &Value, depth: usize) -> bool {
+    // The parser caps nesting at 128; the bound only keeps this walk obviously finite.
+    depth < 160
+        && match value {
+            Value::Object(map) => {
+                map.keys().any(|k| BUILD_KEYWORDS.contains(&k.as_str()))
+                    || map.values().any(|v| needs_build(v, depth + 1))
+            }
+            Value::Array(items) => items.iter().any(|v| needs_build(v, depth + 1)),
+            _ => false,
+        }
+}
+
+fn explain(e: &jsonschema::ValidationError<'_>) -> String {
+    let at = e.instance_path().as_str();
+    let text = if at.ends_with("/type") {
+        // The meta-schema's `anyOf` for `type` explains nothing; say what is allowed.
+        format!(
+            "{} is not a JSON Schema type; use `string`, `number`, `integer`, `boolean`, `array`, \
+             `object` or `null`",
+            e.instance()
+        )
+    } else {
+        e.to_string()
+    };
+    if at.is_empty() {
+        text
+    } else {
+        format!("at `{at}` inside it: {text}")
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ pub(crate) struct ScopeNeed {
     pub scope: &'static str,
     /// Where the need comes from: a contribution kind's container, or one webhook's `as`.
     pub pointer: String,
-    /// What needs it, for messages: "pages", "an alert webhook".
+    /// What needs it, capitalized for the start of a message: "Pages", "The settings panel".
     pub what: String,
 }
 
@@ -29,11 +29,11 @@ pub(crate) fn scope_needs(cx: &Ctxt<'_>) -> Vec<ScopeNeed> {
         });
     };
     for (kind, what) in [
-        ("pages", "pages"),
-        ("tabs", "tabs"),
-        ("widgets", "widgets"),
-        ("rowActions", "row actions"),
-        ("markers", "markers"),
+        ("pages", "Pages"),
+        ("tabs", "Tabs"),
+        ("widgets", "Widgets"),
+        ("rowActions", "Row actions"),
+        ("markers", "Markers"),
     ] {
         let pointer = format!("/contributes/{kind}");
         if cx.has_items(&pointer) {
@@ -44,10 +44,10 @@ pub(crate) fn scope_needs(cx: &Ctxt<'_>) -> Vec<ScopeNeed> {
         .get("/contributes/settings")
         .is_some_and(Value::is_object)
     {
-        need("ui:render", "/contributes/settings", "the settings panel");
+        need("ui:render", "/contributes/settings", "The settings panel");
     }
     if cx.has_items("/contributes/markers") {
-        need("alerts:write", "/contributes/markers", "markers");
+        need("alerts:write", "/contributes/markers", "Markers");
     }
     if cx
         .get("/contributes/storage")
@@ -77,12 +77,12 @@ pub(crate) fn scope_needs(cx: &Ctxt<'_>) -> Vec<ScopeNeed> {
         }
     }
     for (kind, scope, what) in [
-        ("tools", "ai:tools", "assistant tools"),
-        ("mentions", "ai:tools", "mentions"),
-        ("actions", "ai:actions", "assistant actions"),
-        ("skills", "ai:skills", "skills"),
-        ("prompts", "ai:skills", "prompts"),
-        ("context", "ai:skills", "context providers"),
+        ("tools", "ai:tools", "Assistant tools"),
+        ("mentions", "ai:tools", "Mentions"),
+        ("actions", "ai:actions", "Assistant actions"),
+        ("skills", "ai:skills", "Skills"),
+        ("prompts", "ai:skills", "Prompts"),
+        ("context", "ai:skills", "Context providers"),
     ] {
         let pointer = format!("/contributes/ai/{kind}");
         if cx.has_items(&pointer) {
@@ -90,8 +90,8 @@ pub(crate) fn scope_needs(cx: &Ctxt<'_>) -> Vec<ScopeNeed> {
         }
     }
     if cx.get("/contributes/work").is_some_and(Value::is_object) {
-        need("work:create", "/contributes/work", "the work destination");
-        need("work:sync", "/contributes/work", "the work destination");
+        need("work:create", "/contributes/work", "The work destination");
+        need("work:sync", "/contributes/work", "The work destination");
     }
     needs
 }
@@ -105,8 +105,9 @@ pub(crate) fn check_contribution_scopes(cx: &mut Ctxt<'_>) {
                 Rule::ScopeMissing,
                 need.pointer,
                 format!(
-                    "{} need the scope `{}`, which `scopes` does not declare; add {{ \"key\": \"{}\" }} to `scopes`",
-                    capitalize(&need.what),
+                    "{} {} the scope `{}`, which `scopes` does not declare; add {{ \"key\": \"{}\" }} to `scopes`",
+                    need.what,
+                    if need.what.starts_with("The ") { "needs" } else { "need" },
                     need.scope,
                     need.scope
                 ),
@@ -193,14 +194,6 @@ pub(crate) fn check_scope_justifications(cx: &mut Ctxt<'_>) {
             );
         }
     }
-}
-
-fn capitalize(s: &str) -> String {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

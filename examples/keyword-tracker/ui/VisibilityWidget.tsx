@@ -1,0 +1,14 @@
+// widget: Visibility
+import { Surface, useHost } from "@host/sdk/ui";
+
+export default function VisibilityWidget() {
+  const { context, data } = useHost();
+  const rows = data.useLatest();
+  return (
+    <Surface title="Visibility" loading={rows === undefined}>
+      <p>
+        {context.platform === "all" ? "All platforms" : context.platform}, {rows?.length ?? 0} rows
+      </p>
+    </Surface>
+  );
+}
