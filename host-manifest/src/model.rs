@@ -458,43 +458,43 @@ pub struct ScopeGrant {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Contributes {
     /// The extension's own pages.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages: Vec<Page>,
     /// Tabs on host pages.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tabs: Vec<Tab>,
     /// Cards in host page slots.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub widgets: Vec<Widget>,
     /// Lines on host charts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<Series>,
     /// Banners raised by `banner` webhooks.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub banners: Vec<Banner>,
     /// Entries in host table row menus.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub row_actions: Vec<RowAction>,
     /// Chart markers from `event` webhooks.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<Marker>,
     /// The settings panel.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<Settings>,
     /// Hosted storage collections by name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub storage: BTreeMap<String, StorageCollection>,
     /// Authentication, sync schedule and metrics.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connector: Option<Connector>,
     /// Events the vendor server posts to the host.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub webhooks: Vec<Webhook>,
     /// Assistant contributions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Ai::is_empty")]
     pub ai: Ai,
     /// The work destination.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub work: Option<Work>,
 }
 
@@ -509,10 +509,10 @@ pub struct Page {
     /// Render source.
     pub entry: String,
     /// Also add a project navigation entry.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nav: Option<bool>,
     /// False hides the page on phone layouts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mobile: Option<bool>,
 }
 
@@ -529,7 +529,7 @@ pub struct Tab {
     /// Host page carrying the tab.
     pub page: HostPage,
     /// False hides the tab on phone layouts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mobile: Option<bool>,
 }
 
@@ -550,10 +550,10 @@ pub struct Widget {
     /// Columns by rows.
     pub size: WidgetSize,
     /// Whether the widget can open in the expand panel.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expandable: Option<bool>,
     /// False hides the widget on phone layouts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mobile: Option<bool>,
 }
 
@@ -630,7 +630,7 @@ pub struct StorageCollection {
     /// Owner of the documents.
     pub scope: StorageScope,
     /// The collection holds exactly one document.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub singleton: Option<bool>,
     /// Schema of one document.
     pub schema: JsonSchema,
@@ -641,13 +641,13 @@ pub struct StorageCollection {
 #[serde(deny_unknown_fields)]
 pub struct Connector {
     /// Owner authentication.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<Auth>,
     /// Sync schedule.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<SyncInterval>,
     /// Metrics written into the metrics store.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metrics: Vec<Metric>,
 }
 
@@ -658,10 +658,10 @@ pub struct Auth {
     /// Credential flow at install.
     pub method: AuthMethod,
     /// Credentials owners enter.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<AuthField>,
     /// OAuth endpoints.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth: Option<OAuth>,
 }
 
@@ -679,10 +679,10 @@ pub struct AuthField {
     /// Must be filled in for the install to work.
     pub required: bool,
     /// Choices for `select`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
     /// Hint under the input.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
 }
 
@@ -711,10 +711,10 @@ pub struct Metric {
     /// Gauge or counter.
     pub kind: MetricKind,
     /// Breakdowns.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dimensions: Vec<Dimension>,
     /// Days of history fetched on first sync.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill_days: Option<u8>,
 }
 
@@ -746,25 +746,25 @@ pub struct Webhook {
 #[serde(deny_unknown_fields)]
 pub struct Ai {
     /// Assistant tools.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
     /// Mention pickers.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mentions: Vec<Mention>,
     /// Owner-approved actions.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<Action>,
     /// Markdown the assistant indexes.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub knowledge: Vec<Knowledge>,
     /// Skills.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skills: Vec<Skill>,
     /// Prompts.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prompts: Vec<Prompt>,
     /// Context providers.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub context: Vec<ContextProvider>,
 }
 
@@ -783,7 +783,7 @@ pub struct Tool {
     /// Rough cost of one call.
     pub cost: Cost,
     /// How long an identical call may be served from cache.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheFor>,
 }
 
@@ -816,7 +816,7 @@ pub struct Action {
     /// Scope the action needs.
     pub scope: String,
     /// Whether the approval card shows cost.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimates_cost: Option<bool>,
 }
 
@@ -845,7 +845,7 @@ pub struct Skill {
     /// Markdown file, relative to the manifest.
     pub file: String,
     /// Tool ids the skill uses.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<String>,
 }
 
@@ -862,10 +862,10 @@ pub struct Prompt {
     /// Where the prompt is offered.
     pub surfaces: Vec<Surface>,
     /// Tool ids after which the prompt is suggested.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<String>,
     /// Schema of a short owner form.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<JsonSchema>,
 }
 
@@ -880,7 +880,7 @@ pub struct ContextProvider {
     /// When the host asks for it.
     pub when: Vec<ContextWhen>,
     /// How long an answer may be cached.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheFor>,
 }
 
@@ -901,7 +901,7 @@ pub struct Work {
     /// Comment sync.
     pub comments: CommentSync,
     /// Status sync.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<WorkStatus>,
     /// Whom items are created as.
     pub identity: Identity,
@@ -922,13 +922,13 @@ pub struct WorkContainer {
 #[serde(deny_unknown_fields)]
 pub struct WorkFields {
     /// Priorities, highest first.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub priority: Vec<String>,
     /// Whether labels can be set.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<bool>,
     /// Whether an assignee can be set.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assignee: Option<bool>,
     /// Fields the owner must fill in.
     pub required: Vec<String>,
@@ -963,13 +963,13 @@ pub struct Server {
     /// Address the host calls.
     pub base_url: String,
     /// Address for dev installs and sandbox projects.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_base_url: Option<String>,
     /// Procedures the host may call, by name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub procedures: BTreeMap<String, Procedure>,
     /// Host events the server subscribes to.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<String>,
 }
 
@@ -982,10 +982,10 @@ pub struct Procedure {
     /// Schema of the answer.
     pub output: JsonSchema,
     /// How long identical calls may be served from cache.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheFor>,
     /// Whether it reads or writes.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<ProcedureKind>,
 }
 
@@ -994,20 +994,33 @@ pub struct Procedure {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Listing {
     /// Markdown body of the listing page.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub long_description: Option<String>,
     /// Screenshot paths, relative to the manifest.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub screenshots: Vec<String>,
     /// Learn-more address.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub website: Option<String>,
     /// Support address.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub support_url: Option<String>,
     /// Privacy policy.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub privacy_url: Option<String>,
+}
+
+impl Ai {
+    /// Whether the extension makes no assistant contribution.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+            && self.mentions.is_empty()
+            && self.actions.is_empty()
+            && self.knowledge.is_empty()
+            && self.skills.is_empty()
+            && self.prompts.is_empty()
+            && self.context.is_empty()
+    }
 }
 
 impl Manifest {

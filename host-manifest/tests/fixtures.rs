@@ -166,3 +166,86 @@ fn the_warning_fixture_covers_every_warning_rule() {
             .all(|d| d.severity == Severity::Warning)
     );
 }
+
+/// An editor that knows only the published schema (through `$schema`) agrees with the engine on
+/// structure: it accepts every valid fixture and rejects every fixture whose error is structural.
+#[test]
+fn the_published_schema_alone_gives_the_same_structural_verdicts() {
+    let schema: serde_json::Value =
+        serde_json::from_str(host_manifest::SCHEMA_JSON).expect("schema");
+    let editor = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the schema compiles");
+    for dir in fs::read_dir(fixtures().join("valid")).expect("valid/") {
+        let file = dir.expect("entry").path().join("host.extension.json");
+        let doc: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&file).expect("read")).expect("json");
+        assert!(
+            editor.is_valid(&doc),
+            "the editor rejects {}",
+            file.display()
+        );
+    }
+    let structural = ["reserved-field", "unknown-event"];
+    for (file, rule, _) in expected_invalid() {
+        if !(rule.starts_with("schema.") || structural.contains(&rule.as_str())) {
+            continue;
+        }
+        let text = fs::read_to_string(fixtures().join("invalid").join(&file)).expect("read");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert!(
+            !editor.is_valid(&doc),
+            "the editor accepts {file}, which breaks {rule}"
+        );
+    }
+}
+
+/// The typed model holds everything: serialising it gives back a manifest that validates to the same
+/// model.
+#[test]
+fn the_typed_model_round_trips() {
+    for dir in fs::read_dir(fixtures().join("valid")).expect("valid/") {
+        let dir = dir.expect("entry").path();
+        let report = validate_file(&dir.join("host.extension.json")).expect("readable");
+        let model = report.manifest().expect("valid").clone();
+        let text = serde_json::to_string_pretty(&model).expect("serialise");
+        let again = host_manifest::validate_str(&text, Some(&dir));
+        assert_eq!(again.manifest(), Some(&model), "{}", dir.display());
+        // Nothing is dropped: the model's JSON equals the file's JSON.
+        let original: serde_json::Value = serde_json::from_str(
+            &fs::read_to_string(dir.join("host.extension.json")).expect("read"),
+        )
+        .expect("json");
+        let back: serde_json::Value = serde_json::from_str(&text).expect("json");
+        assert_eq!(
+            strip_empty(original),
+            strip_empty(back),
+            "{}",
+            dir.display()
+        );
+    }
+}
+
+/// Removes empty arrays and objects outside embedded schemas, which the model writes only when
+/// non-empty.
+fn strip_empty(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(_, v)| !matches!(v, Value::Array(a) if a.is_empty()))
+                .map(|(k, v)| {
+                    if k == "input" || k == "output" || k == "payload" || k == "schema" {
+                        (k, v)
+                    } else {
+                        (k, strip_empty(v))
+                    }
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(strip_empty).collect()),
+        other => other,
+    }
+}
