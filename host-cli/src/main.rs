@@ -42,6 +42,15 @@ enum Command {
     },
     /// Print the manifest JSON Schema (draft 2020-12), for editors and other tools.
     Schema,
+    /// Print the Rust code `host_extension!` generates for a manifest, formatted.
+    ///
+    /// Manifest errors appear as `compile_error!` lines, as the compiler would report them. Exits 1 when
+    /// the manifest is invalid.
+    Expand {
+        /// The manifest file, or a folder holding `host.extension.json`.
+        #[arg(default_value = host_manifest::MANIFEST_FILE)]
+        path: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -92,11 +101,34 @@ fn main() -> ExitCode {
             color,
             path,
         } => validate(&path, format, color),
+        Command::Expand { path } => expand(&path),
         Command::Schema => {
             println!("{}", host_manifest::SCHEMA_JSON.trim_end());
             ExitCode::SUCCESS
         }
     }
+}
+
+fn expand(path: &std::path::Path) -> ExitCode {
+    let file = if path.is_dir() { path.join(host_manifest::MANIFEST_FILE) } else { path.to_owned() };
+    let report = match host_manifest::validate_file(&file) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // The macro resolves the literal against the crate folder; here the folder is the manifest's own.
+    let (dir, name) = match (file.parent(), file.file_name()) {
+        (Some(d), Some(n)) => (if d.as_os_str().is_empty() { std::path::Path::new(".") } else { d }, n),
+        _ => {
+            eprintln!("error: `{}` does not name a file", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    print!("{}", host_codegen::expand_pretty(&name.to_string_lossy(), Some(&dir)));
+    if report.is_valid() { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
 fn validate(path: &std::path::Path, format: Format, color: ColorChoice) -> ExitCode {

@@ -1,0 +1,167 @@
+//! The code generator of the host extension SDK: from `host.extension.json` to the Rust items that
+//! `host_extension!` emits. The proc-macro crate (`host-macros`) and `cargo host expand` are thin shims
+//! over [`expand`].
+//!
+//! The pipeline is the engine's (`host-manifest`: read, parse with positions, schema, cross-field
+//! rules) followed by generation: typed inputs and outputs through `typify`, handler traits, the
+//! dispatcher and the `handler` entry point. Every engine error becomes a `compile_error!` on the path
+//! literal reading `host.extension.json:LINE:COL: /pointer: message`; warnings become real compiler
+//! warnings; an invalid manifest still yields stub items so one mistake is not fifty errors.
+
+mod docs;
+mod generate;
+mod names;
+mod types;
+
+use std::path::{Component, Path, PathBuf};
+
+use host_manifest::{Diagnostic, Manifest, Severity};
+use proc_macro2::{Span, TokenStream};
+use quote::quote_spanned;
+
+pub use generate::Notes;
+
+/// Expands `host_extension!(<path>)`: `written` is the path literal as the vendor wrote it, resolved
+/// against `manifest_dir` (the crate's `CARGO_MANIFEST_DIR`); `span` is the literal's span, where every
+/// error and warning points.
+pub fn expand(written: &str, manifest_dir: Option<&Path>, span: Span) -> TokenStream {
+    let path = match resolve(written, manifest_dir) {
+        Ok(p) => p,
+        Err(message) => return error_at(span, &message),
+    };
+    let report = match host_manifest::validate_file(&path) {
+        Ok(r) => r,
+        Err(e) => {
+            let message = match e.kind {
+                host_manifest::ReadErrorKind::NotFound => format!(
+                    "cannot find `{written}`; the path is relative to the crate's folder (the one with Cargo.toml)"
+                ),
+                _ => format!("cannot read `{written}`: {}", e.to_string().split(": ").skip(1).collect::<Vec<_>>().join(": ")),
+            };
+            return error_at(span, &message);
+        }
+    };
+    let mut out = TokenStream::new();
+    out.extend(track(&path, span, report.manifest()));
+    for d in report.diagnostics() {
+        out.extend(diagnostic(d, written, span));
+    }
+    // A manifest with only cross-field errors still reads as the typed model: generate everything so
+    // the vendor sees the manifest's errors and nothing else.
+    let model: Option<Manifest> =
+        report.manifest().cloned().or_else(|| serde_json::from_str(report.text().trim_start_matches('\u{feff}')).ok());
+    match model {
+        Some(m) => {
+            let mut notes = Notes::default();
+            let items = generate::generate(&m, &mut notes);
+            for e in &notes.errors {
+                out.extend(error_at(span, &format!("{written}: {e}")));
+            }
+            for w in &notes.warnings {
+                out.extend(warning_at(span, &format!("{written}: {w}")));
+            }
+            out.extend(items);
+        }
+        None => out.extend(generate::stubs()),
+    }
+    out
+}
+
+/// The expansion of a manifest file as formatted Rust, for `cargo host expand` and golden tests. Paths
+/// in `include_bytes!` are replaced by the path as written, so the text does not depend on the machine.
+pub fn expand_pretty(written: &str, manifest_dir: Option<&Path>) -> String {
+    let tokens = expand(written, manifest_dir, Span::call_site());
+    let text = match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => prettyplease::unparse(&file),
+        Err(_) => tokens.to_string(),
+    };
+    match manifest_dir.map(|d| d.display().to_string()) {
+        Some(dir) if !dir.is_empty() => text.replace(&dir, "$CARGO_MANIFEST_DIR"),
+        _ => text,
+    }
+}
+
+/// Resolves the literal against the crate folder; absolute paths are refused so that a crate builds the
+/// same on every machine.
+fn resolve(written: &str, manifest_dir: Option<&Path>) -> Result<PathBuf, String> {
+    let rel = Path::new(written);
+    if rel.is_absolute() || rel.components().any(|c| matches!(c, Component::Prefix(_) | Component::RootDir)) {
+        return Err(format!(
+            "`{written}` is an absolute path; write the manifest's path relative to the crate's folder, such as \"host.extension.json\""
+        ));
+    }
+    let Some(dir) = manifest_dir else {
+        return Err("CARGO_MANIFEST_DIR is not set; build the crate with cargo".to_owned());
+    };
+    Ok(dir.join(rel))
+}
+
+/// `include_bytes!` of the manifest and every file it names, so cargo rebuilds the crate when any of
+/// them changes.
+fn track(manifest: &Path, span: Span, model: Option<&Manifest>) -> TokenStream {
+    let mut files = vec![manifest.to_path_buf()];
+    if let (Some(m), Some(dir)) = (model, manifest.parent()) {
+        files.extend(named_files(m).into_iter().map(|f| dir.join(f)));
+    }
+    let files: Vec<String> = files.iter().filter(|f| f.is_file()).map(|f| f.display().to_string()).collect();
+    quote_spanned! {span=>
+        #( const _: &[u8] = ::core::include_bytes!(#files); )*
+    }
+}
+
+fn named_files(m: &Manifest) -> Vec<&str> {
+    let c = &m.contributes;
+    let mut out = vec![m.icon.as_str()];
+    out.extend(c.pages.iter().map(|p| p.entry.as_str()));
+    out.extend(c.tabs.iter().map(|p| p.entry.as_str()));
+    out.extend(c.widgets.iter().map(|p| p.entry.as_str()));
+    out.extend(c.row_actions.iter().map(|p| p.entry.as_str()));
+    out.extend(c.settings.iter().map(|s| s.entry.as_str()));
+    out.extend(c.ai.knowledge.iter().map(|k| k.file.as_str()));
+    out.extend(c.ai.skills.iter().map(|k| k.file.as_str()));
+    out.extend(m.listing.iter().flat_map(|l| l.screenshots.iter().map(String::as_str)));
+    out
+}
+
+fn diagnostic(d: &Diagnostic, written: &str, span: Span) -> TokenStream {
+    let text = d.display_with_file(written).to_string();
+    match d.severity {
+        Severity::Error => error_at(span, &text),
+        Severity::Warning => warning_at(span, &text),
+    }
+}
+
+fn error_at(span: Span, message: &str) -> TokenStream {
+    quote_spanned! {span=> ::core::compile_error!(#message); }
+}
+
+/// A real compiler warning on stable Rust: the use of a deprecated item whose note is the message.
+fn warning_at(span: Span, message: &str) -> TokenStream {
+    let name = quote::format_ident!("host_extension_warning", span = span);
+    quote_spanned! {span=>
+        const _: () = {
+            #[deprecated(note = #message)]
+            #[allow(non_upper_case_globals)]
+            const #name: () = ();
+            #name
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_paths_are_refused() {
+        let out = expand("/etc/host.extension.json", Some(Path::new("/tmp")), Span::call_site()).to_string();
+        assert!(out.contains("is an absolute path"), "{out}");
+    }
+
+    #[test]
+    fn a_missing_file_says_where_paths_start() {
+        let out = expand("nope.json", Some(Path::new("/tmp")), Span::call_site()).to_string();
+        assert!(out.contains("relative to the crate's folder"), "{out}");
+        assert!(!out.contains("/tmp"), "no absolute path in the message: {out}");
+    }
+}

@@ -1,0 +1,212 @@
+//! What a handler receives: the shared call body of the interface (`install`, `context`, `input`,
+//! `credentials`, `documents`), the verified token claims, and for event deliveries the event id.
+//!
+//! The generated code names these with the manifest's own types, for example
+//! `ToolCall<tools::keyword_ranks::Input>` is `Call<tools::keyword_ranks::Input, Credentials, Documents>`.
+
+use std::ops::Deref;
+
+use serde::{Deserialize, Serialize};
+
+use crate::events::Timestamp;
+
+/// The install a call belongs to (`install` of the call body; built from the claims on a GET).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Install {
+    /// The install id.
+    pub id: String,
+    /// The extension id.
+    pub extension_id: String,
+    /// The project, or `None` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+    /// The organization.
+    pub organization_id: String,
+}
+
+/// `context` of the call body: where in the host the call comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallContext {
+    /// The project shown.
+    #[serde(default)]
+    pub project_id: Option<String>,
+    /// `ios`, `android` or `all`.
+    #[serde(default)]
+    pub platform: Option<String>,
+    /// Start of the period shown.
+    #[serde(default)]
+    pub from: Option<Timestamp>,
+    /// End of the period shown.
+    #[serde(default)]
+    pub to: Option<Timestamp>,
+    /// The owner's filters, on calls from a filtered surface.
+    #[serde(default)]
+    pub filters: Option<Filters>,
+}
+
+/// The owner's filters; each member may be `all`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Filters {
+    /// The date range.
+    #[serde(default)]
+    pub range: Option<DateRange>,
+    /// `ios`, `android` or `all`.
+    #[serde(default)]
+    pub platform: Option<String>,
+    /// A country code or `all`.
+    #[serde(default)]
+    pub country: Option<String>,
+}
+
+/// A `from`/`to` pair.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct DateRange {
+    /// Start.
+    #[serde(default)]
+    pub from: Option<Timestamp>,
+    /// End.
+    #[serde(default)]
+    pub to: Option<Timestamp>,
+}
+
+/// The verified install token's claims (D1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Claims {
+    /// Issuer.
+    pub iss: String,
+    /// Audiences; one of them is the extension id.
+    pub aud: Vec<String>,
+    /// The install id.
+    pub sub: String,
+    /// Issued at (unix seconds).
+    pub iat: i64,
+    /// Expires at (unix seconds).
+    pub exp: i64,
+    /// Not before (unix seconds).
+    #[serde(default)]
+    pub nbf: Option<i64>,
+    /// Token id.
+    #[serde(default)]
+    pub jti: Option<String>,
+    /// The install's organization.
+    pub organization_id: String,
+    /// The install's project, `None` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+    /// Token generation; increments on `install.token_rotated`.
+    pub generation: u64,
+    /// Scopes granted to the install.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+}
+
+impl Claims {
+    /// Whether the install was granted `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+}
+
+/// Credentials of an extension whose connector declares no auth fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NoCredentials {}
+
+/// Documents of an extension that declares no storage and no settings panel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NoDocuments {}
+
+/// One document of a (non-singleton) storage collection (D7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Document<T> {
+    /// Document id.
+    pub id: String,
+    /// The document, typed by the collection's schema.
+    pub data: T,
+    /// Last change.
+    pub updated_at: Timestamp,
+}
+
+/// The OAuth token the host keeps for an install of a `method: "oauth"` connector (D7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthToken {
+    /// Bearer token for the outside service.
+    pub access_token: String,
+    /// When it expires, if known.
+    #[serde(default)]
+    pub expires_at: Option<Timestamp>,
+    /// Scopes the outside service granted.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+}
+
+/// One verified host call, with its typed input, credentials and documents.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Call<I, C, D> {
+    /// The typed `input` (for an event delivery: the event's payload).
+    pub input: I,
+    /// Connector credentials, keyed by the manifest's auth field names.
+    pub credentials: C,
+    /// Hosted storage documents.
+    pub documents: D,
+    /// The install.
+    pub install: Install,
+    /// Where in the host the call comes from.
+    pub context: CallContext,
+    /// The verified token claims.
+    pub claims: Claims,
+    /// `X-Host-Event-Id` of an event delivery: differs per attempt, so never a deduplication key.
+    pub event_id: Option<String>,
+}
+
+/// An action call the owner approved. Only the runtime builds one, from the host's call to the action
+/// route, which the host sends only after approval; a vendor's code cannot make one up.
+#[derive(Debug, Clone)]
+pub struct Approved<I, C, D> {
+    call: Call<I, C, D>,
+}
+
+impl<I, C, D> Approved<I, C, D> {
+    pub(crate) fn new(call: Call<I, C, D>) -> Self {
+        Approved { call }
+    }
+
+    /// The call, by value.
+    pub fn into_call(self) -> Call<I, C, D> {
+        self.call
+    }
+}
+
+impl<I, C, D> Deref for Approved<I, C, D> {
+    type Target = Call<I, C, D>;
+    fn deref(&self) -> &Call<I, C, D> {
+        &self.call
+    }
+}
+
+/// A mention picker call (`GET /host/mentions/<id>?q=`): no body, so no credentials or documents.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct MentionCall {
+    /// What the owner has typed so far.
+    pub q: String,
+    /// The install, built from the claims.
+    pub install: Install,
+    /// The verified token claims.
+    pub claims: Claims,
+}
+
+/// A context provider call (`GET /host/context/<id>`): no body, so no input, credentials or documents.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ContextCall {
+    /// The install, built from the claims.
+    pub install: Install,
+    /// The verified token claims.
+    pub claims: Claims,
+}

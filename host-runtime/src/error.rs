@@ -1,0 +1,189 @@
+//! Errors a handler returns and the SDK's own error codes (D3), with the JSON body the host reads:
+//! `{"error": {"code": "<CODE>", "message": "<text for the owner>"}}`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use http::StatusCode;
+
+/// The SDK's own error codes and their HTTP statuses (D3).
+pub mod codes {
+    /// Missing, malformed, expired or unverifiable token (401).
+    pub const UNAUTHORIZED: &str = "UNAUTHORIZED";
+    /// The body's install differs from the token's (403).
+    pub const INSTALL_MISMATCH: &str = "INSTALL_MISMATCH";
+    /// The install lacks a scope the called contribution needs (403).
+    pub const SCOPE_MISSING: &str = "SCOPE_MISSING";
+    /// No such route, tool, action, mention, context provider or procedure (404).
+    pub const NOT_FOUND: &str = "NOT_FOUND";
+    /// Wrong HTTP method for the route (405).
+    pub const METHOD_NOT_ALLOWED: &str = "METHOD_NOT_ALLOWED";
+    /// Request body over the limit (413).
+    pub const PAYLOAD_TOO_LARGE: &str = "PAYLOAD_TOO_LARGE";
+    /// Body is not JSON or misses a required member (400).
+    pub const BAD_REQUEST: &str = "BAD_REQUEST";
+    /// `input` fails the declared JSON Schema (422).
+    pub const INPUT_INVALID: &str = "INPUT_INVALID";
+    /// An event name not in `server.events` (422).
+    pub const EVENT_NOT_SUBSCRIBED: &str = "EVENT_NOT_SUBSCRIBED";
+    /// Tool answer does not match its `returns` kind (502).
+    pub const TOOL_RESPONSE_INVALID: &str = "TOOL_RESPONSE_INVALID";
+    /// Mention answer is not the mention-items shape (502).
+    pub const MENTION_RESPONSE_INVALID: &str = "MENTION_RESPONSE_INVALID";
+    /// Procedure answer fails its `output` schema (502).
+    pub const PROCEDURE_RESPONSE_INVALID: &str = "PROCEDURE_RESPONSE_INVALID";
+    /// Context block over 2 KB once rendered (502).
+    pub const CONTEXT_TOO_LARGE: &str = "CONTEXT_TOO_LARGE";
+    /// Tool answer over 1 MB (502).
+    pub const TOOL_RESPONSE_TOO_LARGE: &str = "TOOL_RESPONSE_TOO_LARGE";
+    /// Tool handler did not answer within the tool time limit (504).
+    pub const TOOL_TIMEOUT: &str = "TOOL_TIMEOUT";
+    /// A handler panicked (500).
+    pub const INTERNAL: &str = "INTERNAL";
+
+    /// Every SDK code with its status, in D3's order.
+    pub const ALL: [(&str, u16); 16] = [
+        (UNAUTHORIZED, 401),
+        (INSTALL_MISMATCH, 403),
+        (SCOPE_MISSING, 403),
+        (NOT_FOUND, 404),
+        (METHOD_NOT_ALLOWED, 405),
+        (PAYLOAD_TOO_LARGE, 413),
+        (BAD_REQUEST, 400),
+        (INPUT_INVALID, 422),
+        (EVENT_NOT_SUBSCRIBED, 422),
+        (TOOL_RESPONSE_INVALID, 502),
+        (MENTION_RESPONSE_INVALID, 502),
+        (PROCEDURE_RESPONSE_INVALID, 502),
+        (CONTEXT_TOO_LARGE, 502),
+        (TOOL_RESPONSE_TOO_LARGE, 502),
+        (TOOL_TIMEOUT, 504),
+        (INTERNAL, 500),
+    ];
+}
+
+/// A failure answered to the host: a stable `code`, a `message` that reaches the owner's screen, and an
+/// HTTP status (default 500 for a handler's own errors).
+///
+/// On the event route a 4xx status means "recorded, do not retry" and a 5xx means "retry".
+///
+/// ```
+/// use host_runtime::HostError;
+/// let e = HostError::new("RATE_LIMITED", "The rank provider is busy; try again in a minute.").with_status(429);
+/// assert_eq!(e.status(), 429);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostError {
+    code: Cow<'static, str>,
+    message: String,
+    status: StatusCode,
+}
+
+impl HostError {
+    /// A handler's own error, with status 500 until [`with_status`](Self::with_status) says otherwise.
+    pub fn new(code: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
+        HostError { code: code.into(), message: message.into(), status: StatusCode::INTERNAL_SERVER_ERROR }
+    }
+
+    /// Sets the HTTP status (an invalid status, outside 400..=599, keeps 500).
+    pub fn with_status(mut self, status: u16) -> Self {
+        if let Ok(s) = StatusCode::from_u16(status)
+            && (s.is_client_error() || s.is_server_error())
+        {
+            self.status = s;
+        }
+        self
+    }
+
+    /// One of the SDK's own codes ([`codes`]) with its D3 status.
+    pub(crate) fn sdk(code: &'static str, message: impl Into<String>) -> Self {
+        let status = codes::ALL.iter().find(|(c, _)| *c == code).map_or(500, |(_, s)| *s);
+        HostError::new(code, message).with_status(status)
+    }
+
+    /// `BAD_REQUEST` (400): the body is not JSON or misses a required member.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::sdk(codes::BAD_REQUEST, message)
+    }
+
+    /// `INPUT_INVALID` (422): `input` fails its declared schema; say where.
+    pub fn input_invalid(message: impl Into<String>) -> Self {
+        Self::sdk(codes::INPUT_INVALID, message)
+    }
+
+    /// `NOT_FOUND` (404).
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::sdk(codes::NOT_FOUND, message)
+    }
+
+    /// `INTERNAL` (500): something failed that the owner should not see details of.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::sdk(codes::INTERNAL, message)
+    }
+
+    /// The stable code.
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The text for the owner.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.status.as_u16()
+    }
+
+    /// The D3 body, `{"error": {"code": ..., "message": ...}}`.
+    pub fn to_body(&self) -> serde_json::Value {
+        serde_json::json!({ "error": { "code": self.code, "message": self.message } })
+    }
+
+    /// The full HTTP answer.
+    pub fn to_response(&self) -> http::Response<bytes::Bytes> {
+        let body = bytes::Bytes::from(self.to_body().to_string());
+        let mut res = http::Response::new(body);
+        *res.status_mut() = self.status;
+        res.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        res
+    }
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.code, self.status.as_u16(), self.message)
+    }
+}
+
+impl std::error::Error for HostError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdk_codes_carry_their_d3_status() {
+        for (code, status) in codes::ALL {
+            assert_eq!(HostError::sdk(code, "x").status(), status, "{code}");
+        }
+    }
+
+    #[test]
+    fn own_errors_default_to_500_and_keep_valid_statuses_only() {
+        assert_eq!(HostError::new("X", "m").status(), 500);
+        assert_eq!(HostError::new("X", "m").with_status(409).status(), 409);
+        assert_eq!(HostError::new("X", "m").with_status(200).status(), 500);
+        assert_eq!(HostError::new("X", "m").with_status(1000).status(), 500);
+    }
+
+    #[test]
+    fn the_body_is_the_d3_shape() {
+        let res = HostError::not_found("no tool `x`").to_response();
+        assert_eq!(res.status(), 404);
+        assert_eq!(res.headers()["content-type"], "application/json");
+        let body: serde_json::Value = serde_json::from_slice(res.body()).unwrap();
+        assert_eq!(body, serde_json::json!({ "error": { "code": "NOT_FOUND", "message": "no tool `x`" } }));
+    }
+}

@@ -1,0 +1,1164 @@
+//! Typed payloads of the 12 published host events, and the [`HostEvent`] trait that ties each
+//! payload to its catalogue name.
+//!
+//! Each struct mirrors one entry of the interface's "Payload fields": field names are the camelCase
+//! keys the host sends, and every field's doc says whether it is always present, nullable or
+//! optional. On serialization a nullable field that is `None` is written as `null` and an optional
+//! one is left out, so a payload built here has the shape the interface describes.
+//!
+//! - Payloads evolve additively (interface, Versioning item 4), so no struct denies unknown fields
+//!   and every enum the host may extend has an `Unknown` variant.
+//! - Identifiers and timestamps are strings, as the interface says. [`Timestamp`] keeps the host's
+//!   text unchanged and parses only on request.
+//! - [`HostEvent::dedupe_key`] is the content part of the D8 deduplication key; the caller prefixes
+//!   the event name and the install id. `X-Host-Event-Id` is never part of it, because it changes
+//!   on every attempt.
+//! - On install events `project_id` is `None` for an organization install.
+//!
+//! The 9 reserved names carry no payload yet; [`Unpublished`] stands in for them. Delivery, retries
+//! and the dedupe window are not in this module.
+
+use std::fmt;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+
+/// An ISO 8601 UTC timestamp, kept exactly as the host sent it.
+///
+/// The text is kept rather than parsed so that a payload re-serializes unchanged and dedupe keys
+/// use the host's own spelling. Ordering compares the text, which follows time order only between
+/// timestamps written in the same format; use [`Timestamp::to_datetime`] to compare real times.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Timestamp(String);
+
+impl Timestamp {
+    /// The timestamp as the host wrote it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Parses the timestamp as RFC 3339, the ISO 8601 profile the host writes; `None` if it does
+    /// not parse.
+    pub fn to_datetime(&self) -> Option<DateTime<Utc>> {
+        DateTime::parse_from_rfc3339(&self.0)
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
+    }
+}
+
+impl From<DateTime<Utc>> for Timestamp {
+    /// Formats with seconds precision and a `Z` suffix, e.g. `2026-11-02T14:03:11Z`, as the host
+    /// does.
+    fn from(time: DateTime<Utc>) -> Self {
+        Self(time.to_rfc3339_opts(SecondsFormat::Secs, true))
+    }
+}
+
+impl From<&str> for Timestamp {
+    fn from(text: &str) -> Self {
+        Self(text.to_owned())
+    }
+}
+
+impl From<String> for Timestamp {
+    fn from(text: String) -> Self {
+        Self(text)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The store platform of a project event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Platform {
+    /// `ios`.
+    Ios,
+    /// `android`.
+    Android,
+    /// A platform this SDK version does not know yet. Serializes as `unknown`; the host's text is
+    /// not kept.
+    #[serde(other)]
+    Unknown,
+}
+
+/// Whether an install belongs to one project or to a whole organization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InstallScope {
+    /// `project`: the install belongs to one project.
+    Project,
+    /// `organization`: the install covers the whole organization and has no project.
+    Organization,
+}
+
+/// Where an install was made from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InstallSource {
+    /// `directory`: from the extension directory.
+    Directory,
+    /// `link`: from an install link.
+    Link,
+    /// `recipe`: as part of a recipe.
+    Recipe,
+    /// `assistant`: at the assistant's suggestion.
+    Assistant,
+    /// `connect`: from a connect flow.
+    Connect,
+    /// `dev`: a development install.
+    Dev,
+    /// A source this SDK version does not know yet. Serializes as `unknown`; the host's text is not
+    /// kept.
+    #[serde(other)]
+    Unknown,
+}
+
+/// Why an install was revoked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RevokeReason {
+    /// `uninstalled`: the owner uninstalled the extension.
+    Uninstalled,
+    /// `retired`: the extension was retired.
+    Retired,
+    /// `suspended`: allowed by the schema but never sent by the host.
+    Suspended,
+    /// A reason this SDK version does not know yet. Serializes as `unknown`; the host's text is not
+    /// kept.
+    #[serde(other)]
+    Unknown,
+}
+
+/// A published host event: a payload type bound to its catalogue name.
+///
+/// The full D8 deduplication key is the event name, the install id and [`HostEvent::dedupe_key`].
+pub trait HostEvent:
+    serde::de::DeserializeOwned + serde::Serialize + Send + Sync + 'static
+{
+    /// The catalogue name, e.g. `release.shipped`.
+    const NAME: &'static str;
+    /// The D8 content key (without event name and install id, which the caller adds).
+    fn dedupe_key(&self) -> String;
+    /// A realistic payload, for tests and the local host's `trigger` command.
+    fn example() -> Self;
+}
+
+// Shared by every example so that the twelve read as one story: one project-scoped install of
+// `keyword-tracker` on one iOS app.
+const EXAMPLE_PROJECT: &str = "prj_7Kq2";
+const EXAMPLE_APP: &str = "app_3391";
+const EXAMPLE_INSTALL: &str = "ins_01J9ZQ";
+const EXAMPLE_EXTENSION: &str = "keyword-tracker";
+const EXAMPLE_ORGANIZATION: &str = "org_5521";
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_owned()).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Project events: need a store or project scope; `platform` is always present.
+// ---------------------------------------------------------------------------------------------
+
+/// `release.shipped`: a release went live. Needs scope `projects:read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReleaseShipped {
+    /// The project. Always present.
+    pub project_id: String,
+    /// The store the release went live on. Always present.
+    pub platform: Platform,
+    /// The app. Always present.
+    pub app_id: String,
+    /// The version that went live, e.g. `4.12.0`. Always present.
+    pub version: String,
+    /// When the release went live. Always present.
+    pub shipped_at: Timestamp,
+    /// The build number. Nullable.
+    #[serde(default)]
+    pub build: Option<String>,
+    /// The host's release id, the D8 dedupe key. Optional; without it the key falls back to
+    /// `version@shippedAt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_id: Option<String>,
+}
+
+impl HostEvent for ReleaseShipped {
+    const NAME: &'static str = "release.shipped";
+
+    fn dedupe_key(&self) -> String {
+        match &self.release_id {
+            Some(id) => id.clone(),
+            None => format!("{}@{}", self.version, self.shipped_at),
+        }
+    }
+
+    fn example() -> Self {
+        Self {
+            project_id: EXAMPLE_PROJECT.into(),
+            platform: Platform::Ios,
+            app_id: EXAMPLE_APP.into(),
+            version: "4.12.0".into(),
+            shipped_at: "2026-11-02T14:03:11Z".into(),
+            build: Some("4120".into()),
+            release_id: Some("rel_8Hc41".into()),
+        }
+    }
+}
+
+/// `metadata.changed`: listing metadata changed for a locale. Needs scope `store.metadata:read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetadataChanged {
+    /// The project. Always present.
+    pub project_id: String,
+    /// The store whose listing changed. Always present.
+    pub platform: Platform,
+    /// The app. Always present.
+    pub app_id: String,
+    /// The locale whose metadata changed, e.g. `en-US`. Always present.
+    pub locale: String,
+    /// Names of the changed metadata fields. Always present.
+    pub fields: Vec<String>,
+    /// When the change was made. Always present.
+    pub changed_at: Timestamp,
+}
+
+impl HostEvent for MetadataChanged {
+    const NAME: &'static str = "metadata.changed";
+
+    fn dedupe_key(&self) -> String {
+        format!("{}|{}", self.changed_at, self.locale)
+    }
+
+    fn example() -> Self {
+        Self {
+            project_id: EXAMPLE_PROJECT.into(),
+            platform: Platform::Ios,
+            app_id: EXAMPLE_APP.into(),
+            locale: "en-US".into(),
+            fields: strings(&["subtitle", "keywords"]),
+            changed_at: "2026-11-02T09:41:27Z".into(),
+        }
+    }
+}
+
+/// `keyword.set_changed`: the tracked keywords changed in a country. Needs scope
+/// `store.metadata:read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeywordSetChanged {
+    /// The project. Always present.
+    pub project_id: String,
+    /// The store the keywords are tracked on. Always present.
+    pub platform: Platform,
+    /// The app. Always present.
+    pub app_id: String,
+    /// The country whose keyword set changed, e.g. `US`. Always present.
+    pub country: String,
+    /// When the change was made. Always present.
+    pub changed_at: Timestamp,
+    /// Keywords added to the set. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added: Option<Vec<String>>,
+    /// Keywords removed from the set. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Vec<String>>,
+    /// How many keywords the set holds after the change (a JSON number). Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+}
+
+impl HostEvent for KeywordSetChanged {
+    const NAME: &'static str = "keyword.set_changed";
+
+    fn dedupe_key(&self) -> String {
+        format!("{}|{}", self.changed_at, self.country)
+    }
+
+    fn example() -> Self {
+        Self {
+            project_id: EXAMPLE_PROJECT.into(),
+            platform: Platform::Ios,
+            app_id: EXAMPLE_APP.into(),
+            country: "US".into(),
+            changed_at: "2026-11-02T10:15:00Z".into(),
+            added: Some(strings(&["habit tracker", "streak app"])),
+            removed: Some(strings(&["todo list"])),
+            total: Some(48.0),
+        }
+    }
+}
+
+/// `screenshots.updated`: screenshots were pushed for a locale. Needs scope
+/// `store.metadata:read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScreenshotsUpdated {
+    /// The project. Always present.
+    pub project_id: String,
+    /// The store the screenshots were pushed to. Always present.
+    pub platform: Platform,
+    /// The app. Always present.
+    pub app_id: String,
+    /// The locale whose screenshots changed. Always present.
+    pub locale: String,
+    /// When the screenshots were updated. Always present.
+    pub updated_at: Timestamp,
+    /// The device class the screenshots are for. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_class: Option<String>,
+    /// How many screenshots the set now holds (a JSON number). Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<f64>,
+}
+
+impl HostEvent for ScreenshotsUpdated {
+    const NAME: &'static str = "screenshots.updated";
+
+    fn dedupe_key(&self) -> String {
+        format!("{}|{}", self.updated_at, self.locale)
+    }
+
+    fn example() -> Self {
+        Self {
+            project_id: EXAMPLE_PROJECT.into(),
+            platform: Platform::Ios,
+            app_id: EXAMPLE_APP.into(),
+            locale: "de-DE".into(),
+            updated_at: "2026-11-02T11:20:45Z".into(),
+            device_class: Some("iphone-6.9".into()),
+            count: Some(6.0),
+        }
+    }
+}
+
+/// `price.changed`: a price changed in a territory. Needs scope `store.metadata:read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceChanged {
+    /// The project. Always present.
+    pub project_id: String,
+    /// The store the price changed on. Always present.
+    pub platform: Platform,
+    /// The app. Always present.
+    pub app_id: String,
+    /// The territory whose price changed. Always present.
+    pub territory: String,
+    /// The new price, in `currency`. Always present.
+    pub to: f64,
+    /// The currency of `to` and `from`, e.g. `USD`. Always present.
+    pub currency: String,
+    /// When the price changed. Always present.
+    pub changed_at: Timestamp,
+    /// The in-app product whose price changed. Nullable.
+    #[serde(default)]
+    pub product_id: Option<String>,
+    /// The previous price. Nullable: a first price has no `from`.
+    #[serde(default)]
+    pub from: Option<f64>,
+}
+
+impl HostEvent for PriceChanged {
+    const NAME: &'static str = "price.changed";
+
+    fn dedupe_key(&self) -> String {
+        // Several products can change price in one territory at the same instant.
+        match &self.product_id {
+            Some(product) => format!("{}|{}|{}", self.changed_at, self.territory, product),
+            None => format!("{}|{}", self.changed_at, self.territory),
+        }
+    }
+
+    fn example() -> Self {
+        Self {
+            project_id: EXAMPLE_PROJECT.into(),
+            platform: Platform::Ios,
+            app_id: EXAMPLE_APP.into(),
+            territory: "US".into(),
+            to: 5.99,
+            currency: "USD".into(),
+            changed_at: "2026-11-02T12:00:00Z".into(),
+            product_id: Some("pro_monthly".into()),
+            from: Some(4.99),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Install events: need no scope; `project_id` is nullable on all of them.
+// ---------------------------------------------------------------------------------------------
+
+/// `install.created`: the extension was installed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallCreated {
+    /// The new install. Always present.
+    pub install_id: String,
+    /// The installed extension. Always present.
+    pub extension_id: String,
+    /// The organization that installed it. Always present.
+    pub organization_id: String,
+    /// Whether the install belongs to a project or the whole organization. Always present.
+    pub install_scope: InstallScope,
+    /// Where the install was made from. Always present.
+    pub source: InstallSource,
+    /// The scope keys granted at install. Always present.
+    pub granted_scopes: Vec<String>,
+    /// When the install was created. Always present.
+    pub created_at: Timestamp,
+    /// The project of a project install. Nullable: `null` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+}
+
+impl HostEvent for InstallCreated {
+    const NAME: &'static str = "install.created";
+
+    fn dedupe_key(&self) -> String {
+        self.created_at.to_string()
+    }
+
+    fn example() -> Self {
+        Self {
+            install_id: EXAMPLE_INSTALL.into(),
+            extension_id: EXAMPLE_EXTENSION.into(),
+            organization_id: EXAMPLE_ORGANIZATION.into(),
+            install_scope: InstallScope::Project,
+            source: InstallSource::Directory,
+            granted_scopes: strings(&[
+                "ui:render",
+                "projects:read",
+                "analytics:read",
+                "store.metadata:read",
+            ]),
+            created_at: "2026-10-28T08:12:54Z".into(),
+            project_id: Some(EXAMPLE_PROJECT.into()),
+        }
+    }
+}
+
+/// `install.paused`: the install was paused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallPaused {
+    /// The install. Always present.
+    pub install_id: String,
+    /// The installed extension. Always present.
+    pub extension_id: String,
+    /// The organization owning the install. Always present.
+    pub organization_id: String,
+    /// When the install was paused. Always present.
+    pub paused_at: Timestamp,
+    /// The project of a project install. Nullable: `null` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+}
+
+impl HostEvent for InstallPaused {
+    const NAME: &'static str = "install.paused";
+
+    fn dedupe_key(&self) -> String {
+        self.paused_at.to_string()
+    }
+
+    fn example() -> Self {
+        Self {
+            install_id: EXAMPLE_INSTALL.into(),
+            extension_id: EXAMPLE_EXTENSION.into(),
+            organization_id: EXAMPLE_ORGANIZATION.into(),
+            paused_at: "2026-11-01T17:30:02Z".into(),
+            project_id: Some(EXAMPLE_PROJECT.into()),
+        }
+    }
+}
+
+/// `install.resumed`: a paused install was resumed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallResumed {
+    /// The install. Always present.
+    pub install_id: String,
+    /// The installed extension. Always present.
+    pub extension_id: String,
+    /// The organization owning the install. Always present.
+    pub organization_id: String,
+    /// When the install was resumed. Always present.
+    pub resumed_at: Timestamp,
+    /// The project of a project install. Nullable: `null` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+}
+
+impl HostEvent for InstallResumed {
+    const NAME: &'static str = "install.resumed";
+
+    fn dedupe_key(&self) -> String {
+        self.resumed_at.to_string()
+    }
+
+    fn example() -> Self {
+        Self {
+            install_id: EXAMPLE_INSTALL.into(),
+            extension_id: EXAMPLE_EXTENSION.into(),
+            organization_id: EXAMPLE_ORGANIZATION.into(),
+            resumed_at: "2026-11-02T08:05:40Z".into(),
+            project_id: Some(EXAMPLE_PROJECT.into()),
+        }
+    }
+}
+
+/// `install.revoked`: the install ended, by uninstall or retirement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallRevoked {
+    /// The install. Always present.
+    pub install_id: String,
+    /// The extension that was installed. Always present.
+    pub extension_id: String,
+    /// The organization that owned the install. Always present.
+    pub organization_id: String,
+    /// When the install was revoked. Always present.
+    pub revoked_at: Timestamp,
+    /// Why the install was revoked. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<RevokeReason>,
+    /// The project of a project install. Nullable: `null` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+}
+
+impl HostEvent for InstallRevoked {
+    const NAME: &'static str = "install.revoked";
+
+    fn dedupe_key(&self) -> String {
+        self.revoked_at.to_string()
+    }
+
+    fn example() -> Self {
+        Self {
+            install_id: EXAMPLE_INSTALL.into(),
+            extension_id: EXAMPLE_EXTENSION.into(),
+            organization_id: EXAMPLE_ORGANIZATION.into(),
+            revoked_at: "2026-11-20T16:44:09Z".into(),
+            reason: Some(RevokeReason::Uninstalled),
+            project_id: Some(EXAMPLE_PROJECT.into()),
+        }
+    }
+}
+
+/// `install.token_rotated`: the install token was rotated. The new secret is never in the payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstallTokenRotated {
+    /// The install. Always present.
+    pub install_id: String,
+    /// The installed extension. Always present.
+    pub extension_id: String,
+    /// The organization owning the install. Always present.
+    pub organization_id: String,
+    /// The token generation after the rotation. Always present.
+    pub generation: u64,
+    /// When the token was rotated. Always present.
+    pub rotated_at: Timestamp,
+    /// The project of a project install. Nullable: `null` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+}
+
+impl HostEvent for InstallTokenRotated {
+    const NAME: &'static str = "install.token_rotated";
+
+    fn dedupe_key(&self) -> String {
+        self.generation.to_string()
+    }
+
+    fn example() -> Self {
+        Self {
+            install_id: EXAMPLE_INSTALL.into(),
+            extension_id: EXAMPLE_EXTENSION.into(),
+            organization_id: EXAMPLE_ORGANIZATION.into(),
+            generation: 3,
+            rotated_at: "2026-11-02T13:00:00Z".into(),
+            project_id: Some(EXAMPLE_PROJECT.into()),
+        }
+    }
+}
+
+/// `scopes.changed`: the scopes granted to the install changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScopesChanged {
+    /// The install. Always present.
+    pub install_id: String,
+    /// The installed extension. Always present.
+    pub extension_id: String,
+    /// The organization owning the install. Always present.
+    pub organization_id: String,
+    /// The full set of granted scope keys after the change, so handlers replace rather than
+    /// patch. Always present.
+    pub granted_scopes: Vec<String>,
+    /// When the scopes changed. Always present.
+    pub changed_at: Timestamp,
+    /// Scope keys granted by this change. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub added_scopes: Option<Vec<String>>,
+    /// Scope keys withdrawn by this change. Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed_scopes: Option<Vec<String>>,
+    /// The project of a project install. Nullable: `null` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+}
+
+impl HostEvent for ScopesChanged {
+    const NAME: &'static str = "scopes.changed";
+
+    fn dedupe_key(&self) -> String {
+        self.changed_at.to_string()
+    }
+
+    fn example() -> Self {
+        // Follows `InstallCreated::example`: `analytics:read` swapped for `alerts:write`.
+        Self {
+            install_id: EXAMPLE_INSTALL.into(),
+            extension_id: EXAMPLE_EXTENSION.into(),
+            organization_id: EXAMPLE_ORGANIZATION.into(),
+            granted_scopes: strings(&[
+                "ui:render",
+                "projects:read",
+                "store.metadata:read",
+                "alerts:write",
+            ]),
+            changed_at: "2026-11-02T13:30:18Z".into(),
+            added_scopes: Some(strings(&["alerts:write"])),
+            removed_scopes: Some(strings(&["analytics:read"])),
+            project_id: Some(EXAMPLE_PROJECT.into()),
+        }
+    }
+}
+
+/// `settings.changed`: an owner changed the install's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsChanged {
+    /// The install. Always present.
+    pub install_id: String,
+    /// The installed extension. Always present.
+    pub extension_id: String,
+    /// The organization owning the install. Always present.
+    pub organization_id: String,
+    /// Names of the changed setting fields only; the values are not sent. Always present.
+    pub keys: Vec<String>,
+    /// When the settings changed. Always present.
+    pub changed_at: Timestamp,
+    /// The project of a project install. Nullable: `null` on an organization install.
+    #[serde(default)]
+    pub project_id: Option<String>,
+}
+
+impl HostEvent for SettingsChanged {
+    const NAME: &'static str = "settings.changed";
+
+    fn dedupe_key(&self) -> String {
+        self.changed_at.to_string()
+    }
+
+    fn example() -> Self {
+        Self {
+            install_id: EXAMPLE_INSTALL.into(),
+            extension_id: EXAMPLE_EXTENSION.into(),
+            organization_id: EXAMPLE_ORGANIZATION.into(),
+            keys: strings(&["trackedCountries", "alertThreshold"]),
+            changed_at: "2026-11-02T13:45:51Z".into(),
+            project_id: Some(EXAMPLE_PROJECT.into()),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The catalogue as seen from here.
+// ---------------------------------------------------------------------------------------------
+
+/// The names of the 12 published events, in catalogue order.
+pub fn published_names() -> [&'static str; 12] {
+    [
+        ReleaseShipped::NAME,
+        MetadataChanged::NAME,
+        KeywordSetChanged::NAME,
+        ScreenshotsUpdated::NAME,
+        PriceChanged::NAME,
+        InstallCreated::NAME,
+        InstallPaused::NAME,
+        InstallResumed::NAME,
+        InstallRevoked::NAME,
+        InstallTokenRotated::NAME,
+        ScopesChanged::NAME,
+        SettingsChanged::NAME,
+    ]
+}
+
+/// The payload type of a reserved event, which the host does not deliver yet.
+///
+/// It holds whatever JSON arrives, untyped, until the event is published and gets a struct of its
+/// own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Unpublished(pub serde_json::Value);
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use std::fmt::Debug;
+
+    use chrono::{TimeZone, Timelike};
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// The interface's keys for one payload, by presence.
+    struct Keys {
+        always: &'static [&'static str],
+        nullable: &'static [&'static str],
+        optional: &'static [&'static str],
+    }
+
+    fn is_camel_case(key: &str) -> bool {
+        key.starts_with(|c: char| c.is_ascii_lowercase())
+            && key.chars().all(|c| c.is_ascii_alphanumeric())
+    }
+
+    fn parse<E: HostEvent>(value: Value) -> Result<E, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+
+    fn without(value: &Value, key: &str) -> Value {
+        let mut value = value.clone();
+        value.as_object_mut().unwrap().remove(key);
+        value
+    }
+
+    fn with(value: &Value, key: &str, field: Value) -> Value {
+        let mut value = value.clone();
+        value.as_object_mut().unwrap().insert(key.into(), field);
+        value
+    }
+
+    /// Every check the interface implies for one payload type.
+    fn check_payload<E: HostEvent + PartialEq + Debug>(keys: Keys) {
+        let name = E::NAME;
+        let example = E::example();
+        let json = serde_json::to_value(&example).unwrap();
+
+        // Examples fill every field, so the serialized keys are exactly the interface's.
+        let mut actual: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        for key in &actual {
+            assert!(is_camel_case(key), "{name}: `{key}` is not camelCase");
+        }
+        let mut expected: Vec<&str> = [keys.always, keys.nullable, keys.optional].concat();
+        actual.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(actual, expected, "{name}: serialized keys");
+
+        // Example timestamps must parse, so `to_datetime` works on them.
+        for key in expected.iter().filter(|k| k.ends_with("At")) {
+            let text = json[*key].as_str().unwrap();
+            assert!(
+                Timestamp::from(text).to_datetime().is_some(),
+                "{name}: {key} `{text}` does not parse"
+            );
+        }
+
+        assert_eq!(
+            parse::<E>(json.clone()).unwrap(),
+            example,
+            "{name}: round trip"
+        );
+
+        let grown = with(&json, "addedLater", json!({ "x": 1 }));
+        assert_eq!(parse::<E>(grown).unwrap(), example, "{name}: unknown field");
+
+        for key in keys.always {
+            assert!(
+                parse::<E>(without(&json, key)).is_err(),
+                "{name}: accepted a payload without always-present `{key}`"
+            );
+        }
+
+        // A nullable field reads `null` and absence alike, and is written back as `null`.
+        for key in keys.nullable {
+            for payload in [with(&json, key, Value::Null), without(&json, key)] {
+                let back = serde_json::to_value(parse::<E>(payload).unwrap()).unwrap();
+                assert_eq!(back[*key], Value::Null, "{name}: nullable `{key}`");
+                assert!(
+                    back.get(*key).is_some(),
+                    "{name}: nullable `{key}` left out"
+                );
+            }
+        }
+
+        // An optional field reads `null` and absence alike, and is left out when written back.
+        for key in keys.optional {
+            for payload in [with(&json, key, Value::Null), without(&json, key)] {
+                let back = serde_json::to_value(parse::<E>(payload).unwrap()).unwrap();
+                assert!(back.get(*key).is_none(), "{name}: optional `{key}` written");
+            }
+        }
+    }
+
+    #[test]
+    fn published_names_follow_the_catalogue() {
+        let catalogue: Vec<&str> = host_manifest::catalogue::EVENTS
+            .iter()
+            .filter(|e| e.published)
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(published_names().to_vec(), catalogue);
+    }
+
+    #[test]
+    fn release_shipped_payload() {
+        check_payload::<ReleaseShipped>(Keys {
+            always: &["projectId", "platform", "appId", "version", "shippedAt"],
+            nullable: &["build"],
+            optional: &["releaseId"],
+        });
+    }
+
+    #[test]
+    fn metadata_changed_payload() {
+        check_payload::<MetadataChanged>(Keys {
+            always: &[
+                "projectId",
+                "platform",
+                "appId",
+                "locale",
+                "fields",
+                "changedAt",
+            ],
+            nullable: &[],
+            optional: &[],
+        });
+    }
+
+    #[test]
+    fn keyword_set_changed_payload() {
+        check_payload::<KeywordSetChanged>(Keys {
+            always: &["projectId", "platform", "appId", "country", "changedAt"],
+            nullable: &[],
+            optional: &["added", "removed", "total"],
+        });
+    }
+
+    #[test]
+    fn screenshots_updated_payload() {
+        check_payload::<ScreenshotsUpdated>(Keys {
+            always: &["projectId", "platform", "appId", "locale", "updatedAt"],
+            nullable: &[],
+            optional: &["deviceClass", "count"],
+        });
+    }
+
+    #[test]
+    fn price_changed_payload() {
+        check_payload::<PriceChanged>(Keys {
+            always: &[
+                "projectId",
+                "platform",
+                "appId",
+                "territory",
+                "to",
+                "currency",
+                "changedAt",
+            ],
+            nullable: &["productId", "from"],
+            optional: &[],
+        });
+    }
+
+    #[test]
+    fn install_created_payload() {
+        check_payload::<InstallCreated>(Keys {
+            always: &[
+                "installId",
+                "extensionId",
+                "organizationId",
+                "installScope",
+                "source",
+                "grantedScopes",
+                "createdAt",
+            ],
+            nullable: &["projectId"],
+            optional: &[],
+        });
+    }
+
+    #[test]
+    fn install_paused_payload() {
+        check_payload::<InstallPaused>(Keys {
+            always: &["installId", "extensionId", "organizationId", "pausedAt"],
+            nullable: &["projectId"],
+            optional: &[],
+        });
+    }
+
+    #[test]
+    fn install_resumed_payload() {
+        check_payload::<InstallResumed>(Keys {
+            always: &["installId", "extensionId", "organizationId", "resumedAt"],
+            nullable: &["projectId"],
+            optional: &[],
+        });
+    }
+
+    #[test]
+    fn install_revoked_payload() {
+        check_payload::<InstallRevoked>(Keys {
+            always: &["installId", "extensionId", "organizationId", "revokedAt"],
+            nullable: &["projectId"],
+            optional: &["reason"],
+        });
+    }
+
+    #[test]
+    fn install_token_rotated_payload() {
+        check_payload::<InstallTokenRotated>(Keys {
+            always: &[
+                "installId",
+                "extensionId",
+                "organizationId",
+                "generation",
+                "rotatedAt",
+            ],
+            nullable: &["projectId"],
+            optional: &[],
+        });
+    }
+
+    #[test]
+    fn scopes_changed_payload() {
+        check_payload::<ScopesChanged>(Keys {
+            always: &[
+                "installId",
+                "extensionId",
+                "organizationId",
+                "grantedScopes",
+                "changedAt",
+            ],
+            nullable: &["projectId"],
+            optional: &["addedScopes", "removedScopes"],
+        });
+    }
+
+    #[test]
+    fn settings_changed_payload() {
+        check_payload::<SettingsChanged>(Keys {
+            always: &[
+                "installId",
+                "extensionId",
+                "organizationId",
+                "keys",
+                "changedAt",
+            ],
+            nullable: &["projectId"],
+            optional: &[],
+        });
+    }
+
+    #[test]
+    fn example_scopes_are_catalogue_scope_keys() {
+        let created = InstallCreated::example();
+        let changed = ScopesChanged::example();
+        let all = created
+            .granted_scopes
+            .iter()
+            .chain(&changed.granted_scopes)
+            .chain(changed.added_scopes.iter().flatten())
+            .chain(changed.removed_scopes.iter().flatten());
+        for key in all {
+            assert!(
+                host_manifest::catalogue::scope(key).is_some(),
+                "`{key}` is not a scope key"
+            );
+        }
+    }
+
+    #[test]
+    fn organization_install_has_no_project() {
+        let mut payload = serde_json::to_value(InstallCreated::example()).unwrap();
+        payload["installScope"] = json!("organization");
+        payload["projectId"] = Value::Null;
+        let created: InstallCreated = serde_json::from_value(payload).unwrap();
+        assert_eq!(created.install_scope, InstallScope::Organization);
+        assert_eq!(created.project_id, None);
+    }
+
+    #[test]
+    fn unknown_enum_values_fall_back_to_unknown() {
+        let mut created = serde_json::to_value(InstallCreated::example()).unwrap();
+        created["source"] = json!("marketplace");
+        let created: InstallCreated = serde_json::from_value(created).unwrap();
+        assert_eq!(created.source, InstallSource::Unknown);
+
+        let mut shipped = serde_json::to_value(ReleaseShipped::example()).unwrap();
+        shipped["platform"] = json!("visionos");
+        let shipped: ReleaseShipped = serde_json::from_value(shipped).unwrap();
+        assert_eq!(shipped.platform, Platform::Unknown);
+
+        let mut revoked = serde_json::to_value(InstallRevoked::example()).unwrap();
+        revoked["reason"] = json!("banned");
+        let revoked: InstallRevoked = serde_json::from_value(revoked).unwrap();
+        assert_eq!(revoked.reason, Some(RevokeReason::Unknown));
+    }
+
+    #[test]
+    fn suspended_reason_is_read_though_never_sent() {
+        let mut revoked = serde_json::to_value(InstallRevoked::example()).unwrap();
+        revoked["reason"] = json!("suspended");
+        let revoked: InstallRevoked = serde_json::from_value(revoked).unwrap();
+        assert_eq!(revoked.reason, Some(RevokeReason::Suspended));
+    }
+
+    #[test]
+    fn release_key_is_the_release_id() {
+        let first = ReleaseShipped::example();
+        let retried = ReleaseShipped {
+            shipped_at: "2026-11-02T14:03:12Z".into(),
+            ..first.clone()
+        };
+        assert_eq!(first.dedupe_key(), retried.dedupe_key());
+        assert_eq!(first.dedupe_key(), "rel_8Hc41");
+    }
+
+    #[test]
+    fn release_key_without_release_id_uses_version_and_time() {
+        let shipped = ReleaseShipped {
+            release_id: None,
+            ..ReleaseShipped::example()
+        };
+        assert_eq!(shipped.dedupe_key(), "4.12.0@2026-11-02T14:03:11Z");
+    }
+
+    #[test]
+    fn store_keys_include_locale_country_or_territory() {
+        let en = MetadataChanged::example();
+        let fr = MetadataChanged {
+            locale: "fr-FR".into(),
+            ..en.clone()
+        };
+        assert_ne!(en.dedupe_key(), fr.dedupe_key());
+
+        let us = KeywordSetChanged::example();
+        let gb = KeywordSetChanged {
+            country: "GB".into(),
+            ..us.clone()
+        };
+        assert_ne!(us.dedupe_key(), gb.dedupe_key());
+
+        let de = ScreenshotsUpdated::example();
+        let it = ScreenshotsUpdated {
+            locale: "it-IT".into(),
+            ..de.clone()
+        };
+        assert_ne!(de.dedupe_key(), it.dedupe_key());
+    }
+
+    #[test]
+    fn price_key_adds_the_product_when_present() {
+        let product = PriceChanged::example();
+        assert_eq!(product.dedupe_key(), "2026-11-02T12:00:00Z|US|pro_monthly");
+        let app = PriceChanged {
+            product_id: None,
+            ..product
+        };
+        assert_eq!(app.dedupe_key(), "2026-11-02T12:00:00Z|US");
+    }
+
+    #[test]
+    fn token_rotation_key_is_the_generation() {
+        let rotated = InstallTokenRotated {
+            generation: 12,
+            ..InstallTokenRotated::example()
+        };
+        assert_eq!(rotated.dedupe_key(), "12");
+    }
+
+    #[test]
+    fn install_keys_are_their_own_timestamp() {
+        assert_eq!(
+            InstallCreated::example().dedupe_key(),
+            "2026-10-28T08:12:54Z"
+        );
+        assert_eq!(
+            InstallPaused::example().dedupe_key(),
+            "2026-11-01T17:30:02Z"
+        );
+        assert_eq!(
+            InstallResumed::example().dedupe_key(),
+            "2026-11-02T08:05:40Z"
+        );
+        assert_eq!(
+            InstallRevoked::example().dedupe_key(),
+            "2026-11-20T16:44:09Z"
+        );
+        assert_eq!(
+            ScopesChanged::example().dedupe_key(),
+            "2026-11-02T13:30:18Z"
+        );
+        assert_eq!(
+            SettingsChanged::example().dedupe_key(),
+            "2026-11-02T13:45:51Z"
+        );
+    }
+
+    #[test]
+    fn timestamp_parses_rfc3339_and_rejects_other_text() {
+        let plain = Timestamp::from("2026-11-02T14:03:11Z")
+            .to_datetime()
+            .unwrap();
+        assert_eq!(plain, Utc.with_ymd_and_hms(2026, 11, 2, 14, 3, 11).unwrap());
+
+        let fractional = Timestamp::from("2026-11-02T14:03:11.250+00:00")
+            .to_datetime()
+            .unwrap();
+        assert_eq!(fractional.timestamp(), plain.timestamp());
+        assert_eq!(fractional.nanosecond(), 250_000_000);
+
+        assert_eq!(Timestamp::from("yesterday").to_datetime(), None);
+    }
+
+    #[test]
+    fn timestamp_from_datetime_is_utc_seconds_with_z() {
+        let time = Utc.with_ymd_and_hms(2026, 11, 2, 14, 3, 11).unwrap()
+            + chrono::Duration::milliseconds(250);
+        let stamp = Timestamp::from(time);
+        assert_eq!(stamp.as_str(), "2026-11-02T14:03:11Z");
+        assert_eq!(stamp.to_string(), "2026-11-02T14:03:11Z");
+    }
+
+    #[test]
+    fn timestamp_keeps_the_host_text() {
+        let text = "2026-11-02T14:03:11.250+00:00";
+        let stamp: Timestamp = serde_json::from_value(json!(text)).unwrap();
+        assert_eq!(stamp.as_str(), text);
+        assert_eq!(serde_json::to_value(&stamp).unwrap(), json!(text));
+    }
+
+    #[test]
+    fn unpublished_holds_any_json() {
+        let payload = json!({ "score": 71, "previous": 64 });
+        let held: Unpublished = serde_json::from_value(payload.clone()).unwrap();
+        assert_eq!(held.0, payload);
+        assert_eq!(serde_json::to_value(&held).unwrap(), payload);
+    }
+}

@@ -1,0 +1,46 @@
+//! The runtime of a host extension's vendor server.
+//!
+//! A vendor adds this one crate and writes
+//!
+//! ```ignore
+//! host_runtime::host_extension!("host.extension.json");
+//! ```
+//!
+//! The macro reads the manifest at compile time, reports every manifest mistake as a compiler error,
+//! and generates typed inputs and outputs, one handler trait per kind of contribution (`Tools`,
+//! `Actions`, `Mentions`, `ContextProviders`, `Procedures`, `Connector`, `Work`, `Events`) and a
+//! `handler(server)` entry point that requires exactly the traits the manifest needs. This crate holds
+//! what those generated items are made of:
+//!
+//! - [`Call`], [`Approved`], [`MentionCall`], [`ContextCall`]: what handlers receive;
+//! - [`answer`]: the five tool card shapes (D4), mention items and the context block;
+//! - [`events`]: typed payloads of the 12 published host events;
+//! - [`metrics`], [`work`]: the connector sync and work destination shapes;
+//! - [`webhook`]: signing the vendor's own events (Standard Webhooks `v1`);
+//! - [`HostError`]: errors with the interface's codes and body (D3).
+
+pub mod answer;
+mod call;
+#[doc(hidden)]
+pub mod codegen;
+mod error;
+pub mod events;
+mod handler;
+pub mod metrics;
+pub mod webhook;
+pub mod work;
+
+pub use answer::{Comparison, ContextBlock, List, MentionItem, MentionItems, Series, Table};
+pub use call::{
+    Approved, Call, CallContext, Claims, ContextCall, DateRange, Document, Filters, Install, MentionCall, NoCredentials,
+    NoDocuments, OAuthToken,
+};
+pub use error::{HostError, codes};
+pub use events::{HostEvent, Timestamp};
+pub use handler::Handler;
+pub use host_macros::host_extension;
+pub use host_manifest::Manifest;
+pub use webhook::EventSender;
+
+/// `serde_json`, re-exported so action answers and free-form payloads need no extra dependency.
+pub use serde_json;

@@ -1,0 +1,121 @@
+//! A vendor crate in miniature: the example manifest expanded under `#![deny(warnings, missing_docs)]`
+//! and the workspace's clippy settings, with every generated trait implemented as a vendor would.
+
+#![deny(warnings, missing_docs)]
+
+use host_runtime::answer::{Cell, Comparison, ComparisonRow, List, ListItem, Series, Table, Value};
+use host_runtime::metrics::{MetricPoint, SyncAnswer};
+use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItem, MentionItems};
+
+host_runtime::host_extension!("../examples/keyword-tracker/host.extension.json");
+
+/// The vendor's server state.
+#[derive(Debug, Default)]
+pub struct Server {
+    /// Tracked keywords.
+    pub keywords: Vec<String>,
+}
+
+impl Tools for Server {
+    async fn keyword_ranks(&self, call: ToolCall<tools::keyword_ranks::Input>) -> Result<Series, HostError> {
+        let keyword: &str = &call.input.keyword;
+        let _key: &str = &call.credentials.api_key;
+        let _workspace: Option<&str> = call.credentials.workspace.as_deref();
+        Ok(Series { series: vec![host_runtime::answer::Line { key: keyword.into(), label: keyword.into(), unit: None, points: vec![] }] })
+    }
+
+    async fn compare_keywords(&self, _call: ToolCall<tools::compare_keywords::Input>) -> Result<Comparison, HostError> {
+        Ok(Comparison {
+            subjects: vec!["notes".into(), "todo".into()],
+            rows: vec![ComparisonRow { label: "Rank".into(), values: vec![Some(3.0.into()), None] }],
+        })
+    }
+
+    async fn top_movers(&self, _call: ToolCall<tools::top_movers::Input>) -> Result<Table, HostError> {
+        Ok(Table::new().column("keyword", "Keyword").row([("keyword", Cell::from("notes"))]))
+    }
+
+    async fn keyword_ideas(&self, _call: ToolCall<tools::keyword_ideas::Input>) -> Result<List, HostError> {
+        Ok(List { items: self.keywords.iter().map(ListItem::new).collect() })
+    }
+
+    async fn visibility_score(&self, _call: ToolCall<tools::visibility_score::Input>) -> Result<Value, HostError> {
+        Ok(Value::new(71.5).label("Visibility"))
+    }
+}
+
+impl Actions for Server {
+    async fn save_rank_insight(
+        &self,
+        call: Approved<actions::save_rank_insight::Input>,
+    ) -> Result<host_runtime::serde_json::Value, HostError> {
+        Ok(host_runtime::serde_json::json!({ "saved": true, "install": call.install.id }))
+    }
+}
+
+impl Mentions for Server {
+    async fn keyword(&self, call: MentionCall) -> Result<MentionItems, HostError> {
+        let items = self.keywords.iter().filter(|k| k.contains(&call.q)).map(|k| MentionItem::new(k, k)).collect();
+        Ok(MentionItems { items })
+    }
+}
+
+impl ContextProviders for Server {
+    async fn tracked_keywords(&self, _call: ContextCall) -> Result<ContextBlock, HostError> {
+        Ok(ContextBlock::new(format!("{} keywords tracked", self.keywords.len())))
+    }
+}
+
+impl Procedures for Server {
+    async fn add_keyword(&self, call: ToolCall<procedures::add_keyword::Input>) -> Result<procedures::add_keyword::Output, HostError> {
+        let _country: &str = &call.input.country;
+        Ok(procedures::add_keyword::Output { tracked: true })
+    }
+
+    async fn list_watchlists(
+        &self,
+        _call: ToolCall<procedures::list_watchlists::Input>,
+    ) -> Result<procedures::list_watchlists::Output, HostError> {
+        Ok(procedures::list_watchlists::Output { items: vec![] })
+    }
+}
+
+impl Connector for Server {
+    async fn sync(&self, call: SyncCall) -> Result<SyncAnswer<manifest::Metric>, HostError> {
+        let points = call.input.metrics.iter().map(|m| MetricPoint::new(*m, call.input.to.clone(), 1.0)).collect();
+        Ok(SyncAnswer { points, cursor: None })
+    }
+}
+
+impl Events for Server {
+    async fn release_shipped(&self, call: EventCall<host_runtime::events::ReleaseShipped>) -> Result<(), HostError> {
+        let _version: &str = &call.input.version;
+        Ok(())
+    }
+    async fn install_created(&self, _call: EventCall<host_runtime::events::InstallCreated>) -> Result<(), HostError> {
+        Ok(())
+    }
+    async fn install_paused(&self, _call: EventCall<host_runtime::events::InstallPaused>) -> Result<(), HostError> {
+        Ok(())
+    }
+    async fn install_resumed(&self, _call: EventCall<host_runtime::events::InstallResumed>) -> Result<(), HostError> {
+        Ok(())
+    }
+    async fn install_revoked(&self, _call: EventCall<host_runtime::events::InstallRevoked>) -> Result<(), HostError> {
+        Ok(())
+    }
+    async fn install_token_rotated(
+        &self,
+        _call: EventCall<host_runtime::events::InstallTokenRotated>,
+    ) -> Result<(), HostError> {
+        Ok(())
+    }
+    async fn settings_changed(&self, _call: EventCall<host_runtime::events::SettingsChanged>) -> Result<(), HostError> {
+        Ok(())
+    }
+}
+
+/// The handler for [`Server`]: compiles only because every trait the manifest needs is implemented.
+pub fn build() -> host_runtime::Handler {
+    handler(Server::default())
+}
