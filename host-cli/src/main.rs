@@ -110,7 +110,11 @@ fn main() -> ExitCode {
 }
 
 fn expand(path: &std::path::Path) -> ExitCode {
-    let file = if path.is_dir() { path.join(host_manifest::MANIFEST_FILE) } else { path.to_owned() };
+    let file = if path.is_dir() {
+        path.join(host_manifest::MANIFEST_FILE)
+    } else {
+        path.to_owned()
+    };
     let report = match host_manifest::validate_file(&file) {
         Ok(r) => r,
         Err(e) => {
@@ -120,15 +124,29 @@ fn expand(path: &std::path::Path) -> ExitCode {
     };
     // The macro resolves the literal against the crate folder; here the folder is the manifest's own.
     let (dir, name) = match (file.parent(), file.file_name()) {
-        (Some(d), Some(n)) => (if d.as_os_str().is_empty() { std::path::Path::new(".") } else { d }, n),
+        (Some(d), Some(n)) => (
+            if d.as_os_str().is_empty() {
+                std::path::Path::new(".")
+            } else {
+                d
+            },
+            n,
+        ),
         _ => {
             eprintln!("error: `{}` does not name a file", file.display());
             return ExitCode::from(2);
         }
     };
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
-    print!("{}", host_codegen::expand_pretty(&name.to_string_lossy(), Some(&dir)));
-    if report.is_valid() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    print!(
+        "{}",
+        host_codegen::expand_pretty(&name.to_string_lossy(), Some(&dir))
+    );
+    if report.is_valid() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 fn validate(path: &std::path::Path, format: Format, color: ColorChoice) -> ExitCode {

@@ -5,8 +5,8 @@
 //! Everything at the call site names `::core`, `::std` and `::host_runtime` paths in full, so a vendor's
 //! own `Result`, `Option`, `String` or `Box` cannot change its meaning.
 
-use host_manifest::model::{AuthMethod, Manifest, Returns, WebhookKind};
 use host_manifest::catalogue;
+use host_manifest::model::{AuthMethod, Manifest, Returns, WebhookKind};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -59,7 +59,10 @@ fn needed_traits(m: &Manifest) -> Vec<Ident> {
     need(!ai.actions.is_empty(), "Actions");
     need(!ai.mentions.is_empty(), "Mentions");
     need(!ai.context.is_empty(), "ContextProviders");
-    need(m.server.as_ref().is_some_and(|s| !s.procedures.is_empty()), "Procedures");
+    need(
+        m.server.as_ref().is_some_and(|s| !s.procedures.is_empty()),
+        "Procedures",
+    );
     need(has_sync(m), "Connector");
     need(m.contributes.work.is_some(), "Work");
     need(!m.subscribed_events().is_empty(), "Events");
@@ -67,27 +70,91 @@ fn needed_traits(m: &Manifest) -> Vec<Ident> {
 }
 
 fn has_sync(m: &Manifest) -> bool {
-    m.contributes.connector.as_ref().is_some_and(|c| !c.metrics.is_empty())
+    m.contributes
+        .connector
+        .as_ref()
+        .is_some_and(|c| !c.metrics.is_empty())
 }
 
 fn check_names(m: &Manifest, notes: &mut Notes) {
     let ai = &m.contributes.ai;
     let mut namespaces: Vec<(&str, Vec<(&str, String)>)> = vec![
-        ("tools", ai.tools.iter().map(|t| (t.id.as_str(), snake(&t.id))).collect()),
-        ("actions", ai.actions.iter().map(|t| (t.id.as_str(), snake(&t.id))).collect()),
-        ("mentions", ai.mentions.iter().map(|t| (t.id.as_str(), snake(&t.id))).collect()),
-        ("context providers", ai.context.iter().map(|t| (t.id.as_str(), snake(&t.id))).collect()),
-        ("webhooks", m.contributes.webhooks.iter().map(|w| (w.event.as_str(), snake(&w.event))).collect()),
-        ("storage collections", m.contributes.storage.keys().map(|k| (k.as_str(), snake(k))).collect()),
-        ("subscribed events", m.subscribed_events().iter().map(|e| (e.as_str(), snake(e))).collect()),
+        (
+            "tools",
+            ai.tools
+                .iter()
+                .map(|t| (t.id.as_str(), snake(&t.id)))
+                .collect(),
+        ),
+        (
+            "actions",
+            ai.actions
+                .iter()
+                .map(|t| (t.id.as_str(), snake(&t.id)))
+                .collect(),
+        ),
+        (
+            "mentions",
+            ai.mentions
+                .iter()
+                .map(|t| (t.id.as_str(), snake(&t.id)))
+                .collect(),
+        ),
+        (
+            "context providers",
+            ai.context
+                .iter()
+                .map(|t| (t.id.as_str(), snake(&t.id)))
+                .collect(),
+        ),
+        (
+            "webhooks",
+            m.contributes
+                .webhooks
+                .iter()
+                .map(|w| (w.event.as_str(), snake(&w.event)))
+                .collect(),
+        ),
+        (
+            "storage collections",
+            m.contributes
+                .storage
+                .keys()
+                .map(|k| (k.as_str(), snake(k)))
+                .collect(),
+        ),
+        (
+            "subscribed events",
+            m.subscribed_events()
+                .iter()
+                .map(|e| (e.as_str(), snake(e)))
+                .collect(),
+        ),
     ];
     if let Some(server) = &m.server {
-        namespaces.push(("procedures", server.procedures.keys().map(|k| (k.as_str(), snake(k))).collect()));
+        namespaces.push((
+            "procedures",
+            server
+                .procedures
+                .keys()
+                .map(|k| (k.as_str(), snake(k)))
+                .collect(),
+        ));
     }
     if let Some(c) = &m.contributes.connector {
-        namespaces.push(("metrics", c.metrics.iter().map(|x| (x.key.as_str(), camel(&x.key))).collect()));
+        namespaces.push((
+            "metrics",
+            c.metrics
+                .iter()
+                .map(|x| (x.key.as_str(), camel(&x.key)))
+                .collect(),
+        ));
         if let Some(auth) = &c.auth {
-            let mut fields: Vec<(&str, String)> = auth.fields.iter().map(|f| (f.name.as_str(), snake(&f.name))).collect();
+            let mut fields: Vec<(&str, String)> = auth
+                .fields
+                .iter()
+                .map(|f| (f.name.as_str(), snake(&f.name)))
+                .collect();
             if auth.method == AuthMethod::Oauth {
                 fields.push(("oauth (the OAuth token, D7)", "oauth".to_owned()));
             }
@@ -133,7 +200,11 @@ fn manifest_module(m: &Manifest) -> TokenStream {
         "A host event the vendor server subscribes to under `server.events`.",
         m.subscribed_events().iter().map(|e| {
             let published = catalogue::event(e).is_some_and(|ev| ev.published);
-            let note = if published { "delivered to `POST /host/events`" } else { "reserved: not delivered yet" };
+            let note = if published {
+                "delivered to `POST /host/events`"
+            } else {
+                "reserved: not delivered yet"
+            };
             (e.clone(), format!("`{e}`: {note}."))
         }),
     );
@@ -142,7 +213,12 @@ fn manifest_module(m: &Manifest) -> TokenStream {
         "A telemetry name the extension may report (`telemetry`).",
         m.telemetry.iter().map(|t| (t.clone(), format!("`{t}`."))),
     );
-    let metrics: Vec<_> = m.contributes.connector.iter().flat_map(|c| c.metrics.iter()).collect();
+    let metrics: Vec<_> = m
+        .contributes
+        .connector
+        .iter()
+        .flat_map(|c| c.metrics.iter())
+        .collect();
     let metric_enum = if metrics.is_empty() {
         TokenStream::new()
     } else {
@@ -151,13 +227,26 @@ fn manifest_module(m: &Manifest) -> TokenStream {
         let docs: Vec<TokenStream> = metrics
             .iter()
             .map(|x| {
-                let dims: Vec<String> = x.dimensions.iter().map(|d| format!("`{}` ({})", d.key, d.label)).collect();
-                let dims = if dims.is_empty() { "no dimensions".to_owned() } else { format!("dimensions {}", dims.join(", ")) };
-                doc(&format!("`{}`: {} ({}, {}); {dims}.", x.key, x.label, x.unit, x.kind))
+                let dims: Vec<String> = x
+                    .dimensions
+                    .iter()
+                    .map(|d| format!("`{}` ({})", d.key, d.label))
+                    .collect();
+                let dims = if dims.is_empty() {
+                    "no dimensions".to_owned()
+                } else {
+                    format!("dimensions {}", dims.join(", "))
+                };
+                doc(&format!(
+                    "`{}`: {} ({}, {}); {dims}.",
+                    x.key, x.label, x.unit, x.kind
+                ))
             })
             .collect();
-        let dims: Vec<TokenStream> =
-            metrics.iter().map(|x| str_list(x.dimensions.iter().map(|d| d.key.clone()))).collect();
+        let dims: Vec<TokenStream> = metrics
+            .iter()
+            .map(|x| str_list(x.dimensions.iter().map(|d| d.key.clone())))
+            .collect();
         quote! {
             /// A metric key the connector declares under `contributes.connector.metrics`.
             #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash, ::host_runtime::codegen::serde::Serialize, ::host_runtime::codegen::serde::Deserialize)]
@@ -200,7 +289,11 @@ fn manifest_module(m: &Manifest) -> TokenStream {
 }
 
 /// A fieldless enum of manifest strings with `as_str` and `ALL`.
-fn string_enum(name: &str, what: &str, values: impl Iterator<Item = (String, String)>) -> TokenStream {
+fn string_enum(
+    name: &str,
+    what: &str,
+    values: impl Iterator<Item = (String, String)>,
+) -> TokenStream {
     let values: Vec<(String, String)> = values.collect();
     let name = format_ident!("{name}");
     if values.is_empty() {
@@ -218,7 +311,10 @@ fn string_enum(name: &str, what: &str, values: impl Iterator<Item = (String, Str
         };
     }
     let enum_doc = doc(what);
-    let variants: Vec<Ident> = values.iter().map(|(v, _)| ident(&camel(&v.replace(':', "_")))).collect();
+    let variants: Vec<Ident> = values
+        .iter()
+        .map(|(v, _)| ident(&camel(&v.replace(':', "_"))))
+        .collect();
     let texts: Vec<&str> = values.iter().map(|(v, _)| v.as_str()).collect();
     let docs: Vec<TokenStream> = values.iter().map(|(_, d)| doc(d)).collect();
     quote! {
@@ -240,7 +336,12 @@ fn string_enum(name: &str, what: &str, values: impl Iterator<Item = (String, Str
 
 /// `Credentials`, typed from `connector.auth.fields` (D7).
 fn credentials(m: &Manifest, _notes: &mut Notes) -> TokenStream {
-    let Some(auth) = m.contributes.connector.as_ref().and_then(|c| c.auth.as_ref()) else {
+    let Some(auth) = m
+        .contributes
+        .connector
+        .as_ref()
+        .and_then(|c| c.auth.as_ref())
+    else {
         return quote! {
             /// Connector credentials: the manifest declares no connector auth, so there are none.
             pub type Credentials = ::host_runtime::NoCredentials;
@@ -296,9 +397,14 @@ fn documents(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let module = ident(&snake(name));
         let (items, why) = schema_items(&coll.schema, "Document");
         if let Some(why) = why {
-            notes.warnings.push(format!("storage collection `{name}`: {why}; its documents are untyped JSON"));
+            notes.warnings.push(format!(
+                "storage collection `{name}`: {why}; its documents are untyped JSON"
+            ));
         }
-        let module_doc = doc(&format!("Documents of the storage collection `{name}` (owned per {}).", coll.scope));
+        let module_doc = doc(&format!(
+            "Documents of the storage collection `{name}` (owned per {}).",
+            coll.scope
+        ));
         modules.push(quote! {
             #module_doc
             #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -307,7 +413,11 @@ fn documents(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let singleton = coll.singleton == Some(true);
         let d = doc(&format!(
             "The `{name}` collection{}.",
-            if singleton { ", which holds one document (`None` until it is written)" } else { "" }
+            if singleton {
+                ", which holds one document (`None` until it is written)"
+            } else {
+                ""
+            }
         ));
         fields.push(if singleton {
             quote! { #d #[serde(rename = #name, default)] pub #module: ::core::option::Option<storage::#module::Document>, }
@@ -319,7 +429,9 @@ fn documents(m: &Manifest, notes: &mut Notes) -> TokenStream {
     if let Some(settings) = &m.contributes.settings {
         let (items, why) = schema_items(&settings.schema, "Settings");
         if let Some(why) = why {
-            notes.warnings.push(format!("the settings schema: {why}; settings are untyped JSON"));
+            notes.warnings.push(format!(
+                "the settings schema: {why}; settings are untyped JSON"
+            ));
         }
         settings_module = quote! {
             /// The values owners fill in on the settings panel (`contributes.settings.schema`).
@@ -363,7 +475,8 @@ fn documents(m: &Manifest, notes: &mut Notes) -> TokenStream {
 fn call_aliases(m: &Manifest) -> TokenStream {
     let ai = &m.contributes.ai;
     let mut out = TokenStream::new();
-    let typed_call = !ai.tools.is_empty() || m.server.as_ref().is_some_and(|s| !s.procedures.is_empty());
+    let typed_call =
+        !ai.tools.is_empty() || m.server.as_ref().is_some_and(|s| !s.procedures.is_empty());
     if typed_call {
         out.extend(quote! {
             /// A call to a tool or procedure, with its typed `input`.
@@ -405,13 +518,26 @@ fn future_of(output: TokenStream) -> TokenStream {
 
 fn answer_type(returns: Returns) -> (TokenStream, &'static str) {
     match returns {
-        Returns::Value => (quote!(::host_runtime::answer::Value), "a value card: `{ value, label?, unit?, change? }`"),
-        Returns::List => (quote!(::host_runtime::answer::List), "a list card: `{ items: [{ title, subtitle?, url?, value? }] }`"),
-        Returns::Table => (quote!(::host_runtime::answer::Table), "a table card: `{ columns, rows }`; row keys must be columns"),
-        Returns::Series => (quote!(::host_runtime::answer::Series), "a series card: `{ series: [{ key, label, unit?, points }] }`"),
-        Returns::Comparison => {
-            (quote!(::host_runtime::answer::Comparison), "a comparison card: `{ subjects, rows }` with one value per subject")
-        }
+        Returns::Value => (
+            quote!(::host_runtime::answer::Value),
+            "a value card: `{ value, label?, unit?, change? }`",
+        ),
+        Returns::List => (
+            quote!(::host_runtime::answer::List),
+            "a list card: `{ items: [{ title, subtitle?, url?, value? }] }`",
+        ),
+        Returns::Table => (
+            quote!(::host_runtime::answer::Table),
+            "a table card: `{ columns, rows }`; row keys must be columns",
+        ),
+        Returns::Series => (
+            quote!(::host_runtime::answer::Series),
+            "a series card: `{ series: [{ key, label, unit?, points }] }`",
+        ),
+        Returns::Comparison => (
+            quote!(::host_runtime::answer::Comparison),
+            "a comparison card: `{ subjects, rows }` with one value per subject",
+        ),
     }
 }
 
@@ -428,9 +554,16 @@ fn tools(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let route = format!("/host/tools/{id}");
         let (items, why) = schema_items(&t.input, "Input");
         if let Some(why) = why {
-            notes.warnings.push(format!("tool `{id}`: {why}; its input is untyped JSON"));
+            notes
+                .warnings
+                .push(format!("tool `{id}`: {why}; its input is untyped JSON"));
         }
-        let module_doc = doc_with(&t.description, &[format!("Types of the tool `{id}`, called as `POST {route}`.")]);
+        let module_doc = doc_with(
+            &t.description,
+            &[format!(
+                "Types of the tool `{id}`, called as `POST {route}`."
+            )],
+        );
         modules.push(quote! {
             #module_doc
             #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -444,11 +577,15 @@ fn tools(m: &Manifest, notes: &mut Notes) -> TokenStream {
         });
         let (answer, shape) = answer_type(t.returns);
         let mut extra = vec![
-            format!("Called by the host as `POST {route}`, never retried; answers within 30 s and 1 MB."),
+            format!(
+                "Called by the host as `POST {route}`, never retried; answers within 30 s and 1 MB."
+            ),
             format!("Returns {shape}. Cost: {}.", t.cost),
         ];
         if let Some(cache) = t.cache {
-            extra.push(format!("The host may serve an identical call from cache for {cache}."));
+            extra.push(format!(
+                "The host may serve an identical call from cache for {cache}."
+            ));
         }
         let d = doc_with(&t.description, &extra);
         let fut = future_of(answer);
@@ -478,10 +615,17 @@ fn actions(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let route = format!("/host/actions/{id}");
         let (items, why) = schema_items(&a.input, "Input");
         if let Some(why) = why {
-            notes.warnings.push(format!("action `{id}`: {why}; its input is untyped JSON"));
+            notes
+                .warnings
+                .push(format!("action `{id}`: {why}; its input is untyped JSON"));
         }
         let scope = &a.scope;
-        let module_doc = doc_with(&a.description, &[format!("Types of the action `{id}`, called as `POST {route}`.")]);
+        let module_doc = doc_with(
+            &a.description,
+            &[format!(
+                "Types of the action `{id}`, called as `POST {route}`."
+            )],
+        );
         modules.push(quote! {
             #module_doc
             #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -498,10 +642,16 @@ fn actions(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let d = doc_with(
             &a.description,
             &[
-                format!("Called by the host as `POST {route}`, only after the owner approved it on the approval card."),
+                format!(
+                    "Called by the host as `POST {route}`, only after the owner approved it on the approval card."
+                ),
                 format!(
                     "Needs the scope `{scope}`. {} Any 2xx answer marks the run succeeded and the answer is stored.",
-                    if a.reversible { "The owner can undo it." } else { "It cannot be undone." }
+                    if a.reversible {
+                        "The owner can undo it."
+                    } else {
+                        "It cannot be undone."
+                    }
                 ),
             ],
         );
@@ -579,9 +729,13 @@ fn procedures(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let route = format!("/host/procedures/{pname}");
         let (types, why) = schemas_items(&[(&p.input, "Input"), (&p.output, "Output")]);
         if let Some(why) = why {
-            notes.warnings.push(format!("procedure `{pname}`: {why}; its input and output are untyped JSON"));
+            notes.warnings.push(format!(
+                "procedure `{pname}`: {why}; its input and output are untyped JSON"
+            ));
         }
-        let module_doc = doc(&format!("Types of the procedure `{pname}`, called as `POST {route}`."));
+        let module_doc = doc(&format!(
+            "Types of the procedure `{pname}`, called as `POST {route}`."
+        ));
         modules.push(quote! {
             #module_doc
             #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -600,11 +754,14 @@ fn procedures(m: &Manifest, notes: &mut Notes) -> TokenStream {
             extra.push(format!("Kind: {kind}."));
         }
         if let Some(cache) = p.cache {
-            extra.push(format!("Identical calls may be served from cache for {cache}."));
+            extra.push(format!(
+                "Identical calls may be served from cache for {cache}."
+            ));
         }
         let d = doc_with(&format!("The procedure `{pname}`."), &extra);
         let fut = future_of(quote!(procedures::#name::Output));
-        methods.push(quote! { #d fn #name(&self, call: ToolCall<procedures::#name::Input>) -> #fut; });
+        methods
+            .push(quote! { #d fn #name(&self, call: ToolCall<procedures::#name::Input>) -> #fut; });
     }
     quote! {
         /// Input and output types of the procedures (`server.procedures`), one module per procedure.
@@ -626,11 +783,15 @@ fn connector(m: &Manifest) -> TokenStream {
         .connector
         .as_ref()
         .and_then(|c| c.sync)
-        .map_or("when the host needs data".to_owned(), |s| format!("every {s}"));
+        .map_or("when the host needs data".to_owned(), |s| {
+            format!("every {s}")
+        });
     let d = doc(&format!(
         "Syncs metrics into the host's metrics store.\n\nCalled by the host as `POST /host/metrics` ({schedule}); answer points of the asked metrics only, with the metric's declared dimensions, and a `cursor` when more pages follow."
     ));
-    let fut = future_of(quote!(::host_runtime::metrics::SyncAnswer<manifest::Metric>));
+    let fut = future_of(quote!(
+        ::host_runtime::metrics::SyncAnswer<manifest::Metric>
+    ));
     quote! {
         /// The connector's metrics sync (`contributes.connector`).
         pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
@@ -641,7 +802,9 @@ fn connector(m: &Manifest) -> TokenStream {
 }
 
 fn work(m: &Manifest) -> TokenStream {
-    let Some(w) = &m.contributes.work else { return TokenStream::new() };
+    let Some(w) = &m.contributes.work else {
+        return TokenStream::new();
+    };
     let list = &w.container.list;
     let containers_doc = doc(&format!(
         "Lists the selectable {} (`work.container`).\n\nCalled by the host as `GET {list}?q=<text>`.",
@@ -729,7 +892,9 @@ fn webhooks(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let event = &w.event;
         let (items, why) = schema_items(&w.payload, "Payload");
         if let Some(why) = why {
-            notes.warnings.push(format!("webhook `{event}`: {why}; its payload is untyped JSON"));
+            notes.warnings.push(format!(
+                "webhook `{event}`: {why}; its payload is untyped JSON"
+            ));
         }
         let what = match w.kind {
             WebhookKind::Alert => "an inbox alert showing the payload's `why`",
@@ -865,7 +1030,9 @@ fn dispatcher(m: &Manifest, json: &str) -> TokenStream {
         }
     }
     for name in m.subscribed_events() {
-        let Some(e) = catalogue::event(name) else { continue };
+        let Some(e) = catalogue::event(name) else {
+            continue;
+        };
         let method = ident(&snake(e.name));
         let ty = if e.published {
             let ty = format_ident!("{}", camel(e.name));
@@ -889,7 +1056,11 @@ fn dispatcher(m: &Manifest, json: &str) -> TokenStream {
     let entry_doc = doc(&format!(
         "Builds the host handler of `{}` from your server value.\n\nThe value must implement {}: exactly the traits this manifest needs.",
         m.id,
-        if required.is_empty() { "no trait".to_owned() } else { required.join(", ") }
+        if required.is_empty() {
+            "no trait".to_owned()
+        } else {
+            required.join(", ")
+        }
     ));
     quote! {
         struct __HostDispatch<S>(S);
@@ -922,8 +1093,17 @@ fn dispatcher(m: &Manifest, json: &str) -> TokenStream {
 /// Empty stubs for an invalid manifest whose model could not be read, so that the vendor sees the
 /// manifest's errors and not a cascade of unresolved names.
 pub fn stubs() -> TokenStream {
-    let traits = ["Tools", "Actions", "Mentions", "ContextProviders", "Procedures", "Connector", "Work", "Events"]
-        .map(|t| format_ident!("{t}"));
+    let traits = [
+        "Tools",
+        "Actions",
+        "Mentions",
+        "ContextProviders",
+        "Procedures",
+        "Connector",
+        "Work",
+        "Events",
+    ]
+    .map(|t| format_ident!("{t}"));
     quote! {
         /// Unavailable: the manifest is invalid (see the errors above).
         pub mod manifest {}

@@ -36,7 +36,14 @@ pub fn expand(written: &str, manifest_dir: Option<&Path>, span: Span) -> TokenSt
                 host_manifest::ReadErrorKind::NotFound => format!(
                     "cannot find `{written}`; the path is relative to the crate's folder (the one with Cargo.toml)"
                 ),
-                _ => format!("cannot read `{written}`: {}", e.to_string().split(": ").skip(1).collect::<Vec<_>>().join(": ")),
+                _ => format!(
+                    "cannot read `{written}`: {}",
+                    e.to_string()
+                        .split(": ")
+                        .skip(1)
+                        .collect::<Vec<_>>()
+                        .join(": ")
+                ),
             };
             return error_at(span, &message);
         }
@@ -48,8 +55,10 @@ pub fn expand(written: &str, manifest_dir: Option<&Path>, span: Span) -> TokenSt
     }
     // A manifest with only cross-field errors still reads as the typed model: generate everything so
     // the vendor sees the manifest's errors and nothing else.
-    let model: Option<Manifest> =
-        report.manifest().cloned().or_else(|| serde_json::from_str(report.text().trim_start_matches('\u{feff}')).ok());
+    let model: Option<Manifest> = report
+        .manifest()
+        .cloned()
+        .or_else(|| serde_json::from_str(report.text().trim_start_matches('\u{feff}')).ok());
     match model {
         Some(m) => {
             let mut notes = Notes::default();
@@ -85,7 +94,11 @@ pub fn expand_pretty(written: &str, manifest_dir: Option<&Path>) -> String {
 /// same on every machine.
 fn resolve(written: &str, manifest_dir: Option<&Path>) -> Result<PathBuf, String> {
     let rel = Path::new(written);
-    if rel.is_absolute() || rel.components().any(|c| matches!(c, Component::Prefix(_) | Component::RootDir)) {
+    if rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| matches!(c, Component::Prefix(_) | Component::RootDir))
+    {
         return Err(format!(
             "`{written}` is an absolute path; write the manifest's path relative to the crate's folder, such as \"host.extension.json\""
         ));
@@ -103,7 +116,11 @@ fn track(manifest: &Path, span: Span, model: Option<&Manifest>) -> TokenStream {
     if let (Some(m), Some(dir)) = (model, manifest.parent()) {
         files.extend(named_files(m).into_iter().map(|f| dir.join(f)));
     }
-    let files: Vec<String> = files.iter().filter(|f| f.is_file()).map(|f| f.display().to_string()).collect();
+    let files: Vec<String> = files
+        .iter()
+        .filter(|f| f.is_file())
+        .map(|f| f.display().to_string())
+        .collect();
     quote_spanned! {span=>
         #( const _: &[u8] = ::core::include_bytes!(#files); )*
     }
@@ -119,7 +136,11 @@ fn named_files(m: &Manifest) -> Vec<&str> {
     out.extend(c.settings.iter().map(|s| s.entry.as_str()));
     out.extend(c.ai.knowledge.iter().map(|k| k.file.as_str()));
     out.extend(c.ai.skills.iter().map(|k| k.file.as_str()));
-    out.extend(m.listing.iter().flat_map(|l| l.screenshots.iter().map(String::as_str)));
+    out.extend(
+        m.listing
+            .iter()
+            .flat_map(|l| l.screenshots.iter().map(String::as_str)),
+    );
     out
 }
 
@@ -154,7 +175,12 @@ mod tests {
 
     #[test]
     fn absolute_paths_are_refused() {
-        let out = expand("/etc/host.extension.json", Some(Path::new("/tmp")), Span::call_site()).to_string();
+        let out = expand(
+            "/etc/host.extension.json",
+            Some(Path::new("/tmp")),
+            Span::call_site(),
+        )
+        .to_string();
         assert!(out.contains("is an absolute path"), "{out}");
     }
 
@@ -162,6 +188,9 @@ mod tests {
     fn a_missing_file_says_where_paths_start() {
         let out = expand("nope.json", Some(Path::new("/tmp")), Span::call_site()).to_string();
         assert!(out.contains("relative to the crate's folder"), "{out}");
-        assert!(!out.contains("/tmp"), "no absolute path in the message: {out}");
+        assert!(
+            !out.contains("/tmp"),
+            "no absolute path in the message: {out}"
+        );
     }
 }

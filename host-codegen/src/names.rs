@@ -10,10 +10,11 @@ const NOT_RAW: [&str; 5] = ["self", "Self", "super", "crate", "extern"];
 
 /// Rust's reserved words (2024 edition), which become raw identifiers.
 const KEYWORDS: [&str; 50] = [
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "false", "fn", "for", "if", "impl",
-    "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true",
-    "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro", "override",
-    "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union", "raw", "safe",
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "false", "fn",
+    "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+    "return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while",
+    "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized",
+    "virtual", "yield", "try", "gen", "union", "raw", "safe",
 ];
 
 /// A snake_case identifier (`keyword-ranks`, `rank.dropped`, `listExperiments`).
@@ -29,7 +30,11 @@ pub fn camel(name: &str) -> String {
 /// An identifier that is always valid: keywords become raw identifiers, the few words that cannot be
 /// raw get a trailing `_`, and a leading digit gets a leading `_`.
 pub fn ident(text: &str) -> Ident {
-    let mut text = if text.is_empty() { "_".to_owned() } else { text.to_owned() };
+    let mut text = if text.is_empty() {
+        "_".to_owned()
+    } else {
+        text.to_owned()
+    };
     if text.starts_with(|c: char| c.is_ascii_digit()) {
         text.insert(0, '_');
     }
@@ -44,7 +49,9 @@ pub fn ident(text: &str) -> Ident {
 }
 
 /// Finds manifest names that map to the same Rust name within one namespace.
-pub fn collisions<'a>(names: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, String, String)> {
+pub fn collisions<'a>(
+    names: impl IntoIterator<Item = (&'a str, String)>,
+) -> Vec<(String, String, String)> {
     let mut seen: Vec<(&str, String)> = Vec::new();
     let mut out = Vec::new();
     for (original, rust) in names {
@@ -81,7 +88,13 @@ mod tests {
 
     #[test]
     fn collisions_are_found() {
-        let found = collisions([("get-result", snake("get-result")), ("getResult", snake("getResult"))]);
-        assert_eq!(found, vec![("get-result".into(), "getResult".into(), "get_result".into())]);
+        let found = collisions([
+            ("get-result", snake("get-result")),
+            ("getResult", snake("getResult")),
+        ]);
+        assert_eq!(
+            found,
+            vec![("get-result".into(), "getResult".into(), "get_result".into())]
+        );
     }
 }

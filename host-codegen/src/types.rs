@@ -24,7 +24,9 @@ pub fn schemas_items(roots: &[(&Value, &str)]) -> (TokenStream, Option<String>) 
     match typify_items(roots) {
         Ok(items) => (items, None),
         Err(why) => {
-            let names = roots.iter().map(|(_, root)| syn::Ident::new(root, proc_macro2::Span::call_site()));
+            let names = roots
+                .iter()
+                .map(|(_, root)| syn::Ident::new(root, proc_macro2::Span::call_site()));
             let items = quote! {
                 #(
                     /// Untyped: the generator could not derive a Rust type from this schema.
@@ -40,7 +42,8 @@ fn typify_items(roots: &[(&Value, &str)]) -> Result<TokenStream, String> {
     let mut parsed = Vec::new();
     for (schema, root) in roots {
         let root_schema: schemars::schema::RootSchema =
-            serde_json::from_value(to_draft7(schema)).map_err(|e| format!("the schema cannot be read: {e}"))?;
+            serde_json::from_value(to_draft7(schema))
+                .map_err(|e| format!("the schema cannot be read: {e}"))?;
         parsed.push((root_schema, (*root).to_owned()));
     }
     let mut settings = typify::TypeSpaceSettings::default();
@@ -49,15 +52,21 @@ fn typify_items(roots: &[(&Value, &str)]) -> Result<TokenStream, String> {
     // typify panics on some schemas it does not support; those become untyped instead.
     let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
         for (root_schema, root) in parsed {
-            space.add_ref_types(root_schema.definitions.clone()).map_err(|e| e.to_string())?;
             space
-                .add_type_with_name(&schemars::schema::Schema::Object(root_schema.schema.clone()), Some(root))
+                .add_ref_types(root_schema.definitions.clone())
+                .map_err(|e| e.to_string())?;
+            space
+                .add_type_with_name(
+                    &schemars::schema::Schema::Object(root_schema.schema.clone()),
+                    Some(root),
+                )
                 .map_err(|e| e.to_string())?;
         }
         Ok::<_, String>(space.to_stream())
     }))
     .map_err(|_| "typify could not handle this schema".to_owned())??;
-    let mut file: syn::File = syn::parse2(generated).map_err(|e| format!("typify produced invalid code: {e}"))?;
+    let mut file: syn::File =
+        syn::parse2(generated).map_err(|e| format!("typify produced invalid code: {e}"))?;
     Rewrite.visit_file_mut(&mut file);
     document_fields(&mut file.items);
     let items = file.items;
@@ -71,7 +80,10 @@ fn to_draft7(schema: &Value) -> Value {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .map(|(k, v)| match (k.as_str(), v) {
-                        ("$ref", Value::String(r)) => (k.clone(), Value::String(r.replacen("#/$defs/", "#/definitions/", 1))),
+                        ("$ref", Value::String(r)) => (
+                            k.clone(),
+                            Value::String(r.replacen("#/$defs/", "#/definitions/", 1)),
+                        ),
                         _ => (k.clone(), walk(v)),
                     })
                     .collect(),
@@ -84,6 +96,15 @@ fn to_draft7(schema: &Value) -> Value {
     if let Value::Object(map) = &mut out {
         map.remove("$schema");
         map.remove("$id");
+        // typify names a type after its `title`; the root's name is fixed (`Input`, ...), so the title
+        // moves into the description, which becomes the doc comment.
+        if let Some(Value::String(title)) = map.remove("title") {
+            let description = match map.get("description").and_then(Value::as_str) {
+                Some(d) => format!("{title}\n\n{d}"),
+                None => title,
+            };
+            map.insert("description".to_owned(), Value::String(description));
+        }
         if let Some(defs) = map.remove("$defs") {
             map.insert("definitions".to_owned(), defs);
         }
@@ -97,7 +118,11 @@ struct Rewrite;
 
 impl Rewrite {
     fn is_reexported(path: &syn::Path) -> bool {
-        path.leading_colon.is_some() && path.segments.first().is_some_and(|s| REEXPORTED.contains(&s.ident.to_string().as_str()))
+        path.leading_colon.is_some()
+            && path
+                .segments
+                .first()
+                .is_some_and(|s| REEXPORTED.contains(&s.ident.to_string().as_str()))
     }
 
     fn reroot(path: &mut syn::Path) {
@@ -112,13 +137,17 @@ impl Rewrite {
     fn rewrite_derives(attrs: &mut [syn::Attribute]) -> bool {
         let mut serde = false;
         for attr in attrs.iter_mut().filter(|a| a.path().is_ident("derive")) {
-            let Ok(mut paths) =
-                attr.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-            else {
+            let Ok(mut paths) = attr.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            ) else {
                 continue;
             };
             for path in paths.iter_mut() {
-                let last = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let last = path
+                    .segments
+                    .last()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
                 serde |= last == "Serialize" || last == "Deserialize";
                 Self::reroot(path);
             }
@@ -177,8 +206,22 @@ impl VisitMut for Rewrite {
         visit_mut::visit_item_mod_mut(self, item);
     }
 
+    // `#[serde(skip_serializing_if = "::serde_json::Map::is_empty")]` names paths inside strings.
     fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
-        // `#[serde(default = "...")]` strings name typify's own `defaults` module; nothing to do.
+        if attr.path().is_ident("serde") {
+            let mut text = quote::ToTokens::to_token_stream(&attr.meta).to_string();
+            let mut changed = false;
+            for krate in REEXPORTED {
+                let from = format!("\"::{krate}::");
+                if text.contains(&from) {
+                    text = text.replace(&from, &format!("\"::host_runtime::codegen::{krate}::"));
+                    changed = true;
+                }
+            }
+            if changed && let Ok(meta) = syn::parse_str::<syn::Meta>(&text) {
+                attr.meta = meta;
+            }
+        }
         visit_mut::visit_attribute_mut(self, attr);
     }
 }
@@ -194,7 +237,8 @@ fn document_fields(items: &mut [syn::Item]) {
                         continue;
                     }
                     let Some(ident) = &field.ident else { continue };
-                    let json = serde_rename(&field.attrs).unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
+                    let json = serde_rename(&field.attrs)
+                        .unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
                     let doc = format!(" `{json}`.");
                     field.attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
                 }
@@ -204,7 +248,8 @@ fn document_fields(items: &mut [syn::Item]) {
                     if has_doc(&variant.attrs) {
                         continue;
                     }
-                    let json = serde_rename(&variant.attrs).unwrap_or_else(|| variant.ident.to_string());
+                    let json =
+                        serde_rename(&variant.attrs).unwrap_or_else(|| variant.ident.to_string());
                     let doc = format!(" `{json}`.");
                     variant.attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
                 }
@@ -252,11 +297,25 @@ mod tests {
 
     #[test]
     fn paths_point_at_the_runtime() {
-        let out = render(json!({ "type": "object", "properties": { "c": { "type": "string", "pattern": "^[A-Z]{2}$" } } }));
-        assert!(out.contains(":: host_runtime :: codegen :: serde :: Deserialize"), "{out}");
-        assert!(out.contains(":: host_runtime :: codegen :: regress"), "{out}");
-        assert!(out.contains("crate = \"::host_runtime::codegen::serde\""), "{out}");
-        assert!(!out.contains(" :: serde :: Deserialize"), "{out}");
+        let out = render(
+            json!({ "type": "object", "properties": { "c": { "type": "string", "pattern": "^[A-Z]{2}$" } } }),
+        );
+        assert!(
+            out.contains(":: host_runtime :: codegen :: serde :: Deserialize"),
+            "{out}"
+        );
+        assert!(
+            out.contains(":: host_runtime :: codegen :: regress"),
+            "{out}"
+        );
+        assert!(
+            out.contains("crate = \"::host_runtime::codegen::serde\""),
+            "{out}"
+        );
+        assert!(
+            !out.contains("(:: serde ::") && !out.contains("< :: serde ::"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -270,8 +329,22 @@ mod tests {
     }
 
     #[test]
+    fn a_titled_root_keeps_its_fixed_name() {
+        let out = render(
+            json!({ "title": "Report query", "type": "object", "properties": { "m": { "type": "object" } } }),
+        );
+        assert!(out.contains("pub struct Input"), "{out}");
+        assert!(out.contains("Report query"), "{out}");
+        assert!(
+            !out.contains("\"::serde_json::"),
+            "paths in serde attributes are rerooted: {out}"
+        );
+    }
+
+    #[test]
     fn fields_without_descriptions_get_docs() {
-        let out = render(json!({ "type": "object", "properties": { "type": { "type": "string" } } }));
-        assert!(out.contains("\"`type`.\""), "{out}");
+        let out =
+            render(json!({ "type": "object", "properties": { "type": { "type": "string" } } }));
+        assert!(out.contains("\" `type`.\""), "{out}");
     }
 }

@@ -17,7 +17,10 @@ pub fn host_extension(input: TokenStream) -> TokenStream {
     let lit = match syn::parse::<syn::LitStr>(input) {
         Ok(lit) => lit,
         Err(e) => {
-            let e = syn::Error::new(e.span(), "expected the manifest's path as a string literal, such as host_extension!(\"host.extension.json\")");
+            let e = syn::Error::new(
+                e.span(),
+                "expected the manifest's path as a string literal, such as host_extension!(\"host.extension.json\")",
+            );
             return e.to_compile_error().into();
         }
     };

@@ -134,7 +134,11 @@ mod sealed {
 }
 
 fn finite(v: f64, at: impl FnOnce() -> String) -> Result<(), String> {
-    if v.is_finite() { Ok(()) } else { Err(format!("{} is {v}; numbers must be finite", at())) }
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{} is {v}; numbers must be finite", at()))
+    }
 }
 
 fn scalar_finite(s: &Scalar, at: impl FnOnce() -> String) -> Result<(), String> {
@@ -163,7 +167,12 @@ pub struct Value {
 impl Value {
     /// A figure with nothing else.
     pub fn new(value: impl Into<Scalar>) -> Self {
-        Value { value: value.into(), label: None, unit: None, change: None }
+        Value {
+            value: value.into(),
+            label: None,
+            unit: None,
+            change: None,
+        }
     }
     /// Adds a label.
     pub fn label(mut self, label: impl Into<String>) -> Self {
@@ -186,7 +195,8 @@ impl ToolAnswer for Value {
     const KIND: Kind = Kind::Value;
     fn check(&self) -> Result<(), String> {
         scalar_finite(&self.value, || "`value`".to_owned())?;
-        self.change.map_or(Ok(()), |c| finite(c, || "`change`".to_owned()))
+        self.change
+            .map_or(Ok(()), |c| finite(c, || "`change`".to_owned()))
     }
 }
 
@@ -216,7 +226,12 @@ pub struct ListItem {
 impl ListItem {
     /// An item with a title only.
     pub fn new(title: impl Into<String>) -> Self {
-        ListItem { title: title.into(), subtitle: None, url: None, value: None }
+        ListItem {
+            title: title.into(),
+            subtitle: None,
+            url: None,
+            value: None,
+        }
     }
 }
 
@@ -227,7 +242,9 @@ impl ToolAnswer for List {
             if let Some(url) = &item.url
                 && !url.starts_with("https://")
             {
-                return Err(format!("`items[{i}].url` is `{url}`; list links must be https URLs"));
+                return Err(format!(
+                    "`items[{i}].url` is `{url}`; list links must be https URLs"
+                ));
             }
             if let Some(v) = &item.value {
                 scalar_finite(v, || format!("`items[{i}].value`"))?;
@@ -265,17 +282,38 @@ impl Table {
     }
     /// Adds a column.
     pub fn column(mut self, key: impl Into<String>, label: impl Into<String>) -> Self {
-        self.columns.push(Column { key: key.into(), label: label.into(), unit: None });
+        self.columns.push(Column {
+            key: key.into(),
+            label: label.into(),
+            unit: None,
+        });
         self
     }
     /// Adds a column with a unit.
-    pub fn column_with_unit(mut self, key: impl Into<String>, label: impl Into<String>, unit: Unit) -> Self {
-        self.columns.push(Column { key: key.into(), label: label.into(), unit: Some(unit) });
+    pub fn column_with_unit(
+        mut self,
+        key: impl Into<String>,
+        label: impl Into<String>,
+        unit: Unit,
+    ) -> Self {
+        self.columns.push(Column {
+            key: key.into(),
+            label: label.into(),
+            unit: Some(unit),
+        });
         self
     }
     /// Adds a row from `(column key, cell)` pairs.
-    pub fn row<K: Into<String>, V: Into<Cell>>(mut self, cells: impl IntoIterator<Item = (K, V)>) -> Self {
-        self.rows.push(cells.into_iter().map(|(k, v)| (k.into(), v.into())).collect());
+    pub fn row<K: Into<String>, V: Into<Cell>>(
+        mut self,
+        cells: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        self.rows.push(
+            cells
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        );
         self
     }
 }
@@ -286,7 +324,9 @@ impl ToolAnswer for Table {
         for (i, row) in self.rows.iter().enumerate() {
             for (key, cell) in row {
                 if !self.columns.iter().any(|c| &c.key == key) {
-                    return Err(format!("`rows[{i}]` has the key `{key}`, which is not a column"));
+                    return Err(format!(
+                        "`rows[{i}]` has the key `{key}`, which is not a column"
+                    ));
                 }
                 if let Cell::Number(v) = cell {
                     finite(*v, || format!("`rows[{i}].{key}`"))?;
@@ -334,7 +374,10 @@ impl ToolAnswer for Series {
             for (j, p) in line.points.iter().enumerate() {
                 finite(p.v, || format!("`series[{i}].points[{j}].v`"))?;
                 if p.t.to_datetime().is_none() {
-                    return Err(format!("`series[{i}].points[{j}].t` is `{}`, not an ISO 8601 timestamp", p.t));
+                    return Err(format!(
+                        "`series[{i}].points[{j}].t` is `{}`, not an ISO 8601 timestamp",
+                        p.t
+                    ));
                 }
             }
         }
@@ -364,7 +407,10 @@ impl ToolAnswer for Comparison {
     const KIND: Kind = Kind::Comparison;
     fn check(&self) -> Result<(), String> {
         if self.subjects.len() < 2 {
-            return Err(format!("`subjects` has {}; a comparison needs at least 2", self.subjects.len()));
+            return Err(format!(
+                "`subjects` has {}; a comparison needs at least 2",
+                self.subjects.len()
+            ));
         }
         for (i, row) in self.rows.iter().enumerate() {
             if row.values.len() != self.subjects.len() {
@@ -403,7 +449,10 @@ pub struct MentionItem {
 impl MentionItem {
     /// An item.
     pub fn new(id: impl Into<String>, label: impl Into<String>) -> Self {
-        MentionItem { id: id.into(), label: label.into() }
+        MentionItem {
+            id: id.into(),
+            label: label.into(),
+        }
     }
 }
 
@@ -420,7 +469,10 @@ pub struct ContextBlock {
 impl ContextBlock {
     /// A block with a summary only.
     pub fn new(summary: impl Into<String>) -> Self {
-        ContextBlock { summary: summary.into(), data: None }
+        ContextBlock {
+            summary: summary.into(),
+            data: None,
+        }
     }
 }
 
@@ -430,7 +482,9 @@ mod tests {
 
     #[test]
     fn table_rows_must_use_column_keys() {
-        let t = Table::new().column("kw", "Keyword").row([("kw", Cell::from("notes"))]);
+        let t = Table::new()
+            .column("kw", "Keyword")
+            .row([("kw", Cell::from("notes"))]);
         assert!(t.check().is_ok());
         let t = t.row([("rank", 3.0)]);
         assert!(t.check().unwrap_err().contains("`rank`"));
@@ -440,15 +494,23 @@ mod tests {
     fn non_finite_numbers_are_refused() {
         assert!(Value::new(f64::NAN).check().is_err());
         assert!(Value::new(1.0).change(f64::INFINITY).check().is_err());
-        let t = Table::new().column("v", "V").row([("v", f64::NEG_INFINITY)]);
+        let t = Table::new()
+            .column("v", "V")
+            .row([("v", f64::NEG_INFINITY)]);
         assert!(t.check().is_err());
     }
 
     #[test]
     fn comparisons_need_two_subjects_and_full_rows() {
-        let mut c = Comparison { subjects: vec!["a".into(), "b".into()], rows: vec![] };
+        let mut c = Comparison {
+            subjects: vec!["a".into(), "b".into()],
+            rows: vec![],
+        };
         assert!(c.check().is_ok());
-        c.rows.push(ComparisonRow { label: "x".into(), values: vec![Some(1.0.into())] });
+        c.rows.push(ComparisonRow {
+            label: "x".into(),
+            values: vec![Some(1.0.into())],
+        });
         assert!(c.check().is_err());
         c.rows[0].values.push(None);
         assert!(c.check().is_ok());
@@ -458,11 +520,21 @@ mod tests {
 
     #[test]
     fn list_links_are_https_and_series_times_parse() {
-        let mut l = List { items: vec![ListItem::new("a")] };
+        let mut l = List {
+            items: vec![ListItem::new("a")],
+        };
         l.items[0].url = Some("http://x".into());
         assert!(l.check().is_err());
         let s = Series {
-            series: vec![Line { key: "k".into(), label: "K".into(), unit: None, points: vec![Point { t: "soon".into(), v: 1.0 }] }],
+            series: vec![Line {
+                key: "k".into(),
+                label: "K".into(),
+                unit: None,
+                points: vec![Point {
+                    t: "soon".into(),
+                    v: 1.0,
+                }],
+            }],
         };
         assert!(s.check().is_err());
     }
@@ -470,8 +542,15 @@ mod tests {
     #[test]
     fn answers_serialize_to_the_d4_keys() {
         let v = serde_json::to_value(Value::new(4.5).label("Rank").unit(Unit::Count)).unwrap();
-        assert_eq!(v, serde_json::json!({ "value": 4.5, "label": "Rank", "unit": "count" }));
-        let t = serde_json::to_value(Table::new().column("k", "K").row([("k", Cell::Null)])).unwrap();
-        assert_eq!(t, serde_json::json!({ "columns": [ { "key": "k", "label": "K" } ], "rows": [ { "k": null } ] }));
+        assert_eq!(
+            v,
+            serde_json::json!({ "value": 4.5, "label": "Rank", "unit": "count" })
+        );
+        let t =
+            serde_json::to_value(Table::new().column("k", "K").row([("k", Cell::Null)])).unwrap();
+        assert_eq!(
+            t,
+            serde_json::json!({ "columns": [ { "key": "k", "label": "K" } ], "rows": [ { "k": null } ] })
+        );
     }
 }

@@ -74,12 +74,19 @@ impl RawCall {
     // The HTTP layer builds calls with it once the token is verified; until then only tests do.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn new(body: Map<String, Json>, claims: Claims, extension_id: String) -> Self {
-        RawCall { body, claims, extension_id, query: None, event_id: None }
+        RawCall {
+            body,
+            claims,
+            extension_id,
+            query: None,
+            event_id: None,
+        }
     }
 
     fn install(&mut self) -> Result<Install, HostError> {
         match self.body.remove("install") {
-            Some(v) => serde_json::from_value(v).map_err(|e| HostError::bad_request(format!("`install`: {e}"))),
+            Some(v) => serde_json::from_value(v)
+                .map_err(|e| HostError::bad_request(format!("`install`: {e}"))),
             None => Ok(Install {
                 id: self.claims.sub.clone(),
                 extension_id: self.extension_id.clone(),
@@ -105,21 +112,36 @@ impl RawCall {
         input: Option<Json>,
     ) -> Result<Call<I, C, D>, HostError> {
         let install = self.install()?;
-        let context: CallContext = self.member("context", Json::Null).or_else(|_| Ok::<_, HostError>(CallContext::default()))?;
+        let context: CallContext = self
+            .member("context", Json::Null)
+            .or_else(|_| Ok::<_, HostError>(CallContext::default()))?;
         let input = match input {
-            Some(v) => serde_json::from_value(v).map_err(|e| HostError::input_invalid(format!("payload: {e}")))?,
+            Some(v) => serde_json::from_value(v)
+                .map_err(|e| HostError::input_invalid(format!("payload: {e}")))?,
             None => self.member("input", Json::Object(Map::new()))?,
         };
         let credentials = self.member("credentials", Json::Object(Map::new()))?;
         let documents = self.member("documents", Json::Object(Map::new()))?;
-        Ok(Call { input, credentials, documents, install, context, claims: self.claims, event_id: self.event_id })
+        Ok(Call {
+            input,
+            credentials,
+            documents,
+            install,
+            context,
+            claims: self.claims,
+            event_id: self.event_id,
+        })
     }
 }
 
 /// Implemented by the dispatcher `host_extension!` generates around the vendor's value.
 pub trait Dispatch: Send + Sync + 'static {
     /// Routes one verified call to the vendor's trait method and encodes its answer.
-    fn dispatch<'a>(&'a self, route: Route<'a>, call: RawCall) -> BoxFuture<'a, Result<Reply, HostError>>;
+    fn dispatch<'a>(
+        &'a self,
+        route: Route<'a>,
+        call: RawCall,
+    ) -> BoxFuture<'a, Result<Reply, HostError>>;
 }
 
 /// Builds the handler from the manifest (compact JSON, validated when the crate compiled) and the
@@ -129,7 +151,9 @@ pub fn handler(manifest_json: &'static str, dispatch: impl Dispatch) -> crate::H
 }
 
 /// A tool, procedure or work call.
-pub fn call<I: DeserializeOwned, C: DeserializeOwned, D: DeserializeOwned>(raw: RawCall) -> Result<Call<I, C, D>, HostError> {
+pub fn call<I: DeserializeOwned, C: DeserializeOwned, D: DeserializeOwned>(
+    raw: RawCall,
+) -> Result<Call<I, C, D>, HostError> {
     raw.into_call(None)
 }
 
@@ -162,13 +186,20 @@ pub fn dedupe_key<P: HostEvent>(install_id: &str, payload: &P) -> String {
 /// A mention picker call.
 pub fn mention(mut raw: RawCall) -> Result<MentionCall, HostError> {
     let install = raw.install()?;
-    Ok(MentionCall { q: raw.query.take().unwrap_or_default(), install, claims: raw.claims })
+    Ok(MentionCall {
+        q: raw.query.take().unwrap_or_default(),
+        install,
+        claims: raw.claims,
+    })
 }
 
 /// A context provider call.
 pub fn context(mut raw: RawCall) -> Result<ContextCall, HostError> {
     let install = raw.install()?;
-    Ok(ContextCall { install, claims: raw.claims })
+    Ok(ContextCall {
+        install,
+        claims: raw.claims,
+    })
 }
 
 /// A comment call: the item id from the route, the comment from the body's `input`.
@@ -199,16 +230,30 @@ pub const MENTION_LABEL_CHARS: usize = 80;
 
 /// Checks and encodes a tool answer (D4, D9).
 pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
-    answer.check().map_err(|e| HostError::sdk(codes::TOOL_RESPONSE_INVALID, format!("the tool's answer is invalid: {e}")))?;
-    let bytes = serde_json::to_vec(&answer)
-        .map_err(|e| HostError::sdk(codes::TOOL_RESPONSE_INVALID, format!("the tool's answer cannot be encoded: {e}")))?;
+    answer.check().map_err(|e| {
+        HostError::sdk(
+            codes::TOOL_RESPONSE_INVALID,
+            format!("the tool's answer is invalid: {e}"),
+        )
+    })?;
+    let bytes = serde_json::to_vec(&answer).map_err(|e| {
+        HostError::sdk(
+            codes::TOOL_RESPONSE_INVALID,
+            format!("the tool's answer cannot be encoded: {e}"),
+        )
+    })?;
     if bytes.len() > TOOL_ANSWER_LIMIT {
         return Err(HostError::sdk(
             codes::TOOL_RESPONSE_TOO_LARGE,
-            format!("the tool's answer is {} bytes; the limit is {TOOL_ANSWER_LIMIT}", bytes.len()),
+            format!(
+                "the tool's answer is {} bytes; the limit is {TOOL_ANSWER_LIMIT}",
+                bytes.len()
+            ),
         ));
     }
-    serde_json::from_slice(&bytes).map(Reply::Json).map_err(|e| HostError::internal(e.to_string()))
+    serde_json::from_slice(&bytes)
+        .map(Reply::Json)
+        .map_err(|e| HostError::internal(e.to_string()))
 }
 
 /// Trims and encodes a mention answer (D9: first 20 items, labels cut to 80 characters).
@@ -228,10 +273,15 @@ pub fn context_answer(answer: ContextBlock) -> Result<Reply, HostError> {
     if bytes.len() > CONTEXT_LIMIT {
         return Err(HostError::sdk(
             codes::CONTEXT_TOO_LARGE,
-            format!("the context block is {} bytes once rendered; the limit is {CONTEXT_LIMIT}", bytes.len()),
+            format!(
+                "the context block is {} bytes once rendered; the limit is {CONTEXT_LIMIT}",
+                bytes.len()
+            ),
         ));
     }
-    serde_json::from_slice(&bytes).map(Reply::Json).map_err(|e| HostError::internal(e.to_string()))
+    serde_json::from_slice(&bytes)
+        .map(Reply::Json)
+        .map_err(|e| HostError::internal(e.to_string()))
 }
 
 /// Encodes a procedure's typed output.
@@ -264,10 +314,15 @@ pub fn not_found(route: Route<'_>) -> HostError {
         Route::Context(id) => format!("no context provider `{id}`"),
         Route::Procedure(name) => format!("no procedure `{name}`"),
         Route::Event(name) => {
-            return HostError::sdk(codes::EVENT_NOT_SUBSCRIBED, format!("the server does not subscribe to `{name}`"));
+            return HostError::sdk(
+                codes::EVENT_NOT_SUBSCRIBED,
+                format!("the server does not subscribe to `{name}`"),
+            );
         }
         Route::Sync => "no connector metrics".to_owned(),
-        Route::WorkContainers | Route::WorkItem | Route::WorkComment(_) => "no work destination".to_owned(),
+        Route::WorkContainers | Route::WorkItem | Route::WorkComment(_) => {
+            "no work destination".to_owned()
+        }
     };
     HostError::not_found(format!("{what} in this extension"))
 }
@@ -300,7 +355,11 @@ mod tests {
     }
 
     fn raw(body: Json) -> RawCall {
-        RawCall::new(body.as_object().cloned().unwrap_or_default(), claims(), "ext".into())
+        RawCall::new(
+            body.as_object().cloned().unwrap_or_default(),
+            claims(),
+            "ext".into(),
+        )
     }
 
     #[derive(serde::Deserialize, Debug)]
@@ -328,9 +387,14 @@ mod tests {
 
     #[test]
     fn bad_input_is_input_invalid_and_bad_credentials_bad_request() {
-        let e = call::<Input, Creds, crate::NoDocuments>(raw(json!({ "input": {}, "credentials": { "api_key": "k" } }))).unwrap_err();
+        let e = call::<Input, Creds, crate::NoDocuments>(raw(
+            json!({ "input": {}, "credentials": { "api_key": "k" } }),
+        ))
+        .unwrap_err();
         assert_eq!((e.code(), e.status()), ("INPUT_INVALID", 422));
-        let e = call::<Input, Creds, crate::NoDocuments>(raw(json!({ "input": { "country": "DE" } }))).unwrap_err();
+        let e =
+            call::<Input, Creds, crate::NoDocuments>(raw(json!({ "input": { "country": "DE" } })))
+                .unwrap_err();
         assert_eq!((e.code(), e.status()), ("BAD_REQUEST", 400));
     }
 
@@ -343,8 +407,12 @@ mod tests {
 
     #[test]
     fn mention_answers_are_trimmed() {
-        let items = (0..30).map(|i| MentionItem::new(i.to_string(), "é".repeat(100))).collect();
-        let Reply::Json(v) = mention_answer(MentionItems { items }).unwrap() else { panic!("json") };
+        let items = (0..30)
+            .map(|i| MentionItem::new(i.to_string(), "é".repeat(100)))
+            .collect();
+        let Reply::Json(v) = mention_answer(MentionItems { items }).unwrap() else {
+            panic!("json")
+        };
         let items = v["items"].as_array().unwrap();
         assert_eq!(items.len(), 20);
         assert_eq!(items[0]["label"].as_str().unwrap().chars().count(), 80);
@@ -357,8 +425,13 @@ mod tests {
         assert!(context_answer(ContextBlock::new("x".repeat(2000))).is_ok());
         let e = tool_answer(Table::new().row([("x", 1.0)])).unwrap_err();
         assert_eq!((e.code(), e.status()), ("TOOL_RESPONSE_INVALID", 502));
-        let big = Table::new().column("k", "K").row([("k", "x".repeat(TOOL_ANSWER_LIMIT))]);
-        assert_eq!(tool_answer(big).unwrap_err().code(), "TOOL_RESPONSE_TOO_LARGE");
+        let big = Table::new()
+            .column("k", "K")
+            .row([("k", "x".repeat(TOOL_ANSWER_LIMIT))]);
+        assert_eq!(
+            tool_answer(big).unwrap_err().code(),
+            "TOOL_RESPONSE_TOO_LARGE"
+        );
     }
 
     #[test]

@@ -82,7 +82,11 @@ pub struct HostError {
 impl HostError {
     /// A handler's own error, with status 500 until [`with_status`](Self::with_status) says otherwise.
     pub fn new(code: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Self {
-        HostError { code: code.into(), message: message.into(), status: StatusCode::INTERNAL_SERVER_ERROR }
+        HostError {
+            code: code.into(),
+            message: message.into(),
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+        }
     }
 
     /// Sets the HTTP status (an invalid status, outside 400..=599, keeps 500).
@@ -97,7 +101,10 @@ impl HostError {
 
     /// One of the SDK's own codes ([`codes`]) with its D3 status.
     pub(crate) fn sdk(code: &'static str, message: impl Into<String>) -> Self {
-        let status = codes::ALL.iter().find(|(c, _)| *c == code).map_or(500, |(_, s)| *s);
+        let status = codes::ALL
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map_or(500, |(_, s)| *s);
         HostError::new(code, message).with_status(status)
     }
 
@@ -146,14 +153,23 @@ impl HostError {
         let body = bytes::Bytes::from(self.to_body().to_string());
         let mut res = http::Response::new(body);
         *res.status_mut() = self.status;
-        res.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        res.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
         res
     }
 }
 
 impl fmt::Display for HostError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}): {}", self.code, self.status.as_u16(), self.message)
+        write!(
+            f,
+            "{} ({}): {}",
+            self.code,
+            self.status.as_u16(),
+            self.message
+        )
     }
 }
 
@@ -184,6 +200,9 @@ mod tests {
         assert_eq!(res.status(), 404);
         assert_eq!(res.headers()["content-type"], "application/json");
         let body: serde_json::Value = serde_json::from_slice(res.body()).unwrap();
-        assert_eq!(body, serde_json::json!({ "error": { "code": "NOT_FOUND", "message": "no tool `x`" } }));
+        assert_eq!(
+            body,
+            serde_json::json!({ "error": { "code": "NOT_FOUND", "message": "no tool `x`" } })
+        );
     }
 }

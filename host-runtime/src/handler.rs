@@ -16,7 +16,9 @@ pub struct Handler {
 
 impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Handler").field("extension", &self.extension_id()).finish_non_exhaustive()
+        f.debug_struct("Handler")
+            .field("extension", &self.extension_id())
+            .finish_non_exhaustive()
     }
 }
 

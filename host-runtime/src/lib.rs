@@ -32,8 +32,8 @@ pub mod work;
 
 pub use answer::{Comparison, ContextBlock, List, MentionItem, MentionItems, Series, Table};
 pub use call::{
-    Approved, Call, CallContext, Claims, ContextCall, DateRange, Document, Filters, Install, MentionCall, NoCredentials,
-    NoDocuments, OAuthToken,
+    Approved, Call, CallContext, Claims, ContextCall, DateRange, Document, Filters, Install,
+    MentionCall, NoCredentials, NoDocuments, OAuthToken,
 };
 pub use error::{HostError, codes};
 pub use events::{HostEvent, Timestamp};

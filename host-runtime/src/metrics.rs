@@ -37,7 +37,10 @@ pub struct SyncAnswer<M> {
 
 impl<M> Default for SyncAnswer<M> {
     fn default() -> Self {
-        SyncAnswer { points: Vec::new(), cursor: None }
+        SyncAnswer {
+            points: Vec::new(),
+            cursor: None,
+        }
     }
 }
 
@@ -58,7 +61,12 @@ pub struct MetricPoint<M> {
 impl<M> MetricPoint<M> {
     /// A point without dimensions.
     pub fn new(metric: M, t: impl Into<Timestamp>, v: f64) -> Self {
-        MetricPoint { metric, t: t.into(), v, dimensions: BTreeMap::new() }
+        MetricPoint {
+            metric,
+            t: t.into(),
+            v,
+            dimensions: BTreeMap::new(),
+        }
     }
 
     /// Adds a dimension value.

@@ -50,8 +50,12 @@ impl fmt::Display for WebhookError {
         match self {
             WebhookError::BadSecret(why) => write!(f, "invalid webhook secret: {why}"),
             WebhookError::BadTimestamp => f.write_str("`webhook-timestamp` is not unix seconds"),
-            WebhookError::TimestampOutOfTolerance => f.write_str("`webhook-timestamp` is more than 300 s from now"),
-            WebhookError::NoMatchingSignature => f.write_str("no signature in `webhook-signature` matches"),
+            WebhookError::TimestampOutOfTolerance => {
+                f.write_str("`webhook-timestamp` is more than 300 s from now")
+            }
+            WebhookError::NoMatchingSignature => {
+                f.write_str("no signature in `webhook-signature` matches")
+            }
             WebhookError::Payload(e) => write!(f, "the payload cannot be serialised: {e}"),
         }
     }
@@ -63,7 +67,9 @@ impl Secret {
     /// Parses `whsec_<base64>`; the prefix may be omitted.
     pub fn parse(text: &str) -> Result<Self, WebhookError> {
         let b64 = text.trim().strip_prefix("whsec_").unwrap_or(text.trim());
-        let bytes = BASE64.decode(b64).map_err(|_| WebhookError::BadSecret("not base64 after `whsec_`"))?;
+        let bytes = BASE64
+            .decode(b64)
+            .map_err(|_| WebhookError::BadSecret("not base64 after `whsec_`"))?;
         if bytes.len() < 24 {
             return Err(WebhookError::BadSecret("it decodes to fewer than 24 bytes"));
         }
@@ -107,8 +113,13 @@ pub fn verify_webhook(
     body: &[u8],
     now: SystemTime,
 ) -> Result<(), WebhookError> {
-    let ts: i64 = timestamp.trim().parse().map_err(|_| WebhookError::BadTimestamp)?;
-    let now_s = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    let ts: i64 = timestamp
+        .trim()
+        .parse()
+        .map_err(|_| WebhookError::BadTimestamp)?;
+    let now_s = now
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
     if (now_s - ts).unsigned_abs() > TIMESTAMP_TOLERANCE.as_secs() {
         return Err(WebhookError::TimestampOutOfTolerance);
     }
@@ -119,7 +130,11 @@ pub fn verify_webhook(
         .filter_map(|b64| BASE64.decode(b64).ok())
         // Lengths are compared first (a wrong length can never match), then bytes in constant time.
         .any(|given| given.len() == expected.len() && bool::from(given.ct_eq(&expected)));
-    if matched { Ok(()) } else { Err(WebhookError::NoMatchingSignature) }
+    if matched {
+        Ok(())
+    } else {
+        Err(WebhookError::NoMatchingSignature)
+    }
 }
 
 /// Posts the vendor's declared events to the host, signed with the install's inbound secret.
@@ -133,7 +148,11 @@ pub struct EventSender {
 impl EventSender {
     /// A sender posting to `post_url` (no default; D2) with `secret` (`whsec_...`).
     pub fn new(post_url: impl Into<String>, secret: &str) -> Result<Self, WebhookError> {
-        Ok(EventSender { post_url: post_url.into(), secret: Secret::parse(secret)?, build: None })
+        Ok(EventSender {
+            post_url: post_url.into(),
+            secret: Secret::parse(secret)?,
+            build: None,
+        })
     }
 
     /// Sets the vendor build identifier sent as `build`.
@@ -162,8 +181,14 @@ impl EventSender {
             "dedupeKey": dedupe_key,
             "payload": payload,
         });
-        let body = serde_json::to_vec(&envelope).map_err(|e| WebhookError::Payload(e.to_string()))?;
-        Ok(OutboundEvent { url: self.post_url.clone(), id: dedupe_key.to_owned(), body, secret: self.secret.clone() })
+        let body =
+            serde_json::to_vec(&envelope).map_err(|e| WebhookError::Payload(e.to_string()))?;
+        Ok(OutboundEvent {
+            url: self.post_url.clone(),
+            id: dedupe_key.to_owned(),
+            body,
+            secret: self.secret.clone(),
+        })
     }
 }
 
@@ -185,12 +210,17 @@ impl OutboundEvent {
     /// The `POST` request with the Standard Webhooks headers, signed now. Every retry of the same event
     /// keeps `webhook-id`; sign each attempt anew so its timestamp is current.
     pub fn to_request(&self) -> Result<http::Request<bytes::Bytes>, http::Error> {
-        let ts = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+        let ts = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
         http::Request::post(&self.url)
             .header(http::header::CONTENT_TYPE, "application/json")
             .header("webhook-id", &self.id)
             .header("webhook-timestamp", ts.to_string())
-            .header("webhook-signature", sign_webhook(&self.secret, &self.id, ts, &self.body))
+            .header(
+                "webhook-signature",
+                sign_webhook(&self.secret, &self.id, ts, &self.body),
+            )
             .body(bytes::Bytes::from(self.body.clone()))
     }
 }
@@ -213,14 +243,24 @@ mod tests {
     fn reproduces_the_standard_webhooks_reference_vector() {
         let secret = Secret::parse(SECRET).unwrap();
         assert_eq!(sign_webhook(&secret, ID, TS, BODY), SIG);
-        assert_eq!(verify_webhook(&secret, ID, "1649367553", SIG, BODY, at(TS)), Ok(()));
+        assert_eq!(
+            verify_webhook(&secret, ID, "1649367553", SIG, BODY, at(TS)),
+            Ok(())
+        );
     }
 
     #[test]
     fn bad_signatures_are_refused() {
         let secret = Secret::parse(SECRET).unwrap();
         let truncated = &SIG[..SIG.len() - 4];
-        for header in ["", "v1,", truncated, "v1,AAAA", "v2,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw=", "v1,!!!"] {
+        for header in [
+            "",
+            "v1,",
+            truncated,
+            "v1,AAAA",
+            "v2,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw=",
+            "v1,!!!",
+        ] {
             assert_eq!(
                 verify_webhook(&secret, ID, "1649367553", header, BODY, at(TS)),
                 Err(WebhookError::NoMatchingSignature),
@@ -241,7 +281,10 @@ mod tests {
             verify_webhook(&secret, ID, "1649367553", SIG, BODY, at(TS - 301)),
             Err(WebhookError::TimestampOutOfTolerance)
         );
-        assert_eq!(verify_webhook(&secret, ID, "soon", SIG, BODY, at(TS)), Err(WebhookError::BadTimestamp));
+        assert_eq!(
+            verify_webhook(&secret, ID, "soon", SIG, BODY, at(TS)),
+            Err(WebhookError::BadTimestamp)
+        );
     }
 
     #[test]
@@ -267,16 +310,40 @@ mod tests {
 
     #[test]
     fn outbound_events_are_signed_envelopes() {
-        let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap().with_build("1.4.2");
-        let out = sender.event("rank.dropped", "ins_1", "drop-42", &serde_json::json!({ "why": "x" })).unwrap();
+        let sender = EventSender::new("https://events.host.example/v1", SECRET)
+            .unwrap()
+            .with_build("1.4.2");
+        let out = sender
+            .event(
+                "rank.dropped",
+                "ins_1",
+                "drop-42",
+                &serde_json::json!({ "why": "x" }),
+            )
+            .unwrap();
         let req = out.to_request().unwrap();
         assert_eq!(req.headers()["webhook-id"], "drop-42");
-        let ts = req.headers()["webhook-timestamp"].to_str().unwrap().to_owned();
-        let sig = req.headers()["webhook-signature"].to_str().unwrap().to_owned();
+        let ts = req.headers()["webhook-timestamp"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let sig = req.headers()["webhook-signature"]
+            .to_str()
+            .unwrap()
+            .to_owned();
         let secret = Secret::parse(SECRET).unwrap();
-        assert!(verify_webhook(&secret, "drop-42", &ts, &sig, req.body(), SystemTime::now()).is_ok());
+        assert!(
+            verify_webhook(&secret, "drop-42", &ts, &sig, req.body(), SystemTime::now()).is_ok()
+        );
         let env: serde_json::Value = serde_json::from_slice(req.body()).unwrap();
-        for key in ["event", "source", "occurredAt", "build", "dedupeKey", "payload"] {
+        for key in [
+            "event",
+            "source",
+            "occurredAt",
+            "build",
+            "dedupeKey",
+            "payload",
+        ] {
             assert!(env.get(key).is_some(), "{key}");
         }
     }

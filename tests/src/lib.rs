@@ -17,29 +17,58 @@ pub struct Server {
 }
 
 impl Tools for Server {
-    async fn keyword_ranks(&self, call: ToolCall<tools::keyword_ranks::Input>) -> Result<Series, HostError> {
+    async fn keyword_ranks(
+        &self,
+        call: ToolCall<tools::keyword_ranks::Input>,
+    ) -> Result<Series, HostError> {
         let keyword: &str = &call.input.keyword;
         let _key: &str = &call.credentials.api_key;
         let _workspace: Option<&str> = call.credentials.workspace.as_deref();
-        Ok(Series { series: vec![host_runtime::answer::Line { key: keyword.into(), label: keyword.into(), unit: None, points: vec![] }] })
-    }
-
-    async fn compare_keywords(&self, _call: ToolCall<tools::compare_keywords::Input>) -> Result<Comparison, HostError> {
-        Ok(Comparison {
-            subjects: vec!["notes".into(), "todo".into()],
-            rows: vec![ComparisonRow { label: "Rank".into(), values: vec![Some(3.0.into()), None] }],
+        Ok(Series {
+            series: vec![host_runtime::answer::Line {
+                key: keyword.into(),
+                label: keyword.into(),
+                unit: None,
+                points: vec![],
+            }],
         })
     }
 
-    async fn top_movers(&self, _call: ToolCall<tools::top_movers::Input>) -> Result<Table, HostError> {
-        Ok(Table::new().column("keyword", "Keyword").row([("keyword", Cell::from("notes"))]))
+    async fn compare_keywords(
+        &self,
+        _call: ToolCall<tools::compare_keywords::Input>,
+    ) -> Result<Comparison, HostError> {
+        Ok(Comparison {
+            subjects: vec!["notes".into(), "todo".into()],
+            rows: vec![ComparisonRow {
+                label: "Rank".into(),
+                values: vec![Some(3.0.into()), None],
+            }],
+        })
     }
 
-    async fn keyword_ideas(&self, _call: ToolCall<tools::keyword_ideas::Input>) -> Result<List, HostError> {
-        Ok(List { items: self.keywords.iter().map(ListItem::new).collect() })
+    async fn top_movers(
+        &self,
+        _call: ToolCall<tools::top_movers::Input>,
+    ) -> Result<Table, HostError> {
+        Ok(Table::new()
+            .column("keyword", "Keyword")
+            .row([("keyword", Cell::from("notes"))]))
     }
 
-    async fn visibility_score(&self, _call: ToolCall<tools::visibility_score::Input>) -> Result<Value, HostError> {
+    async fn keyword_ideas(
+        &self,
+        _call: ToolCall<tools::keyword_ideas::Input>,
+    ) -> Result<List, HostError> {
+        Ok(List {
+            items: self.keywords.iter().map(ListItem::new).collect(),
+        })
+    }
+
+    async fn visibility_score(
+        &self,
+        _call: ToolCall<tools::visibility_score::Input>,
+    ) -> Result<Value, HostError> {
         Ok(Value::new(71.5).label("Visibility"))
     }
 }
@@ -55,19 +84,30 @@ impl Actions for Server {
 
 impl Mentions for Server {
     async fn keyword(&self, call: MentionCall) -> Result<MentionItems, HostError> {
-        let items = self.keywords.iter().filter(|k| k.contains(&call.q)).map(|k| MentionItem::new(k, k)).collect();
+        let items = self
+            .keywords
+            .iter()
+            .filter(|k| k.contains(&call.q))
+            .map(|k| MentionItem::new(k, k))
+            .collect();
         Ok(MentionItems { items })
     }
 }
 
 impl ContextProviders for Server {
     async fn tracked_keywords(&self, _call: ContextCall) -> Result<ContextBlock, HostError> {
-        Ok(ContextBlock::new(format!("{} keywords tracked", self.keywords.len())))
+        Ok(ContextBlock::new(format!(
+            "{} keywords tracked",
+            self.keywords.len()
+        )))
     }
 }
 
 impl Procedures for Server {
-    async fn add_keyword(&self, call: ToolCall<procedures::add_keyword::Input>) -> Result<procedures::add_keyword::Output, HostError> {
+    async fn add_keyword(
+        &self,
+        call: ToolCall<procedures::add_keyword::Input>,
+    ) -> Result<procedures::add_keyword::Output, HostError> {
         let _country: &str = &call.input.country;
         Ok(procedures::add_keyword::Output { tracked: true })
     }
@@ -82,26 +122,49 @@ impl Procedures for Server {
 
 impl Connector for Server {
     async fn sync(&self, call: SyncCall) -> Result<SyncAnswer<manifest::Metric>, HostError> {
-        let points = call.input.metrics.iter().map(|m| MetricPoint::new(*m, call.input.to.clone(), 1.0)).collect();
-        Ok(SyncAnswer { points, cursor: None })
+        let points = call
+            .input
+            .metrics
+            .iter()
+            .map(|m| MetricPoint::new(*m, call.input.to.clone(), 1.0))
+            .collect();
+        Ok(SyncAnswer {
+            points,
+            cursor: None,
+        })
     }
 }
 
 impl Events for Server {
-    async fn release_shipped(&self, call: EventCall<host_runtime::events::ReleaseShipped>) -> Result<(), HostError> {
+    async fn release_shipped(
+        &self,
+        call: EventCall<host_runtime::events::ReleaseShipped>,
+    ) -> Result<(), HostError> {
         let _version: &str = &call.input.version;
         Ok(())
     }
-    async fn install_created(&self, _call: EventCall<host_runtime::events::InstallCreated>) -> Result<(), HostError> {
+    async fn install_created(
+        &self,
+        _call: EventCall<host_runtime::events::InstallCreated>,
+    ) -> Result<(), HostError> {
         Ok(())
     }
-    async fn install_paused(&self, _call: EventCall<host_runtime::events::InstallPaused>) -> Result<(), HostError> {
+    async fn install_paused(
+        &self,
+        _call: EventCall<host_runtime::events::InstallPaused>,
+    ) -> Result<(), HostError> {
         Ok(())
     }
-    async fn install_resumed(&self, _call: EventCall<host_runtime::events::InstallResumed>) -> Result<(), HostError> {
+    async fn install_resumed(
+        &self,
+        _call: EventCall<host_runtime::events::InstallResumed>,
+    ) -> Result<(), HostError> {
         Ok(())
     }
-    async fn install_revoked(&self, _call: EventCall<host_runtime::events::InstallRevoked>) -> Result<(), HostError> {
+    async fn install_revoked(
+        &self,
+        _call: EventCall<host_runtime::events::InstallRevoked>,
+    ) -> Result<(), HostError> {
         Ok(())
     }
     async fn install_token_rotated(
@@ -110,7 +173,10 @@ impl Events for Server {
     ) -> Result<(), HostError> {
         Ok(())
     }
-    async fn settings_changed(&self, _call: EventCall<host_runtime::events::SettingsChanged>) -> Result<(), HostError> {
+    async fn settings_changed(
+        &self,
+        _call: EventCall<host_runtime::events::SettingsChanged>,
+    ) -> Result<(), HostError> {
         Ok(())
     }
 }

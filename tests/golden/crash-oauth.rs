@@ -1,0 +1,686 @@
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/host.extension.json"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/assets/icon.png"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/CrashesTab.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/CrashFreeWidget.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/OpenCrashGroups.tsx"
+);
+/// What `host.extension.json` declares for `crash-lens` (Crash Lens), as constants and enums.
+///
+/// Crash-free users and top crash groups from your crash reporter, per release.
+pub mod manifest {
+    /// The extension id.
+    pub const EXTENSION_ID: &str = "crash-lens";
+    /// The name shown to owners.
+    pub const NAME: &str = "Crash Lens";
+    /// The SDK range the manifest targets.
+    pub const SDK: &str = "^2.0.0";
+    /// A scope the manifest declares under `scopes`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Scope {
+        /// `ui:render`
+        UiRender,
+        /// `projects:read`
+        ProjectsRead,
+        /// `metrics:write`: Writes the metrics the connector syncs from your account into the host metrics store, so they can be charted next to your installs.
+        MetricsWrite,
+        /// `alerts:write`: Raises inbox alerts and page banners when the vendor detects a change that needs your attention.
+        AlertsWrite,
+        /// `ai:tools`
+        AiTools,
+    }
+    impl Scope {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [Scope] = &[
+            Scope::UiRender,
+            Scope::ProjectsRead,
+            Scope::MetricsWrite,
+            Scope::AlertsWrite,
+            Scope::AiTools,
+        ];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Scope::UiRender => "ui:render",
+                Scope::ProjectsRead => "projects:read",
+                Scope::MetricsWrite => "metrics:write",
+                Scope::AlertsWrite => "alerts:write",
+                Scope::AiTools => "ai:tools",
+            }
+        }
+    }
+    /// A host event the vendor server subscribes to under `server.events`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum SubscribedEvent {
+        /// `release.shipped`: delivered to `POST /host/events`.
+        ReleaseShipped,
+    }
+    impl SubscribedEvent {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [SubscribedEvent] = &[SubscribedEvent::ReleaseShipped];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                SubscribedEvent::ReleaseShipped => "release.shipped",
+            }
+        }
+    }
+    /// A telemetry name the extension may report (`telemetry`).
+    ///
+    /// The manifest declares none.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Telemetry {}
+    impl Telemetry {
+        /// Every value, in manifest order (none).
+        pub const ALL: &'static [Telemetry] = &[];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {}
+        }
+    }
+    /// A metric key the connector declares under `contributes.connector.metrics`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash,
+        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::codegen::serde::Deserialize
+    )]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub enum Metric {
+        /// `crash_free_users`: Crash-free users (ratio, gauge); dimensions `app_version` (App version), `platform` (Platform).
+        #[serde(rename = "crash_free_users")]
+        CrashFreeUsers,
+        /// `crash_count`: Crashes (count, counter); dimensions `app_version` (App version).
+        #[serde(rename = "crash_count")]
+        CrashCount,
+    }
+    impl Metric {
+        /// Every declared metric, in manifest order.
+        pub const ALL: &'static [Metric] = &[Metric::CrashFreeUsers, Metric::CrashCount];
+        /// The key as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Metric::CrashFreeUsers => "crash_free_users",
+                Metric::CrashCount => "crash_count",
+            }
+        }
+        /// The dimension keys the metric declares.
+        pub fn dimensions(self) -> &'static [&'static str] {
+            match self {
+                Metric::CrashFreeUsers => &["app_version", "platform"],
+                Metric::CrashCount => &["app_version"],
+            }
+        }
+    }
+}
+/// Connector credentials the owner entered at install (`contributes.connector.auth`), sent on
+/// every call with a body.
+#[derive(::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
+#[serde(crate = "::host_runtime::codegen::serde")]
+pub struct Credentials {
+    /// The OAuth token the host keeps for this install (`credentials.oauth`).
+    pub oauth: ::host_runtime::OAuthToken,
+}
+impl ::core::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str("Credentials(..)")
+    }
+}
+/// Hosted storage documents: the manifest declares no storage and no settings panel.
+pub type Documents = ::host_runtime::NoDocuments;
+/// A call to a tool or procedure, with its typed `input`.
+pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// A host event delivery, with its typed payload as `input`.
+pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
+/// A metrics sync call (`POST /host/metrics`).
+pub type SyncCall = ::host_runtime::Call<
+    ::host_runtime::metrics::SyncRequest<manifest::Metric>,
+    Credentials,
+    Documents,
+>;
+/// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
+pub mod tools {
+    /// Crash groups with the most affected users for one release.
+    ///
+    /// Types of the tool `top-crash-groups`, called as `POST /host/tools/top-crash-groups`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod top_crash_groups {
+        /// The tool id.
+        pub const ID: &str = "top-crash-groups";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/top-crash-groups";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "appVersion"
+        ///  ],
+        ///  "properties": {
+        ///    "appVersion": {
+        ///      "description": "Marketing version, such as 4.2.0.",
+        ///      "type": "string",
+        ///      "minLength": 1
+        ///    },
+        ///    "limit": {
+        ///      "default": 10,
+        ///      "type": "integer",
+        ///      "maximum": 50.0,
+        ///      "minimum": 1.0
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            ///Marketing version, such as 4.2.0.
+            #[serde(rename = "appVersion")]
+            pub app_version: InputAppVersion,
+            /// `limit`.
+            #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 10>")]
+            pub limit: ::std::num::NonZeroU64,
+        }
+        ///Marketing version, such as 4.2.0.
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "description": "Marketing version, such as 4.2.0.",
+        ///  "type": "string",
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputAppVersion(::std::string::String);
+        impl ::std::ops::Deref for InputAppVersion {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputAppVersion> for ::std::string::String {
+            fn from(value: InputAppVersion) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputAppVersion {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputAppVersion {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputAppVersion {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputAppVersion {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputAppVersion {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        /// Generation of default values for serde.
+        #[doc(hidden)]
+        pub mod defaults {
+            pub(super) fn default_nzu64<T, const V: u64>() -> T
+            where
+                T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
+                <T as ::std::convert::TryFrom<
+                    ::std::num::NonZeroU64,
+                >>::Error: ::std::fmt::Debug,
+            {
+                T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
+            }
+        }
+    }
+}
+/// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
+pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Crash groups with the most affected users for one release.
+    ///
+    /// Called by the host as `POST /host/tools/top-crash-groups`, never retried; answers within 30 s and 1 MB.
+    ///
+    /// Returns a list card: `{ items: [{ title, subtitle?, url?, value? }] }`. Cost: medium.
+    ///
+    /// The host may serve an identical call from cache for 5m.
+    fn top_crash_groups(
+        &self,
+        call: ToolCall<tools::top_crash_groups::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::List,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// The connector's metrics sync (`contributes.connector`).
+pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Syncs metrics into the host's metrics store.
+    ///
+    /// Called by the host as `POST /host/metrics` (every 15m); answer points of the asked metrics only, with the metric's declared dimensions, and a `cursor` when more pages follow.
+    fn sync(
+        &self,
+        call: SyncCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// The host events the vendor server subscribes to (`server.events`): one method per event.
+pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Handles `release.shipped`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted the scope `projects:read`; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn release_shipped(
+        &self,
+        call: EventCall<::host_runtime::events::ReleaseShipped>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+}
+/// Payload types of the events the vendor server posts (`contributes.webhooks`).
+pub mod webhooks {
+    /// The payload of `crash.spiked` (`as: "alert"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod crash_spiked {
+        /// The event name.
+        pub const EVENT: &str = "crash.spiked";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Payload`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "why"
+        ///  ],
+        ///  "properties": {
+        ///    "affectedUsers": {
+        ///      "type": "integer",
+        ///      "minimum": 0.0
+        ///    },
+        ///    "appVersion": {
+        ///      "type": "string"
+        ///    },
+        ///    "signature": {
+        ///      "type": "string"
+        ///    },
+        ///    "why": {
+        ///      "description": "One sentence shown to the owner.",
+        ///      "type": "string",
+        ///      "maxLength": 280,
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Payload {
+            /// `affectedUsers`.
+            #[serde(
+                rename = "affectedUsers",
+                default,
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub affected_users: ::std::option::Option<u64>,
+            /// `appVersion`.
+            #[serde(
+                rename = "appVersion",
+                default,
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub app_version: ::std::option::Option<::std::string::String>,
+            /// `signature`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub signature: ::std::option::Option<::std::string::String>,
+            ///One sentence shown to the owner.
+            pub why: PayloadWhy,
+        }
+        ///One sentence shown to the owner.
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "description": "One sentence shown to the owner.",
+        ///  "type": "string",
+        ///  "maxLength": 280,
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct PayloadWhy(::std::string::String);
+        impl ::std::ops::Deref for PayloadWhy {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<PayloadWhy> for ::std::string::String {
+            fn from(value: PayloadWhy) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for PayloadWhy {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() > 280usize {
+                    return Err("longer than 280 characters".into());
+                }
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+}
+/// Typed sender for the events this extension declares under `contributes.webhooks`: one method
+/// per event, taking that event's payload type.
+#[derive(::core::fmt::Debug, ::core::clone::Clone)]
+pub struct Webhooks {
+    sender: ::host_runtime::EventSender,
+}
+impl Webhooks {
+    /// Wraps a configured event sender.
+    pub fn new(sender: ::host_runtime::EventSender) -> Self {
+        Webhooks { sender }
+    }
+    /// Signs `crash.spiked` for the install `source`: the host turns it into an inbox alert showing the payload's `why`.
+    ///
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    pub fn crash_spiked(
+        &self,
+        source: &str,
+        dedupe_key: &str,
+        payload: &webhooks::crash_spiked::Payload,
+    ) -> ::core::result::Result<
+        ::host_runtime::webhook::OutboundEvent,
+        ::host_runtime::webhook::WebhookError,
+    > {
+        self.sender.event("crash.spiked", source, dedupe_key, payload)
+    }
+}
+struct __HostDispatch<S>(S);
+impl<S: Tools + Connector + Events> ::host_runtime::codegen::Dispatch
+for __HostDispatch<S> {
+    fn dispatch<'a>(
+        &'a self,
+        route: ::host_runtime::codegen::Route<'a>,
+        call: ::host_runtime::codegen::RawCall,
+    ) -> ::host_runtime::codegen::BoxFuture<
+        'a,
+        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+    > {
+        use ::host_runtime::codegen as __rt;
+        #[allow(unreachable_patterns)]
+        match route {
+            __rt::Route::Tool("top-crash-groups") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        tools::top_crash_groups::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::tool_answer(
+                        <S as Tools>::top_crash_groups(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Sync => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        ::host_runtime::metrics::SyncRequest<manifest::Metric>,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
+                })
+            }
+            __rt::Route::Event("release.shipped") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::ReleaseShipped,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::release_shipped(&self.0, call).await?,
+                    )
+                })
+            }
+            route => {
+                let _ = call;
+                __rt::ready(::core::result::Result::Err(__rt::not_found(route)))
+            }
+        }
+    }
+}
+/// Builds the host handler of `crash-lens` from your server value.
+///
+/// The value must implement `Tools`, `Connector`, `Events`: exactly the traits this manifest needs.
+pub fn handler<S: Tools + Connector + Events>(server: S) -> ::host_runtime::Handler {
+    ::host_runtime::codegen::handler(
+        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"crash-lens\",\"name\":\"Crash Lens\",\"description\":\"Crash-free users and top crash groups from your crash reporter, per release.\",\"icon\":\"assets/icon.png\",\"category\":\"crashes\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"projects:read\"},{\"key\":\"metrics:write\",\"justification\":\"Writes the metrics the connector syncs from your account into the host metrics store, so they can be charted next to your installs.\"},{\"key\":\"alerts:write\",\"justification\":\"Raises inbox alerts and page banners when the vendor detects a change that needs your attention.\"},{\"key\":\"ai:tools\"}],\"contributes\":{\"tabs\":[{\"id\":\"crashes\",\"title\":\"Crashes\",\"entry\":\"ui/CrashesTab.tsx\",\"page\":\"deployments\"}],\"widgets\":[{\"id\":\"crash-free\",\"title\":\"Crash-free users\",\"entry\":\"ui/CrashFreeWidget.tsx\",\"page\":\"deployments\",\"slot\":\"sidebar\",\"size\":\"1x1\"}],\"series\":[{\"id\":\"crash-free-users\",\"label\":\"Crash-free users\",\"chart\":\"release-cadence\",\"metric\":\"crash_free_users\"}],\"rowActions\":[{\"id\":\"open-crash-group\",\"title\":\"Open crash groups\",\"entry\":\"ui/OpenCrashGroups.tsx\",\"table\":\"deployments.builds\"}],\"connector\":{\"auth\":{\"method\":\"oauth\",\"oauth\":{\"authorizationUrl\":\"https://auth.crashlens.example/oauth/authorize\",\"tokenUrl\":\"https://auth.crashlens.example/oauth/token\",\"scopes\":[\"crashes.read\",\"projects.read\",\"offline_access\"]}},\"sync\":\"15m\",\"metrics\":[{\"key\":\"crash_free_users\",\"label\":\"Crash-free users\",\"unit\":\"ratio\",\"kind\":\"gauge\",\"dimensions\":[{\"key\":\"app_version\",\"label\":\"App version\"},{\"key\":\"platform\",\"label\":\"Platform\"}],\"backfillDays\":14},{\"key\":\"crash_count\",\"label\":\"Crashes\",\"unit\":\"count\",\"kind\":\"counter\",\"dimensions\":[{\"key\":\"app_version\",\"label\":\"App version\"}],\"backfillDays\":14}]},\"webhooks\":[{\"event\":\"crash.spiked\",\"as\":\"alert\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"affectedUsers\":{\"minimum\":0,\"type\":\"integer\"},\"appVersion\":{\"type\":\"string\"},\"signature\":{\"type\":\"string\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}}],\"ai\":{\"tools\":[{\"id\":\"top-crash-groups\",\"description\":\"Crash groups with the most affected users for one release.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"appVersion\":{\"description\":\"Marketing version, such as 4.2.0.\",\"minLength\":1,\"type\":\"string\"},\"limit\":{\"default\":10,\"maximum\":50,\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"appVersion\"],\"type\":\"object\"},\"returns\":\"list\",\"cost\":\"medium\",\"cache\":\"5m\"}]}},\"server\":{\"baseUrl\":\"https://hooks.crashlens.example/v2\",\"events\":[\"release.shipped\"]}}",
+        __HostDispatch(server),
+    )
+}

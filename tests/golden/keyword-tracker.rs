@@ -1,0 +1,3846 @@
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/host.extension.json"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/assets/icon.png"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/RankingsPage.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/OpportunitiesPage.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/KeywordsTab.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/RankMoversWidget.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/VisibilityWidget.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/TrackKeywordAction.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/Settings.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/docs/rank-definitions.md"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/docs/connecting.md"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/docs/skills/weekly-rank-review.md"
+);
+/// What `host.extension.json` declares for `keyword-tracker` (Keyword Tracker), as constants and enums.
+///
+/// Daily App Store and Google Play keyword ranks, with alerts when a tracked keyword drops.
+pub mod manifest {
+    /// The extension id.
+    pub const EXTENSION_ID: &str = "keyword-tracker";
+    /// The name shown to owners.
+    pub const NAME: &str = "Keyword Tracker";
+    /// The SDK range the manifest targets.
+    pub const SDK: &str = "^2.0.0";
+    /// A scope the manifest declares under `scopes`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Scope {
+        /// `ui:render`
+        UiRender,
+        /// `projects:read`
+        ProjectsRead,
+        /// `metrics:write`: Writes the metrics the connector syncs from your account into the host metrics store, so they can be charted next to your installs.
+        MetricsWrite,
+        /// `alerts:write`: Raises inbox alerts and page banners when the vendor detects a change that needs your attention.
+        AlertsWrite,
+        /// `insights:write`: Saves insights the assistant drafts to the project insight feed, only after you approve each one.
+        InsightsWrite,
+        /// `ai:tools`
+        AiTools,
+        /// `ai:actions`: Lets the assistant propose changes that run only after an owner approves them on the approval card.
+        AiActions,
+        /// `storage:write`: Keeps your watchlists and saved views in hosted storage that belongs to this install.
+        StorageWrite,
+        /// `ai:skills`
+        AiSkills,
+    }
+    impl Scope {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [Scope] = &[
+            Scope::UiRender,
+            Scope::ProjectsRead,
+            Scope::MetricsWrite,
+            Scope::AlertsWrite,
+            Scope::InsightsWrite,
+            Scope::AiTools,
+            Scope::AiActions,
+            Scope::StorageWrite,
+            Scope::AiSkills,
+        ];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Scope::UiRender => "ui:render",
+                Scope::ProjectsRead => "projects:read",
+                Scope::MetricsWrite => "metrics:write",
+                Scope::AlertsWrite => "alerts:write",
+                Scope::InsightsWrite => "insights:write",
+                Scope::AiTools => "ai:tools",
+                Scope::AiActions => "ai:actions",
+                Scope::StorageWrite => "storage:write",
+                Scope::AiSkills => "ai:skills",
+            }
+        }
+    }
+    /// A host event the vendor server subscribes to under `server.events`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum SubscribedEvent {
+        /// `release.shipped`: delivered to `POST /host/events`.
+        ReleaseShipped,
+        /// `install.created`: delivered to `POST /host/events`.
+        InstallCreated,
+        /// `install.paused`: delivered to `POST /host/events`.
+        InstallPaused,
+        /// `install.resumed`: delivered to `POST /host/events`.
+        InstallResumed,
+        /// `install.revoked`: delivered to `POST /host/events`.
+        InstallRevoked,
+        /// `install.token_rotated`: delivered to `POST /host/events`.
+        InstallTokenRotated,
+        /// `settings.changed`: delivered to `POST /host/events`.
+        SettingsChanged,
+    }
+    impl SubscribedEvent {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [SubscribedEvent] = &[
+            SubscribedEvent::ReleaseShipped,
+            SubscribedEvent::InstallCreated,
+            SubscribedEvent::InstallPaused,
+            SubscribedEvent::InstallResumed,
+            SubscribedEvent::InstallRevoked,
+            SubscribedEvent::InstallTokenRotated,
+            SubscribedEvent::SettingsChanged,
+        ];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                SubscribedEvent::ReleaseShipped => "release.shipped",
+                SubscribedEvent::InstallCreated => "install.created",
+                SubscribedEvent::InstallPaused => "install.paused",
+                SubscribedEvent::InstallResumed => "install.resumed",
+                SubscribedEvent::InstallRevoked => "install.revoked",
+                SubscribedEvent::InstallTokenRotated => "install.token_rotated",
+                SubscribedEvent::SettingsChanged => "settings.changed",
+            }
+        }
+    }
+    /// A telemetry name the extension may report (`telemetry`).
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Telemetry {
+        /// `rankings_opened`.
+        RankingsOpened,
+        /// `keyword_tracked`.
+        KeywordTracked,
+        /// `digest_clicked`.
+        DigestClicked,
+    }
+    impl Telemetry {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [Telemetry] = &[
+            Telemetry::RankingsOpened,
+            Telemetry::KeywordTracked,
+            Telemetry::DigestClicked,
+        ];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Telemetry::RankingsOpened => "rankings_opened",
+                Telemetry::KeywordTracked => "keyword_tracked",
+                Telemetry::DigestClicked => "digest_clicked",
+            }
+        }
+    }
+    /// A metric key the connector declares under `contributes.connector.metrics`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash,
+        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::codegen::serde::Deserialize
+    )]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub enum Metric {
+        /// `average_rank`: Average rank (count, gauge); dimensions `country` (Country), `store` (Store).
+        #[serde(rename = "average_rank")]
+        AverageRank,
+        /// `ranked_keywords`: Ranked keywords (count, gauge); dimensions `country` (Country).
+        #[serde(rename = "ranked_keywords")]
+        RankedKeywords,
+        /// `search_impressions`: Search impressions (count, counter); dimensions `country` (Country), `keyword` (Keyword).
+        #[serde(rename = "search_impressions")]
+        SearchImpressions,
+    }
+    impl Metric {
+        /// Every declared metric, in manifest order.
+        pub const ALL: &'static [Metric] = &[
+            Metric::AverageRank,
+            Metric::RankedKeywords,
+            Metric::SearchImpressions,
+        ];
+        /// The key as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Metric::AverageRank => "average_rank",
+                Metric::RankedKeywords => "ranked_keywords",
+                Metric::SearchImpressions => "search_impressions",
+            }
+        }
+        /// The dimension keys the metric declares.
+        pub fn dimensions(self) -> &'static [&'static str] {
+            match self {
+                Metric::AverageRank => &["country", "store"],
+                Metric::RankedKeywords => &["country"],
+                Metric::SearchImpressions => &["country", "keyword"],
+            }
+        }
+    }
+}
+/// Connector credentials the owner entered at install (`contributes.connector.auth`), sent on
+/// every call with a body.
+#[derive(::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
+#[serde(crate = "::host_runtime::codegen::serde")]
+pub struct Credentials {
+    /// API key (`api_key`, a password input).
+    ///
+    /// Create one under Settings, API in your Keyword Tracker account.
+    #[serde(rename = "api_key")]
+    pub api_key: ::std::string::String,
+    /// Workspace (`workspace`, a text input).
+    ///
+    /// Optional: `None` when the owner left it empty.
+    #[serde(rename = "workspace", default)]
+    pub workspace: ::core::option::Option<::std::string::String>,
+}
+impl ::core::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str("Credentials(..)")
+    }
+}
+/// Types of the hosted storage collections (`contributes.storage`).
+pub mod storage {
+    /// Documents of the storage collection `preferences` (owned per user).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod preferences {
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Document`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "properties": {
+        ///    "pinnedCountries": {
+        ///      "type": "array",
+        ///      "items": {
+        ///        "type": "string",
+        ///        "pattern": "^[A-Z]{2}$"
+        ///      }
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Document {
+            /// `pinnedCountries`.
+            #[serde(
+                rename = "pinnedCountries",
+                default,
+                skip_serializing_if = "::std::vec::Vec::is_empty"
+            )]
+            pub pinned_countries: ::std::vec::Vec<DocumentPinnedCountriesItem>,
+        }
+        impl ::std::default::Default for Document {
+            fn default() -> Self {
+                Self {
+                    pinned_countries: Default::default(),
+                }
+            }
+        }
+        ///`DocumentPinnedCountriesItem`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "pattern": "^[A-Z]{2}$"
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct DocumentPinnedCountriesItem(::std::string::String);
+        impl ::std::ops::Deref for DocumentPinnedCountriesItem {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<DocumentPinnedCountriesItem>
+        for ::std::string::String {
+            fn from(value: DocumentPinnedCountriesItem) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for DocumentPinnedCountriesItem {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                static PATTERN: ::std::sync::LazyLock<
+                    ::host_runtime::codegen::regress::Regex,
+                > = ::std::sync::LazyLock::new(|| {
+                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
+                });
+                if PATTERN.find(value).is_none() {
+                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for DocumentPinnedCountriesItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String>
+        for DocumentPinnedCountriesItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String>
+        for DocumentPinnedCountriesItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
+        for DocumentPinnedCountriesItem {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+    /// Documents of the storage collection `watchlists` (owned per install).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod watchlists {
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Document`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "keywords",
+        ///    "name"
+        ///  ],
+        ///  "properties": {
+        ///    "keywords": {
+        ///      "type": "array",
+        ///      "items": {
+        ///        "type": "string",
+        ///        "minLength": 1
+        ///      },
+        ///      "maxItems": 200
+        ///    },
+        ///    "name": {
+        ///      "type": "string",
+        ///      "maxLength": 60,
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Document {
+            /// `keywords`.
+            pub keywords: ::std::vec::Vec<DocumentKeywordsItem>,
+            /// `name`.
+            pub name: DocumentName,
+        }
+        ///`DocumentKeywordsItem`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct DocumentKeywordsItem(::std::string::String);
+        impl ::std::ops::Deref for DocumentKeywordsItem {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<DocumentKeywordsItem> for ::std::string::String {
+            fn from(value: DocumentKeywordsItem) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for DocumentKeywordsItem {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for DocumentKeywordsItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for DocumentKeywordsItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for DocumentKeywordsItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
+        for DocumentKeywordsItem {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///`DocumentName`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "maxLength": 60,
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct DocumentName(::std::string::String);
+        impl ::std::ops::Deref for DocumentName {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<DocumentName> for ::std::string::String {
+            fn from(value: DocumentName) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for DocumentName {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() > 60usize {
+                    return Err("longer than 60 characters".into());
+                }
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for DocumentName {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for DocumentName {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for DocumentName {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for DocumentName {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+}
+/// The values owners fill in on the settings panel (`contributes.settings.schema`).
+#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+pub mod settings {
+    /// Error types.
+    pub mod error {
+        /// Error from a `TryFrom` or `FromStr` implementation.
+        pub struct ConversionError(::std::borrow::Cow<'static, str>);
+        impl ::std::error::Error for ConversionError {}
+        impl ::std::fmt::Display for ConversionError {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
+                ::std::fmt::Display::fmt(&self.0, f)
+            }
+        }
+        impl ::std::fmt::Debug for ConversionError {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
+                ::std::fmt::Debug::fmt(&self.0, f)
+            }
+        }
+        impl From<&'static str> for ConversionError {
+            fn from(value: &'static str) -> Self {
+                Self(value.into())
+            }
+        }
+        impl From<String> for ConversionError {
+            fn from(value: String) -> Self {
+                Self(value.into())
+            }
+        }
+    }
+    ///`Settings`
+    ///
+    /// <details><summary>JSON schema</summary>
+    ///
+    /// ```json
+    ///{
+    ///  "type": "object",
+    ///  "properties": {
+    ///    "alertThreshold": {
+    ///      "description": "Rank positions lost before an alert is raised.",
+    ///      "default": 10,
+    ///      "type": "integer",
+    ///      "maximum": 100.0,
+    ///      "minimum": 1.0
+    ///    },
+    ///    "defaultCountry": {
+    ///      "description": "Store country used when none is picked.",
+    ///      "default": "US",
+    ///      "type": "string",
+    ///      "pattern": "^[A-Z]{2}$"
+    ///    },
+    ///    "weeklyDigest": {
+    ///      "default": true,
+    ///      "type": "boolean"
+    ///    }
+    ///  },
+    ///  "additionalProperties": false
+    ///}
+    /// ```
+    /// </details>
+    #[derive(
+        ::host_runtime::codegen::serde::Deserialize,
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug
+    )]
+    #[serde(deny_unknown_fields)]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub struct Settings {
+        ///Rank positions lost before an alert is raised.
+        #[serde(
+            rename = "alertThreshold",
+            default = "defaults::default_nzu64::<::std::num::NonZeroU64, 10>"
+        )]
+        pub alert_threshold: ::std::num::NonZeroU64,
+        ///Store country used when none is picked.
+        #[serde(
+            rename = "defaultCountry",
+            default = "defaults::settings_default_country"
+        )]
+        pub default_country: SettingsDefaultCountry,
+        /// `weeklyDigest`.
+        #[serde(rename = "weeklyDigest", default = "defaults::default_bool::<true>")]
+        pub weekly_digest: bool,
+    }
+    impl ::std::default::Default for Settings {
+        fn default() -> Self {
+            Self {
+                alert_threshold: defaults::default_nzu64::<::std::num::NonZeroU64, 10>(),
+                default_country: defaults::settings_default_country(),
+                weekly_digest: defaults::default_bool::<true>(),
+            }
+        }
+    }
+    ///Store country used when none is picked.
+    ///
+    /// <details><summary>JSON schema</summary>
+    ///
+    /// ```json
+    ///{
+    ///  "description": "Store country used when none is picked.",
+    ///  "default": "US",
+    ///  "type": "string",
+    ///  "pattern": "^[A-Z]{2}$"
+    ///}
+    /// ```
+    /// </details>
+    #[derive(
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(transparent)]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub struct SettingsDefaultCountry(::std::string::String);
+    impl ::std::ops::Deref for SettingsDefaultCountry {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<SettingsDefaultCountry> for ::std::string::String {
+        fn from(value: SettingsDefaultCountry) -> Self {
+            value.0
+        }
+    }
+    impl ::std::default::Default for SettingsDefaultCountry {
+        fn default() -> Self {
+            SettingsDefaultCountry("US".to_string())
+        }
+    }
+    impl ::std::str::FromStr for SettingsDefaultCountry {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<
+                ::host_runtime::codegen::regress::Regex,
+            > = ::std::sync::LazyLock::new(|| {
+                ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for SettingsDefaultCountry {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<&::std::string::String> for SettingsDefaultCountry {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for SettingsDefaultCountry {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
+    for SettingsDefaultCountry {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::codegen::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
+        }
+    }
+    /// Generation of default values for serde.
+    #[doc(hidden)]
+    pub mod defaults {
+        pub(super) fn default_bool<const V: bool>() -> bool {
+            V
+        }
+        pub(super) fn default_nzu64<T, const V: u64>() -> T
+        where
+            T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
+            <T as ::std::convert::TryFrom<
+                ::std::num::NonZeroU64,
+            >>::Error: ::std::fmt::Debug,
+        {
+            T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
+        }
+        pub(super) fn settings_default_country() -> super::SettingsDefaultCountry {
+            super::SettingsDefaultCountry("US".to_string())
+        }
+    }
+}
+/// Hosted storage documents sent with every call that has a body (D7).
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::host_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::host_runtime::codegen::serde")]
+pub struct Documents {
+    /// The `preferences` collection, which holds one document (`None` until it is written).
+    #[serde(rename = "preferences", default)]
+    pub preferences: ::core::option::Option<storage::preferences::Document>,
+    /// The `watchlists` collection.
+    #[serde(rename = "watchlists", default)]
+    pub watchlists: ::std::vec::Vec<
+        ::host_runtime::Document<storage::watchlists::Document>,
+    >,
+    /// The settings panel's values (the reserved `settings` collection); `None` until saved.
+    #[serde(default)]
+    pub settings: ::core::option::Option<settings::Settings>,
+}
+/// A call to a tool or procedure, with its typed `input`.
+pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// An action call the owner approved; only the runtime can make one.
+pub type Approved<I> = ::host_runtime::Approved<I, Credentials, Documents>;
+/// A host event delivery, with its typed payload as `input`.
+pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
+/// A metrics sync call (`POST /host/metrics`).
+pub type SyncCall = ::host_runtime::Call<
+    ::host_runtime::metrics::SyncRequest<manifest::Metric>,
+    Credentials,
+    Documents,
+>;
+/// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
+pub mod tools {
+    /// Daily rank history of one tracked keyword in one country.
+    ///
+    /// Types of the tool `keyword-ranks`, called as `POST /host/tools/keyword-ranks`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod keyword_ranks {
+        /// The tool id.
+        pub const ID: &str = "keyword-ranks";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/keyword-ranks";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "keyword"
+        ///  ],
+        ///  "properties": {
+        ///    "country": {
+        ///      "description": "ISO 3166-1 alpha-2 store country.",
+        ///      "type": "string",
+        ///      "pattern": "^[A-Z]{2}$"
+        ///    },
+        ///    "days": {
+        ///      "description": "Days of history, counting back from today.",
+        ///      "default": 30,
+        ///      "type": "integer",
+        ///      "maximum": 90.0,
+        ///      "minimum": 1.0
+        ///    },
+        ///    "keyword": {
+        ///      "description": "The keyword exactly as tracked.",
+        ///      "type": "string",
+        ///      "maxLength": 100,
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            ///ISO 3166-1 alpha-2 store country.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<InputCountry>,
+            ///Days of history, counting back from today.
+            #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 30>")]
+            pub days: ::std::num::NonZeroU64,
+            ///The keyword exactly as tracked.
+            pub keyword: InputKeyword,
+        }
+        ///ISO 3166-1 alpha-2 store country.
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "description": "ISO 3166-1 alpha-2 store country.",
+        ///  "type": "string",
+        ///  "pattern": "^[A-Z]{2}$"
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputCountry(::std::string::String);
+        impl ::std::ops::Deref for InputCountry {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputCountry> for ::std::string::String {
+            fn from(value: InputCountry) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputCountry {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                static PATTERN: ::std::sync::LazyLock<
+                    ::host_runtime::codegen::regress::Regex,
+                > = ::std::sync::LazyLock::new(|| {
+                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
+                });
+                if PATTERN.find(value).is_none() {
+                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///The keyword exactly as tracked.
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "description": "The keyword exactly as tracked.",
+        ///  "type": "string",
+        ///  "maxLength": 100,
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputKeyword(::std::string::String);
+        impl ::std::ops::Deref for InputKeyword {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputKeyword> for ::std::string::String {
+            fn from(value: InputKeyword) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputKeyword {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() > 100usize {
+                    return Err("longer than 100 characters".into());
+                }
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        /// Generation of default values for serde.
+        #[doc(hidden)]
+        pub mod defaults {
+            pub(super) fn default_nzu64<T, const V: u64>() -> T
+            where
+                T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
+                <T as ::std::convert::TryFrom<
+                    ::std::num::NonZeroU64,
+                >>::Error: ::std::fmt::Debug,
+            {
+                T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
+            }
+        }
+    }
+    /// Compares rank, volume and difficulty of two to five keywords side by side.
+    ///
+    /// Types of the tool `compare-keywords`, called as `POST /host/tools/compare-keywords`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod compare_keywords {
+        /// The tool id.
+        pub const ID: &str = "compare-keywords";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/compare-keywords";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "keywords"
+        ///  ],
+        ///  "properties": {
+        ///    "country": {
+        ///      "type": "string",
+        ///      "pattern": "^[A-Z]{2}$"
+        ///    },
+        ///    "keywords": {
+        ///      "type": "array",
+        ///      "items": {
+        ///        "type": "string",
+        ///        "minLength": 1
+        ///      },
+        ///      "maxItems": 5,
+        ///      "minItems": 2
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `country`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<InputCountry>,
+            /// `keywords`.
+            pub keywords: ::std::vec::Vec<InputKeywordsItem>,
+        }
+        ///`InputCountry`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "pattern": "^[A-Z]{2}$"
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputCountry(::std::string::String);
+        impl ::std::ops::Deref for InputCountry {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputCountry> for ::std::string::String {
+            fn from(value: InputCountry) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputCountry {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                static PATTERN: ::std::sync::LazyLock<
+                    ::host_runtime::codegen::regress::Regex,
+                > = ::std::sync::LazyLock::new(|| {
+                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
+                });
+                if PATTERN.find(value).is_none() {
+                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///`InputKeywordsItem`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputKeywordsItem(::std::string::String);
+        impl ::std::ops::Deref for InputKeywordsItem {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputKeywordsItem> for ::std::string::String {
+            fn from(value: InputKeywordsItem) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputKeywordsItem {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputKeywordsItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputKeywordsItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputKeywordsItem {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
+        for InputKeywordsItem {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+    /// Keywords whose rank changed most over the last days.
+    ///
+    /// Types of the tool `top-movers`, called as `POST /host/tools/top-movers`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod top_movers {
+        /// The tool id.
+        pub const ID: &str = "top-movers";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/top-movers";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "properties": {
+        ///    "days": {
+        ///      "default": 7,
+        ///      "type": "integer",
+        ///      "maximum": 30.0,
+        ///      "minimum": 1.0
+        ///    },
+        ///    "direction": {
+        ///      "default": "both",
+        ///      "enum": [
+        ///        "up",
+        ///        "down",
+        ///        "both"
+        ///      ]
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `days`.
+            #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 7>")]
+            pub days: ::std::num::NonZeroU64,
+            /// `direction`.
+            #[serde(default = "defaults::input_direction")]
+            pub direction: InputDirection,
+        }
+        impl ::std::default::Default for Input {
+            fn default() -> Self {
+                Self {
+                    days: defaults::default_nzu64::<::std::num::NonZeroU64, 7>(),
+                    direction: defaults::input_direction(),
+                }
+            }
+        }
+        ///`InputDirection`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "default": "both",
+        ///  "enum": [
+        ///    "up",
+        ///    "down",
+        ///    "both"
+        ///  ]
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Copy,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub enum InputDirection {
+            /// `up`.
+            #[serde(rename = "up")]
+            Up,
+            /// `down`.
+            #[serde(rename = "down")]
+            Down,
+            /// `both`.
+            #[serde(rename = "both")]
+            Both,
+        }
+        impl ::std::fmt::Display for InputDirection {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match *self {
+                    Self::Up => f.write_str("up"),
+                    Self::Down => f.write_str("down"),
+                    Self::Both => f.write_str("both"),
+                }
+            }
+        }
+        impl ::std::str::FromStr for InputDirection {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                match value {
+                    "up" => Ok(Self::Up),
+                    "down" => Ok(Self::Down),
+                    "both" => Ok(Self::Both),
+                    _ => Err("invalid value".into()),
+                }
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputDirection {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputDirection {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputDirection {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::default::Default for InputDirection {
+            fn default() -> Self {
+                InputDirection::Both
+            }
+        }
+        /// Generation of default values for serde.
+        #[doc(hidden)]
+        pub mod defaults {
+            pub(super) fn default_nzu64<T, const V: u64>() -> T
+            where
+                T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
+                <T as ::std::convert::TryFrom<
+                    ::std::num::NonZeroU64,
+                >>::Error: ::std::fmt::Debug,
+            {
+                T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
+            }
+            pub(super) fn input_direction() -> super::InputDirection {
+                super::InputDirection::Both
+            }
+        }
+    }
+    /// Suggests new keywords related to a seed keyword.
+    ///
+    /// Types of the tool `keyword-ideas`, called as `POST /host/tools/keyword-ideas`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod keyword_ideas {
+        /// The tool id.
+        pub const ID: &str = "keyword-ideas";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/keyword-ideas";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "seed"
+        ///  ],
+        ///  "properties": {
+        ///    "seed": {
+        ///      "type": "string",
+        ///      "maxLength": 100,
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `seed`.
+            pub seed: InputSeed,
+        }
+        ///`InputSeed`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "maxLength": 100,
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputSeed(::std::string::String);
+        impl ::std::ops::Deref for InputSeed {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputSeed> for ::std::string::String {
+            fn from(value: InputSeed) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputSeed {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() > 100usize {
+                    return Err("longer than 100 characters".into());
+                }
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputSeed {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputSeed {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputSeed {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSeed {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+    /// Current visibility score of the app, from 0 to 100.
+    ///
+    /// Types of the tool `visibility-score`, called as `POST /host/tools/visibility-score`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod visibility_score {
+        /// The tool id.
+        pub const ID: &str = "visibility-score";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/visibility-score";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "properties": {
+        ///    "country": {
+        ///      "type": "string",
+        ///      "pattern": "^[A-Z]{2}$"
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `country`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<InputCountry>,
+        }
+        impl ::std::default::Default for Input {
+            fn default() -> Self {
+                Self {
+                    country: Default::default(),
+                }
+            }
+        }
+        ///`InputCountry`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "pattern": "^[A-Z]{2}$"
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputCountry(::std::string::String);
+        impl ::std::ops::Deref for InputCountry {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputCountry> for ::std::string::String {
+            fn from(value: InputCountry) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputCountry {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                static PATTERN: ::std::sync::LazyLock<
+                    ::host_runtime::codegen::regress::Regex,
+                > = ::std::sync::LazyLock::new(|| {
+                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
+                });
+                if PATTERN.find(value).is_none() {
+                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+}
+/// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
+pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Daily rank history of one tracked keyword in one country.
+    ///
+    /// Called by the host as `POST /host/tools/keyword-ranks`, never retried; answers within 30 s and 1 MB.
+    ///
+    /// Returns a series card: `{ series: [{ key, label, unit?, points }] }`. Cost: low.
+    ///
+    /// The host may serve an identical call from cache for 1h.
+    fn keyword_ranks(
+        &self,
+        call: ToolCall<tools::keyword_ranks::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Series,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// Compares rank, volume and difficulty of two to five keywords side by side.
+    ///
+    /// Called by the host as `POST /host/tools/compare-keywords`, never retried; answers within 30 s and 1 MB.
+    ///
+    /// Returns a comparison card: `{ subjects, rows }` with one value per subject. Cost: medium.
+    ///
+    /// The host may serve an identical call from cache for 5m.
+    fn compare_keywords(
+        &self,
+        call: ToolCall<tools::compare_keywords::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Comparison,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// Keywords whose rank changed most over the last days.
+    ///
+    /// Called by the host as `POST /host/tools/top-movers`, never retried; answers within 30 s and 1 MB.
+    ///
+    /// Returns a table card: `{ columns, rows }`; row keys must be columns. Cost: low.
+    ///
+    /// The host may serve an identical call from cache for 5m.
+    fn top_movers(
+        &self,
+        call: ToolCall<tools::top_movers::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Table,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// Suggests new keywords related to a seed keyword.
+    ///
+    /// Called by the host as `POST /host/tools/keyword-ideas`, never retried; answers within 30 s and 1 MB.
+    ///
+    /// Returns a list card: `{ items: [{ title, subtitle?, url?, value? }] }`. Cost: high.
+    fn keyword_ideas(
+        &self,
+        call: ToolCall<tools::keyword_ideas::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::List,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// Current visibility score of the app, from 0 to 100.
+    ///
+    /// Called by the host as `POST /host/tools/visibility-score`, never retried; answers within 30 s and 1 MB.
+    ///
+    /// Returns a value card: `{ value, label?, unit?, change? }`. Cost: low.
+    ///
+    /// The host may serve an identical call from cache for 1m.
+    fn visibility_score(
+        &self,
+        call: ToolCall<tools::visibility_score::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Value,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
+pub mod actions {
+    /// Saves a short insight about a keyword's rank change to the project insight feed.
+    ///
+    /// Types of the action `save-rank-insight`, called as `POST /host/actions/save-rank-insight`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod save_rank_insight {
+        /// The action id.
+        pub const ID: &str = "save-rank-insight";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/actions/save-rank-insight";
+        /// The scope the action needs.
+        pub const SCOPE: &str = "insights:write";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "keyword",
+        ///    "summary"
+        ///  ],
+        ///  "properties": {
+        ///    "keyword": {
+        ///      "type": "string",
+        ///      "minLength": 1
+        ///    },
+        ///    "summary": {
+        ///      "type": "string",
+        ///      "maxLength": 500,
+        ///      "minLength": 10
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `keyword`.
+            pub keyword: InputKeyword,
+            /// `summary`.
+            pub summary: InputSummary,
+        }
+        ///`InputKeyword`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputKeyword(::std::string::String);
+        impl ::std::ops::Deref for InputKeyword {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputKeyword> for ::std::string::String {
+            fn from(value: InputKeyword) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputKeyword {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///`InputSummary`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "maxLength": 500,
+        ///  "minLength": 10
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputSummary(::std::string::String);
+        impl ::std::ops::Deref for InputSummary {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputSummary> for ::std::string::String {
+            fn from(value: InputSummary) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputSummary {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() > 500usize {
+                    return Err("longer than 500 characters".into());
+                }
+                if value.chars().count() < 10usize {
+                    return Err("shorter than 10 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputSummary {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputSummary {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputSummary {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSummary {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+}
+/// The owner-approved actions this extension declares (`contributes.ai.actions`).
+pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Saves a short insight about a keyword's rank change to the project insight feed.
+    ///
+    /// Called by the host as `POST /host/actions/save-rank-insight`, only after the owner approved it on the approval card.
+    ///
+    /// Needs the scope `insights:write`. The owner can undo it. Any 2xx answer marks the run succeeded and the answer is stored.
+    fn save_rank_insight(
+        &self,
+        call: Approved<actions::save_rank_insight::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::serde_json::Value,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// The mention pickers this extension declares (`contributes.ai.mentions`).
+pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// The `keyword` mention picker (Keyword).
+    ///
+    /// Called by the host as `GET /host/mentions/keyword?q=<text>`; the host keeps the first 20 items and cuts labels to 80 characters.
+    fn keyword(
+        &self,
+        call: ::host_runtime::MentionCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::MentionItems,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// The context providers this extension declares (`contributes.ai.context`).
+pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// The tracked keywords and their current ranks in the selected country.
+    ///
+    /// Called by the host as `GET /host/context/tracked-keywords` (asked at `turn_start`); the block is at most 2 KB once rendered.
+    fn tracked_keywords(
+        &self,
+        call: ::host_runtime::ContextCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::ContextBlock,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// Input and output types of the procedures (`server.procedures`), one module per procedure.
+pub mod procedures {
+    /// Types of the procedure `addKeyword`, called as `POST /host/procedures/addKeyword`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod add_keyword {
+        /// The procedure name.
+        pub const NAME: &str = "addKeyword";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/addKeyword";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "country",
+        ///    "keyword"
+        ///  ],
+        ///  "properties": {
+        ///    "country": {
+        ///      "type": "string",
+        ///      "pattern": "^[A-Z]{2}$"
+        ///    },
+        ///    "keyword": {
+        ///      "type": "string",
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `country`.
+            pub country: InputCountry,
+            /// `keyword`.
+            pub keyword: InputKeyword,
+        }
+        ///`InputCountry`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "pattern": "^[A-Z]{2}$"
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputCountry(::std::string::String);
+        impl ::std::ops::Deref for InputCountry {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputCountry> for ::std::string::String {
+            fn from(value: InputCountry) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputCountry {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                static PATTERN: ::std::sync::LazyLock<
+                    ::host_runtime::codegen::regress::Regex,
+                > = ::std::sync::LazyLock::new(|| {
+                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
+                });
+                if PATTERN.find(value).is_none() {
+                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///`InputKeyword`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputKeyword(::std::string::String);
+        impl ::std::ops::Deref for InputKeyword {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputKeyword> for ::std::string::String {
+            fn from(value: InputKeyword) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputKeyword {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///`Output`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "tracked"
+        ///  ],
+        ///  "properties": {
+        ///    "tracked": {
+        ///      "type": "boolean"
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Output {
+            /// `tracked`.
+            pub tracked: bool,
+        }
+    }
+    /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod list_watchlists {
+        /// The procedure name.
+        pub const NAME: &str = "listWatchlists";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/listWatchlists";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {}
+        impl ::std::default::Default for Input {
+            fn default() -> Self {
+                Self {}
+            }
+        }
+        ///`Output`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "items"
+        ///  ],
+        ///  "properties": {
+        ///    "items": {
+        ///      "type": "array",
+        ///      "items": {
+        ///        "type": "object",
+        ///        "required": [
+        ///          "id",
+        ///          "name"
+        ///        ],
+        ///        "properties": {
+        ///          "id": {
+        ///            "type": "string"
+        ///          },
+        ///          "name": {
+        ///            "type": "string"
+        ///          }
+        ///        },
+        ///        "additionalProperties": false
+        ///      }
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Output {
+            /// `items`.
+            pub items: ::std::vec::Vec<OutputItemsItem>,
+        }
+        ///`OutputItemsItem`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "id",
+        ///    "name"
+        ///  ],
+        ///  "properties": {
+        ///    "id": {
+        ///      "type": "string"
+        ///    },
+        ///    "name": {
+        ///      "type": "string"
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct OutputItemsItem {
+            /// `id`.
+            pub id: ::std::string::String,
+            /// `name`.
+            pub name: ::std::string::String,
+        }
+    }
+}
+/// The procedures the host may call (`server.procedures`).
+pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// The procedure `addKeyword`.
+    ///
+    /// Called by the host as `POST /host/procedures/addKeyword`; the host validates the argument against the `input` schema first and the answer must be valid against the `output` schema.
+    ///
+    /// Kind: write.
+    fn add_keyword(
+        &self,
+        call: ToolCall<procedures::add_keyword::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::add_keyword::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// The procedure `listWatchlists`.
+    ///
+    /// Called by the host as `POST /host/procedures/listWatchlists`; the host validates the argument against the `input` schema first and the answer must be valid against the `output` schema.
+    ///
+    /// Kind: read.
+    ///
+    /// Identical calls may be served from cache for 1m.
+    fn list_watchlists(
+        &self,
+        call: ToolCall<procedures::list_watchlists::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::list_watchlists::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// The connector's metrics sync (`contributes.connector`).
+pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Syncs metrics into the host's metrics store.
+    ///
+    /// Called by the host as `POST /host/metrics` (every 6h); answer points of the asked metrics only, with the metric's declared dimensions, and a `cursor` when more pages follow.
+    fn sync(
+        &self,
+        call: SyncCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// The host events the vendor server subscribes to (`server.events`): one method per event.
+pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Handles `release.shipped`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted the scope `projects:read`; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn release_shipped(
+        &self,
+        call: EventCall<::host_runtime::events::ReleaseShipped>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+    /// Handles `install.created`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted no scope; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn install_created(
+        &self,
+        call: EventCall<::host_runtime::events::InstallCreated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+    /// Handles `install.paused`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted no scope; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn install_paused(
+        &self,
+        call: EventCall<::host_runtime::events::InstallPaused>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+    /// Handles `install.resumed`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted no scope; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn install_resumed(
+        &self,
+        call: EventCall<::host_runtime::events::InstallResumed>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+    /// Handles `install.revoked`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted no scope; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn install_revoked(
+        &self,
+        call: EventCall<::host_runtime::events::InstallRevoked>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+    /// Handles `install.token_rotated`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted no scope; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn install_token_rotated(
+        &self,
+        call: EventCall<::host_runtime::events::InstallTokenRotated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+    /// Handles `settings.changed`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted no scope; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn settings_changed(
+        &self,
+        call: EventCall<::host_runtime::events::SettingsChanged>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+}
+/// Payload types of the events the vendor server posts (`contributes.webhooks`).
+pub mod webhooks {
+    /// The payload of `rank.dropped` (`as: "alert"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod rank_dropped {
+        /// The event name.
+        pub const EVENT: &str = "rank.dropped";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Payload`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "why"
+        ///  ],
+        ///  "properties": {
+        ///    "country": {
+        ///      "type": "string",
+        ///      "pattern": "^[A-Z]{2}$"
+        ///    },
+        ///    "current": {
+        ///      "type": "integer",
+        ///      "minimum": 1.0
+        ///    },
+        ///    "keyword": {
+        ///      "type": "string"
+        ///    },
+        ///    "previous": {
+        ///      "type": "integer",
+        ///      "minimum": 1.0
+        ///    },
+        ///    "why": {
+        ///      "description": "One sentence shown to the owner.",
+        ///      "type": "string",
+        ///      "maxLength": 280,
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Payload {
+            /// `country`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<PayloadCountry>,
+            /// `current`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub current: ::std::option::Option<::std::num::NonZeroU64>,
+            /// `keyword`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub keyword: ::std::option::Option<::std::string::String>,
+            /// `previous`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub previous: ::std::option::Option<::std::num::NonZeroU64>,
+            ///One sentence shown to the owner.
+            pub why: PayloadWhy,
+        }
+        ///`PayloadCountry`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "pattern": "^[A-Z]{2}$"
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct PayloadCountry(::std::string::String);
+        impl ::std::ops::Deref for PayloadCountry {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<PayloadCountry> for ::std::string::String {
+            fn from(value: PayloadCountry) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for PayloadCountry {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                static PATTERN: ::std::sync::LazyLock<
+                    ::host_runtime::codegen::regress::Regex,
+                > = ::std::sync::LazyLock::new(|| {
+                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
+                });
+                if PATTERN.find(value).is_none() {
+                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for PayloadCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for PayloadCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for PayloadCountry {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadCountry {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///One sentence shown to the owner.
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "description": "One sentence shown to the owner.",
+        ///  "type": "string",
+        ///  "maxLength": 280,
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct PayloadWhy(::std::string::String);
+        impl ::std::ops::Deref for PayloadWhy {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<PayloadWhy> for ::std::string::String {
+            fn from(value: PayloadWhy) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for PayloadWhy {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() > 280usize {
+                    return Err("longer than 280 characters".into());
+                }
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+    /// The payload of `rank.collapsed` (`as: "banner"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod rank_collapsed {
+        /// The event name.
+        pub const EVENT: &str = "rank.collapsed";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Payload`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "why"
+        ///  ],
+        ///  "properties": {
+        ///    "keywords": {
+        ///      "type": "array",
+        ///      "items": {
+        ///        "type": "string"
+        ///      }
+        ///    },
+        ///    "why": {
+        ///      "description": "One sentence shown to the owner.",
+        ///      "type": "string",
+        ///      "maxLength": 280,
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Payload {
+            /// `keywords`.
+            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+            pub keywords: ::std::vec::Vec<::std::string::String>,
+            ///One sentence shown to the owner.
+            pub why: PayloadWhy,
+        }
+        ///One sentence shown to the owner.
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "description": "One sentence shown to the owner.",
+        ///  "type": "string",
+        ///  "maxLength": 280,
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct PayloadWhy(::std::string::String);
+        impl ::std::ops::Deref for PayloadWhy {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<PayloadWhy> for ::std::string::String {
+            fn from(value: PayloadWhy) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for PayloadWhy {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() > 280usize {
+                    return Err("longer than 280 characters".into());
+                }
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+    /// The payload of `store.algorithm_updated` (`as: "event"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod store_algorithm_updated {
+        /// The event name.
+        pub const EVENT: &str = "store.algorithm_updated";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Payload`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "store"
+        ///  ],
+        ///  "properties": {
+        ///    "detectedAt": {
+        ///      "type": "string",
+        ///      "format": "date-time"
+        ///    },
+        ///    "store": {
+        ///      "enum": [
+        ///        "app_store",
+        ///        "google_play"
+        ///      ]
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Payload {
+            /// `detectedAt`.
+            #[serde(
+                rename = "detectedAt",
+                default,
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub detected_at: ::std::option::Option<
+                ::host_runtime::codegen::chrono::DateTime<
+                    ::host_runtime::codegen::chrono::offset::Utc,
+                >,
+            >,
+            /// `store`.
+            pub store: PayloadStore,
+        }
+        ///`PayloadStore`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "enum": [
+        ///    "app_store",
+        ///    "google_play"
+        ///  ]
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Copy,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub enum PayloadStore {
+            /// `app_store`.
+            #[serde(rename = "app_store")]
+            AppStore,
+            /// `google_play`.
+            #[serde(rename = "google_play")]
+            GooglePlay,
+        }
+        impl ::std::fmt::Display for PayloadStore {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match *self {
+                    Self::AppStore => f.write_str("app_store"),
+                    Self::GooglePlay => f.write_str("google_play"),
+                }
+            }
+        }
+        impl ::std::str::FromStr for PayloadStore {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                match value {
+                    "app_store" => Ok(Self::AppStore),
+                    "google_play" => Ok(Self::GooglePlay),
+                    _ => Err("invalid value".into()),
+                }
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for PayloadStore {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for PayloadStore {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for PayloadStore {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+    }
+}
+/// Typed sender for the events this extension declares under `contributes.webhooks`: one method
+/// per event, taking that event's payload type.
+#[derive(::core::fmt::Debug, ::core::clone::Clone)]
+pub struct Webhooks {
+    sender: ::host_runtime::EventSender,
+}
+impl Webhooks {
+    /// Wraps a configured event sender.
+    pub fn new(sender: ::host_runtime::EventSender) -> Self {
+        Webhooks { sender }
+    }
+    /// Signs `rank.dropped` for the install `source`: the host turns it into an inbox alert showing the payload's `why`.
+    ///
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    pub fn rank_dropped(
+        &self,
+        source: &str,
+        dedupe_key: &str,
+        payload: &webhooks::rank_dropped::Payload,
+    ) -> ::core::result::Result<
+        ::host_runtime::webhook::OutboundEvent,
+        ::host_runtime::webhook::WebhookError,
+    > {
+        self.sender.event("rank.dropped", source, dedupe_key, payload)
+    }
+    /// Signs `rank.collapsed` for the install `source`: the host turns it into a page banner showing the payload's `why`.
+    ///
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    pub fn rank_collapsed(
+        &self,
+        source: &str,
+        dedupe_key: &str,
+        payload: &webhooks::rank_collapsed::Payload,
+    ) -> ::core::result::Result<
+        ::host_runtime::webhook::OutboundEvent,
+        ::host_runtime::webhook::WebhookError,
+    > {
+        self.sender.event("rank.collapsed", source, dedupe_key, payload)
+    }
+    /// Signs `store.algorithm_updated` for the install `source`: the host turns it into an event for chart markers and client subscriptions.
+    ///
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    pub fn store_algorithm_updated(
+        &self,
+        source: &str,
+        dedupe_key: &str,
+        payload: &webhooks::store_algorithm_updated::Payload,
+    ) -> ::core::result::Result<
+        ::host_runtime::webhook::OutboundEvent,
+        ::host_runtime::webhook::WebhookError,
+    > {
+        self.sender.event("store.algorithm_updated", source, dedupe_key, payload)
+    }
+}
+struct __HostDispatch<S>(S);
+impl<
+    S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
+> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+    fn dispatch<'a>(
+        &'a self,
+        route: ::host_runtime::codegen::Route<'a>,
+        call: ::host_runtime::codegen::RawCall,
+    ) -> ::host_runtime::codegen::BoxFuture<
+        'a,
+        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+    > {
+        use ::host_runtime::codegen as __rt;
+        #[allow(unreachable_patterns)]
+        match route {
+            __rt::Route::Tool("keyword-ranks") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        tools::keyword_ranks::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::tool_answer(<S as Tools>::keyword_ranks(&self.0, call).await?)
+                })
+            }
+            __rt::Route::Tool("compare-keywords") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        tools::compare_keywords::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::tool_answer(
+                        <S as Tools>::compare_keywords(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Tool("top-movers") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        tools::top_movers::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::tool_answer(<S as Tools>::top_movers(&self.0, call).await?)
+                })
+            }
+            __rt::Route::Tool("keyword-ideas") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        tools::keyword_ideas::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::tool_answer(<S as Tools>::keyword_ideas(&self.0, call).await?)
+                })
+            }
+            __rt::Route::Tool("visibility-score") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        tools::visibility_score::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::tool_answer(
+                        <S as Tools>::visibility_score(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Action("save-rank-insight") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::approved::<
+                        actions::save_rank_insight::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::json_answer(
+                        <S as Actions>::save_rank_insight(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Mention("keyword") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::mention(call)?;
+                    __rt::mention_answer(<S as Mentions>::keyword(&self.0, call).await?)
+                })
+            }
+            __rt::Route::Context("tracked-keywords") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::context(call)?;
+                    __rt::context_answer(
+                        <S as ContextProviders>::tracked_keywords(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Procedure("addKeyword") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        procedures::add_keyword::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::procedure_answer(
+                        <S as Procedures>::add_keyword(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Procedure("listWatchlists") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        procedures::list_watchlists::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::procedure_answer(
+                        <S as Procedures>::list_watchlists(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Sync => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        ::host_runtime::metrics::SyncRequest<manifest::Metric>,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
+                })
+            }
+            __rt::Route::Event("release.shipped") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::ReleaseShipped,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::release_shipped(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Event("install.created") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::InstallCreated,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::install_created(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Event("install.paused") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::InstallPaused,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::install_paused(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Event("install.resumed") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::InstallResumed,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::install_resumed(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Event("install.revoked") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::InstallRevoked,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::install_revoked(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Event("install.token_rotated") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::InstallTokenRotated,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::install_token_rotated(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Event("settings.changed") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::SettingsChanged,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::settings_changed(&self.0, call).await?,
+                    )
+                })
+            }
+            route => {
+                let _ = call;
+                __rt::ready(::core::result::Result::Err(__rt::not_found(route)))
+            }
+        }
+    }
+}
+/// Builds the host handler of `keyword-tracker` from your server value.
+///
+/// The value must implement `Tools`, `Actions`, `Mentions`, `ContextProviders`, `Procedures`, `Connector`, `Events`: exactly the traits this manifest needs.
+pub fn handler<
+    S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
+>(server: S) -> ::host_runtime::Handler {
+    ::host_runtime::codegen::handler(
+        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"keyword-tracker\",\"name\":\"Keyword Tracker\",\"description\":\"Daily App Store and Google Play keyword ranks, with alerts when a tracked keyword drops.\",\"icon\":\"assets/icon.png\",\"category\":\"market_data\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"projects:read\"},{\"key\":\"metrics:write\",\"justification\":\"Writes the metrics the connector syncs from your account into the host metrics store, so they can be charted next to your installs.\"},{\"key\":\"alerts:write\",\"justification\":\"Raises inbox alerts and page banners when the vendor detects a change that needs your attention.\"},{\"key\":\"insights:write\",\"justification\":\"Saves insights the assistant drafts to the project insight feed, only after you approve each one.\"},{\"key\":\"ai:tools\"},{\"key\":\"ai:actions\",\"justification\":\"Lets the assistant propose changes that run only after an owner approves them on the approval card.\"},{\"key\":\"storage:write\",\"justification\":\"Keeps your watchlists and saved views in hosted storage that belongs to this install.\"},{\"key\":\"ai:skills\"}],\"contributes\":{\"pages\":[{\"id\":\"rankings\",\"title\":\"Keyword rankings\",\"entry\":\"ui/RankingsPage.tsx\",\"nav\":true},{\"id\":\"opportunities\",\"title\":\"Opportunities\",\"entry\":\"ui/OpportunitiesPage.tsx\",\"mobile\":false}],\"tabs\":[{\"id\":\"keywords\",\"title\":\"Keywords\",\"entry\":\"ui/KeywordsTab.tsx\",\"page\":\"analytics\"}],\"widgets\":[{\"id\":\"rank-movers\",\"title\":\"Rank movers\",\"entry\":\"ui/RankMoversWidget.tsx\",\"page\":\"overview\",\"slot\":\"insights\",\"size\":\"2x1\",\"expandable\":true},{\"id\":\"visibility-score\",\"title\":\"Visibility\",\"entry\":\"ui/VisibilityWidget.tsx\",\"page\":\"analytics\",\"slot\":\"kpi-row\",\"size\":\"1x1\"}],\"series\":[{\"id\":\"avg-rank\",\"label\":\"Average keyword rank\",\"chart\":\"installs-activity\",\"metric\":\"average_rank\"}],\"banners\":[{\"id\":\"rank-collapse\",\"page\":\"analytics\",\"event\":\"rank.collapsed\"}],\"rowActions\":[{\"id\":\"track-keyword\",\"title\":\"Track this keyword\",\"entry\":\"ui/TrackKeywordAction.tsx\",\"table\":\"analytics.keywords\"}],\"markers\":[{\"id\":\"algorithm-update\",\"label\":\"Store algorithm update\",\"chart\":\"*\",\"event\":\"store.algorithm_updated\",\"glyph\":\"A\"}],\"settings\":{\"entry\":\"ui/Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"alertThreshold\":{\"default\":10,\"description\":\"Rank positions lost before an alert is raised.\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"defaultCountry\":{\"default\":\"US\",\"description\":\"Store country used when none is picked.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"weeklyDigest\":{\"default\":true,\"type\":\"boolean\"}},\"type\":\"object\"}},\"storage\":{\"preferences\":{\"scope\":\"user\",\"singleton\":true,\"schema\":{\"additionalProperties\":false,\"properties\":{\"pinnedCountries\":{\"items\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"type\":\"array\"}},\"type\":\"object\"}},\"watchlists\":{\"scope\":\"install\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":200,\"type\":\"array\"},\"name\":{\"maxLength\":60,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"name\",\"keywords\"],\"type\":\"object\"}}},\"connector\":{\"auth\":{\"method\":\"api_key\",\"fields\":[{\"name\":\"api_key\",\"label\":\"API key\",\"type\":\"password\",\"required\":true,\"help\":\"Create one under Settings, API in your Keyword Tracker account.\"},{\"name\":\"workspace\",\"label\":\"Workspace\",\"type\":\"text\",\"required\":false}]},\"sync\":\"6h\",\"metrics\":[{\"key\":\"average_rank\",\"label\":\"Average rank\",\"unit\":\"count\",\"kind\":\"gauge\",\"dimensions\":[{\"key\":\"country\",\"label\":\"Country\"},{\"key\":\"store\",\"label\":\"Store\"}],\"backfillDays\":30},{\"key\":\"ranked_keywords\",\"label\":\"Ranked keywords\",\"unit\":\"count\",\"kind\":\"gauge\",\"dimensions\":[{\"key\":\"country\",\"label\":\"Country\"}]},{\"key\":\"search_impressions\",\"label\":\"Search impressions\",\"unit\":\"count\",\"kind\":\"counter\",\"dimensions\":[{\"key\":\"country\",\"label\":\"Country\"},{\"key\":\"keyword\",\"label\":\"Keyword\"}],\"backfillDays\":90}]},\"webhooks\":[{\"event\":\"rank.dropped\",\"as\":\"alert\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"current\":{\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"type\":\"string\"},\"previous\":{\"minimum\":1,\"type\":\"integer\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}},{\"event\":\"rank.collapsed\",\"as\":\"banner\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}},{\"event\":\"store.algorithm_updated\",\"as\":\"event\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"detectedAt\":{\"format\":\"date-time\",\"type\":\"string\"},\"store\":{\"enum\":[\"app_store\",\"google_play\"]}},\"required\":[\"store\"],\"type\":\"object\"}}],\"ai\":{\"tools\":[{\"id\":\"keyword-ranks\",\"description\":\"Daily rank history of one tracked keyword in one country.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"description\":\"ISO 3166-1 alpha-2 store country.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"days\":{\"default\":30,\"description\":\"Days of history, counting back from today.\",\"maximum\":90,\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"description\":\"The keyword exactly as tracked.\",\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\"],\"type\":\"object\"},\"returns\":\"series\",\"cost\":\"low\",\"cache\":\"1h\"},{\"id\":\"compare-keywords\",\"description\":\"Compares rank, volume and difficulty of two to five keywords side by side.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"keywords\":{\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":5,\"minItems\":2,\"type\":\"array\"}},\"required\":[\"keywords\"],\"type\":\"object\"},\"returns\":\"comparison\",\"cost\":\"medium\",\"cache\":\"5m\"},{\"id\":\"top-movers\",\"description\":\"Keywords whose rank changed most over the last days.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"days\":{\"default\":7,\"maximum\":30,\"minimum\":1,\"type\":\"integer\"},\"direction\":{\"default\":\"both\",\"enum\":[\"up\",\"down\",\"both\"]}},\"type\":\"object\"},\"returns\":\"table\",\"cost\":\"low\",\"cache\":\"5m\"},{\"id\":\"keyword-ideas\",\"description\":\"Suggests new keywords related to a seed keyword.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"seed\":{\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"seed\"],\"type\":\"object\"},\"returns\":\"list\",\"cost\":\"high\"},{\"id\":\"visibility-score\",\"description\":\"Current visibility score of the app, from 0 to 100.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"}},\"type\":\"object\"},\"returns\":\"value\",\"cost\":\"low\",\"cache\":\"1m\"}],\"mentions\":[{\"id\":\"keyword\",\"label\":\"Keyword\",\"list\":\"/host/mentions/keyword\"}],\"actions\":[{\"id\":\"save-rank-insight\",\"description\":\"Saves a short insight about a keyword's rank change to the project insight feed.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"keyword\":{\"minLength\":1,\"type\":\"string\"},\"summary\":{\"maxLength\":500,\"minLength\":10,\"type\":\"string\"}},\"required\":[\"keyword\",\"summary\"],\"type\":\"object\"},\"approval\":true,\"reversible\":true,\"scope\":\"insights:write\"}],\"knowledge\":[{\"id\":\"rank-definitions\",\"category\":\"metric_definitions\",\"file\":\"docs/rank-definitions.md\"},{\"id\":\"connecting\",\"category\":\"setup\",\"file\":\"docs/connecting.md\"}],\"skills\":[{\"id\":\"weekly-rank-review\",\"name\":\"Weekly rank review\",\"description\":\"Reviews the week's keyword movements and suggests what to watch next.\",\"file\":\"docs/skills/weekly-rank-review.md\",\"tools\":[\"top-movers\",\"keyword-ranks\"]}],\"prompts\":[{\"id\":\"why-rank-dropped\",\"title\":\"Why did this keyword drop?\",\"template\":\"Why did {{input.keyword}} drop in {{project.name}} between {{context.from}} and {{context.to}}?\",\"surfaces\":[\"chat_suggestion\",\"result_card\"],\"after\":[\"keyword-ranks\"],\"input\":{\"additionalProperties\":false,\"properties\":{\"keyword\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\"],\"type\":\"object\"}}],\"context\":[{\"id\":\"tracked-keywords\",\"description\":\"The tracked keywords and their current ranks in the selected country.\",\"when\":[\"turn_start\"],\"cache\":\"5m\"}]}},\"server\":{\"baseUrl\":\"https://api.keywordtracker.example/host\",\"sandboxBaseUrl\":\"https://sandbox.keywordtracker.example/host\",\"procedures\":{\"addKeyword\":{\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"keyword\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\",\"country\"],\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"tracked\":{\"type\":\"boolean\"}},\"required\":[\"tracked\"],\"type\":\"object\"},\"kind\":\"write\"},\"listWatchlists\":{\"input\":{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\",\"name\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"},\"cache\":\"1m\",\"kind\":\"read\"}},\"events\":[\"release.shipped\",\"install.created\",\"install.paused\",\"install.resumed\",\"install.revoked\",\"install.token_rotated\",\"settings.changed\"]},\"telemetry\":[\"rankings_opened\",\"keyword_tracked\",\"digest_clicked\"]}",
+        __HostDispatch(server),
+    )
+}

@@ -1,0 +1,287 @@
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/host.extension.json"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/icon.png"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/Settings.tsx"
+);
+/// What `host.extension.json` declares for `hello-panel` (Hello Panel), as constants and enums.
+///
+/// Keeps a greeting for the project in a settings panel.
+pub mod manifest {
+    /// The extension id.
+    pub const EXTENSION_ID: &str = "hello-panel";
+    /// The name shown to owners.
+    pub const NAME: &str = "Hello Panel";
+    /// The SDK range the manifest targets.
+    pub const SDK: &str = "^2.0.0";
+    /// A scope the manifest declares under `scopes`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Scope {
+        /// `ui:render`
+        UiRender,
+    }
+    impl Scope {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [Scope] = &[Scope::UiRender];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Scope::UiRender => "ui:render",
+            }
+        }
+    }
+    /// A host event the vendor server subscribes to under `server.events`.
+    ///
+    /// The manifest declares none.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum SubscribedEvent {}
+    impl SubscribedEvent {
+        /// Every value, in manifest order (none).
+        pub const ALL: &'static [SubscribedEvent] = &[];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {}
+        }
+    }
+    /// A telemetry name the extension may report (`telemetry`).
+    ///
+    /// The manifest declares none.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Telemetry {}
+    impl Telemetry {
+        /// Every value, in manifest order (none).
+        pub const ALL: &'static [Telemetry] = &[];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {}
+        }
+    }
+}
+/// Connector credentials: the manifest declares no connector auth, so there are none.
+pub type Credentials = ::host_runtime::NoCredentials;
+/// The values owners fill in on the settings panel (`contributes.settings.schema`).
+#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+pub mod settings {
+    /// Error types.
+    pub mod error {
+        /// Error from a `TryFrom` or `FromStr` implementation.
+        pub struct ConversionError(::std::borrow::Cow<'static, str>);
+        impl ::std::error::Error for ConversionError {}
+        impl ::std::fmt::Display for ConversionError {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
+                ::std::fmt::Display::fmt(&self.0, f)
+            }
+        }
+        impl ::std::fmt::Debug for ConversionError {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
+                ::std::fmt::Debug::fmt(&self.0, f)
+            }
+        }
+        impl From<&'static str> for ConversionError {
+            fn from(value: &'static str) -> Self {
+                Self(value.into())
+            }
+        }
+        impl From<String> for ConversionError {
+            fn from(value: String) -> Self {
+                Self(value.into())
+            }
+        }
+    }
+    ///`Settings`
+    ///
+    /// <details><summary>JSON schema</summary>
+    ///
+    /// ```json
+    ///{
+    ///  "type": "object",
+    ///  "properties": {
+    ///    "greeting": {
+    ///      "type": "string",
+    ///      "maxLength": 80
+    ///    }
+    ///  },
+    ///  "additionalProperties": false
+    ///}
+    /// ```
+    /// </details>
+    #[derive(
+        ::host_runtime::codegen::serde::Deserialize,
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug
+    )]
+    #[serde(deny_unknown_fields)]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub struct Settings {
+        /// `greeting`.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub greeting: ::std::option::Option<SettingsGreeting>,
+    }
+    impl ::std::default::Default for Settings {
+        fn default() -> Self {
+            Self {
+                greeting: Default::default(),
+            }
+        }
+    }
+    ///`SettingsGreeting`
+    ///
+    /// <details><summary>JSON schema</summary>
+    ///
+    /// ```json
+    ///{
+    ///  "type": "string",
+    ///  "maxLength": 80
+    ///}
+    /// ```
+    /// </details>
+    #[derive(
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(transparent)]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub struct SettingsGreeting(::std::string::String);
+    impl ::std::ops::Deref for SettingsGreeting {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<SettingsGreeting> for ::std::string::String {
+        fn from(value: SettingsGreeting) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for SettingsGreeting {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 80usize {
+                return Err("longer than 80 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for SettingsGreeting {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<&::std::string::String> for SettingsGreeting {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for SettingsGreeting {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for SettingsGreeting {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::codegen::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
+        }
+    }
+}
+/// Hosted storage documents sent with every call that has a body (D7).
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::host_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::host_runtime::codegen::serde")]
+pub struct Documents {
+    /// The settings panel's values (the reserved `settings` collection); `None` until saved.
+    #[serde(default)]
+    pub settings: ::core::option::Option<settings::Settings>,
+}
+struct __HostDispatch<S>(S);
+impl<
+    S: ::core::marker::Send + ::core::marker::Sync + 'static,
+> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+    fn dispatch<'a>(
+        &'a self,
+        route: ::host_runtime::codegen::Route<'a>,
+        call: ::host_runtime::codegen::RawCall,
+    ) -> ::host_runtime::codegen::BoxFuture<
+        'a,
+        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+    > {
+        use ::host_runtime::codegen as __rt;
+        #[allow(unreachable_patterns)]
+        match route {
+            route => {
+                let _ = call;
+                __rt::ready(::core::result::Result::Err(__rt::not_found(route)))
+            }
+        }
+    }
+}
+/// Builds the host handler of `hello-panel` from your server value.
+///
+/// The value must implement no trait: exactly the traits this manifest needs.
+pub fn handler<S: ::core::marker::Send + ::core::marker::Sync + 'static>(
+    server: S,
+) -> ::host_runtime::Handler {
+    ::host_runtime::codegen::handler(
+        "{\"id\":\"hello-panel\",\"name\":\"Hello Panel\",\"description\":\"Keeps a greeting for the project in a settings panel.\",\"icon\":\"icon.png\",\"category\":\"design\",\"sdk\":\"^2.0.0\",\"visibility\":\"private\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"}],\"contributes\":{\"settings\":{\"entry\":\"Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"greeting\":{\"maxLength\":80,\"type\":\"string\"}},\"type\":\"object\"}}}}",
+        __HostDispatch(server),
+    )
+}

@@ -1,0 +1,764 @@
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/host.extension.json"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/assets/icon.png"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/ExportRelease.tsx"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/Settings.tsx"
+);
+/// What `host.extension.json` declares for `warehouse-export` (Warehouse Export), as constants and enums.
+///
+/// Exports the organization's metrics to your data warehouse every night.
+pub mod manifest {
+    /// The extension id.
+    pub const EXTENSION_ID: &str = "warehouse-export";
+    /// The name shown to owners.
+    pub const NAME: &str = "Warehouse Export";
+    /// The SDK range the manifest targets.
+    pub const SDK: &str = "^2.0.0";
+    /// A scope the manifest declares under `scopes`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Scope {
+        /// `ui:render`
+        UiRender,
+        /// `alerts:write`: Raises inbox alerts and page banners when the vendor detects a change that needs your attention.
+        AlertsWrite,
+        /// `storage:write`: Keeps your watchlists and saved views in hosted storage that belongs to this install.
+        StorageWrite,
+    }
+    impl Scope {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [Scope] = &[
+            Scope::UiRender,
+            Scope::AlertsWrite,
+            Scope::StorageWrite,
+        ];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Scope::UiRender => "ui:render",
+                Scope::AlertsWrite => "alerts:write",
+                Scope::StorageWrite => "storage:write",
+            }
+        }
+    }
+    /// A host event the vendor server subscribes to under `server.events`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum SubscribedEvent {
+        /// `install.created`: delivered to `POST /host/events`.
+        InstallCreated,
+        /// `scopes.changed`: delivered to `POST /host/events`.
+        ScopesChanged,
+    }
+    impl SubscribedEvent {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [SubscribedEvent] = &[
+            SubscribedEvent::InstallCreated,
+            SubscribedEvent::ScopesChanged,
+        ];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                SubscribedEvent::InstallCreated => "install.created",
+                SubscribedEvent::ScopesChanged => "scopes.changed",
+            }
+        }
+    }
+    /// A telemetry name the extension may report (`telemetry`).
+    ///
+    /// The manifest declares none.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Telemetry {}
+    impl Telemetry {
+        /// Every value, in manifest order (none).
+        pub const ALL: &'static [Telemetry] = &[];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {}
+        }
+    }
+}
+/// Connector credentials the owner entered at install (`contributes.connector.auth`), sent on
+/// every call with a body.
+#[derive(::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
+#[serde(crate = "::host_runtime::codegen::serde")]
+pub struct Credentials {
+    /// Service account JSON (`service_account`, a file input).
+    #[serde(rename = "service_account")]
+    pub service_account: ::std::string::String,
+    /// Region (`region`, a select input).
+    #[serde(rename = "region")]
+    pub region: ::std::string::String,
+}
+impl ::core::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.write_str("Credentials(..)")
+    }
+}
+/// Types of the hosted storage collections (`contributes.storage`).
+pub mod storage {
+    /// Documents of the storage collection `export_runs` (owned per organization).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod export_runs {
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Document`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "startedAt",
+        ///    "status"
+        ///  ],
+        ///  "properties": {
+        ///    "rows": {
+        ///      "type": "integer",
+        ///      "minimum": 0.0
+        ///    },
+        ///    "startedAt": {
+        ///      "type": "string",
+        ///      "format": "date-time"
+        ///    },
+        ///    "status": {
+        ///      "enum": [
+        ///        "running",
+        ///        "succeeded",
+        ///        "failed"
+        ///      ]
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Document {
+            /// `rows`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub rows: ::std::option::Option<u64>,
+            /// `startedAt`.
+            #[serde(rename = "startedAt")]
+            pub started_at: ::host_runtime::codegen::chrono::DateTime<
+                ::host_runtime::codegen::chrono::offset::Utc,
+            >,
+            /// `status`.
+            pub status: DocumentStatus,
+        }
+        ///`DocumentStatus`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "enum": [
+        ///    "running",
+        ///    "succeeded",
+        ///    "failed"
+        ///  ]
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Copy,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub enum DocumentStatus {
+            /// `running`.
+            #[serde(rename = "running")]
+            Running,
+            /// `succeeded`.
+            #[serde(rename = "succeeded")]
+            Succeeded,
+            /// `failed`.
+            #[serde(rename = "failed")]
+            Failed,
+        }
+        impl ::std::fmt::Display for DocumentStatus {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match *self {
+                    Self::Running => f.write_str("running"),
+                    Self::Succeeded => f.write_str("succeeded"),
+                    Self::Failed => f.write_str("failed"),
+                }
+            }
+        }
+        impl ::std::str::FromStr for DocumentStatus {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                match value {
+                    "running" => Ok(Self::Running),
+                    "succeeded" => Ok(Self::Succeeded),
+                    "failed" => Ok(Self::Failed),
+                    _ => Err("invalid value".into()),
+                }
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for DocumentStatus {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for DocumentStatus {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for DocumentStatus {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+    }
+}
+/// The values owners fill in on the settings panel (`contributes.settings.schema`).
+#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+pub mod settings {
+    /// Error types.
+    pub mod error {
+        /// Error from a `TryFrom` or `FromStr` implementation.
+        pub struct ConversionError(::std::borrow::Cow<'static, str>);
+        impl ::std::error::Error for ConversionError {}
+        impl ::std::fmt::Display for ConversionError {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
+                ::std::fmt::Display::fmt(&self.0, f)
+            }
+        }
+        impl ::std::fmt::Debug for ConversionError {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
+                ::std::fmt::Debug::fmt(&self.0, f)
+            }
+        }
+        impl From<&'static str> for ConversionError {
+            fn from(value: &'static str) -> Self {
+                Self(value.into())
+            }
+        }
+        impl From<String> for ConversionError {
+            fn from(value: String) -> Self {
+                Self(value.into())
+            }
+        }
+    }
+    ///`Settings`
+    ///
+    /// <details><summary>JSON schema</summary>
+    ///
+    /// ```json
+    ///{
+    ///  "type": "object",
+    ///  "required": [
+    ///    "dataset"
+    ///  ],
+    ///  "properties": {
+    ///    "dataset": {
+    ///      "description": "Destination dataset.",
+    ///      "type": "string",
+    ///      "maxLength": 128,
+    ///      "minLength": 1
+    ///    },
+    ///    "hour": {
+    ///      "description": "UTC hour of the nightly export.",
+    ///      "type": "integer",
+    ///      "maximum": 23.0,
+    ///      "minimum": 0.0
+    ///    }
+    ///  },
+    ///  "additionalProperties": false
+    ///}
+    /// ```
+    /// </details>
+    #[derive(
+        ::host_runtime::codegen::serde::Deserialize,
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug
+    )]
+    #[serde(deny_unknown_fields)]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub struct Settings {
+        ///Destination dataset.
+        pub dataset: SettingsDataset,
+        ///UTC hour of the nightly export.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub hour: ::std::option::Option<i64>,
+    }
+    ///Destination dataset.
+    ///
+    /// <details><summary>JSON schema</summary>
+    ///
+    /// ```json
+    ///{
+    ///  "description": "Destination dataset.",
+    ///  "type": "string",
+    ///  "maxLength": 128,
+    ///  "minLength": 1
+    ///}
+    /// ```
+    /// </details>
+    #[derive(
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(transparent)]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub struct SettingsDataset(::std::string::String);
+    impl ::std::ops::Deref for SettingsDataset {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<SettingsDataset> for ::std::string::String {
+        fn from(value: SettingsDataset) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for SettingsDataset {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            if value.chars().count() > 128usize {
+                return Err("longer than 128 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for SettingsDataset {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<&::std::string::String> for SettingsDataset {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for SettingsDataset {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for SettingsDataset {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::codegen::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
+        }
+    }
+}
+/// Hosted storage documents sent with every call that has a body (D7).
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::host_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::host_runtime::codegen::serde")]
+pub struct Documents {
+    /// The `export_runs` collection.
+    #[serde(rename = "export_runs", default)]
+    pub export_runs: ::std::vec::Vec<
+        ::host_runtime::Document<storage::export_runs::Document>,
+    >,
+    /// The settings panel's values (the reserved `settings` collection); `None` until saved.
+    #[serde(default)]
+    pub settings: ::core::option::Option<settings::Settings>,
+}
+/// A host event delivery, with its typed payload as `input`.
+pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
+/// The host events the vendor server subscribes to (`server.events`): one method per event.
+pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Handles `install.created`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted no scope; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn install_created(
+        &self,
+        call: EventCall<::host_runtime::events::InstallCreated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+    /// Handles `scopes.changed`.
+    ///
+    /// Delivered as `POST /host/events` to installs granted no scope; answer `Ok(())` for 204. An error with a 4xx status is recorded and not retried; a 5xx is retried after 30 s, 2 min and 10 min. The same content may arrive again with a new event id.
+    fn scopes_changed(
+        &self,
+        call: EventCall<::host_runtime::events::ScopesChanged>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send;
+}
+/// Payload types of the events the vendor server posts (`contributes.webhooks`).
+pub mod webhooks {
+    /// The payload of `export.failed` (`as: "banner"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod export_failed {
+        /// The event name.
+        pub const EVENT: &str = "export.failed";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Payload`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "why"
+        ///  ],
+        ///  "properties": {
+        ///    "error": {
+        ///      "type": "string"
+        ///    },
+        ///    "runId": {
+        ///      "type": "string"
+        ///    },
+        ///    "why": {
+        ///      "description": "One sentence shown to the owner.",
+        ///      "type": "string",
+        ///      "maxLength": 280,
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Payload {
+            /// `error`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub error: ::std::option::Option<::std::string::String>,
+            /// `runId`.
+            #[serde(
+                rename = "runId",
+                default,
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub run_id: ::std::option::Option<::std::string::String>,
+            ///One sentence shown to the owner.
+            pub why: PayloadWhy,
+        }
+        ///One sentence shown to the owner.
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "description": "One sentence shown to the owner.",
+        ///  "type": "string",
+        ///  "maxLength": 280,
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct PayloadWhy(::std::string::String);
+        impl ::std::ops::Deref for PayloadWhy {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<PayloadWhy> for ::std::string::String {
+            fn from(value: PayloadWhy) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for PayloadWhy {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() > 280usize {
+                    return Err("longer than 280 characters".into());
+                }
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+}
+/// Typed sender for the events this extension declares under `contributes.webhooks`: one method
+/// per event, taking that event's payload type.
+#[derive(::core::fmt::Debug, ::core::clone::Clone)]
+pub struct Webhooks {
+    sender: ::host_runtime::EventSender,
+}
+impl Webhooks {
+    /// Wraps a configured event sender.
+    pub fn new(sender: ::host_runtime::EventSender) -> Self {
+        Webhooks { sender }
+    }
+    /// Signs `export.failed` for the install `source`: the host turns it into a page banner showing the payload's `why`.
+    ///
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    pub fn export_failed(
+        &self,
+        source: &str,
+        dedupe_key: &str,
+        payload: &webhooks::export_failed::Payload,
+    ) -> ::core::result::Result<
+        ::host_runtime::webhook::OutboundEvent,
+        ::host_runtime::webhook::WebhookError,
+    > {
+        self.sender.event("export.failed", source, dedupe_key, payload)
+    }
+}
+struct __HostDispatch<S>(S);
+impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+    fn dispatch<'a>(
+        &'a self,
+        route: ::host_runtime::codegen::Route<'a>,
+        call: ::host_runtime::codegen::RawCall,
+    ) -> ::host_runtime::codegen::BoxFuture<
+        'a,
+        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+    > {
+        use ::host_runtime::codegen as __rt;
+        #[allow(unreachable_patterns)]
+        match route {
+            __rt::Route::Event("install.created") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::InstallCreated,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::install_created(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Event("scopes.changed") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::event::<
+                        ::host_runtime::events::ScopesChanged,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::event_answer(
+                        <S as Events>::scopes_changed(&self.0, call).await?,
+                    )
+                })
+            }
+            route => {
+                let _ = call;
+                __rt::ready(::core::result::Result::Err(__rt::not_found(route)))
+            }
+        }
+    }
+}
+/// Builds the host handler of `warehouse-export` from your server value.
+///
+/// The value must implement `Events`: exactly the traits this manifest needs.
+pub fn handler<S: Events>(server: S) -> ::host_runtime::Handler {
+    ::host_runtime::codegen::handler(
+        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"warehouse-export\",\"name\":\"Warehouse Export\",\"description\":\"Exports the organization's metrics to your data warehouse every night.\",\"icon\":\"assets/icon.png\",\"category\":\"warehouse\",\"sdk\":\"^2.0.0\",\"visibility\":\"private\",\"installScope\":\"organization\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"alerts:write\",\"justification\":\"Raises inbox alerts and page banners when the vendor detects a change that needs your attention.\"},{\"key\":\"storage:write\",\"justification\":\"Keeps your watchlists and saved views in hosted storage that belongs to this install.\"}],\"contributes\":{\"banners\":[{\"id\":\"export-failed\",\"page\":\"overview\",\"event\":\"export.failed\"}],\"rowActions\":[{\"id\":\"export-release\",\"title\":\"Export this release\",\"entry\":\"ui/ExportRelease.tsx\",\"table\":\"deployments.releases\"}],\"settings\":{\"entry\":\"ui/Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"dataset\":{\"description\":\"Destination dataset.\",\"maxLength\":128,\"minLength\":1,\"type\":\"string\"},\"hour\":{\"description\":\"UTC hour of the nightly export.\",\"maximum\":23,\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"dataset\"],\"type\":\"object\"}},\"storage\":{\"export_runs\":{\"scope\":\"organization\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"rows\":{\"minimum\":0,\"type\":\"integer\"},\"startedAt\":{\"format\":\"date-time\",\"type\":\"string\"},\"status\":{\"enum\":[\"running\",\"succeeded\",\"failed\"]}},\"required\":[\"startedAt\",\"status\"],\"type\":\"object\"}}},\"connector\":{\"auth\":{\"method\":\"api_key\",\"fields\":[{\"name\":\"service_account\",\"label\":\"Service account JSON\",\"type\":\"file\",\"required\":true},{\"name\":\"region\",\"label\":\"Region\",\"type\":\"select\",\"required\":true,\"options\":[\"us\",\"eu\",\"asia-northeast1\"]}]},\"sync\":\"24h\"},\"webhooks\":[{\"event\":\"export.failed\",\"as\":\"banner\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"error\":{\"type\":\"string\"},\"runId\":{\"type\":\"string\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}}]},\"server\":{\"baseUrl\":\"https://export.warehouse.example/host\",\"events\":[\"install.created\",\"scopes.changed\"]}}",
+        __HostDispatch(server),
+    )
+}

@@ -1,0 +1,1024 @@
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/host.extension.json"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/assets/icon.png"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/Settings.tsx"
+);
+/// What `host.extension.json` declares for `pricing-lab` (Pricing Lab), as constants and enums.
+///
+/// Price experiments configured in a settings panel and run by the vendor server.
+pub mod manifest {
+    /// The extension id.
+    pub const EXTENSION_ID: &str = "pricing-lab";
+    /// The name shown to owners.
+    pub const NAME: &str = "Pricing Lab";
+    /// The SDK range the manifest targets.
+    pub const SDK: &str = "^2.0.0";
+    /// A scope the manifest declares under `scopes`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Scope {
+        /// `ui:render`
+        UiRender,
+    }
+    impl Scope {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [Scope] = &[Scope::UiRender];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Scope::UiRender => "ui:render",
+            }
+        }
+    }
+    /// A host event the vendor server subscribes to under `server.events`.
+    ///
+    /// The manifest declares none.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum SubscribedEvent {}
+    impl SubscribedEvent {
+        /// Every value, in manifest order (none).
+        pub const ALL: &'static [SubscribedEvent] = &[];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {}
+        }
+    }
+    /// A telemetry name the extension may report (`telemetry`).
+    ///
+    /// The manifest declares none.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Telemetry {}
+    impl Telemetry {
+        /// Every value, in manifest order (none).
+        pub const ALL: &'static [Telemetry] = &[];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {}
+        }
+    }
+}
+/// Connector credentials: the manifest declares no connector auth, so there are none.
+pub type Credentials = ::host_runtime::NoCredentials;
+/// The values owners fill in on the settings panel (`contributes.settings.schema`).
+#[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+pub mod settings {
+    /// Error types.
+    pub mod error {
+        /// Error from a `TryFrom` or `FromStr` implementation.
+        pub struct ConversionError(::std::borrow::Cow<'static, str>);
+        impl ::std::error::Error for ConversionError {}
+        impl ::std::fmt::Display for ConversionError {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
+                ::std::fmt::Display::fmt(&self.0, f)
+            }
+        }
+        impl ::std::fmt::Debug for ConversionError {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
+                ::std::fmt::Debug::fmt(&self.0, f)
+            }
+        }
+        impl From<&'static str> for ConversionError {
+            fn from(value: &'static str) -> Self {
+                Self(value.into())
+            }
+        }
+        impl From<String> for ConversionError {
+            fn from(value: String) -> Self {
+                Self(value.into())
+            }
+        }
+    }
+    ///`Settings`
+    ///
+    /// <details><summary>JSON schema</summary>
+    ///
+    /// ```json
+    ///{
+    ///  "type": "object",
+    ///  "properties": {
+    ///    "territories": {
+    ///      "type": "array",
+    ///      "items": {
+    ///        "type": "string",
+    ///        "pattern": "^[A-Z]{2,3}$"
+    ///      },
+    ///      "maxItems": 40
+    ///    }
+    ///  },
+    ///  "additionalProperties": false
+    ///}
+    /// ```
+    /// </details>
+    #[derive(
+        ::host_runtime::codegen::serde::Deserialize,
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug
+    )]
+    #[serde(deny_unknown_fields)]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub struct Settings {
+        /// `territories`.
+        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        pub territories: ::std::vec::Vec<SettingsTerritoriesItem>,
+    }
+    impl ::std::default::Default for Settings {
+        fn default() -> Self {
+            Self {
+                territories: Default::default(),
+            }
+        }
+    }
+    ///`SettingsTerritoriesItem`
+    ///
+    /// <details><summary>JSON schema</summary>
+    ///
+    /// ```json
+    ///{
+    ///  "type": "string",
+    ///  "pattern": "^[A-Z]{2,3}$"
+    ///}
+    /// ```
+    /// </details>
+    #[derive(
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(transparent)]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    pub struct SettingsTerritoriesItem(::std::string::String);
+    impl ::std::ops::Deref for SettingsTerritoriesItem {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<SettingsTerritoriesItem> for ::std::string::String {
+        fn from(value: SettingsTerritoriesItem) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for SettingsTerritoriesItem {
+        type Err = self::error::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<
+                ::host_runtime::codegen::regress::Regex,
+            > = ::std::sync::LazyLock::new(|| {
+                ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2,3}$").unwrap()
+            });
+            if PATTERN.find(value).is_none() {
+                return Err("doesn't match pattern \"^[A-Z]{2,3}$\"".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for SettingsTerritoriesItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<&::std::string::String> for SettingsTerritoriesItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: &::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for SettingsTerritoriesItem {
+        type Error = self::error::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
+    for SettingsTerritoriesItem {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::codegen::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: self::error::ConversionError| {
+                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
+        }
+    }
+}
+/// Hosted storage documents sent with every call that has a body (D7).
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::host_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::host_runtime::codegen::serde")]
+pub struct Documents {
+    /// The settings panel's values (the reserved `settings` collection); `None` until saved.
+    #[serde(default)]
+    pub settings: ::core::option::Option<settings::Settings>,
+}
+/// A call to a tool or procedure, with its typed `input`.
+pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// Input and output types of the procedures (`server.procedures`), one module per procedure.
+pub mod procedures {
+    /// Types of the procedure `get-result`, called as `POST /host/procedures/get-result`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod get_result {
+        /// The procedure name.
+        pub const NAME: &str = "get-result";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/get-result";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "id"
+        ///  ],
+        ///  "properties": {
+        ///    "id": {
+        ///      "type": "string",
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `id`.
+            pub id: InputId,
+        }
+        ///`InputId`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputId(::std::string::String);
+        impl ::std::ops::Deref for InputId {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputId> for ::std::string::String {
+            fn from(value: InputId) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputId {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputId {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputId {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputId {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputId {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///`Output`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "properties": {
+        ///    "significant": {
+        ///      "type": "boolean"
+        ///    },
+        ///    "uplift": {
+        ///      "type": "number"
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Output {
+            /// `significant`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub significant: ::std::option::Option<bool>,
+            /// `uplift`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub uplift: ::std::option::Option<f64>,
+        }
+        impl ::std::default::Default for Output {
+            fn default() -> Self {
+                Self {
+                    significant: Default::default(),
+                    uplift: Default::default(),
+                }
+            }
+        }
+    }
+    /// Types of the procedure `listExperiments`, called as `POST /host/procedures/listExperiments`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod list_experiments {
+        /// The procedure name.
+        pub const NAME: &str = "listExperiments";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/listExperiments";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "properties": {
+        ///    "status": {
+        ///      "enum": [
+        ///        "draft",
+        ///        "running",
+        ///        "ended"
+        ///      ]
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `status`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub status: ::std::option::Option<InputStatus>,
+        }
+        impl ::std::default::Default for Input {
+            fn default() -> Self {
+                Self { status: Default::default() }
+            }
+        }
+        ///`InputStatus`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "enum": [
+        ///    "draft",
+        ///    "running",
+        ///    "ended"
+        ///  ]
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Copy,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub enum InputStatus {
+            /// `draft`.
+            #[serde(rename = "draft")]
+            Draft,
+            /// `running`.
+            #[serde(rename = "running")]
+            Running,
+            /// `ended`.
+            #[serde(rename = "ended")]
+            Ended,
+        }
+        impl ::std::fmt::Display for InputStatus {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                match *self {
+                    Self::Draft => f.write_str("draft"),
+                    Self::Running => f.write_str("running"),
+                    Self::Ended => f.write_str("ended"),
+                }
+            }
+        }
+        impl ::std::str::FromStr for InputStatus {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                match value {
+                    "draft" => Ok(Self::Draft),
+                    "running" => Ok(Self::Running),
+                    "ended" => Ok(Self::Ended),
+                    _ => Err("invalid value".into()),
+                }
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputStatus {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputStatus {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputStatus {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        ///`Output`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "items"
+        ///  ],
+        ///  "properties": {
+        ///    "items": {
+        ///      "type": "array",
+        ///      "items": {
+        ///        "type": "object",
+        ///        "required": [
+        ///          "id"
+        ///        ],
+        ///        "properties": {
+        ///          "id": {
+        ///            "type": "string"
+        ///          },
+        ///          "name": {
+        ///            "type": "string"
+        ///          }
+        ///        },
+        ///        "additionalProperties": false
+        ///      }
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Output {
+            /// `items`.
+            pub items: ::std::vec::Vec<OutputItemsItem>,
+        }
+        ///`OutputItemsItem`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "id"
+        ///  ],
+        ///  "properties": {
+        ///    "id": {
+        ///      "type": "string"
+        ///    },
+        ///    "name": {
+        ///      "type": "string"
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct OutputItemsItem {
+            /// `id`.
+            pub id: ::std::string::String,
+            /// `name`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub name: ::std::option::Option<::std::string::String>,
+        }
+    }
+    /// Types of the procedure `start_experiment`, called as `POST /host/procedures/start_experiment`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod start_experiment {
+        /// The procedure name.
+        pub const NAME: &str = "start_experiment";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/start_experiment";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Input`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "id"
+        ///  ],
+        ///  "properties": {
+        ///    "id": {
+        ///      "type": "string",
+        ///      "minLength": 1
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Input {
+            /// `id`.
+            pub id: InputId,
+        }
+        ///`InputId`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "string",
+        ///  "minLength": 1
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(transparent)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct InputId(::std::string::String);
+        impl ::std::ops::Deref for InputId {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputId> for ::std::string::String {
+            fn from(value: InputId) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputId {
+            type Err = self::error::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputId {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<&::std::string::String> for InputId {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: &::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputId {
+            type Error = self::error::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputId {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: self::error::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        ///`Output`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "properties": {
+        ///    "startedAt": {
+        ///      "type": "string",
+        ///      "format": "date-time"
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Output {
+            /// `startedAt`.
+            #[serde(
+                rename = "startedAt",
+                default,
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub started_at: ::std::option::Option<
+                ::host_runtime::codegen::chrono::DateTime<
+                    ::host_runtime::codegen::chrono::offset::Utc,
+                >,
+            >,
+        }
+        impl ::std::default::Default for Output {
+            fn default() -> Self {
+                Self {
+                    started_at: Default::default(),
+                }
+            }
+        }
+    }
+}
+/// The procedures the host may call (`server.procedures`).
+pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// The procedure `get-result`.
+    ///
+    /// Called by the host as `POST /host/procedures/get-result`; the host validates the argument against the `input` schema first and the answer must be valid against the `output` schema.
+    fn get_result(
+        &self,
+        call: ToolCall<procedures::get_result::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::get_result::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// The procedure `listExperiments`.
+    ///
+    /// Called by the host as `POST /host/procedures/listExperiments`; the host validates the argument against the `input` schema first and the answer must be valid against the `output` schema.
+    ///
+    /// Kind: read.
+    ///
+    /// Identical calls may be served from cache for 5m.
+    fn list_experiments(
+        &self,
+        call: ToolCall<procedures::list_experiments::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::list_experiments::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// The procedure `start_experiment`.
+    ///
+    /// Called by the host as `POST /host/procedures/start_experiment`; the host validates the argument against the `input` schema first and the answer must be valid against the `output` schema.
+    ///
+    /// Kind: write.
+    fn start_experiment(
+        &self,
+        call: ToolCall<procedures::start_experiment::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::start_experiment::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+struct __HostDispatch<S>(S);
+impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+    fn dispatch<'a>(
+        &'a self,
+        route: ::host_runtime::codegen::Route<'a>,
+        call: ::host_runtime::codegen::RawCall,
+    ) -> ::host_runtime::codegen::BoxFuture<
+        'a,
+        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+    > {
+        use ::host_runtime::codegen as __rt;
+        #[allow(unreachable_patterns)]
+        match route {
+            __rt::Route::Procedure("get-result") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        procedures::get_result::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::procedure_answer(
+                        <S as Procedures>::get_result(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Procedure("listExperiments") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        procedures::list_experiments::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::procedure_answer(
+                        <S as Procedures>::list_experiments(&self.0, call).await?,
+                    )
+                })
+            }
+            __rt::Route::Procedure("start_experiment") => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        procedures::start_experiment::Input,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::procedure_answer(
+                        <S as Procedures>::start_experiment(&self.0, call).await?,
+                    )
+                })
+            }
+            route => {
+                let _ = call;
+                __rt::ready(::core::result::Result::Err(__rt::not_found(route)))
+            }
+        }
+    }
+}
+/// Builds the host handler of `pricing-lab` from your server value.
+///
+/// The value must implement `Procedures`: exactly the traits this manifest needs.
+pub fn handler<S: Procedures>(server: S) -> ::host_runtime::Handler {
+    ::host_runtime::codegen::handler(
+        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"pricing-lab\",\"name\":\"Pricing Lab\",\"description\":\"Price experiments configured in a settings panel and run by the vendor server.\",\"icon\":\"assets/icon.png\",\"category\":\"experiments\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"}],\"contributes\":{\"settings\":{\"entry\":\"ui/Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"territories\":{\"items\":{\"pattern\":\"^[A-Z]{2,3}$\",\"type\":\"string\"},\"maxItems\":40,\"type\":\"array\"}},\"type\":\"object\"}}},\"server\":{\"baseUrl\":\"https://lab.pricing.example/api\",\"procedures\":{\"get-result\":{\"input\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"significant\":{\"type\":\"boolean\"},\"uplift\":{\"type\":\"number\"}},\"type\":\"object\"}},\"listExperiments\":{\"input\":{\"additionalProperties\":false,\"properties\":{\"status\":{\"enum\":[\"draft\",\"running\",\"ended\"]}},\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"},\"cache\":\"5m\",\"kind\":\"read\"},\"start_experiment\":{\"input\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"startedAt\":{\"format\":\"date-time\",\"type\":\"string\"}},\"type\":\"object\"},\"kind\":\"write\"}}}}",
+        __HostDispatch(server),
+    )
+}

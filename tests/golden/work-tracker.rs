@@ -1,0 +1,314 @@
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/host.extension.json"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/assets/icon.png"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/ui/IssueFromReview.tsx"
+);
+/// What `host.extension.json` declares for `issue-bridge` (Issue Bridge), as constants and enums.
+///
+/// Turns reviews and alerts into tracker issues and keeps their status in sync.
+pub mod manifest {
+    /// The extension id.
+    pub const EXTENSION_ID: &str = "issue-bridge";
+    /// The name shown to owners.
+    pub const NAME: &str = "Issue Bridge";
+    /// The SDK range the manifest targets.
+    pub const SDK: &str = "^2.0.0";
+    /// A scope the manifest declares under `scopes`.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Scope {
+        /// `ui:render`
+        UiRender,
+        /// `work:create`: Creates issues in your tracker from alerts, reviews and assistant answers when you ask for one.
+        WorkCreate,
+        /// `work:sync`
+        WorkSync,
+    }
+    impl Scope {
+        /// Every value, in manifest order.
+        pub const ALL: &'static [Scope] = &[
+            Scope::UiRender,
+            Scope::WorkCreate,
+            Scope::WorkSync,
+        ];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {
+                Scope::UiRender => "ui:render",
+                Scope::WorkCreate => "work:create",
+                Scope::WorkSync => "work:sync",
+            }
+        }
+    }
+    /// A host event the vendor server subscribes to under `server.events`.
+    ///
+    /// The manifest declares none.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum SubscribedEvent {}
+    impl SubscribedEvent {
+        /// Every value, in manifest order (none).
+        pub const ALL: &'static [SubscribedEvent] = &[];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {}
+        }
+    }
+    /// A telemetry name the extension may report (`telemetry`).
+    ///
+    /// The manifest declares none.
+    #[derive(
+        ::core::fmt::Debug,
+        ::core::clone::Clone,
+        ::core::marker::Copy,
+        ::core::cmp::PartialEq,
+        ::core::cmp::Eq,
+        ::core::hash::Hash
+    )]
+    pub enum Telemetry {}
+    impl Telemetry {
+        /// Every value, in manifest order (none).
+        pub const ALL: &'static [Telemetry] = &[];
+        /// The value as written in the manifest.
+        pub fn as_str(self) -> &'static str {
+            match self {}
+        }
+    }
+}
+/// Connector credentials: the manifest declares no connector auth, so there are none.
+pub type Credentials = ::host_runtime::NoCredentials;
+/// Hosted storage documents: the manifest declares no storage and no settings panel.
+pub type Documents = ::host_runtime::NoDocuments;
+/// A work destination call, with its typed body as `input`.
+pub type WorkCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// The work destination (`contributes.work`).
+pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Lists the selectable Project (`work.container`).
+    ///
+    /// Called by the host as `GET /work/projects?q=<text>`.
+    fn containers(
+        &self,
+        call: WorkCall<::host_runtime::work::ContainerQuery>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::Containers,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// Creates an item (`issue`) in the tracker destination, as the user.
+    ///
+    /// Called by the host as `POST /host/work/items`.
+    fn create_item(
+        &self,
+        call: WorkCall<::host_runtime::work::NewItem>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::CreatedItem,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+    /// Adds a comment to an item; the item id is `call.input.0`.
+    ///
+    /// Called by the host as `POST /host/work/items/<id>/comments` (`comments: "two-way"`).
+    fn create_comment(
+        &self,
+        call: WorkCall<(::std::string::String, ::host_runtime::work::NewComment)>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::CreatedComment,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
+/// Payload types of the events the vendor server posts (`contributes.webhooks`).
+pub mod webhooks {
+    /// The payload of `issue.status_changed` (`as: "event"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod issue_status_changed {
+        /// The event name.
+        pub const EVENT: &str = "issue.status_changed";
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+        ///`Payload`
+        ///
+        /// <details><summary>JSON schema</summary>
+        ///
+        /// ```json
+        ///{
+        ///  "type": "object",
+        ///  "required": [
+        ///    "issueId"
+        ///  ],
+        ///  "properties": {
+        ///    "changedAt": {
+        ///      "type": "string",
+        ///      "format": "date-time"
+        ///    },
+        ///    "issueId": {
+        ///      "type": "string"
+        ///    },
+        ///    "status": {
+        ///      "type": "string"
+        ///    }
+        ///  },
+        ///  "additionalProperties": false
+        ///}
+        /// ```
+        /// </details>
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(deny_unknown_fields)]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        pub struct Payload {
+            /// `changedAt`.
+            #[serde(
+                rename = "changedAt",
+                default,
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub changed_at: ::std::option::Option<
+                ::host_runtime::codegen::chrono::DateTime<
+                    ::host_runtime::codegen::chrono::offset::Utc,
+                >,
+            >,
+            /// `issueId`.
+            #[serde(rename = "issueId")]
+            pub issue_id: ::std::string::String,
+            /// `status`.
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub status: ::std::option::Option<::std::string::String>,
+        }
+    }
+}
+/// Typed sender for the events this extension declares under `contributes.webhooks`: one method
+/// per event, taking that event's payload type.
+#[derive(::core::fmt::Debug, ::core::clone::Clone)]
+pub struct Webhooks {
+    sender: ::host_runtime::EventSender,
+}
+impl Webhooks {
+    /// Wraps a configured event sender.
+    pub fn new(sender: ::host_runtime::EventSender) -> Self {
+        Webhooks { sender }
+    }
+    /// Signs `issue.status_changed` for the install `source`: the host turns it into an event for chart markers and client subscriptions.
+    ///
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    pub fn issue_status_changed(
+        &self,
+        source: &str,
+        dedupe_key: &str,
+        payload: &webhooks::issue_status_changed::Payload,
+    ) -> ::core::result::Result<
+        ::host_runtime::webhook::OutboundEvent,
+        ::host_runtime::webhook::WebhookError,
+    > {
+        self.sender.event("issue.status_changed", source, dedupe_key, payload)
+    }
+}
+struct __HostDispatch<S>(S);
+impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+    fn dispatch<'a>(
+        &'a self,
+        route: ::host_runtime::codegen::Route<'a>,
+        call: ::host_runtime::codegen::RawCall,
+    ) -> ::host_runtime::codegen::BoxFuture<
+        'a,
+        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+    > {
+        use ::host_runtime::codegen as __rt;
+        #[allow(unreachable_patterns)]
+        match route {
+            __rt::Route::WorkContainers => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        ::host_runtime::work::ContainerQuery,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::json_answer(<S as Work>::containers(&self.0, call).await?)
+                })
+            }
+            __rt::Route::WorkItem => {
+                ::std::boxed::Box::pin(async move {
+                    let call = __rt::call::<
+                        ::host_runtime::work::NewItem,
+                        Credentials,
+                        Documents,
+                    >(call)?;
+                    __rt::json_answer(<S as Work>::create_item(&self.0, call).await?)
+                })
+            }
+            __rt::Route::WorkComment(item) => {
+                ::std::boxed::Box::pin(async move {
+                    let item = ::std::string::String::from(item);
+                    let call = __rt::work_comment::<Credentials, Documents>(item, call)?;
+                    __rt::json_answer(<S as Work>::create_comment(&self.0, call).await?)
+                })
+            }
+            route => {
+                let _ = call;
+                __rt::ready(::core::result::Result::Err(__rt::not_found(route)))
+            }
+        }
+    }
+}
+/// Builds the host handler of `issue-bridge` from your server value.
+///
+/// The value must implement `Work`: exactly the traits this manifest needs.
+pub fn handler<S: Work>(server: S) -> ::host_runtime::Handler {
+    ::host_runtime::codegen::handler(
+        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"issue-bridge\",\"name\":\"Issue Bridge\",\"description\":\"Turns reviews and alerts into tracker issues and keeps their status in sync.\",\"icon\":\"assets/icon.png\",\"category\":\"trackers\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"work:create\",\"justification\":\"Creates issues in your tracker from alerts, reviews and assistant answers when you ask for one.\"},{\"key\":\"work:sync\"}],\"contributes\":{\"rowActions\":[{\"id\":\"issue-from-review\",\"title\":\"Create issue\",\"entry\":\"ui/IssueFromReview.tsx\",\"table\":\"analytics.reviews\"}],\"webhooks\":[{\"event\":\"issue.status_changed\",\"as\":\"event\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"changedAt\":{\"format\":\"date-time\",\"type\":\"string\"},\"issueId\":{\"type\":\"string\"},\"status\":{\"type\":\"string\"}},\"required\":[\"issueId\"],\"type\":\"object\"}}],\"work\":{\"kind\":\"tracker\",\"container\":{\"label\":\"Project\",\"list\":\"/work/projects\"},\"creates\":[\"issue\"],\"fields\":{\"priority\":[\"urgent\",\"high\",\"medium\",\"low\"],\"labels\":true,\"assignee\":true,\"required\":[\"priority\"]},\"attachments\":[\"image\",\"link\"],\"comments\":\"two-way\",\"status\":{\"webhook\":\"issue.status_changed\",\"map\":{\"open\":[\"Backlog\",\"Todo\"],\"in_progress\":[\"In Progress\",\"In Review\"],\"done\":[\"Done\",\"Canceled\"]}},\"identity\":\"user\"}},\"server\":{\"baseUrl\":\"https://bridge.issues.example/host\"}}",
+        __HostDispatch(server),
+    )
+}

@@ -1,0 +1,6 @@
+// Manifest warnings (D11) are real compiler warnings: denied here, they stop the build.
+#![deny(warnings)]
+
+host_runtime::host_extension!("../../../../host-manifest/tests/fixtures/valid/with-warnings/host.extension.json");
+
+fn main() {}
