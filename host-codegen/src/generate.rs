@@ -12,7 +12,7 @@ use quote::{format_ident, quote};
 
 use crate::docs::{doc, doc_with};
 use crate::names::{camel, collisions, ident, snake};
-use crate::types::{schema_items, schemas_items};
+use crate::types::{Job, Types};
 
 /// What generation produced besides code: problems that stop it being correct (errors) or that the
 /// vendor should know (warnings).
@@ -24,26 +24,57 @@ pub struct Notes {
     pub warnings: Vec<String>,
 }
 
-/// The generated items for a manifest whose typed model could be read.
-pub fn generate(m: &Manifest, notes: &mut Notes) -> TokenStream {
+/// The generated items, as Rust source text, for a manifest whose typed model could be read.
+pub fn generate(m: &Manifest, notes: &mut Notes) -> String {
     check_names(m, notes);
     let json = serde_json::to_string(m).unwrap_or_default();
+    let phase = crate::Phase::start();
+    let types = Types::build(schema_jobs(m));
+    phase.done("types");
     let mut out = TokenStream::new();
     out.extend(manifest_module(m));
     out.extend(credentials(m, notes));
-    out.extend(documents(m, notes));
+    out.extend(documents(m, &types, notes));
     out.extend(call_aliases(m));
-    out.extend(tools(m, notes));
-    out.extend(actions(m, notes));
+    out.extend(tools(m, &types, notes));
+    out.extend(actions(m, &types, notes));
     out.extend(mentions(m));
     out.extend(context_providers(m));
-    out.extend(procedures(m, notes));
+    out.extend(procedures(m, &types, notes));
     out.extend(connector(m));
     out.extend(work(m));
     out.extend(events(m));
-    out.extend(webhooks(m, notes));
+    out.extend(webhooks(m, &types, notes));
     out.extend(dispatcher(m, &json));
-    out
+    phase.done("items");
+    let text = types.splice(out.to_string());
+    phase.done("splice");
+    text
+}
+
+/// Every schema module to type, keyed as the sections below look them up.
+fn schema_jobs(m: &Manifest) -> Vec<Job<'_>> {
+    let c = &m.contributes;
+    let mut jobs = Vec::new();
+    for (name, coll) in &c.storage {
+        jobs.push(Job { key: format!("storage/{name}"), roots: vec![(&coll.schema, "Document")] });
+    }
+    if let Some(settings) = &c.settings {
+        jobs.push(Job { key: "settings".to_owned(), roots: vec![(&settings.schema, "Settings")] });
+    }
+    for t in &c.ai.tools {
+        jobs.push(Job { key: format!("tools/{}", t.id), roots: vec![(&t.input, "Input")] });
+    }
+    for a in &c.ai.actions {
+        jobs.push(Job { key: format!("actions/{}", a.id), roots: vec![(&a.input, "Input")] });
+    }
+    for (name, p) in m.server.iter().flat_map(|s| s.procedures.iter()) {
+        jobs.push(Job { key: format!("procedures/{name}"), roots: vec![(&p.input, "Input"), (&p.output, "Output")] });
+    }
+    for w in &c.webhooks {
+        jobs.push(Job { key: format!("webhooks/{}", w.event), roots: vec![(&w.payload, "Payload")] });
+    }
+    jobs
 }
 
 /// Traits a manifest needs, in a fixed order.
@@ -390,12 +421,12 @@ fn credentials(m: &Manifest, _notes: &mut Notes) -> TokenStream {
 }
 
 /// `Documents`, typed from storage collections and the settings panel (D7), with their schema modules.
-fn documents(m: &Manifest, notes: &mut Notes) -> TokenStream {
+fn documents(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     let mut modules = Vec::new();
     let mut fields = Vec::new();
     for (name, coll) in &m.contributes.storage {
         let module = ident(&snake(name));
-        let (items, why) = schema_items(&coll.schema, "Document");
+        let (items, why) = types.items(&format!("storage/{name}"), &["Document"]);
         if let Some(why) = why {
             notes.warnings.push(format!(
                 "storage collection `{name}`: {why}; its documents are untyped JSON"
@@ -426,8 +457,8 @@ fn documents(m: &Manifest, notes: &mut Notes) -> TokenStream {
         });
     }
     let mut settings_module = TokenStream::new();
-    if let Some(settings) = &m.contributes.settings {
-        let (items, why) = schema_items(&settings.schema, "Settings");
+    if m.contributes.settings.is_some() {
+        let (items, why) = types.items("settings", &["Settings"]);
         if let Some(why) = why {
             notes.warnings.push(format!(
                 "the settings schema: {why}; settings are untyped JSON"
@@ -541,7 +572,7 @@ fn answer_type(returns: Returns) -> (TokenStream, &'static str) {
     }
 }
 
-fn tools(m: &Manifest, notes: &mut Notes) -> TokenStream {
+fn tools(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     let tools = &m.contributes.ai.tools;
     if tools.is_empty() {
         return TokenStream::new();
@@ -552,7 +583,7 @@ fn tools(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let name = ident(&snake(&t.id));
         let id = &t.id;
         let route = format!("/host/tools/{id}");
-        let (items, why) = schema_items(&t.input, "Input");
+        let (items, why) = types.items(&format!("tools/{id}"), &["Input"]);
         if let Some(why) = why {
             notes
                 .warnings
@@ -602,7 +633,7 @@ fn tools(m: &Manifest, notes: &mut Notes) -> TokenStream {
     }
 }
 
-fn actions(m: &Manifest, notes: &mut Notes) -> TokenStream {
+fn actions(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     let actions = &m.contributes.ai.actions;
     if actions.is_empty() {
         return TokenStream::new();
@@ -613,7 +644,7 @@ fn actions(m: &Manifest, notes: &mut Notes) -> TokenStream {
         let name = ident(&snake(&a.id));
         let id = &a.id;
         let route = format!("/host/actions/{id}");
-        let (items, why) = schema_items(&a.input, "Input");
+        let (items, why) = types.items(&format!("actions/{id}"), &["Input"]);
         if let Some(why) = why {
             notes
                 .warnings
@@ -718,7 +749,7 @@ fn context_providers(m: &Manifest) -> TokenStream {
     }
 }
 
-fn procedures(m: &Manifest, notes: &mut Notes) -> TokenStream {
+fn procedures(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     let Some(server) = m.server.as_ref().filter(|s| !s.procedures.is_empty()) else {
         return TokenStream::new();
     };
@@ -727,7 +758,7 @@ fn procedures(m: &Manifest, notes: &mut Notes) -> TokenStream {
     for (pname, p) in &server.procedures {
         let name = ident(&snake(pname));
         let route = format!("/host/procedures/{pname}");
-        let (types, why) = schemas_items(&[(&p.input, "Input"), (&p.output, "Output")]);
+        let (items, why) = types.items(&format!("procedures/{pname}"), &["Input", "Output"]);
         if let Some(why) = why {
             notes.warnings.push(format!(
                 "procedure `{pname}`: {why}; its input and output are untyped JSON"
@@ -744,7 +775,7 @@ fn procedures(m: &Manifest, notes: &mut Notes) -> TokenStream {
                 pub const NAME: &str = #pname;
                 /// The route the host calls.
                 pub const ROUTE: &str = #route;
-                #types
+                #items
             }
         });
         let mut extra = vec![format!(
@@ -880,7 +911,7 @@ fn events(m: &Manifest) -> TokenStream {
     }
 }
 
-fn webhooks(m: &Manifest, notes: &mut Notes) -> TokenStream {
+fn webhooks(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     let hooks = &m.contributes.webhooks;
     if hooks.is_empty() {
         return TokenStream::new();
@@ -890,7 +921,7 @@ fn webhooks(m: &Manifest, notes: &mut Notes) -> TokenStream {
     for w in hooks {
         let name = ident(&snake(&w.event));
         let event = &w.event;
-        let (items, why) = schema_items(&w.payload, "Payload");
+        let (items, why) = types.items(&format!("webhooks/{event}"), &["Payload"]);
         if let Some(why) = why {
             notes.warnings.push(format!(
                 "webhook `{event}`: {why}; its payload is untyped JSON"
@@ -1092,7 +1123,7 @@ fn dispatcher(m: &Manifest, json: &str) -> TokenStream {
 
 /// Empty stubs for an invalid manifest whose model could not be read, so that the vendor sees the
 /// manifest's errors and not a cascade of unresolved names.
-pub fn stubs() -> TokenStream {
+pub fn stubs() -> String {
     let traits = [
         "Tools",
         "Actions",
@@ -1124,4 +1155,5 @@ pub fn stubs() -> TokenStream {
             pub trait #traits {}
         )*
     }
+    .to_string()
 }

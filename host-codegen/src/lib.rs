@@ -15,43 +15,73 @@ mod types;
 
 use std::path::{Component, Path, PathBuf};
 
-use host_manifest::{Diagnostic, Manifest, Severity};
+use host_manifest::{Manifest, Severity};
 use proc_macro2::{Span, TokenStream};
-use quote::quote_spanned;
+use quote::{quote, quote_spanned};
 
 pub use generate::Notes;
 
+/// The expansion of `host_extension!(<path>)`, before it meets the compiler: the messages to report on
+/// the path literal and the generated items as Rust source text.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    /// Errors, each reading `host.extension.json:LINE:COL: /pointer: message [rule]`.
+    pub errors: Vec<String>,
+    /// Warnings, in the same form.
+    pub warnings: Vec<String>,
+    /// The generated items (or stubs when the manifest could not be read as a model).
+    pub items: String,
+}
+
 /// Expands `host_extension!(<path>)`: `written` is the path literal as the vendor wrote it, resolved
-/// against `manifest_dir` (the crate's `CARGO_MANIFEST_DIR`); `span` is the literal's span, where every
-/// error and warning points.
-pub fn expand(written: &str, manifest_dir: Option<&Path>, span: Span) -> TokenStream {
+/// against `manifest_dir` (the crate's `CARGO_MANIFEST_DIR`).
+///
+/// Generation runs on proc-macro2's own token implementation and hands back text: inside a proc macro,
+/// every token made through the compiler's API is a round trip to the compiler, and reading the final
+/// text once with the compiler's lexer is much cheaper.
+pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
+    struct Fallback;
+    impl Drop for Fallback {
+        fn drop(&mut self) {
+            proc_macro2::fallback::unforce();
+        }
+    }
+    proc_macro2::fallback::force();
+    let _fallback = Fallback;
+
+    let mut out = Expansion::default();
     let path = match resolve(written, manifest_dir) {
         Ok(p) => p,
-        Err(message) => return error_at(span, &message),
+        Err(message) => {
+            out.errors.push(message);
+            return out;
+        }
     };
+    let phase = Phase::start();
     let report = match host_manifest::validate_file(&path) {
         Ok(r) => r,
         Err(e) => {
-            let message = match e.kind {
+            out.errors.push(match e.kind {
                 host_manifest::ReadErrorKind::NotFound => format!(
                     "cannot find `{written}`; the path is relative to the crate's folder (the one with Cargo.toml)"
                 ),
-                _ => format!(
-                    "cannot read `{written}`: {}",
-                    e.to_string()
-                        .split(": ")
-                        .skip(1)
-                        .collect::<Vec<_>>()
-                        .join(": ")
-                ),
-            };
-            return error_at(span, &message);
+                host_manifest::ReadErrorKind::IsDirectory => {
+                    format!("`{written}` is a folder; name the manifest file inside it, such as `{written}/host.extension.json`")
+                }
+                host_manifest::ReadErrorKind::PermissionDenied => format!("cannot read `{written}`: permission denied"),
+                _ => format!("cannot read `{written}`"),
+            });
+            return out;
         }
     };
-    let mut out = TokenStream::new();
-    out.extend(track(&path, span, report.manifest()));
+    phase.done("validate");
+    let mut items = track(&path, report.manifest());
     for d in report.diagnostics() {
-        out.extend(diagnostic(d, written, span));
+        let text = d.display_with_file(written).to_string();
+        match d.severity {
+            Severity::Error => out.errors.push(text),
+            Severity::Warning => out.warnings.push(text),
+        }
     }
     // A manifest with only cross-field errors still reads as the typed model: generate everything so
     // the vendor sees the manifest's errors and nothing else.
@@ -62,22 +92,54 @@ pub fn expand(written: &str, manifest_dir: Option<&Path>, span: Span) -> TokenSt
     match model {
         Some(m) => {
             let mut notes = Notes::default();
-            let items = generate::generate(&m, &mut notes);
-            for e in &notes.errors {
-                out.extend(error_at(span, &format!("{written}: {e}")));
-            }
-            for w in &notes.warnings {
-                out.extend(warning_at(span, &format!("{written}: {w}")));
-            }
-            out.extend(items);
+            items.push_str(&generate::generate(&m, &mut notes));
+            out.errors.extend(notes.errors.iter().map(|e| format!("{written}: {e}")));
+            out.warnings.extend(notes.warnings.iter().map(|w| format!("{written}: {w}")));
         }
-        None => out.extend(generate::stubs()),
+        None => items.push_str(&generate::stubs()),
+    }
+    phase.done("generate");
+    out.items = items;
+    out
+}
+
+/// Phase timings on stderr when `HOST_EXTENSION_TIMING` is set, for the benchmarks.
+pub struct Phase(Option<std::time::Instant>);
+
+impl Phase {
+    /// Starts timing (a no-op unless `HOST_EXTENSION_TIMING` is set).
+    pub fn start() -> Phase {
+        Phase(std::env::var_os("HOST_EXTENSION_TIMING").map(|_| std::time::Instant::now()))
+    }
+
+    /// Reports the time since [`Phase::start`].
+    pub fn done(&self, what: &str) {
+        if let Some(start) = self.0 {
+            eprintln!("host_extension!: {what} done after {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+}
+
+/// The expansion as tokens, with errors and warnings spanned on `span` (the path literal). The macro
+/// builds the same from [`expansion`] with the compiler's API directly.
+pub fn expand(written: &str, manifest_dir: Option<&Path>, span: Span) -> TokenStream {
+    let e = expansion(written, manifest_dir);
+    let mut out = TokenStream::new();
+    for message in &e.errors {
+        out.extend(error_at(span, message));
+    }
+    for message in &e.warnings {
+        out.extend(warning_at(span, message));
+    }
+    match e.items.parse::<TokenStream>() {
+        Ok(items) => out.extend(items),
+        Err(err) => out.extend(error_at(span, &format!("the generated code does not parse ({err}); this is a bug in the SDK"))),
     }
     out
 }
 
 /// The expansion of a manifest file as formatted Rust, for `cargo host expand` and golden tests. Paths
-/// in `include_bytes!` are replaced by the path as written, so the text does not depend on the machine.
+/// in `include_bytes!` are replaced by `$CARGO_MANIFEST_DIR`, so the text does not depend on the machine.
 pub fn expand_pretty(written: &str, manifest_dir: Option<&Path>) -> String {
     let tokens = expand(written, manifest_dir, Span::call_site());
     let text = match syn::parse2::<syn::File>(tokens.clone()) {
@@ -111,7 +173,7 @@ fn resolve(written: &str, manifest_dir: Option<&Path>) -> Result<PathBuf, String
 
 /// `include_bytes!` of the manifest and every file it names, so cargo rebuilds the crate when any of
 /// them changes.
-fn track(manifest: &Path, span: Span, model: Option<&Manifest>) -> TokenStream {
+fn track(manifest: &Path, model: Option<&Manifest>) -> String {
     let mut files = vec![manifest.to_path_buf()];
     if let (Some(m), Some(dir)) = (model, manifest.parent()) {
         files.extend(named_files(m).into_iter().map(|f| dir.join(f)));
@@ -121,9 +183,10 @@ fn track(manifest: &Path, span: Span, model: Option<&Manifest>) -> TokenStream {
         .filter(|f| f.is_file())
         .map(|f| f.display().to_string())
         .collect();
-    quote_spanned! {span=>
+    quote! {
         #( const _: &[u8] = ::core::include_bytes!(#files); )*
     }
+    .to_string()
 }
 
 fn named_files(m: &Manifest) -> Vec<&str> {
@@ -144,20 +207,13 @@ fn named_files(m: &Manifest) -> Vec<&str> {
     out
 }
 
-fn diagnostic(d: &Diagnostic, written: &str, span: Span) -> TokenStream {
-    let text = d.display_with_file(written).to_string();
-    match d.severity {
-        Severity::Error => error_at(span, &text),
-        Severity::Warning => warning_at(span, &text),
-    }
-}
-
-fn error_at(span: Span, message: &str) -> TokenStream {
+/// `compile_error!(message)` on `span`.
+pub fn error_at(span: Span, message: &str) -> TokenStream {
     quote_spanned! {span=> ::core::compile_error!(#message); }
 }
 
 /// A real compiler warning on stable Rust: the use of a deprecated item whose note is the message.
-fn warning_at(span: Span, message: &str) -> TokenStream {
+pub fn warning_at(span: Span, message: &str) -> TokenStream {
     let name = quote::format_ident!("host_extension_warning", span = span);
     quote_spanned! {span=>
         const _: () = {

@@ -3,47 +3,136 @@
 //!
 //! Each schema becomes one module of its own (`tools::keyword_ranks`), whose root type has a fixed name
 //! (`Input`, `Output`, `Payload`, `Document`, `Settings`); typify names nested types after it.
+//!
+//! Speed matters here: the macro runs in debug builds and a manifest at every limit embeds about 120
+//! schemas, which typify turns into a megabyte of code. So the schemas are typed on worker threads,
+//! typify's output is rewritten token by token (parsing it into a syntax tree cost more than typify
+//! itself), and each module stays text: the generator leaves a marker where it goes and the final
+//! text is read once, by the compiler's own lexer.
 
-use proc_macro2::TokenStream;
+use std::collections::HashMap;
+
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::quote;
 use serde_json::Value;
-use syn::visit_mut::{self, VisitMut};
 
 /// The crates typify's output refers to, re-exported by `host_runtime::codegen`.
 const REEXPORTED: [&str; 5] = ["serde", "serde_json", "regress", "chrono", "uuid"];
 
-/// Generates the items of one schema module: the root type named `root` and everything it needs.
-/// On a schema typify cannot type, the root is a `serde_json::Value` and the reason is returned.
-pub fn schema_items(schema: &Value, root: &str) -> (TokenStream, Option<String>) {
-    schemas_items(&[(schema, root)])
+/// One schema module to type: its roots (schema, fixed type name).
+pub struct Job<'a> {
+    /// Where the module goes, for looking the result up.
+    pub key: String,
+    /// The schemas and their root type names.
+    pub roots: Vec<(&'a Value, &'static str)>,
 }
 
-/// Like [`schema_items`] for several roots sharing one module (a procedure's `Input` and `Output`),
-/// typed in one pass so typify's helper modules are emitted once.
-pub fn schemas_items(roots: &[(&Value, &str)]) -> (TokenStream, Option<String>) {
-    match typify_items(roots) {
-        Ok(items) => (items, None),
-        Err(why) => {
-            let names = roots
-                .iter()
-                .map(|(_, root)| syn::Ident::new(root, proc_macro2::Span::call_site()));
-            let items = quote! {
-                #(
-                    /// Untyped: the generator could not derive a Rust type from this schema.
-                    pub type #names = ::host_runtime::serde_json::Value;
-                )*
-            };
-            (items, Some(why))
+/// Typed schema modules, by job key, as text.
+pub struct Types {
+    done: HashMap<String, (String, Option<String>)>,
+}
+
+impl Types {
+    /// Types every job, spread over the machine's cores.
+    pub fn build(jobs: Vec<Job<'_>>) -> Types {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8).min(jobs.len().max(1));
+        let mut chunks: Vec<Vec<Job<'_>>> = (0..threads).map(|_| Vec::new()).collect();
+        // Deal the largest first so the threads finish together.
+        let mut jobs = jobs;
+        jobs.sort_by_cached_key(|j| std::cmp::Reverse(j.roots.iter().map(|(s, _)| host_manifest::compact_len(s)).sum::<usize>()));
+        for (i, job) in jobs.into_iter().enumerate() {
+            chunks[i % threads].push(job);
         }
+        let mut done = HashMap::new();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = chunks
+                .into_iter()
+                .map(|chunk| scope.spawn(move || chunk.into_iter().map(|job| (job.key, render(&job.roots))).collect::<Vec<_>>()))
+                .collect();
+            for handle in handles {
+                if let Ok(results) = handle.join() {
+                    done.extend(results);
+                }
+            }
+        });
+        Types { done }
+    }
+
+    /// What stands for the module `key` in the generated tokens: a marker that [`Types::splice`]
+    /// replaces with the module's text, or, when typing failed, an untyped fallback and the reason.
+    pub fn items(&self, key: &str, roots: &[&str]) -> (TokenStream, Option<String>) {
+        match self.done.get(key) {
+            Some((_, None)) => {
+                let marker = marker(key);
+                (quote!(#marker), None)
+            }
+            Some((_, Some(why))) => (untyped(roots), Some(why.clone())),
+            None => (untyped(roots), Some("the type generator stopped unexpectedly".to_owned())),
+        }
+    }
+
+    /// Replaces each marker in `text` (the generated tokens as text) with its module's items, in one
+    /// pass over the text.
+    pub fn splice(&self, text: String) -> String {
+        let by_marker: HashMap<String, &str> = self
+            .done
+            .iter()
+            .filter(|(_, (_, why))| why.is_none())
+            .map(|(key, (items, _))| (marker(key).to_string(), items.as_str()))
+            .collect();
+        let mut out = String::with_capacity(text.len() + by_marker.values().map(|t| t.len()).sum::<usize>());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(MARKER_PREFIX) {
+            out.push_str(&rest[..at]);
+            let tail = &rest[at..];
+            let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(tail.len());
+            let name = &tail[..end];
+            out.push_str(by_marker.get(name).copied().unwrap_or(name));
+            rest = &tail[end..];
+        }
+        out.push_str(rest);
+        out
     }
 }
 
-fn typify_items(roots: &[(&Value, &str)]) -> Result<TokenStream, String> {
+const MARKER_PREFIX: &str = "__host_generated_types_";
+
+/// A marker identifier unique to a job key.
+fn marker(key: &str) -> Ident {
+    let mut name = String::from(MARKER_PREFIX);
+    for b in key.bytes() {
+        if b.is_ascii_alphanumeric() {
+            name.push(b as char);
+        } else {
+            name.push_str(&format!("_{b:02x}"));
+        }
+    }
+    Ident::new(&name, Span::call_site())
+}
+
+fn untyped(roots: &[&str]) -> TokenStream {
+    let names = roots.iter().map(|root| Ident::new(root, Span::call_site()));
+    quote! {
+        #(
+            /// Untyped: the generator could not derive a Rust type from this schema.
+            pub type #names = ::host_runtime::serde_json::Value;
+        )*
+    }
+}
+
+/// Types one module's roots and renders the rewritten items as text.
+fn render(roots: &[(&Value, &'static str)]) -> (String, Option<String>) {
+    match typify_items(roots) {
+        Ok(items) => (items.to_string(), None),
+        Err(why) => (String::new(), Some(why)),
+    }
+}
+
+fn typify_items(roots: &[(&Value, &'static str)]) -> Result<TokenStream, String> {
     let mut parsed = Vec::new();
     for (schema, root) in roots {
         let root_schema: schemars::schema::RootSchema =
-            serde_json::from_value(to_draft7(schema))
-                .map_err(|e| format!("the schema cannot be read: {e}"))?;
+            serde_json::from_value(to_draft7(schema)).map_err(|e| format!("the schema cannot be read: {e}"))?;
         parsed.push((root_schema, (*root).to_owned()));
     }
     let mut settings = typify::TypeSpaceSettings::default();
@@ -52,25 +141,15 @@ fn typify_items(roots: &[(&Value, &str)]) -> Result<TokenStream, String> {
     // typify panics on some schemas it does not support; those become untyped instead.
     let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
         for (root_schema, root) in parsed {
+            space.add_ref_types(root_schema.definitions.clone()).map_err(|e| e.to_string())?;
             space
-                .add_ref_types(root_schema.definitions.clone())
-                .map_err(|e| e.to_string())?;
-            space
-                .add_type_with_name(
-                    &schemars::schema::Schema::Object(root_schema.schema.clone()),
-                    Some(root),
-                )
+                .add_type_with_name(&schemars::schema::Schema::Object(root_schema.schema.clone()), Some(root))
                 .map_err(|e| e.to_string())?;
         }
-        Ok::<_, String>(space.to_stream())
+        Ok::<_, String>(rewrite(space.to_stream()))
     }))
     .map_err(|_| "typify could not handle this schema".to_owned())??;
-    let mut file: syn::File =
-        syn::parse2(generated).map_err(|e| format!("typify produced invalid code: {e}"))?;
-    Rewrite.visit_file_mut(&mut file);
-    document_fields(&mut file.items);
-    let items = file.items;
-    Ok(quote! { #(#items)* })
+    Ok(generated)
 }
 
 /// typify reads draft 7 (`definitions`); manifests use draft 2020-12 (`$defs`).
@@ -80,10 +159,9 @@ fn to_draft7(schema: &Value) -> Value {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .map(|(k, v)| match (k.as_str(), v) {
-                        ("$ref", Value::String(r)) => (
-                            k.clone(),
-                            Value::String(r.replacen("#/$defs/", "#/definitions/", 1)),
-                        ),
+                        ("$ref", Value::String(r)) => {
+                            (k.clone(), Value::String(r.replacen("#/$defs/", "#/definitions/", 1)))
+                        }
                         _ => (k.clone(), walk(v)),
                     })
                     .collect(),
@@ -112,176 +190,200 @@ fn to_draft7(schema: &Value) -> Value {
     out
 }
 
-/// Points typify's crate paths at `host_runtime::codegen`, tells serde's derives where serde is, and
-/// hides typify's helper module from docs.
-struct Rewrite;
-
-impl Rewrite {
-    fn is_reexported(path: &syn::Path) -> bool {
-        path.leading_colon.is_some()
-            && path
-                .segments
-                .first()
-                .is_some_and(|s| REEXPORTED.contains(&s.ident.to_string().as_str()))
-    }
-
-    fn reroot(path: &mut syn::Path) {
-        if Self::is_reexported(path) {
-            let mut new: syn::Path = syn::parse_quote!(::host_runtime::codegen);
-            new.segments.extend(std::mem::take(&mut path.segments));
-            *path = new;
-        }
-    }
-
-    /// Rewrites the paths inside `#[derive(...)]` and reports whether serde derives are present.
-    fn rewrite_derives(attrs: &mut [syn::Attribute]) -> bool {
-        let mut serde = false;
-        for attr in attrs.iter_mut().filter(|a| a.path().is_ident("derive")) {
-            let Ok(mut paths) = attr.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-            ) else {
+/// Rewrites typify's tokens:
+/// - `::serde::...` (and the other re-exported crates) becomes `::host_runtime::codegen::serde::...`,
+///   also inside serde's string attributes (`skip_serializing_if = "::serde_json::Map::is_empty"`);
+/// - a type deriving serde's traits learns where serde is (`#[serde(crate = "...")]`);
+/// - the schema each type repeats in its docs (`<details>` blocks) is dropped: it is the manifest's own
+///   text, a fifth of the output, and the item docs keep the descriptions;
+/// - typify's `defaults` helper module is hidden from docs;
+/// - fields and variants the schema does not describe get a doc line naming their JSON member.
+pub fn rewrite(stream: TokenStream) -> TokenStream {
+    let tokens: Vec<TokenTree> = stream.into_iter().collect();
+    let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
+    let mut in_details = false;
+    let mut i = 0;
+    while i < tokens.len() {
+        if let Some(text) = doc_text(&tokens, i) {
+            let opens = text.contains("<details>");
+            let drop = in_details || opens;
+            in_details = (in_details || opens) && !text.contains("</details>");
+            if drop {
+                i += 2;
                 continue;
-            };
-            for path in paths.iter_mut() {
-                let last = path
-                    .segments
-                    .last()
-                    .map(|s| s.ident.to_string())
-                    .unwrap_or_default();
-                serde |= last == "Serialize" || last == "Deserialize";
-                Self::reroot(path);
             }
-            *attr = syn::parse_quote!(#[derive(#paths)]);
         }
-        serde
-    }
-
-    fn add_serde_crate(attrs: &mut Vec<syn::Attribute>) {
-        if Self::rewrite_derives(attrs) {
-            attrs.push(syn::parse_quote!(#[serde(crate = "::host_runtime::codegen::serde")]));
-        }
-    }
-}
-
-impl VisitMut for Rewrite {
-    fn visit_path_mut(&mut self, path: &mut syn::Path) {
-        Self::reroot(path);
-        visit_mut::visit_path_mut(self, path);
-    }
-
-    // In `<D::Error as ::serde::de::Error>::custom` the trait's length is recorded in the qualified
-    // self; rerooting adds two segments (`host_runtime::codegen`) in front of it.
-    fn visit_expr_path_mut(&mut self, e: &mut syn::ExprPath) {
-        if let Some(q) = &mut e.qself
-            && Self::is_reexported(&e.path)
-        {
-            q.position += 2;
-        }
-        visit_mut::visit_expr_path_mut(self, e);
-    }
-
-    fn visit_type_path_mut(&mut self, t: &mut syn::TypePath) {
-        if let Some(q) = &mut t.qself
-            && Self::is_reexported(&t.path)
-        {
-            q.position += 2;
-        }
-        visit_mut::visit_type_path_mut(self, t);
-    }
-
-    fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
-        Self::add_serde_crate(&mut item.attrs);
-        visit_mut::visit_item_struct_mut(self, item);
-    }
-
-    fn visit_item_enum_mut(&mut self, item: &mut syn::ItemEnum) {
-        Self::add_serde_crate(&mut item.attrs);
-        visit_mut::visit_item_enum_mut(self, item);
-    }
-
-    fn visit_item_mod_mut(&mut self, item: &mut syn::ItemMod) {
-        if item.ident == "defaults" {
-            item.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-        }
-        visit_mut::visit_item_mod_mut(self, item);
-    }
-
-    // `#[serde(skip_serializing_if = "::serde_json::Map::is_empty")]` names paths inside strings.
-    fn visit_attribute_mut(&mut self, attr: &mut syn::Attribute) {
-        if attr.path().is_ident("serde") {
-            let mut text = quote::ToTokens::to_token_stream(&attr.meta).to_string();
-            let mut changed = false;
-            for krate in REEXPORTED {
-                let from = format!("\"::{krate}::");
-                if text.contains(&from) {
-                    text = text.replace(&from, &format!("\"::host_runtime::codegen::{krate}::"));
-                    changed = true;
+        match &tokens[i] {
+            TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == Spacing::Joint && is_reexported_path(&tokens, i) => {
+                out.push(tokens[i].clone());
+                out.push(tokens[i + 1].clone());
+                push_path_prefix(&mut out);
+                i += 2;
+                continue;
+            }
+            TokenTree::Ident(id) if id == "pub" && is_ident(&tokens, i + 1, "mod") && is_ident(&tokens, i + 2, "defaults") => {
+                out.extend(quote!(#[doc(hidden)]));
+            }
+            TokenTree::Literal(lit) => {
+                out.push(reroot_literal(lit));
+                i += 1;
+                continue;
+            }
+            TokenTree::Group(g) => {
+                let kind = if g.delimiter() == Delimiter::Brace { item_kind(&out) } else { None };
+                let inner = match kind {
+                    Some(is_enum) => document_members(rewrite(g.stream()), is_enum),
+                    None => rewrite(g.stream()),
+                };
+                let mut group = Group::new(g.delimiter(), inner);
+                group.set_span(g.span());
+                let is_attr = g.delimiter() == Delimiter::Bracket && is_punct(&out, out.len().wrapping_sub(1), '#');
+                out.push(TokenTree::Group(group));
+                // After `#[derive(..Serialize..)]`, tell serde where it lives.
+                if is_attr && derives_serde(g) {
+                    out.extend(quote!(#[serde(crate = "::host_runtime::codegen::serde")]));
                 }
-            }
-            if changed && let Ok(meta) = syn::parse_str::<syn::Meta>(&text) {
-                attr.meta = meta;
-            }
-        }
-        visit_mut::visit_attribute_mut(self, attr);
-    }
-}
-
-/// Gives every public field and variant without a description a doc line naming its JSON member, so
-/// the generated code passes `#![deny(missing_docs)]`.
-fn document_fields(items: &mut [syn::Item]) {
-    for item in items {
-        match item {
-            syn::Item::Struct(s) => {
-                for field in s.fields.iter_mut() {
-                    if has_doc(&field.attrs) || !matches!(field.vis, syn::Visibility::Public(_)) {
-                        continue;
-                    }
-                    let Some(ident) = &field.ident else { continue };
-                    let json = serde_rename(&field.attrs)
-                        .unwrap_or_else(|| ident.to_string().trim_start_matches("r#").to_owned());
-                    let doc = format!(" `{json}`.");
-                    field.attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
-                }
-            }
-            syn::Item::Enum(e) => {
-                for variant in e.variants.iter_mut() {
-                    if has_doc(&variant.attrs) {
-                        continue;
-                    }
-                    let json =
-                        serde_rename(&variant.attrs).unwrap_or_else(|| variant.ident.to_string());
-                    let doc = format!(" `{json}`.");
-                    variant.attrs.insert(0, syn::parse_quote!(#[doc = #doc]));
-                }
-            }
-            syn::Item::Mod(m) => {
-                if let Some((_, inner)) = &mut m.content {
-                    document_fields(inner);
-                }
+                i += 1;
+                continue;
             }
             _ => {}
         }
+        out.push(tokens[i].clone());
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// The string of `# [doc = "..."]` starting at `i`, if that is what is there.
+fn doc_text(tokens: &[TokenTree], i: usize) -> Option<String> {
+    let (TokenTree::Punct(hash), Some(TokenTree::Group(g))) = (&tokens[i], tokens.get(i + 1)) else { return None };
+    if hash.as_char() != '#' || g.delimiter() != Delimiter::Bracket {
+        return None;
+    }
+    let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+    match inner.as_slice() {
+        [TokenTree::Ident(doc), TokenTree::Punct(eq), TokenTree::Literal(lit)] if doc == "doc" && eq.as_char() == '=' => {
+            Some(lit.to_string())
+        }
+        _ => None,
     }
 }
 
-fn has_doc(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| a.path().is_ident("doc"))
+/// `::` at `i` followed by one of the re-exported crates. typify writes these crates only as leading
+/// paths (`::serde::Deserialize`, `<D::Error as ::serde::de::Error>`), never as a later segment.
+fn is_reexported_path(tokens: &[TokenTree], i: usize) -> bool {
+    matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+        && matches!(tokens.get(i + 2), Some(TokenTree::Ident(id)) if REEXPORTED.iter().any(|c| id == c))
 }
 
-fn serde_rename(attrs: &[syn::Attribute]) -> Option<String> {
-    let mut found = None;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let _ = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
-                let lit: syn::LitStr = meta.value()?.parse()?;
-                found = Some(lit.value());
-            } else if meta.input.peek(syn::Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
+fn push_path_prefix(out: &mut Vec<TokenTree>) {
+    out.push(TokenTree::Ident(Ident::new("host_runtime", Span::call_site())));
+    out.push(TokenTree::Punct(Punct::new(':', Spacing::Joint)));
+    out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
+    out.push(TokenTree::Ident(Ident::new("codegen", Span::call_site())));
+    out.push(TokenTree::Punct(Punct::new(':', Spacing::Joint)));
+    out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
+}
+
+fn is_ident(tokens: &[TokenTree], i: usize, want: &str) -> bool {
+    matches!(tokens.get(i), Some(TokenTree::Ident(id)) if id == want)
+}
+
+fn is_punct(tokens: &[TokenTree], i: usize, want: char) -> bool {
+    matches!(tokens.get(i), Some(TokenTree::Punct(p)) if p.as_char() == want)
+}
+
+fn reroot_literal(lit: &Literal) -> TokenTree {
+    let text = lit.to_string();
+    if !text.starts_with('"') || !REEXPORTED.iter().any(|c| text.contains(&format!("\"::{c}::"))) {
+        return TokenTree::Literal(lit.clone());
+    }
+    let mut new = text;
+    for c in REEXPORTED {
+        new = new.replace(&format!("\"::{c}::"), &format!("\"::host_runtime::codegen::{c}::"));
+    }
+    match new.parse::<TokenStream>().ok().and_then(|ts| ts.into_iter().next()) {
+        Some(TokenTree::Literal(mut l)) => {
+            l.set_span(lit.span());
+            TokenTree::Literal(l)
+        }
+        _ => TokenTree::Literal(lit.clone()),
+    }
+}
+
+fn derives_serde(g: &Group) -> bool {
+    let mut tokens = g.stream().into_iter();
+    matches!(tokens.next(), Some(TokenTree::Ident(id)) if id == "derive")
+        && tokens.any(|t| match t {
+            TokenTree::Group(args) => args
+                .stream()
+                .into_iter()
+                .any(|a| matches!(&a, TokenTree::Ident(id) if id == "Serialize" || id == "Deserialize")),
+            _ => false,
+        })
+}
+
+/// `Some(is_enum)` when the tokens end with `struct Name` or `enum Name`: the brace group that follows
+/// is the body. Generic parameters do not occur in typify's output.
+fn item_kind(out: &[TokenTree]) -> Option<bool> {
+    match out {
+        [.., TokenTree::Ident(kw), TokenTree::Ident(_)] if kw == "struct" => Some(false),
+        [.., TokenTree::Ident(kw), TokenTree::Ident(_)] if kw == "enum" => Some(true),
+        _ => None,
+    }
+}
+
+/// Adds `#[doc = " `member`."]` to each public field or variant of a body that has no doc of its own.
+fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut member: Vec<TokenTree> = Vec::new();
+    let flush = |member: &mut Vec<TokenTree>, out: &mut TokenStream| {
+        if member.is_empty() {
+            return;
+        }
+        let has_doc = (0..member.len()).any(|i| doc_text(member, i).is_some());
+        let public = is_enum || member.iter().any(|t| matches!(t, TokenTree::Ident(id) if id == "pub"));
+        if !has_doc && public && let Some(name) = member_name(member) {
+            let doc = format!(" `{name}`.");
+            out.extend(quote!(#[doc = #doc]));
+        }
+        out.extend(member.drain(..));
+    };
+    for t in body {
+        let end = matches!(&t, TokenTree::Punct(p) if p.as_char() == ',');
+        member.push(t);
+        if end {
+            flush(&mut member, &mut out);
+        }
+    }
+    flush(&mut member, &mut out);
+    out
+}
+
+/// The JSON name of a member: its `#[serde(rename = "...")]`, else its identifier.
+fn member_name(member: &[TokenTree]) -> Option<String> {
+    for t in member {
+        let TokenTree::Group(g) = t else { continue };
+        let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+        if !matches!(inner.first(), Some(TokenTree::Ident(id)) if id == "serde") {
+            continue;
+        }
+        let Some(TokenTree::Group(args)) = inner.get(1) else { continue };
+        let args: Vec<TokenTree> = args.stream().into_iter().collect();
+        for w in args.windows(3) {
+            if let [TokenTree::Ident(k), TokenTree::Punct(eq), TokenTree::Literal(v)] = w
+                && k == "rename"
+                && eq.as_char() == '='
+            {
+                return Some(v.to_string().trim_matches('"').to_owned());
             }
-            Ok(())
-        });
+        }
     }
-    found
+    // Otherwise the first identifier after the attributes and `pub`.
+    member.iter().find_map(|t| match t {
+        TokenTree::Ident(id) if id != "pub" => Some(id.to_string().trim_start_matches("r#").to_owned()),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -289,38 +391,25 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn render(schema: Value) -> String {
-        let (items, why) = schema_items(&schema, "Input");
+    fn render_one(schema: Value) -> String {
+        let (text, why) = render(&[(&schema, "Input")]);
         assert_eq!(why, None);
-        items.to_string()
+        text
     }
 
     #[test]
     fn paths_point_at_the_runtime() {
-        let out = render(
-            json!({ "type": "object", "properties": { "c": { "type": "string", "pattern": "^[A-Z]{2}$" } } }),
-        );
-        assert!(
-            out.contains(":: host_runtime :: codegen :: serde :: Deserialize"),
-            "{out}"
-        );
-        assert!(
-            out.contains(":: host_runtime :: codegen :: regress"),
-            "{out}"
-        );
-        assert!(
-            out.contains("crate = \"::host_runtime::codegen::serde\""),
-            "{out}"
-        );
-        assert!(
-            !out.contains("(:: serde ::") && !out.contains("< :: serde ::"),
-            "{out}"
-        );
+        let out = render_one(json!({ "type": "object", "properties": { "c": { "type": "string", "pattern": "^[A-Z]{2}$" } } }));
+        assert!(out.contains(":: host_runtime :: codegen :: serde :: Deserialize"), "{out}");
+        assert!(out.contains(":: host_runtime :: codegen :: regress"), "{out}");
+        assert!(out.contains("crate = \"::host_runtime::codegen::serde\""), "{out}");
+        assert!(out.contains("< D :: Error as :: host_runtime :: codegen :: serde :: de :: Error >"), "{out}");
+        assert!(!out.contains("(:: serde ::") && !out.contains("< :: serde ::"), "{out}");
     }
 
     #[test]
     fn defs_are_read_as_definitions() {
-        let out = render(json!({
+        let out = render_one(json!({
             "type": "object",
             "properties": { "a": { "$ref": "#/$defs/Thing" } },
             "$defs": { "Thing": { "type": "object", "properties": { "b": { "type": "number" } } } }
@@ -330,21 +419,44 @@ mod tests {
 
     #[test]
     fn a_titled_root_keeps_its_fixed_name() {
-        let out = render(
-            json!({ "title": "Report query", "type": "object", "properties": { "m": { "type": "object" } } }),
-        );
+        let out = render_one(json!({ "title": "Report query", "type": "object", "properties": { "m": { "type": "object" } } }));
         assert!(out.contains("pub struct Input"), "{out}");
         assert!(out.contains("Report query"), "{out}");
-        assert!(
-            !out.contains("\"::serde_json::"),
-            "paths in serde attributes are rerooted: {out}"
-        );
+        assert!(!out.contains("\"::serde_json::"), "paths in serde attributes are rerooted: {out}");
     }
 
     #[test]
-    fn fields_without_descriptions_get_docs() {
-        let out =
-            render(json!({ "type": "object", "properties": { "type": { "type": "string" } } }));
+    fn members_without_descriptions_get_docs_and_schema_dumps_go() {
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "type": { "type": "string" },
+                "kind": { "enum": ["a-b", "c"] },
+                "described": { "type": "string", "description": "Has its own." }
+            }
+        }));
         assert!(out.contains("\" `type`.\""), "{out}");
+        assert!(out.contains("\" `a-b`.\""), "{out}");
+        assert!(out.contains("Has its own."), "{out}");
+        assert!(!out.contains("\" `described`.\""), "{out}");
+        assert!(!out.contains("<details>") && !out.contains("JSON schema"), "{out}");
+    }
+
+    #[test]
+    fn jobs_come_back_by_key_and_splice_into_place() {
+        let a = json!({ "type": "object", "properties": { "x": { "type": "integer" } } });
+        let b = json!({ "type": "strnig" });
+        let types = Types::build(vec![
+            Job { key: "tools/a-b".into(), roots: vec![(&a, "Input")] },
+            Job { key: "tools/b".into(), roots: vec![(&b, "Input")] },
+        ]);
+        let (marker, why) = types.items("tools/a-b", &["Input"]);
+        assert_eq!(why, None);
+        let text = types.splice(format!("pub mod a {{ {marker} }}"));
+        assert!(text.contains("pub struct Input"), "{text}");
+        assert!(text.parse::<TokenStream>().is_ok());
+        let (items, why) = types.items("tools/b", &["Input"]);
+        assert!(why.is_some());
+        assert!(items.to_string().contains("serde_json :: Value"));
     }
 }
