@@ -216,39 +216,14 @@ pub mod tools {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "appVersion"
-        ///  ],
-        ///  "properties": {
-        ///    "appVersion": {
-        ///      "description": "Marketing version, such as 4.2.0.",
-        ///      "type": "string",
-        ///      "minLength": 1
-        ///    },
-        ///    "limit": {
-        ///      "default": 10,
-        ///      "type": "integer",
-        ///      "maximum": 50.0,
-        ///      "minimum": 1.0
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             ///Marketing version, such as 4.2.0.
             #[serde(rename = "appVersion")]
@@ -259,16 +234,6 @@ pub mod tools {
         }
         ///Marketing version, such as 4.2.0.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "Marketing version, such as 4.2.0.",
-        ///  "type": "string",
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -279,8 +244,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputAppVersion(::std::string::String);
         impl ::std::ops::Deref for InputAppVersion {
             type Target = ::std::string::String;
@@ -444,44 +409,14 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "why"
-        ///  ],
-        ///  "properties": {
-        ///    "affectedUsers": {
-        ///      "type": "integer",
-        ///      "minimum": 0.0
-        ///    },
-        ///    "appVersion": {
-        ///      "type": "string"
-        ///    },
-        ///    "signature": {
-        ///      "type": "string"
-        ///    },
-        ///    "why": {
-        ///      "description": "One sentence shown to the owner.",
-        ///      "type": "string",
-        ///      "maxLength": 280,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `affectedUsers`.
             #[serde(
@@ -505,17 +440,6 @@ pub mod webhooks {
         }
         ///One sentence shown to the owner.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "One sentence shown to the owner.",
-        ///  "type": "string",
-        ///  "maxLength": 280,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -526,8 +450,8 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
             type Target = ::std::string::String;

@@ -1,8 +1,8 @@
-const _: &[u8] = ::core::include_bytes!(
-    "$CARGO_MANIFEST_DIR/schema-type-scopes.json"
-);
 ::core::compile_error!(
     "schema-type-scopes.json:11:13: /scopes: `scopes` must be an array; it is the string \"ui:render\" [schema.type]"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/schema-type-scopes.json"
 );
 /// Unavailable: the manifest is invalid (see the errors above).
 pub mod manifest {}

@@ -1,8 +1,8 @@
-const _: &[u8] = ::core::include_bytes!(
-    "$CARGO_MANIFEST_DIR/widget-slot.json"
-);
 ::core::compile_error!(
     "widget-slot.json:79:17: /contributes/widgets/1/slot: slot `kpi-row` is not on page `ai_chat`; that page has only `sidebar` [widget-slot]"
+);
+const _: &[u8] = ::core::include_bytes!(
+    "$CARGO_MANIFEST_DIR/widget-slot.json"
 );
 /// What `host.extension.json` declares for `keyword-radar` (Keyword Radar), as constants and enums.
 ///
@@ -237,38 +237,14 @@ pub mod storage {
         }
         ///`Document`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "name"
-        ///  ],
-        ///  "properties": {
-        ///    "keywords": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "string"
-        ///      }
-        ///    },
-        ///    "name": {
-        ///      "type": "string",
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `keywords`.
             #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -278,15 +254,6 @@ pub mod storage {
         }
         ///`DocumentName`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -297,8 +264,8 @@ pub mod storage {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct DocumentName(::std::string::String);
         impl ::std::ops::Deref for DocumentName {
             type Target = ::std::string::String;
@@ -399,42 +366,14 @@ pub mod settings {
     }
     ///`Settings`
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "type": "object",
-    ///  "properties": {
-    ///    "alertThreshold": {
-    ///      "description": "Rank positions lost before an alert is raised.",
-    ///      "default": 10,
-    ///      "type": "integer",
-    ///      "maximum": 100.0,
-    ///      "minimum": 1.0
-    ///    },
-    ///    "defaultCountry": {
-    ///      "description": "Store country used when none is picked.",
-    ///      "default": "US",
-    ///      "type": "string",
-    ///      "pattern": "^[A-Z]{2}$"
-    ///    },
-    ///    "weeklyDigest": {
-    ///      "default": true,
-    ///      "type": "boolean"
-    ///    }
-    ///  },
-    ///  "additionalProperties": false
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
         Clone,
         Debug
     )]
-    #[serde(deny_unknown_fields)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(deny_unknown_fields)]
     pub struct Settings {
         ///Rank positions lost before an alert is raised.
         #[serde(
@@ -463,17 +402,6 @@ pub mod settings {
     }
     ///Store country used when none is picked.
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "description": "Store country used when none is picked.",
-    ///  "default": "US",
-    ///  "type": "string",
-    ///  "pattern": "^[A-Z]{2}$"
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Serialize,
         Clone,
@@ -484,8 +412,8 @@ pub mod settings {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(transparent)]
     pub struct SettingsDefaultCountry(::std::string::String);
     impl ::std::ops::Deref for SettingsDefaultCountry {
         type Target = ::std::string::String;
@@ -652,46 +580,14 @@ pub mod tools {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "keyword"
-        ///  ],
-        ///  "properties": {
-        ///    "country": {
-        ///      "description": "ISO 3166-1 alpha-2 store country.",
-        ///      "type": "string",
-        ///      "pattern": "^[A-Z]{2}$"
-        ///    },
-        ///    "days": {
-        ///      "description": "Days of history, counting back from today.",
-        ///      "default": 30,
-        ///      "type": "integer",
-        ///      "maximum": 90.0,
-        ///      "minimum": 1.0
-        ///    },
-        ///    "keyword": {
-        ///      "description": "The keyword exactly as tracked.",
-        ///      "type": "string",
-        ///      "maxLength": 100,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             ///ISO 3166-1 alpha-2 store country.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -704,16 +600,6 @@ pub mod tools {
         }
         ///ISO 3166-1 alpha-2 store country.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "ISO 3166-1 alpha-2 store country.",
-        ///  "type": "string",
-        ///  "pattern": "^[A-Z]{2}$"
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -724,8 +610,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputCountry(::std::string::String);
         impl ::std::ops::Deref for InputCountry {
             type Target = ::std::string::String;
@@ -794,17 +680,6 @@ pub mod tools {
         }
         ///The keyword exactly as tracked.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "The keyword exactly as tracked.",
-        ///  "type": "string",
-        ///  "maxLength": 100,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -815,8 +690,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
             type Target = ::std::string::String;
@@ -938,36 +813,14 @@ pub mod tools {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "keywords"
-        ///  ],
-        ///  "properties": {
-        ///    "keywords": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "string"
-        ///      },
-        ///      "maxItems": 5,
-        ///      "minItems": 2
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `keywords`.
             pub keywords: ::std::vec::Vec<::std::string::String>,
@@ -1054,47 +907,20 @@ pub mod actions {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "summary"
-        ///  ],
-        ///  "properties": {
-        ///    "summary": {
-        ///      "type": "string",
-        ///      "minLength": 10
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `summary`.
             pub summary: InputSummary,
         }
         ///`InputSummary`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "minLength": 10
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1105,8 +931,8 @@ pub mod actions {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputSummary(::std::string::String);
         impl ::std::ops::Deref for InputSummary {
             type Target = ::std::string::String;
@@ -1260,23 +1086,14 @@ pub mod procedures {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {}
         impl ::std::default::Default for Input {
             fn default() -> Self {
@@ -1285,34 +1102,14 @@ pub mod procedures {
         }
         ///`Output`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "items"
-        ///  ],
-        ///  "properties": {
-        ///    "items": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "object"
-        ///      }
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `items`.
             pub items: ::std::vec::Vec<
@@ -1427,43 +1224,14 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "why"
-        ///  ],
-        ///  "properties": {
-        ///    "current": {
-        ///      "type": "integer"
-        ///    },
-        ///    "keyword": {
-        ///      "type": "string"
-        ///    },
-        ///    "previous": {
-        ///      "type": "integer"
-        ///    },
-        ///    "why": {
-        ///      "description": "One sentence shown to the owner.",
-        ///      "type": "string",
-        ///      "maxLength": 280,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `current`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1479,17 +1247,6 @@ pub mod webhooks {
         }
         ///One sentence shown to the owner.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "One sentence shown to the owner.",
-        ///  "type": "string",
-        ///  "maxLength": 280,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1500,8 +1257,8 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
             type Target = ::std::string::String;
@@ -1606,40 +1363,14 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "why"
-        ///  ],
-        ///  "properties": {
-        ///    "keywords": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "string"
-        ///      }
-        ///    },
-        ///    "why": {
-        ///      "description": "One sentence shown to the owner.",
-        ///      "type": "string",
-        ///      "maxLength": 280,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `keywords`.
             #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -1649,17 +1380,6 @@ pub mod webhooks {
         }
         ///One sentence shown to the owner.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "One sentence shown to the owner.",
-        ///  "type": "string",
-        ///  "maxLength": 280,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1670,8 +1390,8 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
             type Target = ::std::string::String;
@@ -1776,51 +1496,20 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "store"
-        ///  ],
-        ///  "properties": {
-        ///    "store": {
-        ///      "enum": [
-        ///        "app_store",
-        ///        "google_play"
-        ///      ]
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `store`.
             pub store: PayloadStore,
         }
         ///`PayloadStore`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "enum": [
-        ///    "app_store",
-        ///    "google_play"
-        ///  ]
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,

@@ -291,32 +291,14 @@ pub mod storage {
         }
         ///`Document`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "properties": {
-        ///    "pinnedCountries": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "string",
-        ///        "pattern": "^[A-Z]{2}$"
-        ///      }
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `pinnedCountries`.
             #[serde(
@@ -335,15 +317,6 @@ pub mod storage {
         }
         ///`DocumentPinnedCountriesItem`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "pattern": "^[A-Z]{2}$"
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -354,8 +327,8 @@ pub mod storage {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct DocumentPinnedCountriesItem(::std::string::String);
         impl ::std::ops::Deref for DocumentPinnedCountriesItem {
             type Target = ::std::string::String;
@@ -464,42 +437,14 @@ pub mod storage {
         }
         ///`Document`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "keywords",
-        ///    "name"
-        ///  ],
-        ///  "properties": {
-        ///    "keywords": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "string",
-        ///        "minLength": 1
-        ///      },
-        ///      "maxItems": 200
-        ///    },
-        ///    "name": {
-        ///      "type": "string",
-        ///      "maxLength": 60,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `keywords`.
             pub keywords: ::std::vec::Vec<DocumentKeywordsItem>,
@@ -508,15 +453,6 @@ pub mod storage {
         }
         ///`DocumentKeywordsItem`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -527,8 +463,8 @@ pub mod storage {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct DocumentKeywordsItem(::std::string::String);
         impl ::std::ops::Deref for DocumentKeywordsItem {
             type Target = ::std::string::String;
@@ -593,16 +529,6 @@ pub mod storage {
         }
         ///`DocumentName`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "maxLength": 60,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -613,8 +539,8 @@ pub mod storage {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct DocumentName(::std::string::String);
         impl ::std::ops::Deref for DocumentName {
             type Target = ::std::string::String;
@@ -718,42 +644,14 @@ pub mod settings {
     }
     ///`Settings`
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "type": "object",
-    ///  "properties": {
-    ///    "alertThreshold": {
-    ///      "description": "Rank positions lost before an alert is raised.",
-    ///      "default": 10,
-    ///      "type": "integer",
-    ///      "maximum": 100.0,
-    ///      "minimum": 1.0
-    ///    },
-    ///    "defaultCountry": {
-    ///      "description": "Store country used when none is picked.",
-    ///      "default": "US",
-    ///      "type": "string",
-    ///      "pattern": "^[A-Z]{2}$"
-    ///    },
-    ///    "weeklyDigest": {
-    ///      "default": true,
-    ///      "type": "boolean"
-    ///    }
-    ///  },
-    ///  "additionalProperties": false
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
         Clone,
         Debug
     )]
-    #[serde(deny_unknown_fields)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(deny_unknown_fields)]
     pub struct Settings {
         ///Rank positions lost before an alert is raised.
         #[serde(
@@ -782,17 +680,6 @@ pub mod settings {
     }
     ///Store country used when none is picked.
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "description": "Store country used when none is picked.",
-    ///  "default": "US",
-    ///  "type": "string",
-    ///  "pattern": "^[A-Z]{2}$"
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Serialize,
         Clone,
@@ -803,8 +690,8 @@ pub mod settings {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(transparent)]
     pub struct SettingsDefaultCountry(::std::string::String);
     impl ::std::ops::Deref for SettingsDefaultCountry {
         type Target = ::std::string::String;
@@ -974,46 +861,14 @@ pub mod tools {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "keyword"
-        ///  ],
-        ///  "properties": {
-        ///    "country": {
-        ///      "description": "ISO 3166-1 alpha-2 store country.",
-        ///      "type": "string",
-        ///      "pattern": "^[A-Z]{2}$"
-        ///    },
-        ///    "days": {
-        ///      "description": "Days of history, counting back from today.",
-        ///      "default": 30,
-        ///      "type": "integer",
-        ///      "maximum": 90.0,
-        ///      "minimum": 1.0
-        ///    },
-        ///    "keyword": {
-        ///      "description": "The keyword exactly as tracked.",
-        ///      "type": "string",
-        ///      "maxLength": 100,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             ///ISO 3166-1 alpha-2 store country.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1026,16 +881,6 @@ pub mod tools {
         }
         ///ISO 3166-1 alpha-2 store country.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "ISO 3166-1 alpha-2 store country.",
-        ///  "type": "string",
-        ///  "pattern": "^[A-Z]{2}$"
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1046,8 +891,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputCountry(::std::string::String);
         impl ::std::ops::Deref for InputCountry {
             type Target = ::std::string::String;
@@ -1116,17 +961,6 @@ pub mod tools {
         }
         ///The keyword exactly as tracked.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "The keyword exactly as tracked.",
-        ///  "type": "string",
-        ///  "maxLength": 100,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1137,8 +971,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
             type Target = ::std::string::String;
@@ -1260,41 +1094,14 @@ pub mod tools {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "keywords"
-        ///  ],
-        ///  "properties": {
-        ///    "country": {
-        ///      "type": "string",
-        ///      "pattern": "^[A-Z]{2}$"
-        ///    },
-        ///    "keywords": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "string",
-        ///        "minLength": 1
-        ///      },
-        ///      "maxItems": 5,
-        ///      "minItems": 2
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1304,15 +1111,6 @@ pub mod tools {
         }
         ///`InputCountry`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "pattern": "^[A-Z]{2}$"
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1323,8 +1121,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputCountry(::std::string::String);
         impl ::std::ops::Deref for InputCountry {
             type Target = ::std::string::String;
@@ -1393,15 +1191,6 @@ pub mod tools {
         }
         ///`InputKeywordsItem`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1412,8 +1201,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputKeywordsItem(::std::string::String);
         impl ::std::ops::Deref for InputKeywordsItem {
             type Target = ::std::string::String;
@@ -1520,39 +1309,14 @@ pub mod tools {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "properties": {
-        ///    "days": {
-        ///      "default": 7,
-        ///      "type": "integer",
-        ///      "maximum": 30.0,
-        ///      "minimum": 1.0
-        ///    },
-        ///    "direction": {
-        ///      "default": "both",
-        ///      "enum": [
-        ///        "up",
-        ///        "down",
-        ///        "both"
-        ///      ]
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `days`.
             #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 7>")]
@@ -1571,19 +1335,6 @@ pub mod tools {
         }
         ///`InputDirection`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "default": "both",
-        ///  "enum": [
-        ///    "up",
-        ///    "down",
-        ///    "both"
-        ///  ]
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1719,49 +1470,20 @@ pub mod tools {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "seed"
-        ///  ],
-        ///  "properties": {
-        ///    "seed": {
-        ///      "type": "string",
-        ///      "maxLength": 100,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `seed`.
             pub seed: InputSeed,
         }
         ///`InputSeed`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "maxLength": 100,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1772,8 +1494,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputSeed(::std::string::String);
         impl ::std::ops::Deref for InputSeed {
             type Target = ::std::string::String;
@@ -1882,29 +1604,14 @@ pub mod tools {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "properties": {
-        ///    "country": {
-        ///      "type": "string",
-        ///      "pattern": "^[A-Z]{2}$"
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1919,15 +1626,6 @@ pub mod tools {
         }
         ///`InputCountry`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "pattern": "^[A-Z]{2}$"
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1938,8 +1636,8 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputCountry(::std::string::String);
         impl ::std::ops::Deref for InputCountry {
             type Target = ::std::string::String;
@@ -2136,38 +1834,14 @@ pub mod actions {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "keyword",
-        ///    "summary"
-        ///  ],
-        ///  "properties": {
-        ///    "keyword": {
-        ///      "type": "string",
-        ///      "minLength": 1
-        ///    },
-        ///    "summary": {
-        ///      "type": "string",
-        ///      "maxLength": 500,
-        ///      "minLength": 10
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `keyword`.
             pub keyword: InputKeyword,
@@ -2176,15 +1850,6 @@ pub mod actions {
         }
         ///`InputKeyword`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -2195,8 +1860,8 @@ pub mod actions {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
             type Target = ::std::string::String;
@@ -2260,16 +1925,6 @@ pub mod actions {
         }
         ///`InputSummary`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "maxLength": 500,
-        ///  "minLength": 10
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -2280,8 +1935,8 @@ pub mod actions {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputSummary(::std::string::String);
         impl ::std::ops::Deref for InputSummary {
             type Target = ::std::string::String;
@@ -2438,37 +2093,14 @@ pub mod procedures {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "country",
-        ///    "keyword"
-        ///  ],
-        ///  "properties": {
-        ///    "country": {
-        ///      "type": "string",
-        ///      "pattern": "^[A-Z]{2}$"
-        ///    },
-        ///    "keyword": {
-        ///      "type": "string",
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
             pub country: InputCountry,
@@ -2477,15 +2109,6 @@ pub mod procedures {
         }
         ///`InputCountry`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "pattern": "^[A-Z]{2}$"
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -2496,8 +2119,8 @@ pub mod procedures {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputCountry(::std::string::String);
         impl ::std::ops::Deref for InputCountry {
             type Target = ::std::string::String;
@@ -2566,15 +2189,6 @@ pub mod procedures {
         }
         ///`InputKeyword`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -2585,8 +2199,8 @@ pub mod procedures {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
             type Target = ::std::string::String;
@@ -2650,31 +2264,14 @@ pub mod procedures {
         }
         ///`Output`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "tracked"
-        ///  ],
-        ///  "properties": {
-        ///    "tracked": {
-        ///      "type": "boolean"
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `tracked`.
             pub tracked: bool,
@@ -2721,23 +2318,14 @@ pub mod procedures {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {}
         impl ::std::default::Default for Input {
             fn default() -> Self {
@@ -2746,82 +2334,28 @@ pub mod procedures {
         }
         ///`Output`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "items"
-        ///  ],
-        ///  "properties": {
-        ///    "items": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "object",
-        ///        "required": [
-        ///          "id",
-        ///          "name"
-        ///        ],
-        ///        "properties": {
-        ///          "id": {
-        ///            "type": "string"
-        ///          },
-        ///          "name": {
-        ///            "type": "string"
-        ///          }
-        ///        },
-        ///        "additionalProperties": false
-        ///      }
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `items`.
             pub items: ::std::vec::Vec<OutputItemsItem>,
         }
         ///`OutputItemsItem`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "id",
-        ///    "name"
-        ///  ],
-        ///  "properties": {
-        ///    "id": {
-        ///      "type": "string"
-        ///    },
-        ///    "name": {
-        ///      "type": "string"
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct OutputItemsItem {
             /// `id`.
             pub id: ::std::string::String,
@@ -2985,49 +2519,14 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "why"
-        ///  ],
-        ///  "properties": {
-        ///    "country": {
-        ///      "type": "string",
-        ///      "pattern": "^[A-Z]{2}$"
-        ///    },
-        ///    "current": {
-        ///      "type": "integer",
-        ///      "minimum": 1.0
-        ///    },
-        ///    "keyword": {
-        ///      "type": "string"
-        ///    },
-        ///    "previous": {
-        ///      "type": "integer",
-        ///      "minimum": 1.0
-        ///    },
-        ///    "why": {
-        ///      "description": "One sentence shown to the owner.",
-        ///      "type": "string",
-        ///      "maxLength": 280,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `country`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3046,15 +2545,6 @@ pub mod webhooks {
         }
         ///`PayloadCountry`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "pattern": "^[A-Z]{2}$"
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -3065,8 +2555,8 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct PayloadCountry(::std::string::String);
         impl ::std::ops::Deref for PayloadCountry {
             type Target = ::std::string::String;
@@ -3135,17 +2625,6 @@ pub mod webhooks {
         }
         ///One sentence shown to the owner.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "One sentence shown to the owner.",
-        ///  "type": "string",
-        ///  "maxLength": 280,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -3156,8 +2635,8 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
             type Target = ::std::string::String;
@@ -3262,40 +2741,14 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "why"
-        ///  ],
-        ///  "properties": {
-        ///    "keywords": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "string"
-        ///      }
-        ///    },
-        ///    "why": {
-        ///      "description": "One sentence shown to the owner.",
-        ///      "type": "string",
-        ///      "maxLength": 280,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `keywords`.
             #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -3305,17 +2758,6 @@ pub mod webhooks {
         }
         ///One sentence shown to the owner.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "One sentence shown to the owner.",
-        ///  "type": "string",
-        ///  "maxLength": 280,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -3326,8 +2768,8 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
             type Target = ::std::string::String;
@@ -3432,38 +2874,14 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "store"
-        ///  ],
-        ///  "properties": {
-        ///    "detectedAt": {
-        ///      "type": "string",
-        ///      "format": "date-time"
-        ///    },
-        ///    "store": {
-        ///      "enum": [
-        ///        "app_store",
-        ///        "google_play"
-        ///      ]
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `detectedAt`.
             #[serde(
@@ -3481,17 +2899,6 @@ pub mod webhooks {
         }
         ///`PayloadStore`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "enum": [
-        ///    "app_store",
-        ///    "google_play"
-        ///  ]
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,

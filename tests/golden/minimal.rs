@@ -120,29 +120,14 @@ pub mod settings {
     }
     ///`Settings`
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "type": "object",
-    ///  "properties": {
-    ///    "greeting": {
-    ///      "type": "string",
-    ///      "maxLength": 80
-    ///    }
-    ///  },
-    ///  "additionalProperties": false
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
         Clone,
         Debug
     )]
-    #[serde(deny_unknown_fields)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(deny_unknown_fields)]
     pub struct Settings {
         /// `greeting`.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -157,15 +142,6 @@ pub mod settings {
     }
     ///`SettingsGreeting`
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "type": "string",
-    ///  "maxLength": 80
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Serialize,
         Clone,
@@ -176,8 +152,8 @@ pub mod settings {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(transparent)]
     pub struct SettingsGreeting(::std::string::String);
     impl ::std::ops::Deref for SettingsGreeting {
         type Target = ::std::string::String;

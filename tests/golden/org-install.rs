@@ -159,44 +159,14 @@ pub mod storage {
         }
         ///`Document`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "startedAt",
-        ///    "status"
-        ///  ],
-        ///  "properties": {
-        ///    "rows": {
-        ///      "type": "integer",
-        ///      "minimum": 0.0
-        ///    },
-        ///    "startedAt": {
-        ///      "type": "string",
-        ///      "format": "date-time"
-        ///    },
-        ///    "status": {
-        ///      "enum": [
-        ///        "running",
-        ///        "succeeded",
-        ///        "failed"
-        ///      ]
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `rows`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -211,18 +181,6 @@ pub mod storage {
         }
         ///`DocumentStatus`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "enum": [
-        ///    "running",
-        ///    "succeeded",
-        ///    "failed"
-        ///  ]
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -332,40 +290,14 @@ pub mod settings {
     }
     ///`Settings`
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "type": "object",
-    ///  "required": [
-    ///    "dataset"
-    ///  ],
-    ///  "properties": {
-    ///    "dataset": {
-    ///      "description": "Destination dataset.",
-    ///      "type": "string",
-    ///      "maxLength": 128,
-    ///      "minLength": 1
-    ///    },
-    ///    "hour": {
-    ///      "description": "UTC hour of the nightly export.",
-    ///      "type": "integer",
-    ///      "maximum": 23.0,
-    ///      "minimum": 0.0
-    ///    }
-    ///  },
-    ///  "additionalProperties": false
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
         Clone,
         Debug
     )]
-    #[serde(deny_unknown_fields)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(deny_unknown_fields)]
     pub struct Settings {
         ///Destination dataset.
         pub dataset: SettingsDataset,
@@ -375,17 +307,6 @@ pub mod settings {
     }
     ///Destination dataset.
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "description": "Destination dataset.",
-    ///  "type": "string",
-    ///  "maxLength": 128,
-    ///  "minLength": 1
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Serialize,
         Clone,
@@ -396,8 +317,8 @@ pub mod settings {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(transparent)]
     pub struct SettingsDataset(::std::string::String);
     impl ::std::ops::Deref for SettingsDataset {
         type Target = ::std::string::String;
@@ -544,40 +465,14 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "why"
-        ///  ],
-        ///  "properties": {
-        ///    "error": {
-        ///      "type": "string"
-        ///    },
-        ///    "runId": {
-        ///      "type": "string"
-        ///    },
-        ///    "why": {
-        ///      "description": "One sentence shown to the owner.",
-        ///      "type": "string",
-        ///      "maxLength": 280,
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `error`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -594,17 +489,6 @@ pub mod webhooks {
         }
         ///One sentence shown to the owner.
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "description": "One sentence shown to the owner.",
-        ///  "type": "string",
-        ///  "maxLength": 280,
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -615,8 +499,8 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
             type Target = ::std::string::String;

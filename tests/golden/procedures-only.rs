@@ -120,33 +120,14 @@ pub mod settings {
     }
     ///`Settings`
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "type": "object",
-    ///  "properties": {
-    ///    "territories": {
-    ///      "type": "array",
-    ///      "items": {
-    ///        "type": "string",
-    ///        "pattern": "^[A-Z]{2,3}$"
-    ///      },
-    ///      "maxItems": 40
-    ///    }
-    ///  },
-    ///  "additionalProperties": false
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
         Clone,
         Debug
     )]
-    #[serde(deny_unknown_fields)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(deny_unknown_fields)]
     pub struct Settings {
         /// `territories`.
         #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
@@ -161,15 +142,6 @@ pub mod settings {
     }
     ///`SettingsTerritoriesItem`
     ///
-    /// <details><summary>JSON schema</summary>
-    ///
-    /// ```json
-    ///{
-    ///  "type": "string",
-    ///  "pattern": "^[A-Z]{2,3}$"
-    ///}
-    /// ```
-    /// </details>
     #[derive(
         ::host_runtime::codegen::serde::Serialize,
         Clone,
@@ -180,8 +152,8 @@ pub mod settings {
         PartialEq,
         PartialOrd
     )]
-    #[serde(transparent)]
     #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(transparent)]
     pub struct SettingsTerritoriesItem(::std::string::String);
     impl ::std::ops::Deref for SettingsTerritoriesItem {
         type Target = ::std::string::String;
@@ -307,47 +279,20 @@ pub mod procedures {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "id"
-        ///  ],
-        ///  "properties": {
-        ///    "id": {
-        ///      "type": "string",
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `id`.
             pub id: InputId,
         }
         ///`InputId`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -358,8 +303,8 @@ pub mod procedures {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputId(::std::string::String);
         impl ::std::ops::Deref for InputId {
             type Target = ::std::string::String;
@@ -423,31 +368,14 @@ pub mod procedures {
         }
         ///`Output`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "properties": {
-        ///    "significant": {
-        ///      "type": "boolean"
-        ///    },
-        ///    "uplift": {
-        ///      "type": "number"
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `significant`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -506,32 +434,14 @@ pub mod procedures {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "properties": {
-        ///    "status": {
-        ///      "enum": [
-        ///        "draft",
-        ///        "running",
-        ///        "ended"
-        ///      ]
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `status`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -544,18 +454,6 @@ pub mod procedures {
         }
         ///`InputStatus`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "enum": [
-        ///    "draft",
-        ///    "running",
-        ///    "ended"
-        ///  ]
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -628,80 +526,28 @@ pub mod procedures {
         }
         ///`Output`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "items"
-        ///  ],
-        ///  "properties": {
-        ///    "items": {
-        ///      "type": "array",
-        ///      "items": {
-        ///        "type": "object",
-        ///        "required": [
-        ///          "id"
-        ///        ],
-        ///        "properties": {
-        ///          "id": {
-        ///            "type": "string"
-        ///          },
-        ///          "name": {
-        ///            "type": "string"
-        ///          }
-        ///        },
-        ///        "additionalProperties": false
-        ///      }
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `items`.
             pub items: ::std::vec::Vec<OutputItemsItem>,
         }
         ///`OutputItemsItem`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "id"
-        ///  ],
-        ///  "properties": {
-        ///    "id": {
-        ///      "type": "string"
-        ///    },
-        ///    "name": {
-        ///      "type": "string"
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct OutputItemsItem {
             /// `id`.
             pub id: ::std::string::String,
@@ -751,47 +597,20 @@ pub mod procedures {
         }
         ///`Input`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "id"
-        ///  ],
-        ///  "properties": {
-        ///    "id": {
-        ///      "type": "string",
-        ///      "minLength": 1
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `id`.
             pub id: InputId,
         }
         ///`InputId`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "string",
-        ///  "minLength": 1
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -802,8 +621,8 @@ pub mod procedures {
             PartialEq,
             PartialOrd
         )]
-        #[serde(transparent)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
         pub struct InputId(::std::string::String);
         impl ::std::ops::Deref for InputId {
             type Target = ::std::string::String;
@@ -867,29 +686,14 @@ pub mod procedures {
         }
         ///`Output`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "properties": {
-        ///    "startedAt": {
-        ///      "type": "string",
-        ///      "format": "date-time"
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `startedAt`.
             #[serde(

@@ -177,38 +177,14 @@ pub mod webhooks {
         }
         ///`Payload`
         ///
-        /// <details><summary>JSON schema</summary>
-        ///
-        /// ```json
-        ///{
-        ///  "type": "object",
-        ///  "required": [
-        ///    "issueId"
-        ///  ],
-        ///  "properties": {
-        ///    "changedAt": {
-        ///      "type": "string",
-        ///      "format": "date-time"
-        ///    },
-        ///    "issueId": {
-        ///      "type": "string"
-        ///    },
-        ///    "status": {
-        ///      "type": "string"
-        ///    }
-        ///  },
-        ///  "additionalProperties": false
-        ///}
-        /// ```
-        /// </details>
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(deny_unknown_fields)]
         #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `changedAt`.
             #[serde(
