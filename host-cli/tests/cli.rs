@@ -212,3 +212,35 @@ fn color_is_used_when_asked() {
     ]);
     assert!(stdout(&o).contains('\u{1b}'));
 }
+
+#[test]
+fn expand_prints_the_generated_code() {
+    let o = run(&[
+        "expand",
+        &path(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/keyword-tracker")),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("pub trait Tools: ::core::marker::Send"),
+        "formatted trait expected"
+    );
+    assert!(out.contains("Called by the host as `POST /host/tools/keyword-ranks`"));
+    assert!(out.contains("pub fn handler<"));
+    assert!(
+        out.contains("$CARGO_MANIFEST_DIR/host.extension.json"),
+        "no absolute paths"
+    );
+}
+
+#[test]
+fn expand_of_an_invalid_manifest_shows_the_errors_and_exits_1() {
+    let o = run(&["expand", &path(fixtures().join("invalid/widget-slot.json"))]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("::core::compile_error!"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("widget-slot.json:79:17: /contributes/widgets/1/slot"));
+}

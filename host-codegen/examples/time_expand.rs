@@ -9,13 +9,20 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() {
-    let path = std::env::args_os().nth(1).map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../host-manifest/tests/fixtures/valid/at-every-limit/host.extension.json")
-    });
+    let path = std::env::args_os()
+        .nth(1)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../host-manifest/tests/fixtures/valid/at-every-limit/host.extension.json")
+        });
     let path = path.canonicalize().expect("the manifest exists");
     let dir = path.parent().expect("a folder");
-    let file = path.file_name().expect("a file").to_string_lossy().into_owned();
+    let file = path
+        .file_name()
+        .expect("a file")
+        .to_string_lossy()
+        .into_owned();
     let span = proc_macro2::Span::call_site();
     let start = Instant::now();
     let tokens = host_codegen::expand(&file, Some(dir), span);

@@ -57,22 +57,40 @@ fn schema_jobs(m: &Manifest) -> Vec<Job<'_>> {
     let c = &m.contributes;
     let mut jobs = Vec::new();
     for (name, coll) in &c.storage {
-        jobs.push(Job { key: format!("storage/{name}"), roots: vec![(&coll.schema, "Document")] });
+        jobs.push(Job {
+            key: format!("storage/{name}"),
+            roots: vec![(&coll.schema, "Document")],
+        });
     }
     if let Some(settings) = &c.settings {
-        jobs.push(Job { key: "settings".to_owned(), roots: vec![(&settings.schema, "Settings")] });
+        jobs.push(Job {
+            key: "settings".to_owned(),
+            roots: vec![(&settings.schema, "Settings")],
+        });
     }
     for t in &c.ai.tools {
-        jobs.push(Job { key: format!("tools/{}", t.id), roots: vec![(&t.input, "Input")] });
+        jobs.push(Job {
+            key: format!("tools/{}", t.id),
+            roots: vec![(&t.input, "Input")],
+        });
     }
     for a in &c.ai.actions {
-        jobs.push(Job { key: format!("actions/{}", a.id), roots: vec![(&a.input, "Input")] });
+        jobs.push(Job {
+            key: format!("actions/{}", a.id),
+            roots: vec![(&a.input, "Input")],
+        });
     }
     for (name, p) in m.server.iter().flat_map(|s| s.procedures.iter()) {
-        jobs.push(Job { key: format!("procedures/{name}"), roots: vec![(&p.input, "Input"), (&p.output, "Output")] });
+        jobs.push(Job {
+            key: format!("procedures/{name}"),
+            roots: vec![(&p.input, "Input"), (&p.output, "Output")],
+        });
     }
     for w in &c.webhooks {
-        jobs.push(Job { key: format!("webhooks/{}", w.event), roots: vec![(&w.payload, "Payload")] });
+        jobs.push(Job {
+            key: format!("webhooks/{}", w.event),
+            roots: vec![(&w.payload, "Payload")],
+        });
     }
     jobs
 }

@@ -93,8 +93,10 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
         Some(m) => {
             let mut notes = Notes::default();
             items.push_str(&generate::generate(&m, &mut notes));
-            out.errors.extend(notes.errors.iter().map(|e| format!("{written}: {e}")));
-            out.warnings.extend(notes.warnings.iter().map(|w| format!("{written}: {w}")));
+            out.errors
+                .extend(notes.errors.iter().map(|e| format!("{written}: {e}")));
+            out.warnings
+                .extend(notes.warnings.iter().map(|w| format!("{written}: {w}")));
         }
         None => items.push_str(&generate::stubs()),
     }
@@ -115,7 +117,10 @@ impl Phase {
     /// Reports the time since [`Phase::start`].
     pub fn done(&self, what: &str) {
         if let Some(start) = self.0 {
-            eprintln!("host_extension!: {what} done after {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+            eprintln!(
+                "host_extension!: {what} done after {:.1} ms",
+                start.elapsed().as_secs_f64() * 1e3
+            );
         }
     }
 }
@@ -133,7 +138,10 @@ pub fn expand(written: &str, manifest_dir: Option<&Path>, span: Span) -> TokenSt
     }
     match e.items.parse::<TokenStream>() {
         Ok(items) => out.extend(items),
-        Err(err) => out.extend(error_at(span, &format!("the generated code does not parse ({err}); this is a bug in the SDK"))),
+        Err(err) => out.extend(error_at(
+            span,
+            &format!("the generated code does not parse ({err}); this is a bug in the SDK"),
+        )),
     }
     out
 }

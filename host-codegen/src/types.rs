@@ -35,11 +35,21 @@ pub struct Types {
 impl Types {
     /// Types every job, spread over the machine's cores.
     pub fn build(jobs: Vec<Job<'_>>) -> Types {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8).min(jobs.len().max(1));
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 8)
+            .min(jobs.len().max(1));
         let mut chunks: Vec<Vec<Job<'_>>> = (0..threads).map(|_| Vec::new()).collect();
         // Deal the largest first so the threads finish together.
         let mut jobs = jobs;
-        jobs.sort_by_cached_key(|j| std::cmp::Reverse(j.roots.iter().map(|(s, _)| host_manifest::compact_len(s)).sum::<usize>()));
+        jobs.sort_by_cached_key(|j| {
+            std::cmp::Reverse(
+                j.roots
+                    .iter()
+                    .map(|(s, _)| host_manifest::compact_len(s))
+                    .sum::<usize>(),
+            )
+        });
         for (i, job) in jobs.into_iter().enumerate() {
             chunks[i % threads].push(job);
         }
@@ -47,7 +57,14 @@ impl Types {
         std::thread::scope(|scope| {
             let handles: Vec<_> = chunks
                 .into_iter()
-                .map(|chunk| scope.spawn(move || chunk.into_iter().map(|job| (job.key, render(&job.roots))).collect::<Vec<_>>()))
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        chunk
+                            .into_iter()
+                            .map(|job| (job.key, render(&job.roots)))
+                            .collect::<Vec<_>>()
+                    })
+                })
                 .collect();
             for handle in handles {
                 if let Ok(results) = handle.join() {
@@ -67,7 +84,10 @@ impl Types {
                 (quote!(#marker), None)
             }
             Some((_, Some(why))) => (untyped(roots), Some(why.clone())),
-            None => (untyped(roots), Some("the type generator stopped unexpectedly".to_owned())),
+            None => (
+                untyped(roots),
+                Some("the type generator stopped unexpectedly".to_owned()),
+            ),
         }
     }
 
@@ -80,12 +100,15 @@ impl Types {
             .filter(|(_, (_, why))| why.is_none())
             .map(|(key, (items, _))| (marker(key).to_string(), items.as_str()))
             .collect();
-        let mut out = String::with_capacity(text.len() + by_marker.values().map(|t| t.len()).sum::<usize>());
+        let mut out =
+            String::with_capacity(text.len() + by_marker.values().map(|t| t.len()).sum::<usize>());
         let mut rest = text.as_str();
         while let Some(at) = rest.find(MARKER_PREFIX) {
             out.push_str(&rest[..at]);
             let tail = &rest[at..];
-            let end = tail.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(tail.len());
+            let end = tail
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(tail.len());
             let name = &tail[..end];
             out.push_str(by_marker.get(name).copied().unwrap_or(name));
             rest = &tail[end..];
@@ -132,7 +155,8 @@ fn typify_items(roots: &[(&Value, &'static str)]) -> Result<TokenStream, String>
     let mut parsed = Vec::new();
     for (schema, root) in roots {
         let root_schema: schemars::schema::RootSchema =
-            serde_json::from_value(to_draft7(schema)).map_err(|e| format!("the schema cannot be read: {e}"))?;
+            serde_json::from_value(to_draft7(schema))
+                .map_err(|e| format!("the schema cannot be read: {e}"))?;
         parsed.push((root_schema, (*root).to_owned()));
     }
     let mut settings = typify::TypeSpaceSettings::default();
@@ -141,9 +165,14 @@ fn typify_items(roots: &[(&Value, &'static str)]) -> Result<TokenStream, String>
     // typify panics on some schemas it does not support; those become untyped instead.
     let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
         for (root_schema, root) in parsed {
-            space.add_ref_types(root_schema.definitions.clone()).map_err(|e| e.to_string())?;
             space
-                .add_type_with_name(&schemars::schema::Schema::Object(root_schema.schema.clone()), Some(root))
+                .add_ref_types(root_schema.definitions.clone())
+                .map_err(|e| e.to_string())?;
+            space
+                .add_type_with_name(
+                    &schemars::schema::Schema::Object(root_schema.schema.clone()),
+                    Some(root),
+                )
                 .map_err(|e| e.to_string())?;
         }
         Ok::<_, String>(rewrite(space.to_stream()))
@@ -159,9 +188,10 @@ fn to_draft7(schema: &Value) -> Value {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .map(|(k, v)| match (k.as_str(), v) {
-                        ("$ref", Value::String(r)) => {
-                            (k.clone(), Value::String(r.replacen("#/$defs/", "#/definitions/", 1)))
-                        }
+                        ("$ref", Value::String(r)) => (
+                            k.clone(),
+                            Value::String(r.replacen("#/$defs/", "#/definitions/", 1)),
+                        ),
                         _ => (k.clone(), walk(v)),
                     })
                     .collect(),
@@ -214,14 +244,22 @@ pub fn rewrite(stream: TokenStream) -> TokenStream {
             }
         }
         match &tokens[i] {
-            TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == Spacing::Joint && is_reexported_path(&tokens, i) => {
+            TokenTree::Punct(p)
+                if p.as_char() == ':'
+                    && p.spacing() == Spacing::Joint
+                    && is_reexported_path(&tokens, i) =>
+            {
                 out.push(tokens[i].clone());
                 out.push(tokens[i + 1].clone());
                 push_path_prefix(&mut out);
                 i += 2;
                 continue;
             }
-            TokenTree::Ident(id) if id == "pub" && is_ident(&tokens, i + 1, "mod") && is_ident(&tokens, i + 2, "defaults") => {
+            TokenTree::Ident(id)
+                if id == "pub"
+                    && is_ident(&tokens, i + 1, "mod")
+                    && is_ident(&tokens, i + 2, "defaults") =>
+            {
                 out.extend(quote!(#[doc(hidden)]));
             }
             TokenTree::Literal(lit) => {
@@ -230,14 +268,19 @@ pub fn rewrite(stream: TokenStream) -> TokenStream {
                 continue;
             }
             TokenTree::Group(g) => {
-                let kind = if g.delimiter() == Delimiter::Brace { item_kind(&out) } else { None };
+                let kind = if g.delimiter() == Delimiter::Brace {
+                    item_kind(&out)
+                } else {
+                    None
+                };
                 let inner = match kind {
                     Some(is_enum) => document_members(rewrite(g.stream()), is_enum),
                     None => rewrite(g.stream()),
                 };
                 let mut group = Group::new(g.delimiter(), inner);
                 group.set_span(g.span());
-                let is_attr = g.delimiter() == Delimiter::Bracket && is_punct(&out, out.len().wrapping_sub(1), '#');
+                let is_attr = g.delimiter() == Delimiter::Bracket
+                    && is_punct(&out, out.len().wrapping_sub(1), '#');
                 out.push(TokenTree::Group(group));
                 // After `#[derive(..Serialize..)]`, tell serde where it lives.
                 if is_attr && derives_serde(g) {
@@ -256,15 +299,20 @@ pub fn rewrite(stream: TokenStream) -> TokenStream {
 
 /// The string of `# [doc = "..."]` starting at `i`, if that is what is there.
 fn doc_text(tokens: &[TokenTree], i: usize) -> Option<String> {
-    let (TokenTree::Punct(hash), Some(TokenTree::Group(g))) = (&tokens[i], tokens.get(i + 1)) else { return None };
+    let (TokenTree::Punct(hash), Some(TokenTree::Group(g))) = (&tokens[i], tokens.get(i + 1))
+    else {
+        return None;
+    };
     if hash.as_char() != '#' || g.delimiter() != Delimiter::Bracket {
         return None;
     }
     let inner: Vec<TokenTree> = g.stream().into_iter().collect();
     match inner.as_slice() {
-        [TokenTree::Ident(doc), TokenTree::Punct(eq), TokenTree::Literal(lit)] if doc == "doc" && eq.as_char() == '=' => {
-            Some(lit.to_string())
-        }
+        [
+            TokenTree::Ident(doc),
+            TokenTree::Punct(eq),
+            TokenTree::Literal(lit),
+        ] if doc == "doc" && eq.as_char() == '=' => Some(lit.to_string()),
         _ => None,
     }
 }
@@ -277,7 +325,10 @@ fn is_reexported_path(tokens: &[TokenTree], i: usize) -> bool {
 }
 
 fn push_path_prefix(out: &mut Vec<TokenTree>) {
-    out.push(TokenTree::Ident(Ident::new("host_runtime", Span::call_site())));
+    out.push(TokenTree::Ident(Ident::new(
+        "host_runtime",
+        Span::call_site(),
+    )));
     out.push(TokenTree::Punct(Punct::new(':', Spacing::Joint)));
     out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
     out.push(TokenTree::Ident(Ident::new("codegen", Span::call_site())));
@@ -295,14 +346,25 @@ fn is_punct(tokens: &[TokenTree], i: usize, want: char) -> bool {
 
 fn reroot_literal(lit: &Literal) -> TokenTree {
     let text = lit.to_string();
-    if !text.starts_with('"') || !REEXPORTED.iter().any(|c| text.contains(&format!("\"::{c}::"))) {
+    if !text.starts_with('"')
+        || !REEXPORTED
+            .iter()
+            .any(|c| text.contains(&format!("\"::{c}::")))
+    {
         return TokenTree::Literal(lit.clone());
     }
     let mut new = text;
     for c in REEXPORTED {
-        new = new.replace(&format!("\"::{c}::"), &format!("\"::host_runtime::codegen::{c}::"));
+        new = new.replace(
+            &format!("\"::{c}::"),
+            &format!("\"::host_runtime::codegen::{c}::"),
+        );
     }
-    match new.parse::<TokenStream>().ok().and_then(|ts| ts.into_iter().next()) {
+    match new
+        .parse::<TokenStream>()
+        .ok()
+        .and_then(|ts| ts.into_iter().next())
+    {
         Some(TokenTree::Literal(mut l)) => {
             l.set_span(lit.span());
             TokenTree::Literal(l)
@@ -315,10 +377,9 @@ fn derives_serde(g: &Group) -> bool {
     let mut tokens = g.stream().into_iter();
     matches!(tokens.next(), Some(TokenTree::Ident(id)) if id == "derive")
         && tokens.any(|t| match t {
-            TokenTree::Group(args) => args
-                .stream()
-                .into_iter()
-                .any(|a| matches!(&a, TokenTree::Ident(id) if id == "Serialize" || id == "Deserialize")),
+            TokenTree::Group(args) => args.stream().into_iter().any(
+                |a| matches!(&a, TokenTree::Ident(id) if id == "Serialize" || id == "Deserialize"),
+            ),
             _ => false,
         })
 }
@@ -342,8 +403,14 @@ fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
             return;
         }
         let has_doc = (0..member.len()).any(|i| doc_text(member, i).is_some());
-        let public = is_enum || member.iter().any(|t| matches!(t, TokenTree::Ident(id) if id == "pub"));
-        if !has_doc && public && let Some(name) = member_name(member) {
+        let public = is_enum
+            || member
+                .iter()
+                .any(|t| matches!(t, TokenTree::Ident(id) if id == "pub"));
+        if !has_doc
+            && public
+            && let Some(name) = member_name(member)
+        {
             let doc = format!(" `{name}`.");
             out.extend(quote!(#[doc = #doc]));
         }
@@ -368,10 +435,16 @@ fn member_name(member: &[TokenTree]) -> Option<String> {
         if !matches!(inner.first(), Some(TokenTree::Ident(id)) if id == "serde") {
             continue;
         }
-        let Some(TokenTree::Group(args)) = inner.get(1) else { continue };
+        let Some(TokenTree::Group(args)) = inner.get(1) else {
+            continue;
+        };
         let args: Vec<TokenTree> = args.stream().into_iter().collect();
         for w in args.windows(3) {
-            if let [TokenTree::Ident(k), TokenTree::Punct(eq), TokenTree::Literal(v)] = w
+            if let [
+                TokenTree::Ident(k),
+                TokenTree::Punct(eq),
+                TokenTree::Literal(v),
+            ] = w
                 && k == "rename"
                 && eq.as_char() == '='
             {
@@ -381,7 +454,9 @@ fn member_name(member: &[TokenTree]) -> Option<String> {
     }
     // Otherwise the first identifier after the attributes and `pub`.
     member.iter().find_map(|t| match t {
-        TokenTree::Ident(id) if id != "pub" => Some(id.to_string().trim_start_matches("r#").to_owned()),
+        TokenTree::Ident(id) if id != "pub" => {
+            Some(id.to_string().trim_start_matches("r#").to_owned())
+        }
         _ => None,
     })
 }
@@ -399,12 +474,29 @@ mod tests {
 
     #[test]
     fn paths_point_at_the_runtime() {
-        let out = render_one(json!({ "type": "object", "properties": { "c": { "type": "string", "pattern": "^[A-Z]{2}$" } } }));
-        assert!(out.contains(":: host_runtime :: codegen :: serde :: Deserialize"), "{out}");
-        assert!(out.contains(":: host_runtime :: codegen :: regress"), "{out}");
-        assert!(out.contains("crate = \"::host_runtime::codegen::serde\""), "{out}");
-        assert!(out.contains("< D :: Error as :: host_runtime :: codegen :: serde :: de :: Error >"), "{out}");
-        assert!(!out.contains("(:: serde ::") && !out.contains("< :: serde ::"), "{out}");
+        let out = render_one(
+            json!({ "type": "object", "properties": { "c": { "type": "string", "pattern": "^[A-Z]{2}$" } } }),
+        );
+        assert!(
+            out.contains(":: host_runtime :: codegen :: serde :: Deserialize"),
+            "{out}"
+        );
+        assert!(
+            out.contains(":: host_runtime :: codegen :: regress"),
+            "{out}"
+        );
+        assert!(
+            out.contains("crate = \"::host_runtime::codegen::serde\""),
+            "{out}"
+        );
+        assert!(
+            out.contains("< D :: Error as :: host_runtime :: codegen :: serde :: de :: Error >"),
+            "{out}"
+        );
+        assert!(
+            !out.contains("(:: serde ::") && !out.contains("< :: serde ::"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -419,10 +511,15 @@ mod tests {
 
     #[test]
     fn a_titled_root_keeps_its_fixed_name() {
-        let out = render_one(json!({ "title": "Report query", "type": "object", "properties": { "m": { "type": "object" } } }));
+        let out = render_one(
+            json!({ "title": "Report query", "type": "object", "properties": { "m": { "type": "object" } } }),
+        );
         assert!(out.contains("pub struct Input"), "{out}");
         assert!(out.contains("Report query"), "{out}");
-        assert!(!out.contains("\"::serde_json::"), "paths in serde attributes are rerooted: {out}");
+        assert!(
+            !out.contains("\"::serde_json::"),
+            "paths in serde attributes are rerooted: {out}"
+        );
     }
 
     #[test]
@@ -439,7 +536,10 @@ mod tests {
         assert!(out.contains("\" `a-b`.\""), "{out}");
         assert!(out.contains("Has its own."), "{out}");
         assert!(!out.contains("\" `described`.\""), "{out}");
-        assert!(!out.contains("<details>") && !out.contains("JSON schema"), "{out}");
+        assert!(
+            !out.contains("<details>") && !out.contains("JSON schema"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -447,8 +547,14 @@ mod tests {
         let a = json!({ "type": "object", "properties": { "x": { "type": "integer" } } });
         let b = json!({ "type": "strnig" });
         let types = Types::build(vec![
-            Job { key: "tools/a-b".into(), roots: vec![(&a, "Input")] },
-            Job { key: "tools/b".into(), roots: vec![(&b, "Input")] },
+            Job {
+                key: "tools/a-b".into(),
+                roots: vec![(&a, "Input")],
+            },
+            Job {
+                key: "tools/b".into(),
+                roots: vec![(&b, "Input")],
+            },
         ]);
         let (marker, why) = types.items("tools/a-b", &["Input"]);
         assert_eq!(why, None);

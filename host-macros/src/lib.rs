@@ -49,7 +49,11 @@ pub fn host_extension(input: TokenStream) -> TokenStream {
     }
     // `HOST_EXTENSION_TIMING=1 cargo check` reports how long the expansion took, for the benchmarks.
     if std::env::var_os("HOST_EXTENSION_TIMING").is_some() {
-        eprintln!("host_extension!({:?}): expanded in {:.1} ms", lit.value(), start.elapsed().as_secs_f64() * 1e3);
+        eprintln!(
+            "host_extension!({:?}): expanded in {:.1} ms",
+            lit.value(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
     }
     out
 }
