@@ -249,6 +249,49 @@ mod tests {
     }
 
     #[test]
+    fn the_crate_rebuilds_when_the_manifest_or_a_named_file_changes() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/keyword-tracker");
+        let dir = dir.canonicalize().unwrap_or(dir);
+        let items = expansion("host.extension.json", Some(&dir)).items;
+        for file in [
+            "host.extension.json",
+            "assets/icon.png",
+            "ui/RankingsPage.tsx",
+            "docs/rank-definitions.md",
+        ] {
+            let tracked = format!("include_bytes ! (\"{}\")", dir.join(file).display());
+            assert!(items.contains(&tracked), "{file} is not tracked");
+        }
+    }
+
+    #[test]
+    fn warnings_and_errors_keep_the_path_as_written() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../host-manifest/tests/fixtures");
+        let e = expansion("valid/with-warnings/host.extension.json", Some(&dir));
+        assert!(e.errors.is_empty(), "{:?}", e.errors);
+        assert!(!e.warnings.is_empty());
+        assert!(
+            e.warnings
+                .iter()
+                .all(|w| w.starts_with("valid/with-warnings/host.extension.json:")),
+            "{:?}",
+            e.warnings
+        );
+        let e = expansion("invalid/widget-slot.json", Some(&dir));
+        assert_eq!(e.errors.len(), 1);
+        assert!(
+            e.errors[0]
+                .starts_with("invalid/widget-slot.json:79:17: /contributes/widgets/1/slot: "),
+            "{:?}",
+            e.errors
+        );
+        assert!(
+            e.items.contains("pub trait Tools"),
+            "a cross-field error still generates everything"
+        );
+    }
+
+    #[test]
     fn a_missing_file_says_where_paths_start() {
         let out = expand("nope.json", Some(Path::new("/tmp")), Span::call_site()).to_string();
         assert!(out.contains("relative to the crate's folder"), "{out}");
