@@ -33,25 +33,36 @@ pub struct Types {
 }
 
 impl Types {
-    /// Types every job, spread over the machine's cores.
+    /// Types every job, spread over the machine's cores. Jobs with identical schemas (thirty
+    /// procedures taking `{}` are common) are typed once.
     pub fn build(jobs: Vec<Job<'_>>) -> Types {
+        let mut unique: Vec<(String, Vec<(&Value, &'static str)>, Vec<String>)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for job in jobs {
+            let signature = job
+                .roots
+                .iter()
+                .map(|(schema, root)| format!("{root}={schema}"))
+                .collect::<Vec<_>>()
+                .join("\u{1}");
+            match index.get(&signature) {
+                Some(&i) => unique[i].2.push(job.key),
+                None => {
+                    index.insert(signature.clone(), unique.len());
+                    unique.push((signature, job.roots, vec![job.key]));
+                }
+            }
+        }
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .clamp(1, 8)
-            .min(jobs.len().max(1));
-        let mut chunks: Vec<Vec<Job<'_>>> = (0..threads).map(|_| Vec::new()).collect();
+            .min(unique.len().max(1));
         // Deal the largest first so the threads finish together.
-        let mut jobs = jobs;
-        jobs.sort_by_cached_key(|j| {
-            std::cmp::Reverse(
-                j.roots
-                    .iter()
-                    .map(|(s, _)| host_manifest::compact_len(s))
-                    .sum::<usize>(),
-            )
-        });
-        for (i, job) in jobs.into_iter().enumerate() {
-            chunks[i % threads].push(job);
+        unique.sort_by_key(|(signature, _, _)| std::cmp::Reverse(signature.len()));
+        let mut chunks: Vec<Vec<(Vec<(&Value, &'static str)>, Vec<String>)>> =
+            (0..threads).map(|_| Vec::new()).collect();
+        for (i, (_, roots, keys)) in unique.into_iter().enumerate() {
+            chunks[i % threads].push((roots, keys));
         }
         let mut done = HashMap::new();
         std::thread::scope(|scope| {
@@ -61,14 +72,17 @@ impl Types {
                     scope.spawn(move || {
                         chunk
                             .into_iter()
-                            .map(|job| (job.key, render(&job.roots)))
+                            .map(|(roots, keys)| (keys, render(&roots)))
                             .collect::<Vec<_>>()
                     })
                 })
                 .collect();
             for handle in handles {
-                if let Ok(results) = handle.join() {
-                    done.extend(results);
+                let Ok(results) = handle.join() else { continue };
+                for (keys, result) in results {
+                    for key in keys {
+                        done.insert(key, result.clone());
+                    }
                 }
             }
         });
@@ -229,6 +243,12 @@ fn to_draft7(schema: &Value) -> Value {
 /// - typify's `defaults` helper module is hidden from docs;
 /// - fields and variants the schema does not describe get a doc line naming their JSON member.
 pub fn rewrite(stream: TokenStream) -> TokenStream {
+    rewrite_in(stream, false)
+}
+
+/// [`rewrite`], knowing whether the tokens are inside a `#[serde(...)]` attribute (the only place
+/// typify writes paths in strings).
+fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
     let tokens: Vec<TokenTree> = stream.into_iter().collect();
     let mut out: Vec<TokenTree> = Vec::with_capacity(tokens.len());
     let mut in_details = false;
@@ -262,7 +282,7 @@ pub fn rewrite(stream: TokenStream) -> TokenStream {
             {
                 out.extend(quote!(#[doc(hidden)]));
             }
-            TokenTree::Literal(lit) => {
+            TokenTree::Literal(lit) if in_serde => {
                 out.push(reroot_literal(lit));
                 i += 1;
                 continue;
@@ -273,9 +293,12 @@ pub fn rewrite(stream: TokenStream) -> TokenStream {
                 } else {
                     None
                 };
+                let serde_attr = in_serde
+                    || (g.delimiter() == Delimiter::Bracket
+                        && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde"));
                 let inner = match kind {
-                    Some(is_enum) => document_members(rewrite(g.stream()), is_enum),
-                    None => rewrite(g.stream()),
+                    Some(is_enum) => document_members(rewrite_in(g.stream(), false), is_enum),
+                    None => rewrite_in(g.stream(), serde_attr),
                 };
                 let mut group = Group::new(g.delimiter(), inner);
                 group.set_span(g.span());
@@ -306,13 +329,14 @@ fn doc_text(tokens: &[TokenTree], i: usize) -> Option<String> {
     if hash.as_char() != '#' || g.delimiter() != Delimiter::Bracket {
         return None;
     }
-    let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-    match inner.as_slice() {
-        [
-            TokenTree::Ident(doc),
-            TokenTree::Punct(eq),
-            TokenTree::Literal(lit),
-        ] if doc == "doc" && eq.as_char() == '=' => Some(lit.to_string()),
+    let mut inner = g.stream().into_iter();
+    match (inner.next(), inner.next(), inner.next(), inner.next()) {
+        (
+            Some(TokenTree::Ident(doc)),
+            Some(TokenTree::Punct(eq)),
+            Some(TokenTree::Literal(lit)),
+            None,
+        ) if doc == "doc" && eq.as_char() == '=' => Some(lit.to_string()),
         _ => None,
     }
 }

@@ -100,11 +100,21 @@ pub(crate) fn embedded_schemas(cx: &Ctxt<'_>) -> Vec<String> {
 /// through `$schema`) without fetching anything.
 pub(crate) fn check_embedded_schemas(cx: &mut Ctxt<'_>) {
     let mut bad = Vec::new();
+    // Manifests repeat schemas (many procedures take `{}`): each distinct one is checked once.
+    let mut verdicts: Vec<(&Value, Result<(), String>)> = Vec::new();
     for pointer in embedded_schemas(cx) {
         let Some(schema) = cx.get(&pointer).filter(|v| v.is_object()) else {
             continue;
         };
-        if let Err(reason) = compile(schema) {
+        let verdict = match verdicts.iter().find(|(seen, _)| *seen == schema) {
+            Some((_, verdict)) => verdict.clone(),
+            None => {
+                let verdict = compile(schema);
+                verdicts.push((schema, verdict.clone()));
+                verdict
+            }
+        };
+        if let Err(reason) = verdict {
             bad.push((pointer, reason));
         }
     }
@@ -273,6 +283,20 @@ mod tests {
                     Rule::InvalidJsonSchema,
                     "/contributes/webhooks/1/payload".into()
                 )
+            ]
+        );
+    }
+
+    #[test]
+    fn a_repeated_invalid_schema_is_reported_at_each_place() {
+        let mut doc = base();
+        let bad = json!({ "type": "strnig" });
+        set(&mut doc, "/server/procedures", json!({ "a": { "input": bad, "output": bad } }));
+        assert_eq!(
+            run_rule(&doc, check_embedded_schemas),
+            vec![
+                (Rule::InvalidJsonSchema, "/server/procedures/a/input".into()),
+                (Rule::InvalidJsonSchema, "/server/procedures/a/output".into())
             ]
         );
     }
