@@ -27,6 +27,9 @@ pub struct Job<'a> {
     pub roots: Vec<(&'a Value, &'static str)>,
 }
 
+/// The schemas of one module with their root type names.
+type Roots<'a> = Vec<(&'a Value, &'static str)>;
+
 /// Typed schema modules, by job key, as text.
 pub struct Types {
     done: HashMap<String, (String, Option<String>)>,
@@ -36,7 +39,8 @@ impl Types {
     /// Types every job, spread over the machine's cores. Jobs with identical schemas (thirty
     /// procedures taking `{}` are common) are typed once.
     pub fn build(jobs: Vec<Job<'_>>) -> Types {
-        let mut unique: Vec<(String, Vec<(&Value, &'static str)>, Vec<String>)> = Vec::new();
+        // (signature, roots, every key that shares them)
+        let mut unique: Vec<(String, Roots<'_>, Vec<String>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         for job in jobs {
             let signature = job
@@ -59,7 +63,7 @@ impl Types {
             .min(unique.len().max(1));
         // Deal the largest first so the threads finish together.
         unique.sort_by_key(|(signature, _, _)| std::cmp::Reverse(signature.len()));
-        let mut chunks: Vec<Vec<(Vec<(&Value, &'static str)>, Vec<String>)>> =
+        let mut chunks: Vec<Vec<(Roots<'_>, Vec<String>)>> =
             (0..threads).map(|_| Vec::new()).collect();
         for (i, (_, roots, keys)) in unique.into_iter().enumerate() {
             chunks[i % threads].push((roots, keys));

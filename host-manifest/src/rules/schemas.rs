@@ -291,12 +291,19 @@ mod tests {
     fn a_repeated_invalid_schema_is_reported_at_each_place() {
         let mut doc = base();
         let bad = json!({ "type": "strnig" });
-        set(&mut doc, "/server/procedures", json!({ "a": { "input": bad, "output": bad } }));
+        set(
+            &mut doc,
+            "/server/procedures",
+            json!({ "a": { "input": bad, "output": bad } }),
+        );
         assert_eq!(
             run_rule(&doc, check_embedded_schemas),
             vec![
                 (Rule::InvalidJsonSchema, "/server/procedures/a/input".into()),
-                (Rule::InvalidJsonSchema, "/server/procedures/a/output".into())
+                (
+                    Rule::InvalidJsonSchema,
+                    "/server/procedures/a/output".into()
+                )
             ]
         );
     }
