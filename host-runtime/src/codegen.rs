@@ -71,8 +71,6 @@ pub struct RawCall {
 }
 
 impl RawCall {
-    // The HTTP layer builds calls with it once the token is verified; until then only tests do.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn new(body: Map<String, Json>, claims: Claims, extension_id: String) -> Self {
         RawCall {
             body,

@@ -40,9 +40,12 @@ pub mod codes {
     pub const TOOL_TIMEOUT: &str = "TOOL_TIMEOUT";
     /// A handler panicked (500).
     pub const INTERNAL: &str = "INTERNAL";
+    /// A metrics sync answer names a dimension its metric does not declare, or a non-finite value
+    /// (502). D6 calls such answers invalid and D3 names no code for them; this SDK adds one.
+    pub const METRICS_RESPONSE_INVALID: &str = "METRICS_RESPONSE_INVALID";
 
-    /// Every SDK code with its status, in D3's order.
-    pub const ALL: [(&str, u16); 16] = [
+    /// Every SDK code with its status: D3's, in its order, then this SDK's own.
+    pub const ALL: [(&str, u16); 17] = [
         (UNAUTHORIZED, 401),
         (INSTALL_MISMATCH, 403),
         (SCOPE_MISSING, 403),
@@ -59,6 +62,7 @@ pub mod codes {
         (TOOL_RESPONSE_TOO_LARGE, 502),
         (TOOL_TIMEOUT, 504),
         (INTERNAL, 500),
+        (METRICS_RESPONSE_INVALID, 502),
     ];
 }
 

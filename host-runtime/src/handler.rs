@@ -1,38 +1,203 @@
-//! The handler `host_extension!`'s entry point builds: the manifest the crate was compiled against and
-//! the generated dispatcher around the vendor's value.
+//! The handler `host_extension!`'s entry point builds, its configuration, and the adapters that serve
+//! it: a `tower::Service` (so it mounts in axum, hyper and anything tower-based), a ready
+//! [`Handler::serve`] on hyper, and [`Handler::into_router`] for axum.
 
+use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
+use bytes::Bytes;
 use host_manifest::Manifest;
+use http_body_util::BodyExt;
 
-use crate::codegen::{Dispatch, RawCall, Reply, Route};
+use crate::auth::{KeySource, Verifier, VerifyOptions};
+use crate::codegen::{BoxFuture, Dispatch, RawCall, Reply, Route};
+use crate::dedupe::{DedupeStore, MemoryStore};
 use crate::error::HostError;
 
-/// A vendor server's handler for host calls.
+/// The default request body limit (D3): 1 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// The tool time limit (D9): 30 s; it may be configured lower, never higher.
+pub const TOOL_DEADLINE: Duration = Duration::from_secs(30);
+/// The health route's own deadline for the vendor's check (D6): over 2.5 s is degraded.
+pub const HEALTH_DEADLINE: Duration = Duration::from_millis(2500);
+
+/// A vendor's health check: `Ok(())` when healthy, `Err(reason)` otherwise.
+pub type HealthCheck = Arc<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+
+/// A vendor server's handler for host calls. Cheap to clone.
+#[derive(Clone)]
 pub struct Handler {
-    manifest: Result<Manifest, String>,
-    dispatch: Box<dyn Dispatch>,
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub manifest: Result<Manifest, String>,
+    pub dispatch: Arc<dyn Dispatch>,
+    pub config: Config,
+    pub verifier: Verifier,
+    pub schemas: Arc<Schemas>,
+}
+
+/// The handler's settings.
+#[derive(Clone)]
+pub(crate) struct Config {
+    pub base_path: String,
+    pub keys: KeySource,
+    pub issuer: String,
+    pub body_limit: usize,
+    pub tool_deadline: Duration,
+    pub health: Option<HealthCheck>,
+    pub dedupe: Arc<dyn DedupeStore>,
+}
+
+/// Compiled JSON Schemas of the manifest, by `(kind, id)`: tool, action and procedure inputs and
+/// procedure outputs. Compiled once, when the handler is built.
+#[derive(Default)]
+pub(crate) struct Schemas {
+    pub validators: HashMap<(&'static str, String), jsonschema::Validator>,
+}
+
+impl Schemas {
+    fn compile(manifest: &Manifest) -> Schemas {
+        let mut validators = HashMap::new();
+        let mut add = |kind: &'static str, id: &str, schema: &serde_json::Value| {
+            // The manifest was validated at compile time, including that every schema compiles.
+            if let Ok(v) = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(schema)
+            {
+                validators.insert((kind, id.to_owned()), v);
+            }
+        };
+        for t in &manifest.contributes.ai.tools {
+            add("tool", &t.id, &t.input);
+        }
+        for a in &manifest.contributes.ai.actions {
+            add("action", &a.id, &a.input);
+        }
+        for (name, p) in manifest.server.iter().flat_map(|s| s.procedures.iter()) {
+            add("procedure", name, &p.input);
+            add("procedure-output", name, &p.output);
+        }
+        Schemas { validators }
+    }
 }
 
 impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handler")
             .field("extension", &self.extension_id())
+            .field("base_path", &self.inner.config.base_path)
             .finish_non_exhaustive()
     }
 }
 
 impl Handler {
     pub(crate) fn new(manifest_json: &str, dispatch: Box<dyn Dispatch>) -> Self {
-        let manifest = serde_json::from_str(manifest_json).map_err(|e| {
+        let manifest: Result<Manifest, String> = serde_json::from_str(manifest_json).map_err(|e| {
             format!("the embedded manifest does not match this host-runtime version ({e}); rebuild the crate")
         });
-        Handler { manifest, dispatch }
+        let schemas = manifest.as_ref().map(Schemas::compile).unwrap_or_default();
+        let config = Config {
+            base_path: String::new(),
+            keys: KeySource::Url(crate::auth::DEFAULT_JWKS_URL.to_owned()),
+            issuer: crate::auth::DEFAULT_ISSUER.to_owned(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            tool_deadline: TOOL_DEADLINE,
+            health: None,
+            dedupe: Arc::new(MemoryStore::new()),
+        };
+        let extension_id = manifest.as_ref().map(|m| m.id.clone()).unwrap_or_default();
+        let verifier = Verifier::new(verify_options(&extension_id, &config));
+        Handler {
+            inner: Arc::new(Inner {
+                manifest,
+                dispatch: Arc::from(dispatch),
+                config,
+                verifier,
+                schemas: Arc::new(schemas),
+            }),
+        }
+    }
+
+    fn configure(self, change: impl FnOnce(&mut Config)) -> Self {
+        let mut config = self.inner.config.clone();
+        change(&mut config);
+        let verifier = Verifier::new(verify_options(self.extension_id(), &config));
+        let inner = Inner {
+            manifest: self.inner.manifest.clone(),
+            dispatch: self.inner.dispatch.clone(),
+            config,
+            verifier,
+            schemas: self.inner.schemas.clone(),
+        };
+        Handler {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Fetches the host's key set from `url` (D1; the default is the host's published key set).
+    pub fn with_jwks_url(self, url: impl Into<String>) -> Self {
+        let url = url.into();
+        self.configure(|c| c.keys = KeySource::Url(url))
+    }
+
+    /// Uses an inline key set (a JWKS document) instead of fetching one.
+    pub fn with_jwks(self, jwks: serde_json::Value) -> Self {
+        self.configure(|c| c.keys = KeySource::Inline(jwks))
+    }
+
+    /// Sets the expected token issuer (default `https://auth.host.example`).
+    pub fn with_issuer(self, issuer: impl Into<String>) -> Self {
+        let issuer = issuer.into();
+        self.configure(|c| c.issuer = issuer)
+    }
+
+    /// Serves the routes under `base_path` (for example `/ext`), as `server.baseUrl` may include one.
+    pub fn with_base_path(self, base_path: impl Into<String>) -> Self {
+        let mut base = base_path.into().trim_end_matches('/').to_owned();
+        if !base.is_empty() && !base.starts_with('/') {
+            base.insert(0, '/');
+        }
+        self.configure(|c| c.base_path = base)
+    }
+
+    /// Sets the request body limit (default 1 MiB); larger bodies are refused before parsing.
+    pub fn with_body_limit(self, bytes: usize) -> Self {
+        self.configure(|c| c.body_limit = bytes)
+    }
+
+    /// Lowers the tool deadline (default and maximum 30 s).
+    pub fn with_tool_deadline(self, deadline: Duration) -> Self {
+        self.configure(|c| c.tool_deadline = deadline.min(TOOL_DEADLINE))
+    }
+
+    /// Runs `check` on every health call: an error or more than 2.5 s answers 503 `degraded`.
+    pub fn with_health_check<F, Fut>(self, check: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), String>> + Send + 'static,
+    {
+        let check: HealthCheck = Arc::new(move || Box::pin(check()));
+        self.configure(|c| c.health = Some(check))
+    }
+
+    /// Uses another store for event deduplication (the default keeps keys in this process).
+    pub fn with_dedupe_store(self, store: impl DedupeStore) -> Self {
+        let store: Arc<dyn DedupeStore> = Arc::new(store);
+        self.configure(|c| c.dedupe = store)
     }
 
     /// The manifest this handler serves.
     pub fn manifest(&self) -> Option<&Manifest> {
-        self.manifest.as_ref().ok()
+        self.inner.manifest.as_ref().ok()
     }
 
     /// The extension id.
@@ -40,12 +205,94 @@ impl Handler {
         self.manifest().map_or("", |m| m.id.as_str())
     }
 
+    /// Answers one HTTP request in process: routing, the install token, the body, the input schema,
+    /// the vendor's handler and the answer's checks, in D1-D9's order.
+    pub async fn handle(&self, request: http::Request<Bytes>) -> http::Response<Bytes> {
+        crate::service::handle(&self.inner, request).await
+    }
+
     /// Routes one verified call to the vendor's handler. Only the runtime can make a [`RawCall`].
     #[doc(hidden)]
     pub async fn dispatch(&self, route: Route<'_>, call: RawCall) -> Result<Reply, HostError> {
-        if let Err(e) = &self.manifest {
+        if let Err(e) = &self.inner.manifest {
             return Err(HostError::internal(e.clone()));
         }
-        self.dispatch.dispatch(route, call).await
+        self.inner.dispatch.dispatch(route, call).await
+    }
+
+    /// Serves the handler on `addr` with hyper (HTTP/1.1 and HTTP/2) until the future is dropped.
+    pub async fn serve(self, addr: SocketAddr) -> std::io::Result<()> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        self.serve_on(listener).await
+    }
+
+    /// Serves the handler on a bound listener (for an ephemeral port in tests).
+    pub async fn serve_on(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        loop {
+            let (stream, _) = listener.accept().await?;
+            let service = hyper_util::service::TowerToHyperService::new(self.clone());
+            tokio::spawn(async move {
+                let io = hyper_util::rt::TokioIo::new(stream);
+                let builder = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                );
+                // A connection error concerns that peer only.
+                let _ = builder.serve_connection(io, service).await;
+            });
+        }
+    }
+
+    /// An axum router serving every route of the handler (mount it with `Router::merge` or `nest`).
+    #[cfg(feature = "axum")]
+    pub fn into_router(self) -> axum::Router {
+        axum::Router::new().fallback_service(self)
+    }
+}
+
+fn verify_options(extension_id: &str, config: &Config) -> VerifyOptions {
+    VerifyOptions::new(extension_id)
+        .with_keys(config.keys.clone())
+        .with_issuer(config.issuer.clone())
+}
+
+/// The handler as a `tower::Service` over any request body: the body is read up to the limit, then
+/// [`Handler::handle`] answers.
+impl<B> tower::Service<http::Request<B>> for Handler
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = http::Response<http_body_util::Full<Bytes>>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let handler = self.clone();
+        Box::pin(async move {
+            let limit = handler.inner.config.body_limit;
+            let (parts, body) = request.into_parts();
+            let response = match http_body_util::Limited::new(body, limit).collect().await {
+                Ok(collected) => {
+                    handler
+                        .handle(http::Request::from_parts(parts, collected.to_bytes()))
+                        .await
+                }
+                Err(e)
+                    if e.downcast_ref::<http_body_util::LengthLimitError>()
+                        .is_some() =>
+                {
+                    crate::service::too_large(limit)
+                }
+                Err(_) => {
+                    HostError::bad_request("the request body could not be read").to_response()
+                }
+            };
+            Ok(response.map(http_body_util::Full::new))
+        })
     }
 }

@@ -20,13 +20,17 @@
 //! - [`HostError`]: errors with the interface's codes and body (D3).
 
 pub mod answer;
+pub mod auth;
 mod call;
 #[doc(hidden)]
 pub mod codegen;
+pub mod dedupe;
 mod error;
 pub mod events;
 mod handler;
 pub mod metrics;
+mod service;
+pub mod testing;
 pub mod webhook;
 pub mod work;
 
@@ -37,7 +41,7 @@ pub use call::{
 };
 pub use error::{HostError, codes};
 pub use events::{HostEvent, Timestamp};
-pub use handler::Handler;
+pub use handler::{DEFAULT_BODY_LIMIT, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;
 pub use host_manifest::Manifest;
 pub use webhook::EventSender;

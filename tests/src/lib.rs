@@ -14,6 +14,21 @@ host_runtime::host_extension!("../examples/keyword-tracker/host.extension.json")
 pub struct Server {
     /// Tracked keywords.
     pub keywords: Vec<String>,
+    /// Switches the runtime tests flip to make handlers misbehave.
+    pub behaviour: Behaviour,
+}
+
+/// How the test server misbehaves, and what it saw.
+#[derive(Debug, Default)]
+pub struct Behaviour {
+    /// `keyword-ranks` panics.
+    pub panic: std::sync::atomic::AtomicBool,
+    /// `keyword-ranks` sleeps this long first.
+    pub delay_ms: std::sync::atomic::AtomicU64,
+    /// The next `release.shipped` deliveries that fail with a 503.
+    pub fail_events: std::sync::atomic::AtomicUsize,
+    /// `release.shipped` deliveries handled successfully.
+    pub releases_handled: std::sync::atomic::AtomicUsize,
 }
 
 impl Tools for Server {
@@ -21,6 +36,18 @@ impl Tools for Server {
         &self,
         call: ToolCall<tools::keyword_ranks::Input>,
     ) -> Result<Series, HostError> {
+        use std::sync::atomic::Ordering;
+        let delay = self.behaviour.delay_ms.load(Ordering::SeqCst);
+        if delay > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+        }
+        if self.behaviour.panic.load(Ordering::SeqCst) {
+            // The runtime's panic isolation is what the tests exercise here.
+            #[allow(clippy::panic)]
+            {
+                panic!("the rank provider exploded");
+            }
+        }
         let keyword: &str = &call.input.keyword;
         let _key: &str = &call.credentials.api_key;
         let _workspace: Option<&str> = call.credentials.workspace.as_deref();
@@ -140,7 +167,20 @@ impl Events for Server {
         &self,
         call: EventCall<host_runtime::events::ReleaseShipped>,
     ) -> Result<(), HostError> {
+        use std::sync::atomic::Ordering;
         let _version: &str = &call.input.version;
+        let failing = self.behaviour.fail_events.load(Ordering::SeqCst);
+        if failing > 0 {
+            self.behaviour
+                .fail_events
+                .store(failing - 1, Ordering::SeqCst);
+            return Err(HostError::new("RANKS_DOWN", "the rank store is down").with_status(503));
+        }
+        // Slow enough that a concurrent duplicate arrives while this one is in flight.
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        self.behaviour
+            .releases_handled
+            .fetch_add(1, Ordering::SeqCst);
         Ok(())
     }
     async fn install_created(

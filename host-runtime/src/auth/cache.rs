@@ -1,0 +1,109 @@
+//! Verified tokens, kept so that a token the host sends again costs a hash lookup instead of a
+//! signature check and JSON parsing.
+//!
+//! Entries are keyed by the token's exact text and live until `exp` plus the leeway (never past the
+//! moment the key set that verified them may no longer be relied on). The map holds at most the
+//! configured number of entries: when it is full, expired entries go first, then the entry that
+//! expires soonest. An entry goes when its key leaves the key set on a refresh.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::jwks::{KeySet, VerifyKey};
+use crate::call::Claims;
+
+struct Entry {
+    claims: Claims,
+    /// Unix seconds, inclusive on both ends.
+    valid_from: i64,
+    valid_until: i64,
+    key: Arc<VerifyKey>,
+}
+
+/// A bounded map from token text to verified claims.
+pub(crate) struct TokenCache {
+    capacity: usize,
+    entries: Mutex<HashMap<Box<str>, Entry>>,
+}
+
+impl TokenCache {
+    pub(crate) fn new(capacity: usize) -> TokenCache {
+        TokenCache {
+            capacity,
+            entries: Mutex::default(),
+        }
+    }
+
+    /// The claims of `token`, if it was verified and is still within its validity at `now`.
+    pub(crate) fn get(&self, token: &str, now: i64) -> Option<Claims> {
+        if self.capacity == 0 {
+            return None;
+        }
+        let mut entries = self.lock();
+        let entry = entries.get(token)?;
+        if now > entry.valid_until {
+            entries.remove(token);
+            return None;
+        }
+        (now >= entry.valid_from).then(|| entry.claims.clone())
+    }
+
+    /// Remembers a verified token, valid from `valid_from` to `valid_until` (unix seconds, inclusive).
+    pub(crate) fn insert(
+        &self,
+        token: &str,
+        claims: Claims,
+        valid: (i64, i64),
+        key: Arc<VerifyKey>,
+        now: i64,
+    ) {
+        if self.capacity == 0 {
+            return;
+        }
+        let mut entries = self.lock();
+        if entries.len() >= self.capacity && !entries.contains_key(token) {
+            entries.retain(|_, e| e.valid_until >= now);
+            if entries.len() >= self.capacity {
+                let soonest = entries
+                    .iter()
+                    .min_by_key(|(_, e)| e.valid_until)
+                    .map(|(t, _)| t.clone());
+                if let Some(soonest) = soonest {
+                    entries.remove(&soonest);
+                }
+            }
+        }
+        let (valid_from, valid_until) = valid;
+        entries.insert(
+            token.into(),
+            Entry {
+                claims,
+                valid_from,
+                valid_until,
+                key,
+            },
+        );
+    }
+
+    /// Drops the entries whose key is not in `set`.
+    pub(crate) fn retain_keys(&self, set: &KeySet) {
+        let mut entries = self.lock();
+        let before = entries.len();
+        entries.retain(|_, e| set.contains(&e.key.id));
+        if entries.len() < before {
+            tracing::debug!(
+                dropped = before - entries.len(),
+                "cached install tokens of removed keys dropped"
+            );
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, Entry>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}

@@ -1,0 +1,177 @@
+//! Where the key set comes from and how fetched keys are cached (D1).
+//!
+//! - Inline keys are used as given, forever.
+//! - Fetched keys are fresh for their `Cache-Control: max-age` (clamped to 5 min..24 h). Stale keys are
+//!   refreshed; while a refresh fails the old keys keep serving, up to [`HARD_MAX_AGE`] after the last
+//!   successful fetch, then nothing does (fail closed).
+//! - Fetch attempts, whatever triggers them (cold start, stale keys, an unknown `kid`), are at least
+//!   [`MIN_REFRESH_INTERVAL`] apart, and concurrent callers share one attempt: a flood of random `kid`s
+//!   costs the host at most one fetch per 30 s.
+
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::Clock;
+use super::fetch::{self, Fetched};
+use super::jwks::KeySet;
+
+/// Fetched keys are never used longer than this after the last successful fetch (seconds).
+pub(crate) const HARD_MAX_AGE: i64 = 24 * 60 * 60;
+/// The least time between two fetch attempts (seconds).
+pub(crate) const MIN_REFRESH_INTERVAL: i64 = 30;
+
+/// The keys to verify with now, and until when they may be relied on (unix seconds).
+pub(crate) struct Snapshot {
+    pub(crate) set: Arc<KeySet>,
+    pub(crate) usable_until: i64,
+}
+
+/// The key set of one verifier.
+pub(crate) enum KeyStore {
+    Inline(Arc<KeySet>),
+    Remote(Remote),
+}
+
+/// A key set fetched from a URL.
+pub(crate) struct Remote {
+    url: String,
+    timeout: Duration,
+    client: OnceLock<Option<reqwest::Client>>,
+    state: RwLock<State>,
+    /// Held for the whole of a fetch: the single flight.
+    turn: tokio::sync::Mutex<()>,
+}
+
+#[derive(Default)]
+struct State {
+    keys: Option<Arc<KeySet>>,
+    fetched_at: i64,
+    fresh_until: i64,
+    last_attempt: Option<i64>,
+    /// Completed attempts: a caller that saw this change while it waited for its turn does not fetch.
+    attempts: u64,
+}
+
+impl State {
+    fn may_attempt(&self, now: i64) -> bool {
+        // A clock that went backwards must not block refreshes until it catches up.
+        self.last_attempt
+            .is_none_or(|last| now < last || now - last >= MIN_REFRESH_INTERVAL)
+    }
+}
+
+impl KeyStore {
+    /// Keys given inline; a document of the wrong shape is an empty set (and every token fails closed).
+    pub(crate) fn inline(document: &Value) -> KeyStore {
+        let set = KeySet::from_document(document).unwrap_or_else(|why| {
+            tracing::warn!(reason = why, "inline install token key set unusable");
+            KeySet::default()
+        });
+        KeyStore::Inline(Arc::new(set))
+    }
+
+    /// Keys fetched from `url`, each fetch bounded by `timeout`.
+    pub(crate) fn remote(url: String, timeout: Duration) -> KeyStore {
+        KeyStore::Remote(Remote {
+            url,
+            timeout,
+            client: OnceLock::new(),
+            state: RwLock::default(),
+            turn: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    /// The keys usable at `now`: inline keys, or fetched keys younger than [`HARD_MAX_AGE`].
+    pub(crate) fn snapshot(&self, now: i64) -> Option<Snapshot> {
+        match self {
+            KeyStore::Inline(set) => Some(Snapshot {
+                set: Arc::clone(set),
+                usable_until: i64::MAX,
+            }),
+            KeyStore::Remote(remote) => {
+                let state = remote.read();
+                let usable_until = state.fetched_at.saturating_add(HARD_MAX_AGE);
+                let set = state.keys.as_ref().filter(|_| now < usable_until)?;
+                Some(Snapshot {
+                    set: Arc::clone(set),
+                    usable_until,
+                })
+            }
+        }
+    }
+
+    /// Whether a refresh is due before verifying: no fetched keys yet, or they are past `max-age`.
+    pub(crate) fn is_stale(&self, now: i64) -> bool {
+        match self {
+            KeyStore::Inline(_) => false,
+            KeyStore::Remote(remote) => {
+                let state = remote.read();
+                state.keys.is_none() || now >= state.fresh_until
+            }
+        }
+    }
+
+    /// Whether refreshing can change anything (false for inline keys).
+    pub(crate) fn is_remote(&self) -> bool {
+        matches!(self, KeyStore::Remote(_))
+    }
+
+    /// Refreshes fetched keys, unless an attempt was made less than [`MIN_REFRESH_INTERVAL`] ago or
+    /// completed while this caller waited for its turn. `on_new` sees a newly fetched set.
+    pub(crate) async fn refresh(&self, clock: &Clock, on_new: impl FnOnce(&KeySet)) {
+        let KeyStore::Remote(remote) = self else {
+            return;
+        };
+        let seen = {
+            let state = remote.read();
+            if !state.may_attempt(clock()) {
+                return;
+            }
+            state.attempts
+        };
+        let _turn = remote.turn.lock().await;
+        {
+            let state = remote.read();
+            if state.attempts != seen || !state.may_attempt(clock()) {
+                return;
+            }
+        }
+        let outcome = remote.fetch().await;
+        let parsed = outcome.and_then(|f| Ok((KeySet::from_document(&f.document)?, f.max_age)));
+        let now = clock();
+        let mut state = remote.state.write().unwrap_or_else(PoisonError::into_inner);
+        state.attempts += 1;
+        state.last_attempt = Some(now);
+        match parsed {
+            Ok((set, max_age)) => {
+                tracing::debug!(keys = set.len(), max_age, "install token key set fetched");
+                let set = Arc::new(set);
+                state.keys = Some(Arc::clone(&set));
+                state.fetched_at = now;
+                state.fresh_until = now.saturating_add(max_age);
+                drop(state);
+                on_new(&set);
+            }
+            Err(reason) => {
+                let cached = state.keys.as_ref().map_or(0, |k| k.len());
+                tracing::warn!(%reason, cached, "install token key set fetch failed");
+            }
+        }
+    }
+}
+
+impl Remote {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    async fn fetch(&self) -> Result<Fetched, String> {
+        let client = self.client.get_or_init(|| fetch::client(self.timeout));
+        let Some(client) = client else {
+            return Err("no HTTP client".to_owned());
+        };
+        fetch::fetch(client, &self.url, self.timeout).await
+    }
+}

@@ -1,0 +1,367 @@
+//! Install token verification (D1): every host-to-vendor call except health carries
+//! `Authorization: Bearer <JWT>`, signed by a key of the host's key set (JWKS). A [`Verifier`] checks
+//! it and yields the [`Claims`] handlers receive; a refusal is an [`AuthError`], answered to the host as
+//! `UNAUTHORIZED` (401).
+//!
+//! A token goes through these steps, each in its own file:
+//!
+//! 1. `token.rs`: size (8 KiB), three base64url segments, a JSON header with an accepted `alg`
+//!    (`RS256`, `PS256`, `ES256`, `EdDSA`; `none` and `HS*` never reach a key) and a bounded `kid`;
+//! 2. `keys.rs`, `fetch.rs`, `jwks.rs`: the key for the token, from inline keys or the fetched and
+//!    cached key set; the algorithm is fixed by the key and must equal the header's;
+//! 3. the signature, through `jsonwebtoken` with its own claim checks switched off;
+//! 4. `claims.rs`: D1's claim checks, strictly typed, with the leeway;
+//! 5. `cache.rs`: the verified token is remembered until it expires, so the host sending it again costs
+//!    a lookup.
+//!
+//! Tokens and keys are never logged; refusals and refreshes are logged at debug level with a reason
+//! (a failed key set fetch at warn level: it makes every call fail once the cached keys run out).
+//! Binding the token to the body's `install` (`INSTALL_MISMATCH`) is the handler's job, not this
+//! module's.
+//!
+//! # Choices D1 leaves open
+//!
+//! - Time windows are inclusive: a token is valid while `nbf - leeway <= now <= exp + leeway`
+//!   (with the default 60 s, `exp = now - 60` passes and `now - 61` fails). `iat` must be an integer
+//!   but is not compared with the clock.
+//! - `projectId` must be present (a string, or `null` on an organization install); `scopes` may be
+//!   absent (no scopes); `jti` and `nbf`, when present, must have their type (`null` is refused).
+//! - `alg` is compared case-sensitively (`rs256` is refused). A header with `crit` is refused (no
+//!   extension is implemented). A `kid` holding control characters is refused like an over-long one,
+//!   without a key set refresh.
+//! - Key set entries with `use` other than `sig`, an `alg` that contradicts their type, or key material
+//!   of the wrong size are ignored. A token without `kid` is tried only when the set holds exactly one
+//!   key of its algorithm.
+//! - Every fetch attempt (cold start, stale keys, unknown `kid`, an empty set) is at least 30 s after
+//!   the previous one, failed or not: after a failed cold start, tokens fail closed for up to 30 s. A
+//!   fetched empty set replaces the cached keys (the host withdrew them).
+//! - `Cache-Control: no-cache`/`no-store` count as no `max-age` (5 min). The key set document is read
+//!   up to 1 MiB.
+//! - A cached verified token is never served past the moment the keys that verified it expire (24 h
+//!   after their fetch), nor once a refresh drops its key (same `kid` with new material included).
+
+mod cache;
+mod claims;
+mod error;
+mod fetch;
+mod jwks;
+mod keys;
+mod token;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use jsonwebtoken::errors::ErrorKind;
+use serde_json::Value;
+
+use self::cache::TokenCache;
+pub use self::error::AuthError;
+use self::jwks::VerifyKey;
+use self::keys::{KeyStore, Snapshot};
+use self::token::TokenHeader;
+use crate::call::Claims;
+
+/// The issuer install tokens carry unless configured otherwise.
+pub const DEFAULT_ISSUER: &str = "https://auth.host.example";
+/// Where the host publishes its key set unless configured otherwise.
+pub const DEFAULT_JWKS_URL: &str = "https://auth.host.example/.well-known/jwks.json";
+/// Clock skew allowed on `exp` and `nbf`.
+pub const LEEWAY: Duration = Duration::from_secs(60);
+/// How many verified tokens are remembered by default.
+pub const DEFAULT_TOKEN_CACHE: usize = 10_000;
+/// How long one key set fetch may take by default.
+pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where the host's signing keys come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeySource {
+    /// A JWKS URL, fetched and cached (D1).
+    Url(String),
+    /// A JWKS document (`{"keys": [...]}`), used as given.
+    Inline(Value),
+}
+
+/// What a [`Verifier`] checks tokens against.
+#[derive(Clone, Debug)]
+pub struct VerifyOptions {
+    /// The extension id; `aud` must be, or contain, it.
+    pub extension_id: String,
+    /// The expected `iss` (default [`DEFAULT_ISSUER`]).
+    pub issuer: String,
+    /// The key set (default [`DEFAULT_JWKS_URL`]).
+    pub keys: KeySource,
+    /// Clock skew allowed on `exp` and `nbf` (default [`LEEWAY`]); whole seconds count.
+    pub leeway: Duration,
+    /// How many verified tokens to remember (default [`DEFAULT_TOKEN_CACHE`]; 0 remembers none).
+    pub token_cache: usize,
+    /// How long one key set fetch may take (default [`DEFAULT_FETCH_TIMEOUT`]).
+    pub fetch_timeout: Duration,
+}
+
+impl VerifyOptions {
+    /// The defaults for the extension `extension_id`.
+    pub fn new(extension_id: impl Into<String>) -> Self {
+        VerifyOptions {
+            extension_id: extension_id.into(),
+            issuer: DEFAULT_ISSUER.to_owned(),
+            keys: KeySource::Url(DEFAULT_JWKS_URL.to_owned()),
+            leeway: LEEWAY,
+            token_cache: DEFAULT_TOKEN_CACHE,
+            fetch_timeout: DEFAULT_FETCH_TIMEOUT,
+        }
+    }
+
+    /// Sets where the keys come from.
+    pub fn with_keys(mut self, keys: KeySource) -> Self {
+        self.keys = keys;
+        self
+    }
+
+    /// Sets the expected issuer.
+    pub fn with_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = issuer.into();
+        self
+    }
+
+    /// Sets the clock skew allowed on `exp` and `nbf`.
+    pub fn with_leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// Sets how many verified tokens to remember (0 turns the cache off).
+    pub fn with_token_cache(mut self, entries: usize) -> Self {
+        self.token_cache = entries;
+        self
+    }
+
+    /// Sets how long one key set fetch may take.
+    pub fn with_fetch_timeout(mut self, timeout: Duration) -> Self {
+        self.fetch_timeout = timeout;
+        self
+    }
+}
+
+/// Unix seconds now; injectable so tests can stand on a leeway boundary.
+pub(crate) type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+/// Verifies install tokens. Cheap to clone: clones share the key set and the verified-token cache, so
+/// build one per extension and keep it.
+///
+/// ```no_run
+/// # async fn f(header: Option<&http::HeaderValue>) -> Result<(), host_runtime::HostError> {
+/// use host_runtime::auth::{Verifier, VerifyOptions};
+/// let verifier = Verifier::new(VerifyOptions::new("keyword-tracker"));
+/// let claims = verifier.verify_authorization(header).await.map_err(|e| e.to_host_error())?;
+/// println!("call for install {}", claims.sub);
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Verifier {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    options: VerifyOptions,
+    /// `options.leeway` in whole seconds.
+    leeway: i64,
+    keys: KeyStore,
+    tokens: TokenCache,
+    clock: Clock,
+}
+
+impl Verifier {
+    /// A verifier for `options`. Nothing is fetched until the first token arrives.
+    pub fn new(options: VerifyOptions) -> Verifier {
+        Verifier::with_clock(options, Arc::new(system_now))
+    }
+
+    /// A verifier reading the time from `clock` (unix seconds).
+    pub(crate) fn with_clock(options: VerifyOptions, clock: Clock) -> Verifier {
+        // Only `rust_crypto` is enabled; naming it keeps `jsonwebtoken` from refusing to pick one if
+        // another crate in the build enables its other backend too.
+        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
+        let keys = match &options.keys {
+            KeySource::Url(url) => KeyStore::remote(url.clone(), options.fetch_timeout),
+            KeySource::Inline(document) => KeyStore::inline(document),
+        };
+        let inner = Inner {
+            leeway: i64::try_from(options.leeway.as_secs()).unwrap_or(i64::MAX),
+            tokens: TokenCache::new(options.token_cache),
+            keys,
+            clock,
+            options,
+        };
+        Verifier {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Verifies a raw JWT and returns its claims.
+    pub async fn verify(&self, token: &str) -> Result<Claims, AuthError> {
+        let result = self.inner.verify(token).await;
+        if let Err(e) = &result {
+            tracing::debug!(reason = %e, "host call unauthorized");
+        }
+        result
+    }
+
+    /// Verifies the value of an `Authorization: Bearer <JWT>` header (`None`: the header is missing).
+    pub async fn verify_authorization(
+        &self,
+        header: Option<&http::HeaderValue>,
+    ) -> Result<Claims, AuthError> {
+        match bearer_token(header) {
+            Ok(token) => self.verify(token).await,
+            Err(e) => {
+                tracing::debug!(reason = %e, "host call unauthorized");
+                Err(e)
+            }
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn cached_tokens(&self) -> usize {
+        self.inner.tokens.len()
+    }
+}
+
+impl fmt::Debug for Verifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let o = &self.inner.options;
+        f.debug_struct("Verifier")
+            .field("extension_id", &o.extension_id)
+            .field("issuer", &o.issuer)
+            .field("remote_keys", &self.inner.keys.is_remote())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Verifies `token` with a one-off [`Verifier`], for use outside the handler. Each call starts with an
+/// empty cache, so with [`KeySource::Url`] each call fetches the key set: keep a [`Verifier`] instead
+/// when verifying more than once.
+pub async fn verify_host_token(token: &str, options: VerifyOptions) -> Result<Claims, AuthError> {
+    Verifier::new(options).verify(token).await
+}
+
+impl Inner {
+    async fn verify(&self, token: &str) -> Result<Claims, AuthError> {
+        token::check_size(token)?;
+        if let Some(claims) = self.tokens.get(token, self.now()) {
+            return Ok(claims);
+        }
+        let header = token::parse_header(token)?;
+        let (snapshot, key) = self.key_for(&header).await?;
+        let payload = check_signature(token, &key)?;
+        let now = self.now();
+        let claims = claims::check(&payload, &self.expected(now))?;
+        self.remember(token, &claims, &snapshot, key, now);
+        Ok(claims)
+    }
+
+    /// The key for `header`, refreshing stale keys first and once more (rate-limited, shared) when no
+    /// key matches.
+    async fn key_for(&self, header: &TokenHeader) -> Result<(Snapshot, Arc<VerifyKey>), AuthError> {
+        if self.keys.is_stale(self.now()) {
+            self.refresh().await;
+        }
+        match self.lookup(header) {
+            Err(AuthError::UnknownKey | AuthError::NoKeys) if self.keys.is_remote() => {
+                self.refresh().await;
+                self.lookup(header)
+            }
+            found => found,
+        }
+    }
+
+    fn lookup(&self, header: &TokenHeader) -> Result<(Snapshot, Arc<VerifyKey>), AuthError> {
+        let snapshot = self.keys.snapshot(self.now()).ok_or(AuthError::NoKeys)?;
+        let key = snapshot.set.find(header.alg, header.kid.as_deref())?;
+        Ok((snapshot, key))
+    }
+
+    async fn refresh(&self) {
+        self.keys
+            .refresh(&self.clock, |set| self.tokens.retain_keys(set))
+            .await;
+    }
+
+    fn remember(
+        &self,
+        token: &str,
+        claims: &Claims,
+        keys: &Snapshot,
+        key: Arc<VerifyKey>,
+        now: i64,
+    ) {
+        let valid_from = claims
+            .nbf
+            .map_or(i64::MIN, |nbf| nbf.saturating_sub(self.leeway));
+        let valid_until = claims
+            .exp
+            .saturating_add(self.leeway)
+            .min(keys.usable_until.saturating_sub(1));
+        self.tokens
+            .insert(token, claims.clone(), (valid_from, valid_until), key, now);
+    }
+
+    fn expected(&self, now: i64) -> claims::Expected<'_> {
+        claims::Expected {
+            issuer: &self.options.issuer,
+            extension_id: &self.options.extension_id,
+            leeway: self.leeway,
+            now,
+        }
+    }
+
+    fn now(&self) -> i64 {
+        (self.clock)()
+    }
+}
+
+/// Checks the signature with the key's own algorithm and returns the payload.
+fn check_signature(token: &str, key: &VerifyKey) -> Result<Value, AuthError> {
+    jsonwebtoken::decode::<Value>(token, &key.decoding, &key.validation)
+        .map(|data| data.claims)
+        .map_err(|e| match e.kind() {
+            ErrorKind::InvalidAlgorithm => AuthError::AlgorithmMismatch,
+            ErrorKind::InvalidToken
+            | ErrorKind::Base64(_)
+            | ErrorKind::Json(_)
+            | ErrorKind::Utf8(_) => {
+                AuthError::Malformed("the token header or payload does not decode to a JSON object")
+            }
+            _ => AuthError::BadSignature,
+        })
+}
+
+/// The token of an `Authorization: Bearer <token>` value (the scheme is case-insensitive).
+fn bearer_token(header: Option<&http::HeaderValue>) -> Result<&str, AuthError> {
+    let value = header
+        .ok_or(AuthError::Missing)?
+        .to_str()
+        .map_err(|_| AuthError::Malformed("the Authorization header is not visible ASCII"))?;
+    let (scheme, token) = value.trim().split_once(' ').unwrap_or((value.trim(), ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(AuthError::Malformed(
+            "the Authorization header is not `Bearer <token>`",
+        ));
+    }
+    let token = token.trim_start_matches(' ');
+    if token.is_empty() {
+        return Err(AuthError::Malformed(
+            "the Authorization header has no token after `Bearer`",
+        ));
+    }
+    Ok(token)
+}
+
+fn system_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}

@@ -1,0 +1,271 @@
+//! The fetched key set against a local key server: caching, `max-age`, refresh limits, failures.
+
+use std::time::{Duration, Instant};
+
+use http::HeaderValue;
+use serde_json::json;
+
+use super::support::*;
+use crate::auth::fetch::max_age;
+use crate::auth::*;
+
+#[tokio::test]
+async fn unknown_kid_is_refused_after_one_fetch() {
+    let clock = TestClock::new();
+    let (key, next) = (EdKey::new("ed-1"), EdKey::new("ed-2"));
+    let server = KeyServer::start(jwks(&[key.jwk()])).await;
+    let verifier = remote(&server, &clock);
+    // Cold start: the one fetch serves both the load and the miss.
+    assert_eq!(
+        verifier.verify(&next.mint(&claims_at(T0))).await,
+        Err(AuthError::UnknownKey)
+    );
+    assert_eq!(server.hits(), 1);
+    clock.advance(31);
+    assert_eq!(
+        verifier.verify(&next.mint(&claims_at(T0))).await,
+        Err(AuthError::UnknownKey)
+    );
+    assert_eq!(server.hits(), 2);
+    assert_eq!(
+        verifier.verify(&next.mint(&claims_at(T0))).await,
+        Err(AuthError::UnknownKey)
+    );
+    assert_eq!(server.hits(), 2);
+    // The host rotates in `ed-2`: the next miss past the interval picks it up.
+    server.set_keys(jwks(&[key.jwk(), next.jwk()]));
+    clock.advance(30);
+    assert!(verifier.verify(&next.mint(&claims_at(T0))).await.is_ok());
+    assert_eq!(server.hits(), 3);
+}
+
+#[tokio::test]
+async fn cold_start_without_keys_fails_closed() {
+    let clock = TestClock::new();
+    let key = EdKey::new("ed-1");
+    let down = KeyServer::start(jwks(&[key.jwk()])).await;
+    down.stop().await;
+    let verifier = remote(&down, &clock);
+    assert_eq!(
+        verifier.verify(&key.mint(&claims_at(T0))).await,
+        Err(AuthError::NoKeys)
+    );
+    assert_eq!(down.hits(), 0);
+
+    let failing = KeyServer::start(jwks(&[key.jwk()])).await;
+    failing.set_mode(Mode::Fail);
+    let verifier = remote(&failing, &clock);
+    assert_eq!(
+        verifier.verify(&key.mint(&claims_at(T0))).await,
+        Err(AuthError::NoKeys)
+    );
+    assert_eq!(failing.hits(), 1);
+
+    let empty = KeyServer::start(jwks(&[])).await;
+    let verifier = remote(&empty, &clock);
+    assert_eq!(
+        verifier.verify(&key.mint(&claims_at(T0))).await,
+        Err(AuthError::NoKeys)
+    );
+
+    let not_a_key_set = KeyServer::start(json!({ "keys": "nope" })).await;
+    let verifier = remote(&not_a_key_set, &clock);
+    assert_eq!(
+        verifier.verify(&key.mint(&claims_at(T0))).await,
+        Err(AuthError::NoKeys)
+    );
+
+    let inline_empty = inline(jwks(&[]), &clock);
+    assert_eq!(
+        inline_empty.verify(&key.mint(&claims_at(T0))).await,
+        Err(AuthError::NoKeys)
+    );
+}
+
+#[tokio::test]
+async fn cached_keys_keep_serving_after_the_key_server_goes_down_up_to_24_hours() {
+    let clock = TestClock::new();
+    let key = EdKey::new("ed-1");
+    let server = KeyServer::start(jwks(&[key.jwk()])).await;
+    let verifier = remote(&server, &clock);
+    assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    server.stop().await;
+    assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    // Stale: every refresh fails, the fetched keys keep serving.
+    clock.advance(301);
+    assert!(
+        verifier
+            .verify(&key.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    clock.set(T0 + 24 * 3600 - 1);
+    assert!(
+        verifier
+            .verify(&key.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    clock.set(T0 + 24 * 3600);
+    assert_eq!(
+        verifier.verify(&key.mint(&claims_at(clock.now()))).await,
+        Err(AuthError::NoKeys)
+    );
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test]
+async fn a_failed_refresh_keeps_the_old_keys_until_one_succeeds() {
+    let clock = TestClock::new();
+    let (key, next) = (EdKey::new("ed-1"), EdKey::new("ed-2"));
+    let server = KeyServer::start(jwks(&[key.jwk()])).await;
+    let verifier = remote(&server, &clock);
+    assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    server.set_mode(Mode::Fail);
+    server.set_keys(jwks(&[next.jwk()]));
+    clock.advance(301);
+    assert!(
+        verifier
+            .verify(&key.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    assert_eq!(server.hits(), 2);
+    // Failed attempts are rate-limited too: nothing within 30 s.
+    clock.advance(29);
+    assert!(
+        verifier
+            .verify(&key.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    assert_eq!(server.hits(), 2);
+    server.set_mode(Mode::Serve);
+    clock.advance(1);
+    assert_eq!(
+        verifier.verify(&key.mint(&claims_at(clock.now()))).await,
+        Err(AuthError::UnknownKey)
+    );
+    assert!(
+        verifier
+            .verify(&next.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    assert_eq!(server.hits(), 3);
+}
+
+#[tokio::test]
+async fn a_slow_key_server_fails_closed_on_cold_start() {
+    let clock = TestClock::new();
+    let key = EdKey::new("ed-1");
+    let server = KeyServer::start(jwks(&[key.jwk()])).await;
+    server.set_mode(Mode::Stall);
+    let options = VerifyOptions::new(EXT).with_fetch_timeout(Duration::from_millis(300));
+    let verifier = remote_with(&server, &clock, options);
+    let started = Instant::now();
+    assert_eq!(
+        verifier.verify(&key.mint(&claims_at(T0))).await,
+        Err(AuthError::NoKeys)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_random_kids_causes_one_fetch_per_30_seconds() {
+    let clock = TestClock::new();
+    let (key, attacker) = (EdKey::new("ed-1"), EdKey::new("x"));
+    let server = KeyServer::start(jwks(&[key.jwk()])).await;
+    let verifier = remote(&server, &clock);
+    let flood = |n: usize| {
+        let tasks: Vec<_> = (0..n)
+            .map(|_| {
+                let kid = format!("rnd-{}", rand::random::<u64>());
+                let token = attacker.mint_as(Some(&kid), &claims_at(T0));
+                let verifier = verifier.clone();
+                tokio::spawn(async move { verifier.verify(&token).await })
+            })
+            .collect();
+        async move {
+            for task in tasks {
+                assert_eq!(task.await.unwrap(), Err(AuthError::UnknownKey));
+            }
+        }
+    };
+    flood(200).await;
+    assert_eq!(server.hits(), 1);
+    clock.advance(29);
+    flood(20).await;
+    assert_eq!(server.hits(), 1);
+    clock.advance(1);
+    flood(200).await;
+    assert_eq!(server.hits(), 2);
+    flood(20).await;
+    assert_eq!(server.hits(), 2);
+    // Genuine tokens are unaffected by the flood.
+    assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+}
+
+#[test]
+fn max_age_is_read_from_cache_control_and_clamped() {
+    let cases: [(Option<&str>, i64); 12] = [
+        (None, 300),
+        (Some("max-age=600"), 600),
+        (Some("public, max-age=3600, must-revalidate"), 3600),
+        (Some("MAX-AGE=900"), 900),
+        (Some("max-age=\"1200\""), 1200),
+        (Some("max-age=10"), 300),
+        (Some("max-age=0"), 300),
+        (Some("max-age=172800"), 86_400),
+        (Some("max-age=99999999999999999999999"), 86_400),
+        (Some("s-maxage=900"), 300),
+        (Some("max-age=abc"), 300),
+        (Some("no-store"), 300),
+    ];
+    for (value, expected) in cases {
+        let mut headers = http::HeaderMap::new();
+        if let Some(v) = value {
+            headers.insert(http::header::CACHE_CONTROL, HeaderValue::from_static(v));
+        }
+        assert_eq!(max_age(&headers), expected, "{value:?}");
+    }
+}
+
+#[tokio::test]
+async fn fetched_keys_are_refreshed_when_their_clamped_max_age_passes() {
+    let cases = [
+        (Some("max-age=600"), 600),
+        (Some("max-age=10"), 300),
+        (Some("max-age=172800"), 86_400),
+        (None, 300),
+    ];
+    for (cache_control, fresh_for) in cases {
+        let clock = TestClock::new();
+        let key = EdKey::new("ed-1");
+        let server = KeyServer::start(jwks(&[key.jwk()])).await;
+        server.set_cache_control(cache_control);
+        let verifier = remote(&server, &clock);
+        assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+        clock.set(T0 + fresh_for - 1);
+        assert!(
+            verifier
+                .verify(&key.mint(&claims_at(clock.now())))
+                .await
+                .is_ok()
+        );
+        assert_eq!(server.hits(), 1, "{cache_control:?} still fresh");
+        clock.set(T0 + fresh_for);
+        assert!(
+            verifier
+                .verify(&key.mint(&claims_at(clock.now())))
+                .await
+                .is_ok()
+        );
+        assert_eq!(server.hits(), 2, "{cache_control:?} stale");
+    }
+}

@@ -1,0 +1,639 @@
+//! The request pipeline: one HTTP request in, one HTTP response out, every step in D1-D9's order.
+//!
+//! route and method (404, 405) -> body size (413, before parsing) -> install token (401) -> body as
+//! JSON (400) -> install binding (403 `INSTALL_MISMATCH`) -> granted scope (403 `SCOPE_MISSING`) ->
+//! contribution exists (404, 422 for events) -> `input` against its schema (422) -> event
+//! deduplication -> the vendor's handler (panics are `INTERNAL`, tools have a deadline) -> the answer's
+//! checks (D4, D9, procedure `output`, metrics keys).
+//!
+//! Everything from the network is hostile: no header, path or body reaches a panic, and messages
+//! never echo tokens.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use bytes::Bytes;
+use futures_util::FutureExt;
+use host_manifest::Manifest;
+use http::{HeaderValue, Method, Response, StatusCode, header};
+use serde_json::{Map, Value as Json};
+
+use crate::call::Claims;
+use crate::codegen::{RawCall, Reply, Route};
+use crate::dedupe::{self, Claim};
+use crate::error::{HostError, codes};
+use crate::handler::{HEALTH_DEADLINE, Inner};
+
+/// What a path names, before the manifest is consulted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    Health,
+    Tool(String),
+    Action(String),
+    Mention(String),
+    Context(String),
+    Procedure(String),
+    Events,
+    Metrics,
+    WorkContainers,
+    WorkItems,
+    WorkComment(String),
+}
+
+impl Target {
+    fn methods(&self) -> &'static [Method] {
+        match self {
+            Target::Health => &[Method::GET, Method::HEAD],
+            Target::Mention(_) | Target::Context(_) | Target::WorkContainers => &[Method::GET],
+            _ => &[Method::POST],
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Target::Health => "health".into(),
+            Target::Tool(id) => format!("tools/{id}"),
+            Target::Action(id) => format!("actions/{id}"),
+            Target::Mention(id) => format!("mentions/{id}"),
+            Target::Context(id) => format!("context/{id}"),
+            Target::Procedure(name) => format!("procedures/{name}"),
+            Target::Events => "events".into(),
+            Target::Metrics => "metrics".into(),
+            Target::WorkContainers => "work/containers".into(),
+            Target::WorkItems => "work/items".into(),
+            Target::WorkComment(_) => "work/comments".into(),
+        }
+    }
+}
+
+/// Reads the route from a path (already stripped of the base path).
+fn target(path: &str, manifest: Option<&Manifest>) -> Option<Target> {
+    let segment = |rest: &str| (!rest.is_empty() && !rest.contains('/')).then(|| rest.to_owned());
+    if let Some(list) = manifest
+        .and_then(|m| m.contributes.work.as_ref())
+        .map(|w| w.container.list.as_str())
+    {
+        let list = list.split('?').next().unwrap_or(list);
+        if path == list || path.strip_prefix('/') == Some(list) {
+            return Some(Target::WorkContainers);
+        }
+    }
+    match path {
+        "/host/health" => return Some(Target::Health),
+        "/host/events" => return Some(Target::Events),
+        "/host/metrics" => return Some(Target::Metrics),
+        "/host/work/items" => return Some(Target::WorkItems),
+        _ => {}
+    }
+    if let Some(rest) = path.strip_prefix("/host/work/items/") {
+        return rest
+            .strip_suffix("/comments")
+            .and_then(segment)
+            .map(Target::WorkComment);
+    }
+    let (kind, rest) = path.strip_prefix("/host/")?.split_once('/')?;
+    let id = segment(rest)?;
+    Some(match kind {
+        "tools" => Target::Tool(id),
+        "actions" => Target::Action(id),
+        "mentions" => Target::Mention(id),
+        "context" => Target::Context(id),
+        "procedures" => Target::Procedure(id),
+        _ => return None,
+    })
+}
+
+/// The answer for a body over the limit.
+pub(crate) fn too_large(limit: usize) -> Response<Bytes> {
+    HostError::sdk(
+        codes::PAYLOAD_TOO_LARGE,
+        format!("the request body is over the {limit}-byte limit"),
+    )
+    .to_response()
+}
+
+/// Answers one request.
+pub(crate) async fn handle(inner: &Inner, request: http::Request<Bytes>) -> Response<Bytes> {
+    let started = Instant::now();
+    let (response, install) = answer(inner, request).await;
+    tracing::info!(
+        status = response.status().as_u16(),
+        install = install.as_deref().unwrap_or("-"),
+        duration_ms = started.elapsed().as_secs_f64() * 1e3,
+        "host call answered"
+    );
+    response
+}
+
+async fn answer(inner: &Inner, request: http::Request<Bytes>) -> (Response<Bytes>, Option<String>) {
+    let manifest = inner.manifest.as_ref().ok();
+    let base = inner.config.base_path.as_str();
+    let path = request.uri().path();
+    let Some(target) = path.strip_prefix(base).and_then(|p| target(p, manifest)) else {
+        return (HostError::not_found("no such route").to_response(), None);
+    };
+    let span = tracing::info_span!("host_call", route = %target.name());
+    let _entered = span.enter();
+    if !target.methods().contains(request.method()) {
+        return (method_not_allowed(&target), None);
+    }
+    if request.body().len() > inner.config.body_limit {
+        return (too_large(inner.config.body_limit), None);
+    }
+    if target == Target::Health {
+        return (health(inner, request.method() == Method::HEAD).await, None);
+    }
+    let claims = match inner
+        .verifier
+        .verify_authorization(request.headers().get(header::AUTHORIZATION))
+        .await
+    {
+        Ok(c) => c,
+        Err(e) => return (e.to_host_error().to_response(), None),
+    };
+    let install = Some(claims.sub.clone());
+    let result = match manifest {
+        Some(m) => call(inner, m, &target, &request, claims).await,
+        None => Err(HostError::internal(
+            "the extension's manifest could not be loaded",
+        )),
+    };
+    let response = match result {
+        Ok(Reply::Json(body)) => json_response(StatusCode::OK, &body),
+        Ok(Reply::NoContent) => {
+            let mut r = Response::new(Bytes::new());
+            *r.status_mut() = StatusCode::NO_CONTENT;
+            r
+        }
+        Err(e) => e.to_response(),
+    };
+    (response, install)
+}
+
+fn method_not_allowed(target: &Target) -> Response<Bytes> {
+    let allowed: Vec<&str> = target.methods().iter().map(Method::as_str).collect();
+    let mut r = HostError::sdk(
+        codes::METHOD_NOT_ALLOWED,
+        format!("this route answers {}", allowed.join(" and ")),
+    )
+    .to_response();
+    if let Ok(v) = HeaderValue::from_str(&allowed.join(", ")) {
+        r.headers_mut().insert(header::ALLOW, v);
+    }
+    r
+}
+
+fn json_response(status: StatusCode, body: &Json) -> Response<Bytes> {
+    let mut r = Response::new(Bytes::from(body.to_string()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// `GET`/`HEAD /host/health` (D6): 200 `ok`, or 503 `degraded` when the vendor's check fails or takes
+/// over 2.5 s.
+async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
+    let healthy = match &inner.config.health {
+        None => true,
+        Some(check) => matches!(
+            tokio::time::timeout(HEALTH_DEADLINE, AssertUnwindSafe(check()).catch_unwind()).await,
+            Ok(Ok(Ok(())))
+        ),
+    };
+    let extension_id = inner
+        .manifest
+        .as_ref()
+        .map(|m| m.id.as_str())
+        .unwrap_or_default();
+    let body = serde_json::json!({
+        "status": if healthy { "ok" } else { "degraded" },
+        "extensionId": extension_id,
+        "sdk": env!("CARGO_PKG_VERSION"),
+    });
+    let status = if healthy {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    let mut r = json_response(status, &body);
+    if head {
+        *r.body_mut() = Bytes::new();
+    }
+    r
+}
+
+/// The authenticated part of the pipeline.
+async fn call(
+    inner: &Inner,
+    m: &Manifest,
+    target: &Target,
+    request: &http::Request<Bytes>,
+    claims: Claims,
+) -> Result<Reply, HostError> {
+    let mut body = if request.method() == Method::POST {
+        parse_body(request.body())?
+    } else {
+        Map::new()
+    };
+    check_install(&body, &claims, &m.id)?;
+    check_scopes(m, target, &body, &claims)?;
+    let query = query_q(request.uri().query());
+    let event_id = request
+        .headers()
+        .get("x-host-event-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| v.len() <= 256)
+        .map(str::to_owned);
+    let ai = &m.contributes.ai;
+    let exists = match target {
+        Target::Tool(id) => ai.tools.iter().any(|t| &t.id == id),
+        Target::Action(id) => ai.actions.iter().any(|a| &a.id == id),
+        Target::Mention(id) => ai.mentions.iter().any(|x| &x.id == id),
+        Target::Context(id) => ai.context.iter().any(|x| &x.id == id),
+        Target::Procedure(name) => m
+            .server
+            .as_ref()
+            .is_some_and(|s| s.procedures.contains_key(name)),
+        Target::Metrics => m
+            .contributes
+            .connector
+            .as_ref()
+            .is_some_and(|c| !c.metrics.is_empty()),
+        Target::WorkContainers | Target::WorkItems => m.contributes.work.is_some(),
+        Target::WorkComment(_) => m
+            .contributes
+            .work
+            .as_ref()
+            .is_some_and(|w| w.comments == host_manifest::model::CommentSync::TwoWay),
+        Target::Events | Target::Health => true,
+    };
+    if !exists {
+        return Err(HostError::not_found(format!(
+            "no {} in this extension",
+            target.name()
+        )));
+    }
+    match target {
+        Target::Tool(id) => validate_input(inner, "tool", id, &mut body)?,
+        Target::Action(id) => validate_input(inner, "action", id, &mut body)?,
+        Target::Procedure(name) => validate_input(inner, "procedure", name, &mut body)?,
+        _ => {}
+    }
+    let mut raw = RawCall::new(body, claims, m.id.clone());
+    raw.query = match target {
+        Target::Mention(_) | Target::WorkContainers => query,
+        _ => None,
+    };
+    raw.event_id = event_id;
+    match target {
+        Target::Tool(id) => run_tool(inner, Route::Tool(id), raw).await,
+        Target::Action(id) => run(inner, Route::Action(id), raw).await,
+        Target::Mention(id) => run(inner, Route::Mention(id), raw).await,
+        Target::Context(id) => run(inner, Route::Context(id), raw).await,
+        Target::Procedure(name) => {
+            let reply = run(inner, Route::Procedure(name), raw).await?;
+            check_output(inner, name, reply)
+        }
+        Target::Metrics => {
+            let reply = run(inner, Route::Sync, raw).await?;
+            check_metrics(m, reply)
+        }
+        Target::WorkContainers => {
+            if let Some(q) = raw.query.take() {
+                raw.body
+                    .insert("input".into(), serde_json::json!({ "q": q }));
+            }
+            run(inner, Route::WorkContainers, raw).await
+        }
+        Target::WorkItems => run(inner, Route::WorkItem, raw).await,
+        Target::WorkComment(item) => run(inner, Route::WorkComment(item), raw).await,
+        Target::Events => deliver(inner, m, raw).await,
+        Target::Health => Err(HostError::internal("unreachable route")),
+    }
+}
+
+fn parse_body(bytes: &Bytes) -> Result<Map<String, Json>, HostError> {
+    if bytes.is_empty() {
+        return Err(HostError::bad_request(
+            "the request has no body; the host sends the call body as JSON",
+        ));
+    }
+    match serde_json::from_slice::<Json>(bytes) {
+        Ok(Json::Object(map)) => Ok(map),
+        Ok(_) => Err(HostError::bad_request(
+            "the body must be a JSON object (the call body)",
+        )),
+        Err(e) => Err(HostError::bad_request(format!(
+            "the body is not JSON: {} at line {} column {}",
+            e.classify_message(),
+            e.line(),
+            e.column()
+        ))),
+    }
+}
+
+trait ClassifyMessage {
+    fn classify_message(&self) -> &'static str;
+}
+
+impl ClassifyMessage for serde_json::Error {
+    fn classify_message(&self) -> &'static str {
+        match self.classify() {
+            serde_json::error::Category::Eof => "it ends early",
+            serde_json::error::Category::Syntax => "syntax error",
+            serde_json::error::Category::Data => "unexpected data",
+            serde_json::error::Category::Io => "read error",
+        }
+    }
+}
+
+/// D1 binding: a body's `install` must be the token's install of this extension.
+fn check_install(
+    body: &Map<String, Json>,
+    claims: &Claims,
+    extension_id: &str,
+) -> Result<(), HostError> {
+    let Some(install) = body.get("install") else {
+        return Ok(());
+    };
+    let Some(install) = install.as_object() else {
+        return Err(HostError::bad_request("`install` must be an object"));
+    };
+    let id = install.get("id").and_then(Json::as_str);
+    let ext = install.get("extensionId").and_then(Json::as_str);
+    if id != Some(claims.sub.as_str()) || ext != Some(extension_id) {
+        return Err(HostError::sdk(
+            codes::INSTALL_MISMATCH,
+            "the call's install does not match the install token",
+        ));
+    }
+    Ok(())
+}
+
+/// The scope a contribution needs, granted at install (`claims.scopes`).
+fn check_scopes(
+    m: &Manifest,
+    target: &Target,
+    body: &Map<String, Json>,
+    claims: &Claims,
+) -> Result<(), HostError> {
+    let mut needed: Vec<&str> = match target {
+        Target::Tool(_) | Target::Mention(_) => vec!["ai:tools"],
+        Target::Action(_) => vec!["ai:actions"],
+        Target::Context(_) => vec!["ai:skills"],
+        Target::Metrics => vec!["metrics:write"],
+        Target::WorkContainers | Target::WorkItems => vec!["work:create"],
+        Target::WorkComment(_) => vec!["work:sync"],
+        Target::Events => {
+            let name = body
+                .get("event")
+                .and_then(|e| e.get("name"))
+                .and_then(Json::as_str);
+            name.and_then(host_manifest::catalogue::event)
+                .and_then(|e| e.scope)
+                .into_iter()
+                .collect()
+        }
+        Target::Procedure(_) | Target::Health => vec![],
+    };
+    if let Target::Action(id) = target
+        && let Some(a) = m.contributes.ai.actions.iter().find(|a| &a.id == id)
+    {
+        needed.push(a.scope.as_str());
+    }
+    match needed.into_iter().find(|s| !claims.has_scope(s)) {
+        Some(scope) => Err(HostError::sdk(
+            codes::SCOPE_MISSING,
+            format!("the install was not granted `{scope}`"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `input` against the contribution's declared schema (D3: the message names the JSON pointer).
+fn validate_input(
+    inner: &Inner,
+    kind: &'static str,
+    id: &str,
+    body: &mut Map<String, Json>,
+) -> Result<(), HostError> {
+    let input = body
+        .entry("input")
+        .or_insert_with(|| Json::Object(Map::new()));
+    let Some(validator) = inner.schemas.validators.get(&(kind, id.to_owned())) else {
+        return Ok(());
+    };
+    match validator.iter_errors(input).next() {
+        None => Ok(()),
+        Some(e) => {
+            let at = e.instance_path().as_str();
+            let at = if at.is_empty() { "/" } else { at };
+            Err(HostError::input_invalid(format!("`input` at `{at}`: {e}")))
+        }
+    }
+}
+
+/// Runs a dispatch with panic isolation: a panicking handler answers `INTERNAL` and the server keeps
+/// serving.
+async fn run(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, HostError> {
+    match AssertUnwindSafe(inner.dispatch.dispatch(route, raw))
+        .catch_unwind()
+        .await
+    {
+        Ok(result) => result,
+        Err(_) => {
+            tracing::error!("a handler panicked");
+            Err(HostError::internal(
+                "the extension's handler failed unexpectedly",
+            ))
+        }
+    }
+}
+
+/// A tool call, under the tool deadline (D9).
+async fn run_tool(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, HostError> {
+    let deadline = inner.config.tool_deadline;
+    match tokio::time::timeout(deadline, run(inner, route, raw)).await {
+        Ok(result) => result,
+        Err(_) => Err(HostError::sdk(
+            codes::TOOL_TIMEOUT,
+            format!(
+                "the tool did not answer within {} s",
+                deadline.as_secs_f64()
+            ),
+        )),
+    }
+}
+
+fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostError> {
+    if let (Reply::Json(value), Some(validator)) = (
+        &reply,
+        inner
+            .schemas
+            .validators
+            .get(&("procedure-output", name.to_owned())),
+    ) && let Some(e) = validator.iter_errors(value).next()
+    {
+        let at = e.instance_path().as_str();
+        return Err(HostError::sdk(
+            codes::PROCEDURE_RESPONSE_INVALID,
+            format!(
+                "the procedure's answer fails its `output` schema at `{}`: {e}",
+                if at.is_empty() { "/" } else { at }
+            ),
+        ));
+    }
+    Ok(reply)
+}
+
+/// D6: every point's dimensions are declared by its metric, and values are finite.
+fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
+    let Reply::Json(value) = &reply else {
+        return Ok(reply);
+    };
+    let metrics = m
+        .contributes
+        .connector
+        .iter()
+        .flat_map(|c| c.metrics.iter());
+    let declared: Vec<(&str, Vec<&str>)> = metrics
+        .map(|x| {
+            (
+                x.key.as_str(),
+                x.dimensions.iter().map(|d| d.key.as_str()).collect(),
+            )
+        })
+        .collect();
+    for (i, point) in value
+        .get("points")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let invalid = |why: String| {
+            HostError::sdk(
+                codes::METRICS_RESPONSE_INVALID,
+                format!("the sync answer's `points[{i}]` {why}"),
+            )
+        };
+        let key = point
+            .get("metric")
+            .and_then(Json::as_str)
+            .unwrap_or_default();
+        let Some((_, dims)) = declared.iter().find(|(k, _)| *k == key) else {
+            return Err(invalid(format!("names the undeclared metric `{key}`")));
+        };
+        if !point.get("v").is_some_and(Json::is_number) {
+            return Err(invalid("has no finite `v`".to_owned()));
+        }
+        for dim in point
+            .get("dimensions")
+            .and_then(Json::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k)
+        {
+            if !dims.contains(&dim.as_str()) {
+                return Err(invalid(format!(
+                    "has the dimension `{dim}`, which `{key}` does not declare"
+                )));
+            }
+        }
+    }
+    Ok(reply)
+}
+
+/// An event delivery (D8): 204, once per content key, whatever `X-Host-Event-Id` says.
+async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, HostError> {
+    let event = raw.body.get("event").and_then(Json::as_object);
+    let name = event
+        .and_then(|e| e.get("name"))
+        .and_then(Json::as_str)
+        .map(str::to_owned);
+    let Some(name) = name else {
+        return Err(HostError::bad_request("the event body has no `event.name`"));
+    };
+    if !m.subscribed_events().iter().any(|e| e == &name) {
+        return Err(HostError::sdk(
+            codes::EVENT_NOT_SUBSCRIBED,
+            format!("the server does not subscribe to `{name}`"),
+        ));
+    }
+    let payload = event
+        .and_then(|e| e.get("payload"))
+        .cloned()
+        .unwrap_or(Json::Null);
+    let key = dedupe::key_of(&name, &raw.claims.sub, &payload);
+    let store = &inner.config.dedupe;
+    if let Some(key) = &key {
+        loop {
+            match store.claim(key) {
+                Claim::Run => break,
+                Claim::Done => return Ok(Reply::NoContent),
+                Claim::Wait(notify) => {
+                    // A concurrent duplicate is in flight: wait for it, then look again.
+                    if tokio::time::timeout(std::time::Duration::from_secs(60), notify.notified())
+                        .await
+                        .is_err()
+                    {
+                        return Err(HostError::new(
+                            "EVENT_IN_FLIGHT",
+                            "this event is being processed",
+                        )
+                        .with_status(409));
+                    }
+                }
+            }
+        }
+    }
+    let result = run(inner, Route::Event(&name), raw).await;
+    if let Some(key) = &key {
+        match &result {
+            Ok(_) => store.complete(key),
+            Err(_) => store.release(key),
+        }
+    }
+    result.map(|_| Reply::NoContent)
+}
+
+fn query_q(query: Option<&str>) -> Option<String> {
+    form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, _)| k == "q")
+        .map(|(_, v)| v.chars().take(1000).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_map_to_routes() {
+        assert_eq!(
+            target("/host/tools/keyword-ranks", None),
+            Some(Target::Tool("keyword-ranks".into()))
+        );
+        assert_eq!(target("/host/tools/a/b", None), None);
+        assert_eq!(target("/host/tools/", None), None);
+        assert_eq!(
+            target("/host/work/items/42/comments", None),
+            Some(Target::WorkComment("42".into()))
+        );
+        assert_eq!(target("/host/health", None), Some(Target::Health));
+        assert_eq!(target("/host/nothing/x", None), None);
+        assert_eq!(target("/elsewhere", None), None);
+    }
+
+    #[test]
+    fn the_mention_query_is_decoded_and_bounded() {
+        assert_eq!(query_q(Some("q=caf%C3%A9+noir")), Some("café noir".into()));
+        assert_eq!(query_q(Some("x=1")), None);
+        assert_eq!(
+            query_q(Some(&format!("q={}", "a".repeat(5000)))).map(|q| q.len()),
+            Some(1000)
+        );
+    }
+}

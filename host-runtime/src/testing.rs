@@ -1,0 +1,347 @@
+//! A test host for vendors' own tests: a freshly generated signing key and the matching inline key set,
+//! tokens with overrides (expiry, scopes, install), call bodies, and calls to a handler in process or
+//! over HTTP.
+//!
+//! ```ignore
+//! let host = host_runtime::testing::TestHost::new("keyword-tracker");
+//! let handler = host.configure(handler(Server::default()));
+//! let answer = host.call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" })).await;
+//! assert_eq!(answer.status, 200);
+//! ```
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use bytes::Bytes;
+use ed25519_dalek::SigningKey;
+use ed25519_dalek::pkcs8::EncodePrivateKey;
+use serde_json::{Value, json};
+
+use crate::Handler;
+
+/// The claims a test token carries; change any of them before minting.
+#[derive(Debug, Clone)]
+pub struct TokenClaims {
+    /// `iss`.
+    pub iss: String,
+    /// `aud`, as JSON (a string or an array).
+    pub aud: Value,
+    /// `sub`: the install id.
+    pub sub: String,
+    /// `iat`.
+    pub iat: i64,
+    /// `exp`.
+    pub exp: i64,
+    /// `nbf`, if any.
+    pub nbf: Option<i64>,
+    /// `organizationId`.
+    pub organization_id: String,
+    /// `projectId` (`None` for an organization install).
+    pub project_id: Option<String>,
+    /// `generation`.
+    pub generation: u64,
+    /// `scopes`.
+    pub scopes: Vec<String>,
+}
+
+/// An answer from the handler, with its body parsed when it is JSON.
+#[derive(Debug, Clone)]
+pub struct TestResponse {
+    /// The HTTP status.
+    pub status: u16,
+    /// The body as JSON (`Null` when empty or not JSON).
+    pub json: Value,
+    /// The raw body.
+    pub body: Bytes,
+}
+
+impl TestResponse {
+    /// The D3 error code, when the answer is an error.
+    pub fn error_code(&self) -> Option<&str> {
+        self.json
+            .get("error")
+            .and_then(|e| e.get("code"))
+            .and_then(Value::as_str)
+    }
+}
+
+/// A stand-in for the host.
+pub struct TestHost {
+    key: SigningKey,
+    kid: String,
+    extension_id: String,
+    issuer: String,
+    /// The install the host's calls belong to.
+    pub install_id: String,
+    /// Its organization.
+    pub organization_id: String,
+    /// Its project (`None` for an organization install).
+    pub project_id: Option<String>,
+    /// Scopes granted to the install (by default every scope key).
+    pub scopes: Vec<String>,
+    /// The `credentials` sent in call bodies (D7).
+    pub credentials: Value,
+}
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl TestHost {
+    /// A host with a new Ed25519 key for the extension `extension_id`.
+    pub fn new(extension_id: impl Into<String>) -> Self {
+        let key = SigningKey::generate(&mut rand::rngs::OsRng);
+        let kid = format!(
+            "test-{}",
+            &URL_SAFE_NO_PAD.encode(key.verifying_key().as_bytes())[..8]
+        );
+        TestHost {
+            key,
+            kid,
+            extension_id: extension_id.into(),
+            issuer: crate::auth::DEFAULT_ISSUER.to_owned(),
+            install_id: "ins_test_1".to_owned(),
+            organization_id: "org_test_1".to_owned(),
+            project_id: Some("prj_test_1".to_owned()),
+            scopes: host_manifest::catalogue::SCOPES
+                .iter()
+                .map(|s| s.key.to_owned())
+                .collect(),
+            credentials: json!({}),
+        }
+    }
+
+    /// The key set (JWKS) to give the handler.
+    pub fn jwks(&self) -> Value {
+        json!({ "keys": [ {
+            "kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": self.kid,
+            "x": URL_SAFE_NO_PAD.encode(self.key.verifying_key().as_bytes()),
+        } ] })
+    }
+
+    /// Points a handler at this host's key set and issuer.
+    pub fn configure(&self, handler: Handler) -> Handler {
+        handler
+            .with_jwks(self.jwks())
+            .with_issuer(self.issuer.clone())
+    }
+
+    /// The claims of a valid token for this host's install, to adjust before [`Self::mint`].
+    pub fn claims(&self) -> TokenClaims {
+        let now = now();
+        TokenClaims {
+            iss: self.issuer.clone(),
+            aud: json!(self.extension_id),
+            sub: self.install_id.clone(),
+            iat: now,
+            exp: now + 300,
+            nbf: None,
+            organization_id: self.organization_id.clone(),
+            project_id: self.project_id.clone(),
+            generation: 1,
+            scopes: self.scopes.clone(),
+        }
+    }
+
+    /// A valid token.
+    pub fn token(&self) -> String {
+        self.mint(&self.claims())
+    }
+
+    /// A token with the given claims, signed with this host's key.
+    pub fn mint(&self, c: &TokenClaims) -> String {
+        let mut payload = json!({
+            "iss": c.iss, "aud": c.aud, "sub": c.sub, "iat": c.iat, "exp": c.exp,
+            "organizationId": c.organization_id, "projectId": c.project_id,
+            "generation": c.generation, "scopes": c.scopes,
+        });
+        if let Some(nbf) = c.nbf {
+            payload["nbf"] = json!(nbf);
+        }
+        self.sign(&payload)
+    }
+
+    /// Signs any JSON payload as a token of this host (for tests of malformed claims).
+    pub fn sign(&self, payload: &Value) -> String {
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
+        header.kid = Some(self.kid.clone());
+        let der = match self.key.to_pkcs8_der() {
+            Ok(der) => der,
+            Err(_) => return String::new(),
+        };
+        let key = jsonwebtoken::EncodingKey::from_ed_der(der.as_bytes());
+        jsonwebtoken::encode(&header, payload, &key).unwrap_or_default()
+    }
+
+    /// The shared call body with `input` (D6).
+    pub fn call_body(&self, input: Value) -> Value {
+        json!({
+            "install": {
+                "id": self.install_id, "extensionId": self.extension_id,
+                "projectId": self.project_id, "organizationId": self.organization_id,
+            },
+            "context": { "projectId": self.project_id, "platform": "ios" },
+            "input": input,
+            "credentials": self.credentials,
+            "documents": {},
+        })
+    }
+
+    /// An event delivery body.
+    pub fn event_body(&self, name: &str, payload: Value) -> Value {
+        let mut body = self.call_body(Value::Null);
+        if let Some(map) = body.as_object_mut() {
+            map.remove("input");
+            map.insert(
+                "event".to_owned(),
+                json!({ "name": name, "payload": payload }),
+            );
+        }
+        body
+    }
+
+    /// A request with a valid token.
+    pub fn request(
+        &self,
+        method: http::Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> http::Request<Bytes> {
+        let bytes = body.map(|b| Bytes::from(b.to_string())).unwrap_or_default();
+        http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header(
+                http::header::AUTHORIZATION,
+                format!("Bearer {}", self.token()),
+            )
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(bytes)
+            .unwrap_or_default()
+    }
+
+    /// Sends a request to the handler in process.
+    pub async fn send(&self, handler: &Handler, request: http::Request<Bytes>) -> TestResponse {
+        let response = handler.handle(request).await;
+        let status = response.status().as_u16();
+        let body = response.into_body();
+        let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        TestResponse { status, json, body }
+    }
+
+    /// Calls a tool in process.
+    pub async fn call_tool(&self, handler: &Handler, id: &str, input: Value) -> TestResponse {
+        let body = self.call_body(input);
+        self.send(
+            handler,
+            self.request(
+                http::Method::POST,
+                &format!("/host/tools/{id}"),
+                Some(&body),
+            ),
+        )
+        .await
+    }
+
+    /// Calls an action in process.
+    pub async fn call_action(&self, handler: &Handler, id: &str, input: Value) -> TestResponse {
+        let body = self.call_body(input);
+        self.send(
+            handler,
+            self.request(
+                http::Method::POST,
+                &format!("/host/actions/{id}"),
+                Some(&body),
+            ),
+        )
+        .await
+    }
+
+    /// Calls a procedure in process.
+    pub async fn call_procedure(
+        &self,
+        handler: &Handler,
+        name: &str,
+        input: Value,
+    ) -> TestResponse {
+        let body = self.call_body(input);
+        self.send(
+            handler,
+            self.request(
+                http::Method::POST,
+                &format!("/host/procedures/{name}"),
+                Some(&body),
+            ),
+        )
+        .await
+    }
+
+    /// Asks a mention picker in process.
+    pub async fn call_mention(&self, handler: &Handler, id: &str, q: &str) -> TestResponse {
+        let q: String = form_urlencoded::byte_serialize(q.as_bytes()).collect();
+        self.send(
+            handler,
+            self.request(
+                http::Method::GET,
+                &format!("/host/mentions/{id}?q={q}"),
+                None,
+            ),
+        )
+        .await
+    }
+
+    /// Asks a context provider in process.
+    pub async fn call_context(&self, handler: &Handler, id: &str) -> TestResponse {
+        self.send(
+            handler,
+            self.request(http::Method::GET, &format!("/host/context/{id}"), None),
+        )
+        .await
+    }
+
+    /// Delivers a host event in process, with `event_id` as `X-Host-Event-Id`.
+    pub async fn deliver(
+        &self,
+        handler: &Handler,
+        name: &str,
+        payload: Value,
+        event_id: &str,
+    ) -> TestResponse {
+        let body = self.event_body(name, payload);
+        let mut request = self.request(http::Method::POST, "/host/events", Some(&body));
+        if let Ok(v) = http::HeaderValue::from_str(event_id) {
+            request.headers_mut().insert("x-host-event-id", v);
+        }
+        self.send(handler, request).await
+    }
+
+    /// Sends a request over HTTP to a running server at `base_url` (for example `http://127.0.0.1:8787`).
+    pub async fn send_http(
+        &self,
+        base_url: &str,
+        request: http::Request<Bytes>,
+    ) -> Result<TestResponse, String> {
+        // reqwest is built without a default TLS provider (the SDK uses ring).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let url = format!("{}{}", base_url.trim_end_matches('/'), request.uri());
+        let mut builder = client.request(request.method().clone(), url);
+        for (name, value) in request.headers() {
+            builder = builder.header(name, value);
+        }
+        let response = builder
+            .body(request.into_body())
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let body = response.bytes().await.map_err(|e| e.to_string())?;
+        let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        Ok(TestResponse { status, json, body })
+    }
+}

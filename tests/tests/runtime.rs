@@ -1,0 +1,578 @@
+//! The runtime end to end, in process and over HTTP: every route of the example extension with a real
+//! signed token, each D3 code that applies, panic isolation, the body limit, the tool deadline, base
+//! paths, health, and event deduplication.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use bytes::Bytes;
+use host_runtime::testing::{TestHost, TestResponse};
+use host_runtime::{Handler, HostEvent};
+use host_sdk_tests::{Server, handler};
+use http::Method;
+use serde_json::{Value, json};
+
+fn setup() -> (TestHost, Handler, Arc<Server>) {
+    let mut host = TestHost::new("keyword-tracker");
+    host.credentials = json!({ "api_key": "kt_live_123" });
+    let server = Arc::new(Server {
+        keywords: vec!["notes".into(), "notebook".into()],
+        ..Server::default()
+    });
+    let handler = host.configure(handler(SharedServer(server.clone())));
+    (host, handler, server)
+}
+
+/// The test server behind an `Arc`, so tests can flip its behaviour while the handler owns it.
+struct SharedServer(Arc<Server>);
+
+macro_rules! delegate {
+    ($($trait:ident { $($method:ident($call:ty) -> $out:ty;)* })*) => {
+        $(impl host_sdk_tests::$trait for SharedServer {
+            $(async fn $method(&self, call: $call) -> Result<$out, host_runtime::HostError> {
+                host_sdk_tests::$trait::$method(&*self.0, call).await
+            })*
+        })*
+    };
+}
+
+use host_runtime::answer::{Comparison, List, Series, Table, Value as Figure};
+use host_sdk_tests::{
+    Approved, EventCall, SyncCall, ToolCall, actions, manifest, procedures, tools,
+};
+delegate! {
+    Tools {
+        keyword_ranks(ToolCall<tools::keyword_ranks::Input>) -> Series;
+        compare_keywords(ToolCall<tools::compare_keywords::Input>) -> Comparison;
+        top_movers(ToolCall<tools::top_movers::Input>) -> Table;
+        keyword_ideas(ToolCall<tools::keyword_ideas::Input>) -> List;
+        visibility_score(ToolCall<tools::visibility_score::Input>) -> Figure;
+    }
+    Actions { save_rank_insight(Approved<actions::save_rank_insight::Input>) -> Value; }
+    Mentions { keyword(host_runtime::MentionCall) -> host_runtime::MentionItems; }
+    ContextProviders { tracked_keywords(host_runtime::ContextCall) -> host_runtime::ContextBlock; }
+    Procedures {
+        add_keyword(ToolCall<procedures::add_keyword::Input>) -> procedures::add_keyword::Output;
+        list_watchlists(ToolCall<procedures::list_watchlists::Input>) -> procedures::list_watchlists::Output;
+    }
+    Connector { sync(SyncCall) -> host_runtime::metrics::SyncAnswer<manifest::Metric>; }
+    Events {
+        release_shipped(EventCall<host_runtime::events::ReleaseShipped>) -> ();
+        install_created(EventCall<host_runtime::events::InstallCreated>) -> ();
+        install_paused(EventCall<host_runtime::events::InstallPaused>) -> ();
+        install_resumed(EventCall<host_runtime::events::InstallResumed>) -> ();
+        install_revoked(EventCall<host_runtime::events::InstallRevoked>) -> ();
+        install_token_rotated(EventCall<host_runtime::events::InstallTokenRotated>) -> ();
+        settings_changed(EventCall<host_runtime::events::SettingsChanged>) -> ();
+    }
+}
+
+fn assert_error(r: &TestResponse, status: u16, code: &str) {
+    assert_eq!(
+        (r.status, r.error_code()),
+        (status, Some(code)),
+        "{}",
+        r.json
+    );
+}
+
+#[tokio::test]
+async fn a_tool_call_answers_its_card() {
+    let (host, handler, _) = setup();
+    let r = host
+        .call_tool(
+            &handler,
+            "keyword-ranks",
+            json!({ "keyword": "notes", "country": "DE" }),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["series"][0]["key"], "notes");
+    let r = host
+        .call_tool(&handler, "visibility-score", json!({}))
+        .await;
+    assert_eq!((r.status, r.json["value"].as_f64()), (200, Some(71.5)));
+}
+
+#[tokio::test]
+async fn every_post_route_refuses_other_methods_with_405() {
+    let (host, handler, _) = setup();
+    for path in [
+        "/host/tools/keyword-ranks",
+        "/host/actions/save-rank-insight",
+        "/host/procedures/addKeyword",
+        "/host/events",
+        "/host/metrics",
+    ] {
+        let r = host
+            .send(&handler, host.request(Method::GET, path, None))
+            .await;
+        assert_error(&r, 405, "METHOD_NOT_ALLOWED");
+    }
+    for path in ["/host/mentions/keyword", "/host/context/tracked-keywords"] {
+        let r = host
+            .send(&handler, host.request(Method::POST, path, Some(&json!({}))))
+            .await;
+        assert_error(&r, 405, "METHOD_NOT_ALLOWED");
+    }
+    let r = handler
+        .handle(
+            http::Request::builder()
+                .method(Method::DELETE)
+                .uri("/host/health")
+                .body(Bytes::new())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(r.status(), 405);
+    assert_eq!(r.headers()["allow"], "GET, HEAD");
+}
+
+#[tokio::test]
+async fn unknown_routes_and_contributions_are_404() {
+    let (host, handler, _) = setup();
+    for path in [
+        "/host/tools/nope",
+        "/host/actions/nope",
+        "/host/procedures/nope",
+        "/nothing",
+        "/host/tools/a/b",
+    ] {
+        let r = host
+            .send(
+                &handler,
+                host.request(Method::POST, path, Some(&host.call_body(json!({})))),
+            )
+            .await;
+        assert_error(&r, 404, "NOT_FOUND");
+    }
+    let r = host.call_mention(&handler, "nope", "x").await;
+    assert_error(&r, 404, "NOT_FOUND");
+    let r = host.call_context(&handler, "nope").await;
+    assert_error(&r, 404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn bodies_that_are_not_call_bodies_are_400() {
+    let (host, handler, _) = setup();
+    for body in [&b""[..], b"{", b"[1,2]", b"\"x\"", b"\xff\xfe"] {
+        let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", None);
+        *request.body_mut() = Bytes::copy_from_slice(body);
+        let r = host.send(&handler, request).await;
+        assert_error(&r, 400, "BAD_REQUEST");
+    }
+    // Credentials missing a required field.
+    let mut body = host.call_body(json!({ "keyword": "notes" }));
+    body["credentials"] = json!({});
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body)),
+        )
+        .await;
+    assert_error(&r, 400, "BAD_REQUEST");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("api_key")
+    );
+}
+
+#[tokio::test]
+async fn input_failing_its_schema_is_422_naming_the_pointer() {
+    let (host, handler, _) = setup();
+    let r = host
+        .call_tool(
+            &handler,
+            "keyword-ranks",
+            json!({ "keyword": "notes", "country": "Germany" }),
+        )
+        .await;
+    assert_error(&r, 422, "INPUT_INVALID");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/country"),
+        "{}",
+        r.json
+    );
+    let r = host.call_tool(&handler, "keyword-ideas", json!({})).await;
+    assert_error(&r, 422, "INPUT_INVALID");
+    let r = host
+        .call_action(
+            &handler,
+            "save-rank-insight",
+            json!({ "keyword": "notes", "summary": "short" }),
+        )
+        .await;
+    assert_error(&r, 422, "INPUT_INVALID");
+    let r = host
+        .call_procedure(
+            &handler,
+            "addKeyword",
+            json!({ "keyword": "", "country": "DE" }),
+        )
+        .await;
+    assert_error(&r, 422, "INPUT_INVALID");
+}
+
+#[tokio::test]
+async fn tokens_are_required_and_checked() {
+    let (host, handler, _) = setup();
+    let body = host.call_body(json!({ "keyword": "notes" }));
+    let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body));
+    request.headers_mut().remove(http::header::AUTHORIZATION);
+    assert_error(&host.send(&handler, request).await, 401, "UNAUTHORIZED");
+
+    let other = TestHost::new("keyword-tracker"); // another key, unknown to the handler
+    let request = other.request(Method::POST, "/host/tools/keyword-ranks", Some(&body));
+    assert_error(&host.send(&handler, request).await, 401, "UNAUTHORIZED");
+
+    let mut expired = host.claims();
+    expired.exp -= 3600;
+    let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body));
+    request.headers_mut().insert(
+        http::header::AUTHORIZATION,
+        format!("Bearer {}", host.mint(&expired)).parse().unwrap(),
+    );
+    assert_error(&host.send(&handler, request).await, 401, "UNAUTHORIZED");
+}
+
+#[tokio::test]
+async fn a_token_of_another_install_is_refused_for_this_body() {
+    let (host, handler, _) = setup();
+    let mut body = host.call_body(json!({ "keyword": "notes" }));
+    body["install"]["id"] = json!("ins_someone_else");
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body)),
+        )
+        .await;
+    assert_error(&r, 403, "INSTALL_MISMATCH");
+    let mut body = host.call_body(json!({ "keyword": "notes" }));
+    body["install"]["extensionId"] = json!("another-extension");
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body)),
+        )
+        .await;
+    assert_error(&r, 403, "INSTALL_MISMATCH");
+}
+
+#[tokio::test]
+async fn a_missing_scope_is_403() {
+    let (mut host, _, server) = setup();
+    host.scopes
+        .retain(|s| s != "ai:tools" && s != "insights:write");
+    let handler = host.configure(handler(SharedServer(server)));
+    let r = host
+        .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
+        .await;
+    assert_error(&r, 403, "SCOPE_MISSING");
+    let r = host
+        .call_action(
+            &handler,
+            "save-rank-insight",
+            json!({ "keyword": "notes", "summary": "Ranks fell on Monday." }),
+        )
+        .await;
+    assert_error(&r, 403, "SCOPE_MISSING");
+}
+
+#[tokio::test]
+async fn actions_mentions_context_and_procedures_answer() {
+    let (host, handler, _) = setup();
+    let r = host
+        .call_action(
+            &handler,
+            "save-rank-insight",
+            json!({ "keyword": "notes", "summary": "Ranks fell on Monday." }),
+        )
+        .await;
+    assert_eq!(
+        (r.status, &r.json["install"]),
+        (200, &json!(host.install_id))
+    );
+    let r = host.call_mention(&handler, "keyword", "note").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json["items"].as_array().unwrap().len(), 2);
+    let r = host.call_context(&handler, "tracked-keywords").await;
+    assert_eq!(
+        (r.status, r.json["summary"].as_str()),
+        (200, Some("2 keywords tracked"))
+    );
+    let r = host
+        .call_procedure(
+            &handler,
+            "addKeyword",
+            json!({ "keyword": "notes", "country": "DE" }),
+        )
+        .await;
+    assert_eq!((r.status, &r.json), (200, &json!({ "tracked": true })));
+}
+
+#[tokio::test]
+async fn a_metrics_sync_answers_points_of_declared_metrics() {
+    let (host, handler, _) = setup();
+    let body = host.call_body(json!({ "metrics": ["average_rank"], "from": "2026-11-01T00:00:00Z", "to": "2026-11-02T00:00:00Z", "backfill": false, "cursor": null }));
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/metrics", Some(&body)),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["points"][0]["metric"], "average_rank");
+    let body = host.call_body(json!({ "metrics": ["not_a_metric"], "from": "a", "to": "b" }));
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/metrics", Some(&body)),
+        )
+        .await;
+    assert_error(&r, 422, "INPUT_INVALID");
+}
+
+#[tokio::test]
+async fn a_panicking_handler_answers_internal_and_the_server_keeps_serving() {
+    let (host, handler, server) = setup();
+    server.behaviour.panic.store(true, Ordering::SeqCst);
+    let r = host
+        .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
+        .await;
+    assert_error(&r, 500, "INTERNAL");
+    assert!(
+        !r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exploded"),
+        "nothing leaks"
+    );
+    server.behaviour.panic.store(false, Ordering::SeqCst);
+    let r = host
+        .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
+        .await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn a_slow_tool_hits_the_deadline() {
+    let (host, handler, server) = setup();
+    let handler = handler.with_tool_deadline(Duration::from_millis(100));
+    server.behaviour.delay_ms.store(2_000, Ordering::SeqCst);
+    let r = host
+        .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
+        .await;
+    assert_error(&r, 504, "TOOL_TIMEOUT");
+}
+
+#[tokio::test]
+async fn bodies_over_the_limit_are_refused_before_parsing() {
+    let (host, handler, _) = setup();
+    let handler = handler.with_body_limit(1024);
+    let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", None);
+    *request.body_mut() = Bytes::from(vec![b'{'; 2048]);
+    assert_error(
+        &host.send(&handler, request).await,
+        413,
+        "PAYLOAD_TOO_LARGE",
+    );
+}
+
+#[tokio::test]
+async fn health_answers_without_a_token_and_degrades() {
+    let (_, handler, _) = setup();
+    let get = |m: Method| {
+        http::Request::builder()
+            .method(m)
+            .uri("/host/health")
+            .body(Bytes::new())
+            .unwrap()
+    };
+    let r = handler.handle(get(Method::GET)).await;
+    assert_eq!(r.status(), 200);
+    let body: Value = serde_json::from_slice(r.body()).unwrap();
+    assert_eq!(
+        (body["status"].as_str(), body["extensionId"].as_str()),
+        (Some("ok"), Some("keyword-tracker"))
+    );
+    let r = handler.handle(get(Method::HEAD)).await;
+    assert_eq!((r.status().as_u16(), r.body().len()), (200, 0));
+
+    let slow = handler.clone().with_health_check(|| async {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        Ok(())
+    });
+    let started = std::time::Instant::now();
+    let r = slow.handle(get(Method::GET)).await;
+    assert_eq!(r.status(), 503);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "health answers within its 3 s promise"
+    );
+    let failing = handler.with_health_check(|| async { Err("database unreachable".to_owned()) });
+    let r = failing.handle(get(Method::GET)).await;
+    let body: Value = serde_json::from_slice(r.body()).unwrap();
+    assert_eq!(
+        (r.status().as_u16(), body["status"].as_str()),
+        (503, Some("degraded"))
+    );
+}
+
+#[tokio::test]
+async fn routes_live_under_the_base_path() {
+    let (host, handler, _) = setup();
+    let handler = handler.with_base_path("/ext/");
+    let body = host.call_body(json!({ "keyword": "notes" }));
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/ext/host/tools/keyword-ranks", Some(&body)),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body)),
+        )
+        .await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn events_answer_204_and_unsubscribed_names_422() {
+    let (host, handler, _) = setup();
+    let payload = serde_json::to_value(host_runtime::events::InstallCreated::example()).unwrap();
+    let r = host
+        .deliver(&handler, "install.created", payload, "evt_1")
+        .await;
+    assert_eq!(r.status, 204, "{}", r.json);
+    let r = host
+        .deliver(&handler, "metadata.changed", json!({}), "evt_2")
+        .await;
+    assert_error(&r, 422, "EVENT_NOT_SUBSCRIBED");
+    let r = host
+        .deliver(
+            &handler,
+            "release.shipped",
+            json!({ "version": 3 }),
+            "evt_3",
+        )
+        .await;
+    assert_eq!(
+        r.status, 422,
+        "a payload that is not the event's shape: {}",
+        r.json
+    );
+}
+
+#[tokio::test]
+async fn the_same_content_with_a_new_event_id_runs_once() {
+    let (host, handler, server) = setup();
+    let payload = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
+    for (i, _) in (0..3).enumerate() {
+        let r = host
+            .deliver(
+                &handler,
+                "release.shipped",
+                payload.clone(),
+                &format!("evt_{i}"),
+            )
+            .await;
+        assert_eq!(r.status, 204);
+    }
+    assert_eq!(server.behaviour.releases_handled.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn concurrent_duplicates_run_once() {
+    let (host, handler, server) = setup();
+    let host = Arc::new(host);
+    let payload = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
+    let tasks: Vec<_> = (0..8)
+        .map(|i| {
+            let (host, handler, payload) = (host.clone(), handler.clone(), payload.clone());
+            tokio::spawn(async move {
+                host.deliver(&handler, "release.shipped", payload, &format!("evt_c{i}"))
+                    .await
+            })
+        })
+        .collect();
+    for t in tasks {
+        assert_eq!(t.await.unwrap().status, 204);
+    }
+    assert_eq!(server.behaviour.releases_handled.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_failed_delivery_is_retried_not_recorded() {
+    let (host, handler, server) = setup();
+    server.behaviour.fail_events.store(1, Ordering::SeqCst);
+    let payload = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
+    let r = host
+        .deliver(&handler, "release.shipped", payload.clone(), "evt_a")
+        .await;
+    assert_error(&r, 503, "RANKS_DOWN");
+    let r = host
+        .deliver(&handler, "release.shipped", payload, "evt_b")
+        .await;
+    assert_eq!(r.status, 204);
+    assert_eq!(server.behaviour.releases_handled.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn the_handler_serves_over_real_http() {
+    let (host, handler, _) = setup();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(handler.serve_on(listener));
+    let base = format!("http://{addr}");
+    let body = host.call_body(json!({ "keyword": "notes" }));
+    let r = host
+        .send_http(
+            &base,
+            host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.status, 200, "{}", r.json);
+    // Over the limit on the wire: refused while reading, before parsing.
+    let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", None);
+    *request.body_mut() = Bytes::from(vec![b' '; 2 * 1024 * 1024]);
+    let r = host.send_http(&base, request).await.unwrap();
+    assert_error(&r, 413, "PAYLOAD_TOO_LARGE");
+    server.abort();
+}
+
+#[tokio::test]
+async fn the_handler_mounts_in_axum() {
+    let (host, handler, _) = setup();
+    let app = axum::Router::new()
+        .route("/status", axum::routing::get(|| async { "vendor app" }))
+        .merge(handler.with_base_path("/vendor").into_router());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let body = host.call_body(json!({ "keyword": "notes" }));
+    let r = host
+        .send_http(
+            &format!("http://{addr}"),
+            host.request(
+                Method::POST,
+                "/vendor/host/tools/keyword-ranks",
+                Some(&body),
+            ),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.status, 200, "{}", r.json);
+    server.abort();
+}
