@@ -112,28 +112,48 @@ pub(crate) fn too_large(limit: usize) -> Response<Bytes> {
     .to_response()
 }
 
-/// Answers one request.
+/// Answers one request, in a `host_call` span recording the route, the install, the outcome and the
+/// duration (never a token or a body).
 pub(crate) async fn handle(inner: &Inner, request: http::Request<Bytes>) -> Response<Bytes> {
     let started = Instant::now();
-    let (response, install) = answer(inner, request).await;
-    tracing::info!(
-        status = response.status().as_u16(),
-        install = install.as_deref().unwrap_or("-"),
-        duration_ms = started.elapsed().as_secs_f64() * 1e3,
-        "host call answered"
+    let span = tracing::info_span!(
+        "host_call",
+        route = tracing::field::Empty,
+        install = tracing::field::Empty,
+        status = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+        duration_ms = tracing::field::Empty,
     );
+    let (response, install) =
+        tracing::Instrument::instrument(answer(inner, request, &span), span.clone()).await;
+    let status = response.status();
+    let outcome = if status.is_success() {
+        "ok"
+    } else if status.is_client_error() {
+        "refused"
+    } else {
+        "failed"
+    };
+    span.record("install", install.as_deref().unwrap_or("-"));
+    span.record("status", status.as_u16());
+    span.record("outcome", outcome);
+    span.record("duration_ms", started.elapsed().as_secs_f64() * 1e3);
+    span.in_scope(|| tracing::info!("host call answered"));
     response
 }
 
-async fn answer(inner: &Inner, request: http::Request<Bytes>) -> (Response<Bytes>, Option<String>) {
+async fn answer(
+    inner: &Inner,
+    request: http::Request<Bytes>,
+    span: &tracing::Span,
+) -> (Response<Bytes>, Option<String>) {
     let manifest = inner.manifest.as_ref().ok();
     let base = inner.config.base_path.as_str();
     let path = request.uri().path();
     let Some(target) = path.strip_prefix(base).and_then(|p| target(p, manifest)) else {
         return (HostError::not_found("no such route").to_response(), None);
     };
-    let span = tracing::info_span!("host_call", route = %target.name());
-    let _entered = span.enter();
+    span.record("route", target.name().as_str());
     if !target.methods().contains(request.method()) {
         return (method_not_allowed(&target), None);
     }

@@ -137,12 +137,87 @@ pub fn verify_webhook(
     }
 }
 
+/// How [`OutboundEvent::send`] retries (D2): a 5xx, a timeout or an unreachable host is retried with
+/// capped exponential backoff; a 4xx is final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all, the first included.
+    pub attempts: u32,
+    /// Wait before the second attempt; it doubles after each failure.
+    pub first_backoff: Duration,
+    /// The longest wait between attempts.
+    pub max_backoff: Duration,
+    /// How long one attempt may take.
+    pub timeout: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 6,
+            first_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait after failed attempt `n` (1-based).
+    pub fn backoff(&self, n: u32) -> Duration {
+        let factor = 2u32.saturating_pow(n.saturating_sub(1));
+        self.first_backoff
+            .saturating_mul(factor)
+            .min(self.max_backoff)
+    }
+}
+
+/// Why an event was not delivered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SendError {
+    /// The host answered 4xx: final, not retried.
+    Rejected {
+        /// The status.
+        status: u16,
+        /// The host's answer, as text (at most 2 KB).
+        body: String,
+    },
+    /// Every attempt failed with a 5xx, a timeout or no connection.
+    Exhausted {
+        /// Attempts made.
+        attempts: u32,
+        /// What the last attempt met.
+        last: String,
+    },
+    /// The request could not be built or no HTTP client is available.
+    Request(String),
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::Rejected { status, body } => {
+                write!(f, "the host refused the event ({status}): {body}")
+            }
+            SendError::Exhausted { attempts, last } => write!(
+                f,
+                "the event was not delivered after {attempts} attempts; last: {last}"
+            ),
+            SendError::Request(e) => write!(f, "the event could not be sent: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SendError {}
+
 /// Posts the vendor's declared events to the host, signed with the install's inbound secret.
 #[derive(Debug, Clone)]
 pub struct EventSender {
     post_url: String,
     secret: Secret,
     build: Option<String>,
+    retry: RetryPolicy,
 }
 
 impl EventSender {
@@ -152,7 +227,14 @@ impl EventSender {
             post_url: post_url.into(),
             secret: Secret::parse(secret)?,
             build: None,
+            retry: RetryPolicy::default(),
         })
+    }
+
+    /// Sets how sends are retried.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
     }
 
     /// Sets the vendor build identifier sent as `build`.
@@ -188,6 +270,7 @@ impl EventSender {
             id: dedupe_key.to_owned(),
             body,
             secret: self.secret.clone(),
+            retry: self.retry,
         })
     }
 }
@@ -199,9 +282,55 @@ pub struct OutboundEvent {
     id: String,
     body: Vec<u8>,
     secret: Secret,
+    retry: RetryPolicy,
 }
 
 impl OutboundEvent {
+    /// Posts the event: every attempt is signed anew with the same `webhook-id`; a 5xx, a timeout or
+    /// no connection is retried with capped exponential backoff; a 4xx is final and returned.
+    pub async fn send(&self) -> Result<u16, SendError> {
+        // reqwest is built without a default TLS provider (the SDK uses ring).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .timeout(self.retry.timeout)
+            .build()
+            .map_err(|e| SendError::Request(e.to_string()))?;
+        let attempts = self.retry.attempts.max(1);
+        let mut last = String::new();
+        for attempt in 1..=attempts {
+            let request = self
+                .to_request()
+                .map_err(|e| SendError::Request(e.to_string()))?;
+            let mut builder = client.post(&self.url);
+            for (name, value) in request.headers() {
+                builder = builder.header(name, value);
+            }
+            match builder.body(request.into_body()).send().await {
+                Ok(response) if response.status().is_success() => {
+                    return Ok(response.status().as_u16());
+                }
+                Ok(response) if response.status().is_client_error() => {
+                    let status = response.status().as_u16();
+                    let body = response
+                        .text()
+                        .await
+                        .unwrap_or_default()
+                        .chars()
+                        .take(2048)
+                        .collect();
+                    return Err(SendError::Rejected { status, body });
+                }
+                Ok(response) => last = format!("status {}", response.status().as_u16()),
+                Err(e) => last = e.without_url().to_string(),
+            }
+            tracing::debug!(attempt, event_id = %self.id, reason = %last, "event post failed; retrying");
+            if attempt < attempts {
+                tokio::time::sleep(self.retry.backoff(attempt)).await;
+            }
+        }
+        Err(SendError::Exhausted { attempts, last })
+    }
+
     /// The envelope's bytes, exactly as signed.
     pub fn body(&self) -> &[u8] {
         &self.body
@@ -306,6 +435,159 @@ mod tests {
     fn short_or_malformed_secrets_are_refused() {
         assert!(Secret::parse("whsec_c2hvcnQ=").is_err());
         assert!(Secret::parse("whsec_***").is_err());
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let p = RetryPolicy {
+            attempts: 10,
+            first_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(1),
+            timeout: Duration::from_secs(1),
+        };
+        let waits: Vec<u128> = (1..=6).map(|n| p.backoff(n).as_millis()).collect();
+        assert_eq!(waits, vec![100, 200, 400, 800, 1000, 1000]);
+    }
+
+    /// A local host that answers each post with the next status of `script`, recording the headers.
+    async fn fake_host(
+        script: Vec<u16>,
+    ) -> (
+        String,
+        std::sync::Arc<std::sync::Mutex<Vec<(String, String, String, Vec<u8>)>>>,
+    ) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/events", listener.local_addr().unwrap());
+        let record = seen.clone();
+        tokio::spawn(async move {
+            for status in script {
+                let Ok((mut stream, _)) = listener.accept().await else {
+                    return;
+                };
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                // Read the head, then the body by Content-Length.
+                loop {
+                    let n = stream.read(&mut chunk).await.unwrap_or(0);
+                    if n == 0 {
+                        break;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+                        let len: usize = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length: "))
+                            .and_then(|v| v.trim().parse().ok())
+                            .unwrap_or(0);
+                        while buf.len() < end + 4 + len {
+                            let n = stream.read(&mut chunk).await.unwrap_or(0);
+                            if n == 0 {
+                                break;
+                            }
+                            buf.extend_from_slice(&chunk[..n]);
+                        }
+                        // Header values keep their case in the raw bytes; the signature is case-sensitive.
+                        let raw = String::from_utf8_lossy(&buf[..end]).to_string();
+                        let raw_header = |name: &str| {
+                            raw.lines()
+                                .find_map(|l| {
+                                    let (k, v) = l.split_once(": ")?;
+                                    k.eq_ignore_ascii_case(name).then(|| v.to_owned())
+                                })
+                                .unwrap_or_default()
+                        };
+                        record.lock().unwrap().push((
+                            raw_header("webhook-id"),
+                            raw_header("webhook-timestamp"),
+                            raw_header("webhook-signature"),
+                            buf[end + 4..].to_vec(),
+                        ));
+                        break;
+                    }
+                }
+                let reply = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-length: 2\r\nconnection: close\r\n\r\nno"
+                );
+                let _ = stream.write_all(reply.as_bytes()).await;
+            }
+        });
+        (url, seen)
+    }
+
+    fn fast() -> RetryPolicy {
+        RetryPolicy {
+            attempts: 4,
+            first_backoff: Duration::from_millis(10),
+            max_backoff: Duration::from_millis(40),
+            timeout: Duration::from_secs(2),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_5xx_is_retried_with_the_same_webhook_id_until_it_succeeds() {
+        let (url, seen) = fake_host(vec![503, 502, 200]).await;
+        let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+        let out = sender
+            .event(
+                "rank.dropped",
+                "ins_1",
+                "drop-7",
+                &serde_json::json!({ "why": "x" }),
+            )
+            .unwrap();
+        assert_eq!(out.send().await, Ok(200));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 3);
+        let secret = Secret::parse(SECRET).unwrap();
+        for (id, ts, sig, body) in seen.iter() {
+            assert_eq!(id, "drop-7");
+            assert!(
+                verify_webhook(&secret, id, ts, sig, body, SystemTime::now()).is_ok(),
+                "each attempt is signed"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_4xx_is_final() {
+        let (url, seen) = fake_host(vec![422, 200]).await;
+        let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+        let out = sender
+            .event(
+                "rank.dropped",
+                "ins_1",
+                "drop-8",
+                &serde_json::json!({ "why": "x" }),
+            )
+            .unwrap();
+        assert!(matches!(
+            out.send().await,
+            Err(SendError::Rejected { status: 422, .. })
+        ));
+        assert_eq!(seen.lock().unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_host_exhausts_the_attempts() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/events", listener.local_addr().unwrap());
+        drop(listener);
+        let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+        let out = sender
+            .event(
+                "rank.dropped",
+                "ins_1",
+                "drop-9",
+                &serde_json::json!({ "why": "x" }),
+            )
+            .unwrap();
+        assert!(matches!(
+            out.send().await,
+            Err(SendError::Exhausted { attempts: 4, .. })
+        ));
     }
 
     #[test]

@@ -576,3 +576,61 @@ async fn the_handler_mounts_in_axum() {
     assert_eq!(r.status, 200, "{}", r.json);
     server.abort();
 }
+
+/// A writer that keeps everything the subscriber prints.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn calls_are_traced_without_tokens_or_secrets() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let (host, handler, _) = setup();
+    let body = host.call_body(json!({ "keyword": "notes" }));
+    let request = host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body));
+    let token = request.headers()["authorization"]
+        .to_str()
+        .unwrap()
+        .trim_start_matches("Bearer ")
+        .to_owned();
+    assert_eq!(host.send(&handler, request).await.status, 200);
+    let mut bad = host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body));
+    bad.headers_mut()
+        .insert("authorization", format!("Bearer {token}x").parse().unwrap());
+    assert_eq!(host.send(&handler, bad).await.status, 401);
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        logs.contains("route=\"tools/keyword-ranks\"")
+            || logs.contains("route=tools/keyword-ranks"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("install=ins_test_1") || logs.contains("install=\"ins_test_1\""),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("outcome") && logs.contains("duration_ms"),
+        "{logs}"
+    );
+    assert!(!logs.contains(&token[..40]), "a token reached the logs");
+    assert!(
+        !logs.contains("kt_live_123"),
+        "a credential reached the logs"
+    );
+}
