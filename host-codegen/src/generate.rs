@@ -27,6 +27,10 @@ pub struct Notes {
 /// The generated items, as Rust source text, for a manifest whose typed model could be read.
 pub fn generate(m: &Manifest, notes: &mut Notes) -> String {
     check_names(m, notes);
+    // An invalid manifest may repeat an id (reported by the engine); generating both would add
+    // compiler errors that say nothing new, so later repeats are left out.
+    let unique = without_repeats(m);
+    let m = &unique;
     let json = serde_json::to_string(m).unwrap_or_default();
     let phase = crate::Phase::start();
     let types = Types::build(schema_jobs(m));
@@ -36,14 +40,19 @@ pub fn generate(m: &Manifest, notes: &mut Notes) -> String {
     out.extend(credentials(m, notes));
     out.extend(documents(m, &types, notes));
     out.extend(call_aliases(m));
-    out.extend(tools(m, &types, notes));
-    out.extend(actions(m, &types, notes));
-    out.extend(mentions(m));
-    out.extend(context_providers(m));
-    out.extend(procedures(m, &types, notes));
-    out.extend(connector(m));
-    out.extend(work(m));
-    out.extend(events(m));
+    for section in [
+        tools(m, &types, notes),
+        actions(m, &types, notes),
+        mentions(m),
+        context_providers(m),
+        procedures(m, &types, notes),
+        connector(m),
+        work(m),
+        events(m),
+    ] {
+        out.extend(arc_impls(&section));
+        out.extend(section);
+    }
     out.extend(webhooks(m, &types, notes));
     out.extend(dispatcher(m, &json));
     phase.done("items");
@@ -93,6 +102,88 @@ fn schema_jobs(m: &Manifest) -> Vec<Job<'_>> {
         });
     }
     jobs
+}
+
+/// The manifest without the later of two items that would get the same Rust name.
+fn without_repeats(m: &Manifest) -> Manifest {
+    fn keep_first<T>(items: &mut Vec<T>, name: impl Fn(&T) -> String) {
+        let mut seen = std::collections::HashSet::new();
+        items.retain(|item| seen.insert(name(item)));
+    }
+    let mut m = m.clone();
+    let ai = &mut m.contributes.ai;
+    keep_first(&mut ai.tools, |t| snake(&t.id));
+    keep_first(&mut ai.actions, |a| snake(&a.id));
+    keep_first(&mut ai.mentions, |x| snake(&x.id));
+    keep_first(&mut ai.context, |x| snake(&x.id));
+    keep_first(&mut m.contributes.webhooks, |w| snake(&w.event));
+    if let Some(c) = &mut m.contributes.connector {
+        keep_first(&mut c.metrics, |x| camel(&x.key));
+        if let Some(auth) = &mut c.auth {
+            keep_first(&mut auth.fields, |f| snake(&f.name));
+        }
+    }
+    if let Some(server) = &mut m.server {
+        let mut seen = std::collections::HashSet::new();
+        server.procedures.retain(|name, _| seen.insert(snake(name)));
+        keep_first(&mut server.events, |e| snake(e));
+    }
+    m
+}
+
+/// For each handler trait in `section`, an implementation for `Arc<T>` that forwards to `T`, so a
+/// vendor can hand `handler` an `Arc` of state shared with the rest of the server.
+fn arc_impls(section: &TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut item: Vec<proc_macro2::TokenTree> = Vec::new();
+    for tree in section.clone() {
+        let ends = matches!(&tree, proc_macro2::TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace)
+            || matches!(&tree, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';');
+        item.push(tree);
+        if !ends {
+            continue;
+        }
+        let tokens: TokenStream = item.drain(..).collect();
+        let is_trait = tokens
+            .clone()
+            .into_iter()
+            .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "trait"));
+        if !is_trait {
+            continue;
+        }
+        let Ok(tr) = syn::parse2::<syn::ItemTrait>(tokens) else {
+            continue;
+        };
+        let name = &tr.ident;
+        let methods = tr.items.iter().filter_map(|item| match item {
+            syn::TraitItem::Fn(f) => {
+                let mut sig = f.sig.clone();
+                let method = &sig.ident;
+                let args: Vec<TokenStream> = sig
+                    .inputs
+                    .iter_mut()
+                    .filter_map(|arg| match arg {
+                        syn::FnArg::Typed(pat) => {
+                            // `_call` in a default method becomes a used argument here.
+                            let ident = quote::format_ident!("call");
+                            *pat.pat = syn::parse_quote!(#ident);
+                            Some(quote!(#ident))
+                        }
+                        syn::FnArg::Receiver(_) => None,
+                    })
+                    .collect();
+                Some(quote! { #sig { <T as #name>::#method(&**self, #(#args),*) } })
+            }
+            _ => None,
+        });
+        out.extend(quote! {
+            // Forwards to the shared `T`, so `handler` can take an `Arc` of state the server shares.
+            impl<T: #name + ?::core::marker::Sized> #name for ::std::sync::Arc<T> {
+                #(#methods)*
+            }
+        });
+    }
+    out
 }
 
 /// Traits a manifest needs, in a fixed order.
@@ -211,7 +302,8 @@ fn check_names(m: &Manifest, notes: &mut Notes) {
         }
     }
     for (space, names) in namespaces {
-        for (a, b, rust) in collisions(names) {
+        // Identical names are the engine's `duplicate-id` errors already.
+        for (a, b, rust) in collisions(names).into_iter().filter(|(a, b, _)| a != b) {
             notes.errors.push(format!(
                 "the {space} `{a}` and `{b}` would both be named `{rust}` in Rust; rename one in the manifest"
             ));

@@ -11,21 +11,21 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
+use crate::codegen::BoxFuture;
 use crate::events::{self, HostEvent};
 
 /// How long a processed key is remembered: at least 15 minutes (the host's retries span 12.5).
 pub const WINDOW: Duration = Duration::from_secs(20 * 60);
 
-/// Where processed keys live. The default is in memory; vendors running several instances need a
-/// shared store.
+/// Where processed keys live. The default is in memory; vendors running several instances share a
+/// [`RedisStore`] (feature `redis`).
 pub trait DedupeStore: Send + Sync + 'static {
-    /// Claims `key` for processing. `Claim::Done` means it was already processed; `Claim::Wait` that
-    /// another delivery holds it (wait on the notifier, then claim again).
-    fn claim(&self, key: &str) -> Claim;
+    /// Claims `key` for processing.
+    fn claim<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Claim, String>>;
     /// Records `key` as processed (the handler succeeded).
-    fn complete(&self, key: &str);
+    fn complete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()>;
     /// Releases `key` without recording it (the handler failed, so a retry must run it).
-    fn release(&self, key: &str);
+    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()>;
 }
 
 /// The answer to [`DedupeStore::claim`].
@@ -35,8 +35,11 @@ pub enum Claim {
     Run,
     /// Already processed: answer 204 without calling the handler.
     Done,
-    /// Being processed by a concurrent delivery: wait, then claim again.
+    /// Being processed by a concurrent delivery in this process: wait for the notification, then
+    /// claim again.
     Wait(Arc<Notify>),
+    /// Being processed elsewhere (another instance): claim again shortly.
+    Busy,
 }
 
 enum Slot {
@@ -55,10 +58,8 @@ impl MemoryStore {
     pub fn new() -> Self {
         MemoryStore::default()
     }
-}
 
-impl DedupeStore for MemoryStore {
-    fn claim(&self, key: &str) -> Claim {
+    fn claim_now(&self, key: &str) -> Claim {
         let Ok(mut slots) = self.slots.lock() else {
             return Claim::Run;
         };
@@ -77,21 +78,125 @@ impl DedupeStore for MemoryStore {
         }
     }
 
-    fn complete(&self, key: &str) {
-        if let Ok(mut slots) = self.slots.lock()
-            && let Some(Slot::InFlight(n)) =
-                slots.insert(key.to_owned(), Slot::Done(Instant::now()))
-        {
+    fn settle(&self, key: &str, done: bool) {
+        let Ok(mut slots) = self.slots.lock() else {
+            return;
+        };
+        let previous = if done {
+            slots.insert(key.to_owned(), Slot::Done(Instant::now()))
+        } else {
+            slots.remove(key)
+        };
+        if let Some(Slot::InFlight(n)) = previous {
             n.notify_waiters();
         }
     }
+}
 
-    fn release(&self, key: &str) {
-        if let Ok(mut slots) = self.slots.lock()
-            && let Some(Slot::InFlight(n)) = slots.remove(key)
-        {
-            n.notify_waiters();
-        }
+impl DedupeStore for MemoryStore {
+    fn claim<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
+        Box::pin(std::future::ready(Ok(self.claim_now(key))))
+    }
+
+    fn complete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, true);
+        Box::pin(std::future::ready(()))
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, false);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+/// A store in Redis, shared by every instance of a vendor server: `SET key inflight NX` claims, a
+/// `done` value with the window as expiry records, `DEL` releases. An in-flight claim expires after a
+/// minute, so a crashed instance cannot hold a key for ever.
+#[cfg(feature = "redis")]
+#[derive(Clone)]
+pub struct RedisStore {
+    connection: redis::aio::ConnectionManager,
+    prefix: String,
+}
+
+#[cfg(feature = "redis")]
+impl RedisStore {
+    /// Connects to `url` (`redis://host:port/db`); keys are prefixed with `host-events:`.
+    pub async fn connect(url: &str) -> Result<Self, redis::RedisError> {
+        let client = redis::Client::open(url)?;
+        let connection = redis::aio::ConnectionManager::new(client).await?;
+        Ok(RedisStore {
+            connection,
+            prefix: "host-events:".to_owned(),
+        })
+    }
+
+    /// Uses another key prefix (to share one Redis between extensions).
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    const IN_FLIGHT_MS: u64 = 60_000;
+}
+
+#[cfg(feature = "redis")]
+impl DedupeStore for RedisStore {
+    fn claim<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let key = format!("{}{key}", self.prefix);
+            let set: Option<String> = redis::cmd("SET")
+                .arg(&key)
+                .arg("inflight")
+                .arg("NX")
+                .arg("PX")
+                .arg(Self::IN_FLIGHT_MS)
+                .query_async(&mut c)
+                .await
+                .map_err(|e| e.to_string())?;
+            if set.is_some() {
+                return Ok(Claim::Run);
+            }
+            let value: Option<String> = redis::cmd("GET")
+                .arg(&key)
+                .query_async(&mut c)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(match value.as_deref() {
+                Some("done") => Claim::Done,
+                _ => Claim::Busy,
+            })
+        })
+    }
+
+    fn complete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let key = format!("{}{key}", self.prefix);
+            let window = WINDOW.as_millis() as u64;
+            let done: Result<(), _> = redis::cmd("SET")
+                .arg(&key)
+                .arg("done")
+                .arg("PX")
+                .arg(window)
+                .query_async(&mut c)
+                .await;
+            if let Err(e) = done {
+                tracing::warn!(error = %e, "could not record a processed event in Redis");
+            }
+        })
+    }
+
+    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let key = format!("{}{key}", self.prefix);
+            let released: Result<(), _> = redis::cmd("DEL").arg(&key).query_async(&mut c).await;
+            if let Err(e) = released {
+                tracing::warn!(error = %e, "could not release an event key in Redis");
+            }
+        })
     }
 }
 
@@ -126,18 +231,18 @@ pub fn key_of(event: &str, install_id: &str, payload: &serde_json::Value) -> Opt
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_key_is_recorded_only_after_success() {
+    #[tokio::test]
+    async fn a_key_is_recorded_only_after_success() {
         let store = MemoryStore::new();
-        assert!(matches!(store.claim("k"), Claim::Run));
-        assert!(matches!(store.claim("k"), Claim::Wait(_)));
-        store.release("k");
+        assert!(matches!(store.claim("k").await, Ok(Claim::Run)));
+        assert!(matches!(store.claim("k").await, Ok(Claim::Wait(_))));
+        store.release("k").await;
         assert!(
-            matches!(store.claim("k"), Claim::Run),
+            matches!(store.claim("k").await, Ok(Claim::Run)),
             "a failed attempt is retried"
         );
-        store.complete("k");
-        assert!(matches!(store.claim("k"), Claim::Done));
+        store.complete("k").await;
+        assert!(matches!(store.claim("k").await, Ok(Claim::Done)));
     }
 
     #[test]

@@ -590,31 +590,48 @@ async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, Hos
     let key = dedupe::key_of(&name, &raw.claims.sub, &payload);
     let store = &inner.config.dedupe;
     if let Some(key) = &key {
+        // A concurrent duplicate waits for the delivery in flight (a minute at most), then looks again.
+        let give_up = Instant::now() + std::time::Duration::from_secs(60);
         loop {
-            match store.claim(key) {
+            let claim = store.claim(key).await.map_err(|e| {
+                tracing::warn!(error = %e, "the deduplication store is unavailable");
+                HostError::new(
+                    "DEDUPE_UNAVAILABLE",
+                    "events cannot be deduplicated right now; retry later",
+                )
+                .with_status(503)
+            })?;
+            let waited = match claim {
                 Claim::Run => break,
                 Claim::Done => return Ok(Reply::NoContent),
+                // Woken when the delivery in flight settles; the short timeout covers a wake-up that
+                // came before this wait began.
                 Claim::Wait(notify) => {
-                    // A concurrent duplicate is in flight: wait for it, then look again.
-                    if tokio::time::timeout(std::time::Duration::from_secs(60), notify.notified())
-                        .await
-                        .is_err()
-                    {
-                        return Err(HostError::new(
-                            "EVENT_IN_FLIGHT",
-                            "this event is being processed",
-                        )
-                        .with_status(409));
-                    }
+                    let _ = tokio::time::timeout(
+                        std::time::Duration::from_millis(100),
+                        notify.notified(),
+                    )
+                    .await;
+                    Instant::now() < give_up
                 }
+                Claim::Busy => {
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    Instant::now() < give_up
+                }
+            };
+            if !waited {
+                return Err(
+                    HostError::new("EVENT_IN_FLIGHT", "this event is being processed")
+                        .with_status(409),
+                );
             }
         }
     }
     let result = run(inner, Route::Event(&name), raw).await;
     if let Some(key) = &key {
         match &result {
-            Ok(_) => store.complete(key),
-            Err(_) => store.release(key),
+            Ok(_) => store.complete(key).await,
+            Err(_) => store.release(key).await,
         }
     }
     result.map(|_| Reply::NoContent)

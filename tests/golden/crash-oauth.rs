@@ -171,6 +171,19 @@ pub type SyncCall = ::host_runtime::Call<
     Credentials,
     Documents,
 >;
+impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
+    fn top_crash_groups(
+        &self,
+        call: ToolCall<tools::top_crash_groups::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::List,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::top_crash_groups(&**self, call)
+    }
+}
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
 pub mod tools {
     /// Crash groups with the most affected users for one release.
@@ -341,6 +354,19 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
+    fn sync(
+        &self,
+        call: SyncCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Connector>::sync(&**self, call)
+    }
+}
 /// The connector's metrics sync (`contributes.connector`).
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
@@ -355,6 +381,16 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
+}
+impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
+    fn release_shipped(
+        &self,
+        call: EventCall<::host_runtime::events::ReleaseShipped>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::release_shipped(&**self, call)
+    }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {

@@ -535,6 +535,30 @@ pub type SyncCall = ::host_runtime::Call<
     Credentials,
     Documents,
 >;
+impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
+    fn keyword_ranks(
+        &self,
+        call: ToolCall<tools::keyword_ranks::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Series,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::keyword_ranks(&**self, call)
+    }
+    fn compare_keywords(
+        &self,
+        call: ToolCall<tools::compare_keywords::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Comparison,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::compare_keywords(&**self, call)
+    }
+}
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
 pub mod tools {
     /// Daily rank history of one tracked keyword.
@@ -860,6 +884,19 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
+    fn save_insight(
+        &self,
+        call: Approved<actions::save_insight::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::serde_json::Value,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Actions>::save_insight(&**self, call)
+    }
+}
 /// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
 pub mod actions {
     /// Saves an insight about a rank change.
@@ -1013,6 +1050,19 @@ pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
+    fn keyword(
+        &self,
+        call: ::host_runtime::MentionCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::MentionItems,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Mentions>::keyword(&**self, call)
+    }
+}
 /// The mention pickers this extension declares (`contributes.ai.mentions`).
 pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The `keyword` mention picker (Keyword).
@@ -1028,6 +1078,20 @@ pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: ContextProviders + ?::core::marker::Sized> ContextProviders
+for ::std::sync::Arc<T> {
+    fn tracked_keywords(
+        &self,
+        call: ::host_runtime::ContextCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::ContextBlock,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as ContextProviders>::tracked_keywords(&**self, call)
+    }
+}
 /// The context providers this extension declares (`contributes.ai.context`).
 pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Tracked keywords and their current ranks.
@@ -1042,6 +1106,19 @@ pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'stati
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
+}
+impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
+    fn list_watchlists(
+        &self,
+        call: ToolCall<procedures::list_watchlists::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::list_watchlists::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::list_watchlists(&**self, call)
+    }
 }
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
 pub mod procedures {
@@ -1138,6 +1215,19 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
+    fn sync(
+        &self,
+        call: SyncCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Connector>::sync(&**self, call)
+    }
+}
 /// The connector's metrics sync (`contributes.connector`).
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
@@ -1152,6 +1242,32 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
+}
+impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
+    fn release_shipped(
+        &self,
+        call: EventCall<::host_runtime::events::ReleaseShipped>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::release_shipped(&**self, call)
+    }
+    fn keyword_set_changed(
+        &self,
+        call: EventCall<::host_runtime::events::KeywordSetChanged>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::keyword_set_changed(&**self, call)
+    }
+    fn install_created(
+        &self,
+        call: EventCall<::host_runtime::events::InstallCreated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_created(&**self, call)
+    }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {

@@ -816,6 +816,63 @@ pub type SyncCall = ::host_runtime::Call<
     Credentials,
     Documents,
 >;
+impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
+    fn keyword_ranks(
+        &self,
+        call: ToolCall<tools::keyword_ranks::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Series,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::keyword_ranks(&**self, call)
+    }
+    fn compare_keywords(
+        &self,
+        call: ToolCall<tools::compare_keywords::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Comparison,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::compare_keywords(&**self, call)
+    }
+    fn top_movers(
+        &self,
+        call: ToolCall<tools::top_movers::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Table,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::top_movers(&**self, call)
+    }
+    fn keyword_ideas(
+        &self,
+        call: ToolCall<tools::keyword_ideas::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::List,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::keyword_ideas(&**self, call)
+    }
+    fn visibility_score(
+        &self,
+        call: ToolCall<tools::visibility_score::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Value,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::visibility_score(&**self, call)
+    }
+}
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
 pub mod tools {
     /// Daily rank history of one tracked keyword in one country.
@@ -1787,6 +1844,19 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
+    fn save_rank_insight(
+        &self,
+        call: Approved<actions::save_rank_insight::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::serde_json::Value,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Actions>::save_rank_insight(&**self, call)
+    }
+}
 /// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
 pub mod actions {
     /// Saves a short insight about a keyword's rank change to the project insight feed.
@@ -2020,6 +2090,19 @@ pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
+    fn keyword(
+        &self,
+        call: ::host_runtime::MentionCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::MentionItems,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Mentions>::keyword(&**self, call)
+    }
+}
 /// The mention pickers this extension declares (`contributes.ai.mentions`).
 pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The `keyword` mention picker (Keyword).
@@ -2035,6 +2118,20 @@ pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: ContextProviders + ?::core::marker::Sized> ContextProviders
+for ::std::sync::Arc<T> {
+    fn tracked_keywords(
+        &self,
+        call: ::host_runtime::ContextCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::ContextBlock,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as ContextProviders>::tracked_keywords(&**self, call)
+    }
+}
 /// The context providers this extension declares (`contributes.ai.context`).
 pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The tracked keywords and their current ranks in the selected country.
@@ -2049,6 +2146,30 @@ pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'stati
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
+}
+impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
+    fn add_keyword(
+        &self,
+        call: ToolCall<procedures::add_keyword::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::add_keyword::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::add_keyword(&**self, call)
+    }
+    fn list_watchlists(
+        &self,
+        call: ToolCall<procedures::list_watchlists::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::list_watchlists::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::list_watchlists(&**self, call)
+    }
 }
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
 pub mod procedures {
@@ -2397,6 +2518,19 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
+    fn sync(
+        &self,
+        call: SyncCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Connector>::sync(&**self, call)
+    }
+}
 /// The connector's metrics sync (`contributes.connector`).
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
@@ -2411,6 +2545,64 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
+}
+impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
+    fn release_shipped(
+        &self,
+        call: EventCall<::host_runtime::events::ReleaseShipped>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::release_shipped(&**self, call)
+    }
+    fn install_created(
+        &self,
+        call: EventCall<::host_runtime::events::InstallCreated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_created(&**self, call)
+    }
+    fn install_paused(
+        &self,
+        call: EventCall<::host_runtime::events::InstallPaused>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_paused(&**self, call)
+    }
+    fn install_resumed(
+        &self,
+        call: EventCall<::host_runtime::events::InstallResumed>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_resumed(&**self, call)
+    }
+    fn install_revoked(
+        &self,
+        call: EventCall<::host_runtime::events::InstallRevoked>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_revoked(&**self, call)
+    }
+    fn install_token_rotated(
+        &self,
+        call: EventCall<::host_runtime::events::InstallTokenRotated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_token_rotated(&**self, call)
+    }
+    fn settings_changed(
+        &self,
+        call: EventCall<::host_runtime::events::SettingsChanged>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::settings_changed(&**self, call)
+    }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {

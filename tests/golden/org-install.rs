@@ -403,6 +403,24 @@ pub struct Documents {
 }
 /// A host event delivery, with its typed payload as `input`.
 pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
+impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
+    fn install_created(
+        &self,
+        call: EventCall<::host_runtime::events::InstallCreated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_created(&**self, call)
+    }
+    fn scopes_changed(
+        &self,
+        call: EventCall<::host_runtime::events::ScopesChanged>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::scopes_changed(&**self, call)
+    }
+}
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `install.created`.

@@ -236,6 +236,41 @@ pub struct Documents {
 }
 /// A call to a tool or procedure, with its typed `input`.
 pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
+    fn get_result(
+        &self,
+        call: ToolCall<procedures::get_result::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::get_result::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::get_result(&**self, call)
+    }
+    fn list_experiments(
+        &self,
+        call: ToolCall<procedures::list_experiments::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::list_experiments::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::list_experiments(&**self, call)
+    }
+    fn start_experiment(
+        &self,
+        call: ToolCall<procedures::start_experiment::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::start_experiment::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::start_experiment(&**self, call)
+    }
+}
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
 pub mod procedures {
     /// Types of the procedure `get-result`, called as `POST /host/procedures/get-result`.

@@ -97,6 +97,41 @@ pub type Credentials = ::host_runtime::NoCredentials;
 pub type Documents = ::host_runtime::NoDocuments;
 /// A work destination call, with its typed body as `input`.
 pub type WorkCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+impl<T: Work + ?::core::marker::Sized> Work for ::std::sync::Arc<T> {
+    fn containers(
+        &self,
+        call: WorkCall<::host_runtime::work::ContainerQuery>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::Containers,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Work>::containers(&**self, call)
+    }
+    fn create_item(
+        &self,
+        call: WorkCall<::host_runtime::work::NewItem>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::CreatedItem,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Work>::create_item(&**self, call)
+    }
+    fn create_comment(
+        &self,
+        call: WorkCall<(::std::string::String, ::host_runtime::work::NewComment)>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::CreatedComment,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Work>::create_comment(&**self, call)
+    }
+}
 /// The work destination (`contributes.work`).
 pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Lists the selectable Project (`work.container`).
