@@ -56,6 +56,8 @@ pub enum Route<'a> {
 pub enum Reply {
     /// 200 with a JSON body.
     Json(Json),
+    /// 200 with a JSON body already encoded (tool answers, encoded once to be measured).
+    Encoded(bytes::Bytes),
     /// 204 (event deliveries).
     NoContent,
 }

@@ -64,12 +64,16 @@ impl TokenCache {
         if entries.len() >= self.capacity && !entries.contains_key(token) {
             entries.retain(|_, e| e.valid_until >= now);
             if entries.len() >= self.capacity {
-                let soonest = entries
+                // Make room for a tenth of the capacity at once, soonest-expiring first, so that a
+                // full cache costs an amortised constant per insert and not a scan per call.
+                let room = (self.capacity / 10).max(1).min(entries.len());
+                let mut by_expiry: Vec<(i64, Box<str>)> = entries
                     .iter()
-                    .min_by_key(|(_, e)| e.valid_until)
-                    .map(|(t, _)| t.clone());
-                if let Some(soonest) = soonest {
-                    entries.remove(&soonest);
+                    .map(|(t, e)| (e.valid_until, t.clone()))
+                    .collect();
+                by_expiry.select_nth_unstable_by_key(room - 1, |(until, _)| *until);
+                for (_, t) in by_expiry.into_iter().take(room) {
+                    entries.remove(&t);
                 }
             }
         }
