@@ -29,6 +29,9 @@ pub struct Behaviour {
     pub fail_events: std::sync::atomic::AtomicUsize,
     /// `release.shipped` deliveries handled successfully.
     pub releases_handled: std::sync::atomic::AtomicUsize,
+    /// `top-movers` and `tracked-keywords` answer what the interface forbids (a row key that is no
+    /// column, a context block over 2 KB).
+    pub bad_answers: std::sync::atomic::AtomicBool,
 }
 
 impl Tools for Server {
@@ -78,9 +81,17 @@ impl Tools for Server {
         &self,
         _call: ToolCall<tools::top_movers::Input>,
     ) -> Result<Table, HostError> {
-        Ok(Table::new()
+        let table = Table::new()
             .column("keyword", "Keyword")
-            .row([("keyword", Cell::from("notes"))]))
+            .row([("keyword", Cell::from("notes"))]);
+        if self
+            .behaviour
+            .bad_answers
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return Ok(table.row([("rank", 3.0)]));
+        }
+        Ok(table)
     }
 
     async fn keyword_ideas(
@@ -123,6 +134,13 @@ impl Mentions for Server {
 
 impl ContextProviders for Server {
     async fn tracked_keywords(&self, _call: ContextCall) -> Result<ContextBlock, HostError> {
+        if self
+            .behaviour
+            .bad_answers
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return Ok(ContextBlock::new("keyword ".repeat(400)));
+        }
         Ok(ContextBlock::new(format!(
             "{} keywords tracked",
             self.keywords.len()
@@ -224,4 +242,62 @@ impl Events for Server {
 /// The handler for [`Server`]: compiles only because every trait the manifest needs is implemented.
 pub fn build() -> host_runtime::Handler {
     handler(Server::default())
+}
+
+/// A second extension in the same crate: a work destination (tracker) with two-way comments.
+pub mod work_tracker {
+    use host_runtime::HostError;
+    use host_runtime::work::{
+        Container, ContainerQuery, Containers, CreatedComment, CreatedItem, NewComment, NewItem,
+    };
+
+    host_runtime::host_extension!(
+        "../host-manifest/tests/fixtures/valid/work-tracker/host.extension.json"
+    );
+
+    /// A tracker with two projects.
+    #[derive(Debug, Default)]
+    pub struct Tracker;
+
+    impl Work for Tracker {
+        async fn containers(
+            &self,
+            call: WorkCall<ContainerQuery>,
+        ) -> Result<Containers, HostError> {
+            let q = call.input.q.unwrap_or_default().to_lowercase();
+            let items = [("prj-mobile", "Mobile app"), ("prj-web", "Web")]
+                .into_iter()
+                .filter(|(_, label)| label.to_lowercase().contains(&q))
+                .map(|(id, label)| Container {
+                    id: id.into(),
+                    label: label.into(),
+                })
+                .collect();
+            Ok(Containers { items })
+        }
+
+        async fn create_item(&self, call: WorkCall<NewItem>) -> Result<CreatedItem, HostError> {
+            if call.input.container != "prj-mobile" && call.input.container != "prj-web" {
+                return Err(
+                    HostError::new("NO_SUCH_PROJECT", "that project does not exist")
+                        .with_status(404),
+                );
+            }
+            Ok(CreatedItem {
+                id: "ISS-101".into(),
+                url: "https://tracker.example/ISS-101".into(),
+                status: "Backlog".into(),
+            })
+        }
+
+        async fn create_comment(
+            &self,
+            call: WorkCall<(String, NewComment)>,
+        ) -> Result<CreatedComment, HostError> {
+            let (item, comment) = call.input;
+            Ok(CreatedComment {
+                id: format!("{item}-c{}", comment.body.len()),
+            })
+        }
+    }
 }

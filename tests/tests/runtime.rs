@@ -533,3 +533,33 @@ async fn the_handler_mounts_in_axum() {
     assert_eq!(r.status, 200, "{}", r.json);
     server.abort();
 }
+
+#[tokio::test]
+async fn answers_the_interface_forbids_are_reported_with_their_codes() {
+    let (host, handler, server) = setup();
+    server.behaviour.bad_answers.store(true, Ordering::SeqCst);
+    let r = host.call_tool(&handler, "top-movers", json!({})).await;
+    assert_error(&r, 502, "TOOL_RESPONSE_INVALID");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`rank`"),
+        "{}",
+        r.json
+    );
+    let r = host.call_context(&handler, "tracked-keywords").await;
+    assert_error(&r, 502, "CONTEXT_TOO_LARGE");
+}
+
+#[tokio::test]
+async fn a_handler_error_keeps_its_code_and_status() {
+    let (host, handler, server) = setup();
+    server.behaviour.fail_events.store(1, Ordering::SeqCst);
+    let payload = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
+    let r = host
+        .deliver(&handler, "release.shipped", payload, "evt_x")
+        .await;
+    assert_eq!((r.status, r.error_code()), (503, Some("RANKS_DOWN")));
+    assert_eq!(r.json["error"]["message"], "the rank store is down");
+}

@@ -1,0 +1,149 @@
+//! The work destination's routes end to end (D6): the container list at the manifest's own path,
+//! items, and two-way comments, with the D3 codes that apply.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+use host_runtime::Handler;
+use host_runtime::testing::{TestHost, TestResponse};
+use host_sdk_tests::work_tracker::{Tracker, handler};
+use http::Method;
+use serde_json::json;
+
+fn setup() -> (TestHost, Handler) {
+    let host = TestHost::new("issue-bridge");
+    let handler = host.configure(handler(Tracker));
+    (host, handler)
+}
+
+fn assert_error(r: &TestResponse, status: u16, code: &str) {
+    assert_eq!(
+        (r.status, r.error_code()),
+        (status, Some(code)),
+        "{}",
+        r.json
+    );
+}
+
+fn item() -> serde_json::Value {
+    json!({ "kind": "issue", "container": "prj-mobile", "title": "Crash on launch", "priority": "high", "labels": ["ios"] })
+}
+
+#[tokio::test]
+async fn containers_are_listed_at_the_manifests_path_with_q() {
+    let (host, handler) = setup();
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::GET, "/work/projects?q=mob", None),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(
+        r.json,
+        json!({ "items": [ { "id": "prj-mobile", "label": "Mobile app" } ] })
+    );
+    let r = host
+        .send(&handler, host.request(Method::GET, "/work/projects", None))
+        .await;
+    assert_eq!(r.json["items"].as_array().unwrap().len(), 2);
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/work/projects", Some(&json!({}))),
+        )
+        .await;
+    assert_error(&r, 405, "METHOD_NOT_ALLOWED");
+}
+
+#[tokio::test]
+async fn an_item_is_created() {
+    let (host, handler) = setup();
+    let body = host.call_body(item());
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/work/items", Some(&body)),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["id"], "ISS-101");
+    assert_eq!(r.json["status"], "Backlog");
+}
+
+#[tokio::test]
+async fn item_calls_refuse_bad_methods_bodies_and_inputs() {
+    let (host, handler) = setup();
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::GET, "/host/work/items", None),
+        )
+        .await;
+    assert_error(&r, 405, "METHOD_NOT_ALLOWED");
+    let mut request = host.request(Method::POST, "/host/work/items", None);
+    *request.body_mut() = bytes::Bytes::from_static(b"{not json");
+    assert_error(&host.send(&handler, request).await, 400, "BAD_REQUEST");
+    let mut bad = item();
+    bad["kind"] = json!("epic");
+    let body = host.call_body(bad);
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/work/items", Some(&body)),
+        )
+        .await;
+    assert_error(&r, 422, "INPUT_INVALID");
+}
+
+#[tokio::test]
+async fn a_vendor_error_keeps_its_code() {
+    let (host, handler) = setup();
+    let mut other = item();
+    other["container"] = json!("prj-gone");
+    let body = host.call_body(other);
+    let r = host
+        .send(
+            &handler,
+            host.request(Method::POST, "/host/work/items", Some(&body)),
+        )
+        .await;
+    assert_error(&r, 404, "NO_SUCH_PROJECT");
+}
+
+#[tokio::test]
+async fn comments_sync_and_need_work_sync() {
+    let (mut host, handler) = setup();
+    let body = host.call_body(json!({ "body": "Fixed in 4.12.1" }));
+    let r = host
+        .send(
+            &handler,
+            host.request(
+                Method::POST,
+                "/host/work/items/ISS-101/comments",
+                Some(&body),
+            ),
+        )
+        .await;
+    assert_eq!((r.status, &r.json), (200, &json!({ "id": "ISS-101-c15" })));
+    host.scopes.retain(|s| s != "work:sync");
+    let handler = host.configure(host_sdk_tests::work_tracker::handler(Tracker));
+    let r = host
+        .send(
+            &handler,
+            host.request(
+                Method::POST,
+                "/host/work/items/ISS-101/comments",
+                Some(&body),
+            ),
+        )
+        .await;
+    assert_error(&r, 403, "SCOPE_MISSING");
+}
+
+#[tokio::test]
+async fn work_calls_need_a_token() {
+    let (host, handler) = setup();
+    let mut request = host.request(Method::GET, "/work/projects", None);
+    request.headers_mut().remove(http::header::AUTHORIZATION);
+    assert_error(&host.send(&handler, request).await, 401, "UNAUTHORIZED");
+}
