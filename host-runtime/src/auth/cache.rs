@@ -24,6 +24,8 @@ struct Entry {
 pub(crate) struct TokenCache {
     capacity: usize,
     entries: Mutex<HashMap<Box<str>, Entry>>,
+    /// Hashes of tokens verified once (admission: a token is cached from its second sighting).
+    seen: Mutex<std::collections::HashSet<u64>>,
 }
 
 impl TokenCache {
@@ -31,7 +33,28 @@ impl TokenCache {
         TokenCache {
             capacity,
             entries: Mutex::default(),
+            seen: Mutex::default(),
         }
+    }
+
+    /// Whether `token` was verified before (and remembers that it now was). The set of hashes is
+    /// bounded: past four times the cache's capacity it starts over.
+    pub(crate) fn seen_before(&self, token: &str) -> bool {
+        use std::hash::{BuildHasher, RandomState};
+        static HASHER: std::sync::OnceLock<RandomState> = std::sync::OnceLock::new();
+        if self.capacity == 0 {
+            return false;
+        }
+        let hash = HASHER.get_or_init(RandomState::new).hash_one(token);
+        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+        if seen.contains(&hash) {
+            return true;
+        }
+        if seen.len() >= self.capacity.saturating_mul(4) {
+            seen.clear();
+        }
+        seen.insert(hash);
+        false
     }
 
     /// The claims of `token`, if it was verified and is still within its validity at `now`.

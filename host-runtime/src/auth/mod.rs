@@ -305,8 +305,12 @@ impl Inner {
             .exp
             .saturating_add(self.leeway)
             .min(keys.usable_until.saturating_sub(1));
-        self.tokens
-            .insert(token, claims.clone(), (valid_from, valid_until), key, now);
+        // A token is remembered from its second sighting on: the host reuses an install's token for
+        // many calls, while one seen once would only cost memory and an insert.
+        if self.tokens.seen_before(token) {
+            self.tokens
+                .insert(token, claims.clone(), (valid_from, valid_until), key, now);
+        }
     }
 
     fn expected(&self, now: i64) -> claims::Expected<'_> {

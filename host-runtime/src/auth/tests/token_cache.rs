@@ -16,6 +16,13 @@ async fn a_second_verification_of_the_same_token_is_a_cache_hit() {
     let verifier = remote(&server, &clock);
     let token = key.mint(&claims_at(T0));
     let first = verifier.verify(&token).await.unwrap();
+    assert_eq!(
+        verifier.cached_tokens(),
+        0,
+        "a token seen once is not cached"
+    );
+    assert_eq!(verifier.verify(&token).await.unwrap(), first);
+    assert_eq!(verifier.cached_tokens(), 1, "its second sighting is");
     server.set_keys(jwks(&[]));
     // The keys are stale now: a full verification would refresh (and find none). A hit does not.
     clock.advance(301);
@@ -38,8 +45,10 @@ async fn a_cached_token_is_dropped_when_its_key_leaves_the_set() {
     let server = KeyServer::start(jwks(&[a.jwk(), b.jwk()])).await;
     let verifier = remote(&server, &clock);
     let (token_a, token_b) = (a.mint(&claims_at(T0)), b.mint(&claims_at(T0)));
-    assert!(verifier.verify(&token_a).await.is_ok());
-    assert!(verifier.verify(&token_b).await.is_ok());
+    for _ in 0..2 {
+        assert!(verifier.verify(&token_a).await.is_ok());
+        assert!(verifier.verify(&token_b).await.is_ok());
+    }
     assert_eq!(verifier.cached_tokens(), 2);
     server.set_keys(jwks(&[b.jwk()]));
     clock.advance(31);
@@ -68,6 +77,7 @@ async fn a_cache_hit_still_checks_expiry() {
     let verifier = inline(jwks(&[key.jwk()]), &clock);
     let token = key.mint(&with(claims_at(T0), "exp", Some(json!(T0 + 10))));
     assert!(verifier.verify(&token).await.is_ok());
+    assert!(verifier.verify(&token).await.is_ok());
     clock.set(T0 + 70);
     assert!(verifier.verify(&token).await.is_ok());
     assert_eq!(verifier.cached_tokens(), 1);
@@ -84,13 +94,29 @@ async fn the_token_cache_is_bounded() {
         .with_keys(KeySource::Inline(jwks(&[key.jwk()])))
         .with_token_cache(2);
     let verifier = Verifier::with_clock(options.clone(), clock.clock());
-    for _ in 0..5 {
-        assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    for i in 0..5 {
+        let token = key.mint(&with(claims_at(T0), "jti", Some(json!(format!("t{i}")))));
+        assert!(verifier.verify(&token).await.is_ok());
+        assert!(verifier.verify(&token).await.is_ok());
     }
     assert_eq!(verifier.cached_tokens(), 2);
     let off = Verifier::with_clock(options.with_token_cache(0), clock.clock());
-    assert!(off.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    let token = key.mint(&claims_at(T0));
+    assert!(off.verify(&token).await.is_ok());
+    assert!(off.verify(&token).await.is_ok());
     assert_eq!(off.cached_tokens(), 0);
+}
+
+#[tokio::test]
+async fn unique_tokens_are_never_cached() {
+    let clock = TestClock::new();
+    let key = EdKey::new("ed-1");
+    let verifier = inline(jwks(&[key.jwk()]), &clock);
+    for i in 0..50 {
+        let token = key.mint(&with(claims_at(T0), "jti", Some(json!(format!("u{i}")))));
+        assert!(verifier.verify(&token).await.is_ok());
+    }
+    assert_eq!(verifier.cached_tokens(), 0);
 }
 
 #[test]
