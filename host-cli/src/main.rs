@@ -109,18 +109,27 @@ fn main() -> ExitCode {
     }
 }
 
-fn expand(path: &std::path::Path) -> ExitCode {
+/// Reads and validates the manifest at `path` (a file, or a folder holding `host.extension.json`); a
+/// file that cannot be read is reported on stderr and exits 2.
+fn load(path: &std::path::Path) -> Result<(PathBuf, host_manifest::Report), ExitCode> {
     let file = if path.is_dir() {
         path.join(host_manifest::MANIFEST_FILE)
     } else {
         path.to_owned()
     };
-    let report = match host_manifest::validate_file(&file) {
-        Ok(r) => r,
+    match host_manifest::validate_file(&file) {
+        Ok(report) => Ok((file, report)),
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(2);
+            Err(ExitCode::from(2))
         }
+    }
+}
+
+fn expand(path: &std::path::Path) -> ExitCode {
+    let (file, report) = match load(path) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     // The macro resolves the literal against the crate folder; here the folder is the manifest's own.
     let (dir, name) = match (file.parent(), file.file_name()) {
@@ -150,17 +159,9 @@ fn expand(path: &std::path::Path) -> ExitCode {
 }
 
 fn validate(path: &std::path::Path, format: Format, color: ColorChoice) -> ExitCode {
-    let file = if path.is_dir() {
-        path.join(host_manifest::MANIFEST_FILE)
-    } else {
-        path.to_owned()
-    };
-    let report = match host_manifest::validate_file(&file) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
+    let (file, report) = match load(path) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let shown = file.display().to_string();
     let stdout = std::io::stdout();
