@@ -17,7 +17,7 @@ use host_manifest::Manifest;
 use http_body_util::BodyExt;
 
 use crate::auth::{KeySource, Verifier, VerifyOptions};
-use crate::codegen::{BoxFuture, Dispatch, RawCall, Reply, Route};
+use crate::codegen::{BoxFuture, Dispatch};
 use crate::dedupe::{DedupeStore, MemoryStore};
 use crate::error::HostError;
 
@@ -209,15 +209,6 @@ impl Handler {
     /// the vendor's handler and the answer's checks, in D1-D9's order.
     pub async fn handle(&self, request: http::Request<Bytes>) -> http::Response<Bytes> {
         crate::service::handle(&self.inner, request).await
-    }
-
-    /// Routes one verified call to the vendor's handler. Only the runtime can make a [`RawCall`].
-    #[doc(hidden)]
-    pub async fn dispatch(&self, route: Route<'_>, call: RawCall) -> Result<Reply, HostError> {
-        if let Err(e) = &self.inner.manifest {
-            return Err(HostError::internal(e.clone()));
-        }
-        self.inner.dispatch.dispatch(route, call).await
     }
 
     /// Serves the handler on `addr` with hyper (HTTP/1.1 and HTTP/2) until the future is dropped.

@@ -64,6 +64,17 @@ impl TestResponse {
             .and_then(|e| e.get("code"))
             .and_then(Value::as_str)
     }
+
+    /// Panics unless the answer is the D3 error `code` with `status`, showing the body when not.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(
+            (self.status, self.error_code()),
+            (status, Some(code)),
+            "{}",
+            self.json
+        );
+    }
 }
 
 /// A stand-in for the host.

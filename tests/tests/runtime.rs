@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use bytes::Bytes;
-use host_runtime::testing::{TestHost, TestResponse};
+use host_runtime::testing::TestHost;
 use host_runtime::{Handler, HostEvent};
 use host_sdk_tests::{Server, handler};
 use http::Method;
@@ -25,15 +25,6 @@ fn setup() -> (TestHost, Handler, Arc<Server>) {
     // The generated traits are implemented for `Arc<T>`: the test keeps a handle to flip behaviour.
     let handler = host.configure(handler(server.clone()));
     (host, handler, server)
-}
-
-fn assert_error(r: &TestResponse, status: u16, code: &str) {
-    assert_eq!(
-        (r.status, r.error_code()),
-        (status, Some(code)),
-        "{}",
-        r.json
-    );
 }
 
 #[tokio::test]
@@ -67,13 +58,13 @@ async fn every_post_route_refuses_other_methods_with_405() {
         let r = host
             .send(&handler, host.request(Method::GET, path, None))
             .await;
-        assert_error(&r, 405, "METHOD_NOT_ALLOWED");
+        r.assert_error(405, "METHOD_NOT_ALLOWED");
     }
     for path in ["/host/mentions/keyword", "/host/context/tracked-keywords"] {
         let r = host
             .send(&handler, host.request(Method::POST, path, Some(&json!({}))))
             .await;
-        assert_error(&r, 405, "METHOD_NOT_ALLOWED");
+        r.assert_error(405, "METHOD_NOT_ALLOWED");
     }
     let r = handler
         .handle(
@@ -104,12 +95,12 @@ async fn unknown_routes_and_contributions_are_404() {
                 host.request(Method::POST, path, Some(&host.call_body(json!({})))),
             )
             .await;
-        assert_error(&r, 404, "NOT_FOUND");
+        r.assert_error(404, "NOT_FOUND");
     }
     let r = host.call_mention(&handler, "nope", "x").await;
-    assert_error(&r, 404, "NOT_FOUND");
+    r.assert_error(404, "NOT_FOUND");
     let r = host.call_context(&handler, "nope").await;
-    assert_error(&r, 404, "NOT_FOUND");
+    r.assert_error(404, "NOT_FOUND");
 }
 
 #[tokio::test]
@@ -119,7 +110,7 @@ async fn bodies_that_are_not_call_bodies_are_400() {
         let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", None);
         *request.body_mut() = Bytes::copy_from_slice(body);
         let r = host.send(&handler, request).await;
-        assert_error(&r, 400, "BAD_REQUEST");
+        r.assert_error(400, "BAD_REQUEST");
     }
     // Credentials missing a required field.
     let mut body = host.call_body(json!({ "keyword": "notes" }));
@@ -130,7 +121,7 @@ async fn bodies_that_are_not_call_bodies_are_400() {
             host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body)),
         )
         .await;
-    assert_error(&r, 400, "BAD_REQUEST");
+    r.assert_error(400, "BAD_REQUEST");
     assert!(
         r.json["error"]["message"]
             .as_str()
@@ -149,7 +140,7 @@ async fn input_failing_its_schema_is_422_naming_the_pointer() {
             json!({ "keyword": "notes", "country": "Germany" }),
         )
         .await;
-    assert_error(&r, 422, "INPUT_INVALID");
+    r.assert_error(422, "INPUT_INVALID");
     assert!(
         r.json["error"]["message"]
             .as_str()
@@ -159,7 +150,7 @@ async fn input_failing_its_schema_is_422_naming_the_pointer() {
         r.json
     );
     let r = host.call_tool(&handler, "keyword-ideas", json!({})).await;
-    assert_error(&r, 422, "INPUT_INVALID");
+    r.assert_error(422, "INPUT_INVALID");
     let r = host
         .call_action(
             &handler,
@@ -167,7 +158,7 @@ async fn input_failing_its_schema_is_422_naming_the_pointer() {
             json!({ "keyword": "notes", "summary": "short" }),
         )
         .await;
-    assert_error(&r, 422, "INPUT_INVALID");
+    r.assert_error(422, "INPUT_INVALID");
     let r = host
         .call_procedure(
             &handler,
@@ -175,7 +166,7 @@ async fn input_failing_its_schema_is_422_naming_the_pointer() {
             json!({ "keyword": "", "country": "DE" }),
         )
         .await;
-    assert_error(&r, 422, "INPUT_INVALID");
+    r.assert_error(422, "INPUT_INVALID");
 }
 
 #[tokio::test]
@@ -184,11 +175,15 @@ async fn tokens_are_required_and_checked() {
     let body = host.call_body(json!({ "keyword": "notes" }));
     let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body));
     request.headers_mut().remove(http::header::AUTHORIZATION);
-    assert_error(&host.send(&handler, request).await, 401, "UNAUTHORIZED");
+    host.send(&handler, request)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
 
     let other = TestHost::new("keyword-tracker"); // another key, unknown to the handler
     let request = other.request(Method::POST, "/host/tools/keyword-ranks", Some(&body));
-    assert_error(&host.send(&handler, request).await, 401, "UNAUTHORIZED");
+    host.send(&handler, request)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
 
     let mut expired = host.claims();
     expired.exp -= 3600;
@@ -197,7 +192,9 @@ async fn tokens_are_required_and_checked() {
         http::header::AUTHORIZATION,
         format!("Bearer {}", host.mint(&expired)).parse().unwrap(),
     );
-    assert_error(&host.send(&handler, request).await, 401, "UNAUTHORIZED");
+    host.send(&handler, request)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
 }
 
 #[tokio::test]
@@ -211,7 +208,7 @@ async fn a_token_of_another_install_is_refused_for_this_body() {
             host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body)),
         )
         .await;
-    assert_error(&r, 403, "INSTALL_MISMATCH");
+    r.assert_error(403, "INSTALL_MISMATCH");
     let mut body = host.call_body(json!({ "keyword": "notes" }));
     body["install"]["extensionId"] = json!("another-extension");
     let r = host
@@ -220,7 +217,7 @@ async fn a_token_of_another_install_is_refused_for_this_body() {
             host.request(Method::POST, "/host/tools/keyword-ranks", Some(&body)),
         )
         .await;
-    assert_error(&r, 403, "INSTALL_MISMATCH");
+    r.assert_error(403, "INSTALL_MISMATCH");
 }
 
 #[tokio::test]
@@ -232,7 +229,7 @@ async fn a_missing_scope_is_403() {
     let r = host
         .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
         .await;
-    assert_error(&r, 403, "SCOPE_MISSING");
+    r.assert_error(403, "SCOPE_MISSING");
     let r = host
         .call_action(
             &handler,
@@ -240,7 +237,7 @@ async fn a_missing_scope_is_403() {
             json!({ "keyword": "notes", "summary": "Ranks fell on Monday." }),
         )
         .await;
-    assert_error(&r, 403, "SCOPE_MISSING");
+    r.assert_error(403, "SCOPE_MISSING");
 }
 
 #[tokio::test]
@@ -294,7 +291,7 @@ async fn a_metrics_sync_answers_points_of_declared_metrics() {
             host.request(Method::POST, "/host/metrics", Some(&body)),
         )
         .await;
-    assert_error(&r, 422, "INPUT_INVALID");
+    r.assert_error(422, "INPUT_INVALID");
 }
 
 #[tokio::test]
@@ -304,7 +301,7 @@ async fn a_panicking_handler_answers_internal_and_the_server_keeps_serving() {
     let r = host
         .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
         .await;
-    assert_error(&r, 500, "INTERNAL");
+    r.assert_error(500, "INTERNAL");
     assert!(
         !r.json["error"]["message"]
             .as_str()
@@ -327,7 +324,7 @@ async fn a_slow_tool_hits_the_deadline() {
     let r = host
         .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
         .await;
-    assert_error(&r, 504, "TOOL_TIMEOUT");
+    r.assert_error(504, "TOOL_TIMEOUT");
 }
 
 #[tokio::test]
@@ -336,11 +333,9 @@ async fn bodies_over_the_limit_are_refused_before_parsing() {
     let handler = handler.with_body_limit(1024);
     let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", None);
     *request.body_mut() = Bytes::from(vec![b'{'; 2048]);
-    assert_error(
-        &host.send(&handler, request).await,
-        413,
-        "PAYLOAD_TOO_LARGE",
-    );
+    host.send(&handler, request)
+        .await
+        .assert_error(413, "PAYLOAD_TOO_LARGE");
 }
 
 #[tokio::test]
@@ -415,7 +410,7 @@ async fn events_answer_204_and_unsubscribed_names_422() {
     let r = host
         .deliver(&handler, "metadata.changed", json!({}), "evt_2")
         .await;
-    assert_error(&r, 422, "EVENT_NOT_SUBSCRIBED");
+    r.assert_error(422, "EVENT_NOT_SUBSCRIBED");
     let r = host
         .deliver(
             &handler,
@@ -477,7 +472,7 @@ async fn a_failed_delivery_is_retried_not_recorded() {
     let r = host
         .deliver(&handler, "release.shipped", payload.clone(), "evt_a")
         .await;
-    assert_error(&r, 503, "RANKS_DOWN");
+    r.assert_error(503, "RANKS_DOWN");
     let r = host
         .deliver(&handler, "release.shipped", payload, "evt_b")
         .await;
@@ -505,7 +500,7 @@ async fn the_handler_serves_over_real_http() {
     let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", None);
     *request.body_mut() = Bytes::from(vec![b' '; 2 * 1024 * 1024]);
     let r = host.send_http(&base, request).await.unwrap();
-    assert_error(&r, 413, "PAYLOAD_TOO_LARGE");
+    r.assert_error(413, "PAYLOAD_TOO_LARGE");
     server.abort();
 }
 
@@ -539,7 +534,7 @@ async fn answers_the_interface_forbids_are_reported_with_their_codes() {
     let (host, handler, server) = setup();
     server.behaviour.bad_answers.store(true, Ordering::SeqCst);
     let r = host.call_tool(&handler, "top-movers", json!({})).await;
-    assert_error(&r, 502, "TOOL_RESPONSE_INVALID");
+    r.assert_error(502, "TOOL_RESPONSE_INVALID");
     assert!(
         r.json["error"]["message"]
             .as_str()
@@ -549,7 +544,7 @@ async fn answers_the_interface_forbids_are_reported_with_their_codes() {
         r.json
     );
     let r = host.call_context(&handler, "tracked-keywords").await;
-    assert_error(&r, 502, "CONTEXT_TOO_LARGE");
+    r.assert_error(502, "CONTEXT_TOO_LARGE");
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
 use host_runtime::Handler;
-use host_runtime::testing::{TestHost, TestResponse};
+use host_runtime::testing::TestHost;
 use host_sdk_tests::work_tracker::{Tracker, handler};
 use http::Method;
 use serde_json::json;
@@ -13,15 +13,6 @@ fn setup() -> (TestHost, Handler) {
     let host = TestHost::new("issue-bridge");
     let handler = host.configure(handler(Tracker));
     (host, handler)
-}
-
-fn assert_error(r: &TestResponse, status: u16, code: &str) {
-    assert_eq!(
-        (r.status, r.error_code()),
-        (status, Some(code)),
-        "{}",
-        r.json
-    );
 }
 
 fn item() -> serde_json::Value {
@@ -52,7 +43,7 @@ async fn containers_are_listed_at_the_manifests_path_with_q() {
             host.request(Method::POST, "/work/projects", Some(&json!({}))),
         )
         .await;
-    assert_error(&r, 405, "METHOD_NOT_ALLOWED");
+    r.assert_error(405, "METHOD_NOT_ALLOWED");
 }
 
 #[tokio::test]
@@ -79,10 +70,12 @@ async fn item_calls_refuse_bad_methods_bodies_and_inputs() {
             host.request(Method::GET, "/host/work/items", None),
         )
         .await;
-    assert_error(&r, 405, "METHOD_NOT_ALLOWED");
+    r.assert_error(405, "METHOD_NOT_ALLOWED");
     let mut request = host.request(Method::POST, "/host/work/items", None);
     *request.body_mut() = bytes::Bytes::from_static(b"{not json");
-    assert_error(&host.send(&handler, request).await, 400, "BAD_REQUEST");
+    host.send(&handler, request)
+        .await
+        .assert_error(400, "BAD_REQUEST");
     let mut bad = item();
     bad["kind"] = json!("epic");
     let body = host.call_body(bad);
@@ -92,7 +85,7 @@ async fn item_calls_refuse_bad_methods_bodies_and_inputs() {
             host.request(Method::POST, "/host/work/items", Some(&body)),
         )
         .await;
-    assert_error(&r, 422, "INPUT_INVALID");
+    r.assert_error(422, "INPUT_INVALID");
 }
 
 #[tokio::test]
@@ -107,7 +100,7 @@ async fn a_vendor_error_keeps_its_code() {
             host.request(Method::POST, "/host/work/items", Some(&body)),
         )
         .await;
-    assert_error(&r, 404, "NO_SUCH_PROJECT");
+    r.assert_error(404, "NO_SUCH_PROJECT");
 }
 
 #[tokio::test]
@@ -137,7 +130,7 @@ async fn comments_sync_and_need_work_sync() {
             ),
         )
         .await;
-    assert_error(&r, 403, "SCOPE_MISSING");
+    r.assert_error(403, "SCOPE_MISSING");
 }
 
 #[tokio::test]
@@ -145,5 +138,7 @@ async fn work_calls_need_a_token() {
     let (host, handler) = setup();
     let mut request = host.request(Method::GET, "/work/projects", None);
     request.headers_mut().remove(http::header::AUTHORIZATION);
-    assert_error(&host.send(&handler, request).await, 401, "UNAUTHORIZED");
+    host.send(&handler, request)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
 }
