@@ -2,6 +2,11 @@
 //! tokens with overrides (expiry, scopes, install), call bodies, and calls to a handler in process or
 //! over HTTP.
 //!
+//! [`TestHost::development`] uses a well-known development key instead, the one the local host
+//! (`cargo host dev`, `cargo host call`) signs with, so that a vendor server started in development
+//! mode with [`development_jwks`] accepts the local host's calls. That key is public: a server in
+//! production must never trust it.
+//!
 //! ```ignore
 //! let host = host_runtime::testing::TestHost::new("keyword-tracker");
 //! let handler = host.configure(handler(Server::default()));
@@ -95,6 +100,36 @@ pub struct TestHost {
     pub credentials: Value,
 }
 
+/// The `kid` of the well-known development key.
+pub const DEVELOPMENT_KID: &str = "host-dev-1";
+
+/// The well-known development signing secret for the vendor's own events (D2), used by the local
+/// host's event-post endpoint unless told otherwise. Public: never use it in production.
+pub const DEVELOPMENT_WEBHOOK_SECRET: &str = "whsec_aG9zdC1zZGsgZGV2ZWxvcG1lbnQgc2VjcmV0IQ==";
+
+/// The well-known development signing key: derived from a public phrase, so every copy of the SDK
+/// has the same one. Anyone can mint tokens with it; it exists for local development only.
+fn development_key() -> SigningKey {
+    use sha2::Digest as _;
+    let seed: [u8; 32] =
+        sha2::Sha256::digest(b"host-sdk-rust development key; public; never trust in production")
+            .into();
+    SigningKey::from_bytes(&seed)
+}
+
+/// The key set holding only the well-known development key: what a vendor server in development
+/// mode gives [`Handler::with_jwks`] to accept calls from `cargo host call` and [`TestHost::development`].
+pub fn development_jwks() -> Value {
+    jwks_of(&development_key(), DEVELOPMENT_KID)
+}
+
+fn jwks_of(key: &SigningKey, kid: &str) -> Value {
+    json!({ "keys": [ {
+        "kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": kid,
+        "x": URL_SAFE_NO_PAD.encode(key.verifying_key().as_bytes()),
+    } ] })
+}
+
 fn now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -109,10 +144,24 @@ impl TestHost {
             "test-{}",
             &URL_SAFE_NO_PAD.encode(key.verifying_key().as_bytes())[..8]
         );
+        Self::with_key(extension_id.into(), key, kid)
+    }
+
+    /// A host signing with the well-known development key (see [`development_jwks`]): what the local
+    /// host uses, so its tokens are accepted by a server in development mode.
+    pub fn development(extension_id: impl Into<String>) -> Self {
+        Self::with_key(
+            extension_id.into(),
+            development_key(),
+            DEVELOPMENT_KID.to_owned(),
+        )
+    }
+
+    fn with_key(extension_id: String, key: SigningKey, kid: String) -> Self {
         TestHost {
             key,
             kid,
-            extension_id: extension_id.into(),
+            extension_id,
             issuer: crate::auth::DEFAULT_ISSUER.to_owned(),
             install_id: "ins_test_1".to_owned(),
             organization_id: "org_test_1".to_owned(),
@@ -127,10 +176,7 @@ impl TestHost {
 
     /// The key set (JWKS) to give the handler.
     pub fn jwks(&self) -> Value {
-        json!({ "keys": [ {
-            "kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": self.kid,
-            "x": URL_SAFE_NO_PAD.encode(self.key.verifying_key().as_bytes()),
-        } ] })
+        jwks_of(&self.key, &self.kid)
     }
 
     /// Points a handler at this host's key set and issuer.
@@ -354,5 +400,34 @@ impl TestHost {
         let body = response.bytes().await.map_err(|e| e.to_string())?;
         let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
         Ok(TestResponse { status, json, body })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_development_key_is_the_same_everywhere_and_distinct_from_test_keys() {
+        let a = TestHost::development("x");
+        let b = TestHost::development("x");
+        assert_eq!(a.jwks(), b.jwks());
+        assert_eq!(a.jwks(), development_jwks());
+        assert_ne!(TestHost::new("x").jwks(), development_jwks());
+    }
+
+    #[tokio::test]
+    async fn development_tokens_verify_against_the_development_key_set() {
+        let host = TestHost::development("keyword-tracker");
+        let mut options = crate::auth::VerifyOptions::new("keyword-tracker");
+        options.keys = crate::auth::KeySource::Inline(development_jwks());
+        let claims = crate::auth::verify_host_token(&host.token(), options).await;
+        assert_eq!(claims.map(|c| c.sub).ok(), Some(host.install_id.clone()));
+    }
+
+    #[test]
+    fn the_development_secret_is_a_valid_secret() {
+        assert!(crate::webhook::Secret::parse(DEVELOPMENT_WEBHOOK_SECRET).is_ok());
     }
 }
