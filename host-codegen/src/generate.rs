@@ -646,6 +646,9 @@ fn call_aliases(m: &Manifest) -> TokenStream {
         out.extend(quote! {
             /// A work destination call, with its typed body as `input`.
             pub type WorkCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+            /// The container list call (`GET`): its query as `input`. A GET carries no body, so it
+            /// has no credentials or documents; its install comes from the verified token.
+            pub type ContainersCall = ::host_runtime::Call<::host_runtime::work::ContainerQuery, ::host_runtime::NoCredentials, ::host_runtime::NoDocuments>;
         });
     }
     out
@@ -975,7 +978,7 @@ fn work(m: &Manifest) -> TokenStream {
         /// The work destination (`contributes.work`).
         pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
             #containers_doc
-            fn containers(&self, call: WorkCall<::host_runtime::work::ContainerQuery>) -> #fut_containers;
+            fn containers(&self, call: ContainersCall) -> #fut_containers;
             #item_doc
             fn create_item(&self, call: WorkCall<::host_runtime::work::NewItem>) -> #fut_item;
             #comments
@@ -1152,7 +1155,7 @@ fn dispatcher(m: &Manifest, json: &str) -> TokenStream {
     if let Some(w) = &m.contributes.work {
         arms.push(quote! {
             __rt::Route::WorkContainers => ::std::boxed::Box::pin(async move {
-                let call = __rt::call::<::host_runtime::work::ContainerQuery, Credentials, Documents>(call)?;
+                let call = __rt::call::<::host_runtime::work::ContainerQuery, ::host_runtime::NoCredentials, ::host_runtime::NoDocuments>(call)?;
                 __rt::json_answer(<S as Work>::containers(&self.0, call).await?)
             }),
             __rt::Route::WorkItem => ::std::boxed::Box::pin(async move {

@@ -97,10 +97,17 @@ pub type Credentials = ::host_runtime::NoCredentials;
 pub type Documents = ::host_runtime::NoDocuments;
 /// A work destination call, with its typed body as `input`.
 pub type WorkCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// The container list call (`GET`): its query as `input`. A GET carries no body, so it
+/// has no credentials or documents; its install comes from the verified token.
+pub type ContainersCall = ::host_runtime::Call<
+    ::host_runtime::work::ContainerQuery,
+    ::host_runtime::NoCredentials,
+    ::host_runtime::NoDocuments,
+>;
 impl<T: Work + ?::core::marker::Sized> Work for ::std::sync::Arc<T> {
     fn containers(
         &self,
-        call: WorkCall<::host_runtime::work::ContainerQuery>,
+        call: ContainersCall,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             ::host_runtime::work::Containers,
@@ -139,7 +146,7 @@ pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Called by the host as `GET /work/projects?q=<text>`.
     fn containers(
         &self,
-        call: WorkCall<::host_runtime::work::ContainerQuery>,
+        call: ContainersCall,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             ::host_runtime::work::Containers,
@@ -284,8 +291,8 @@ impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
                 ::std::boxed::Box::pin(async move {
                     let call = __rt::call::<
                         ::host_runtime::work::ContainerQuery,
-                        Credentials,
-                        Documents,
+                        ::host_runtime::NoCredentials,
+                        ::host_runtime::NoDocuments,
                     >(call)?;
                     __rt::json_answer(<S as Work>::containers(&self.0, call).await?)
                 })

@@ -7,7 +7,9 @@ use host_runtime::answer::{Cell, Comparison, ComparisonRow, List, ListItem, Seri
 use host_runtime::metrics::{MetricPoint, SyncAnswer};
 use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItem, MentionItems};
 
-host_runtime::host_extension!("../examples/keyword-tracker/host.extension.json");
+host_runtime::host_extension!(
+    "../host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json"
+);
 
 /// The vendor's server state.
 #[derive(Debug, Default)]
@@ -248,7 +250,7 @@ pub fn build() -> host_runtime::Handler {
 pub mod work_tracker {
     use host_runtime::HostError;
     use host_runtime::work::{
-        Container, ContainerQuery, Containers, CreatedComment, CreatedItem, NewComment, NewItem,
+        Container, Containers, CreatedComment, CreatedItem, NewComment, NewItem,
     };
 
     host_runtime::host_extension!(
@@ -260,10 +262,7 @@ pub mod work_tracker {
     pub struct Tracker;
 
     impl Work for Tracker {
-        async fn containers(
-            &self,
-            call: WorkCall<ContainerQuery>,
-        ) -> Result<Containers, HostError> {
+        async fn containers(&self, call: ContainersCall) -> Result<Containers, HostError> {
             let q = call.input.q.unwrap_or_default().to_lowercase();
             let items = [("prj-mobile", "Mobile app"), ("prj-web", "Web")]
                 .into_iter()

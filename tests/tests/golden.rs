@@ -12,7 +12,7 @@ const CASES: [(&str, &str); 8] = [
     ),
     (
         "keyword-tracker",
-        "examples/keyword-tracker/host.extension.json",
+        "host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json",
     ),
     (
         "crash-oauth",

@@ -36,7 +36,7 @@ def main():
         '#![allow(unused)]\n',
         'use host_runtime::answer::{Comparison, List, Series, Table, Value};',
         'use host_runtime::metrics::SyncAnswer;',
-        'use host_runtime::work::{ContainerQuery, Containers, CreatedComment, CreatedItem, NewComment, NewItem};',
+        'use host_runtime::work::{Containers, CreatedComment, CreatedItem, NewComment, NewItem};',
         'use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItems};\n',
         f'host_runtime::host_extension!("../../../../{FIXTURE}");\n',
         'struct Server;\n',
@@ -62,7 +62,7 @@ def main():
     out += ['}\n', 'impl Connector for Server {',
             method('sync', 'SyncCall', 'SyncAnswer<manifest::Metric>', 'Ok(SyncAnswer::default())'), '}\n',
             'impl Work for Server {',
-            method('containers', 'WorkCall<ContainerQuery>', 'Containers', 'Ok(Containers::default())'),
+            method('containers', 'ContainersCall', 'Containers', 'Ok(Containers::default())'),
             method('create_item', 'WorkCall<NewItem>', 'CreatedItem')]
     if d['contributes']['work']['comments'] == 'two-way':
         out.append(method('create_comment', 'WorkCall<(String, NewComment)>', 'CreatedComment'))

@@ -4,7 +4,7 @@
 
 use host_runtime::answer::{Comparison, List, Series, Table, Value};
 use host_runtime::metrics::SyncAnswer;
-use host_runtime::work::{ContainerQuery, Containers, CreatedComment, CreatedItem, NewComment, NewItem};
+use host_runtime::work::{Containers, CreatedComment, CreatedItem, NewComment, NewItem};
 use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItems};
 
 host_runtime::host_extension!("../../../../host-manifest/tests/fixtures/valid/at-every-limit/host.extension.json");
@@ -266,7 +266,7 @@ impl Connector for Server {
 }
 
 impl Work for Server {
-    async fn containers(&self, call: WorkCall<ContainerQuery>) -> Result<Containers, HostError> {
+    async fn containers(&self, call: ContainersCall) -> Result<Containers, HostError> {
         Ok(Containers::default())
     }
     async fn create_item(&self, call: WorkCall<NewItem>) -> Result<CreatedItem, HostError> {
