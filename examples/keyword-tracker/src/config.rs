@@ -1,0 +1,255 @@
+//! Where the server listens and whom it trusts, from flags and the environment.
+//!
+//! | setting | flag | environment | development default |
+//! |---|---|---|---|
+//! | listen address | `--listen` | `LISTEN_ADDR` | `127.0.0.1:8787` |
+//! | mode | `--production` | `HOST_MODE=production` | development |
+//! | install token key set | | `HOST_JWKS_URL` | the inline development key set |
+//! | token issuer | | `HOST_ISSUER` | `https://auth.host.example` |
+//! | event-post URL | | `HOST_EVENT_POST_URL` | `http://127.0.0.1:8788/v1/events` (`cargo host dev`) |
+//! | event signing secret | | `HOST_SIGNING_SECRET` | the development secret |
+//!
+//! In production mode the last four have no default: the server refuses to start without them and
+//! names each one missing. The development key set and secret are public (every copy of the SDK
+//! has them), so a development-mode server must never face the internet.
+
+use std::fmt;
+use std::net::SocketAddr;
+
+/// The address served by default.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
+/// Where `cargo host dev` takes the vendor's events by default.
+pub const DEFAULT_DEV_EVENT_POST_URL: &str = "http://127.0.0.1:8788/v1/events";
+
+/// Development (embedded defaults) or production (everything from the environment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Trusts the public development key set; posts events to the local host.
+    Development,
+    /// Trusts only what the environment configures.
+    Production,
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mode::Development => "development",
+            Mode::Production => "production",
+        })
+    }
+}
+
+/// Where install token keys come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Keys {
+    /// A key set given inline (the development one).
+    Inline(serde_json::Value),
+    /// A key set URL, fetched and cached.
+    Url(String),
+}
+
+/// The server's configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The address to listen on.
+    pub listen: SocketAddr,
+    /// The mode.
+    pub mode: Mode,
+    /// The install token key set.
+    pub keys: Keys,
+    /// The expected token issuer.
+    pub issuer: String,
+    /// Where the server posts its own events.
+    pub event_post_url: String,
+    /// The secret those events are signed with (`whsec_...`).
+    pub signing_secret: String,
+}
+
+/// Why the configuration is unusable; the message names every setting at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The settings production mode requires, with what each is for.
+const REQUIRED_IN_PRODUCTION: [(&str, &str); 4] = [
+    ("HOST_JWKS_URL", "the host's key set URL"),
+    ("HOST_ISSUER", "the install token issuer"),
+    ("HOST_EVENT_POST_URL", "where to post the server's events"),
+    (
+        "HOST_SIGNING_SECRET",
+        "the install's signing secret, whsec_...",
+    ),
+];
+
+impl Config {
+    /// Reads the configuration: `listen` and `production` come from flags (`None`/`false` when not
+    /// given), everything else from `env` (the process environment in `main`, a map in tests).
+    pub fn load(
+        listen: Option<&str>,
+        production: bool,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let var = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        let listen_text = listen
+            .map(str::to_owned)
+            .or_else(|| var("LISTEN_ADDR"))
+            .unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
+        let listen: SocketAddr = listen_text.trim().parse().map_err(|_| {
+            ConfigError(format!(
+                "the listen address `{listen_text}` is not an IP address and port such as {DEFAULT_LISTEN}"
+            ))
+        })?;
+        let mode = match var("HOST_MODE").as_deref().map(str::trim) {
+            _ if production => Mode::Production,
+            None | Some("development") => Mode::Development,
+            Some("production") => Mode::Production,
+            Some(other) => {
+                return Err(ConfigError(format!(
+                    "HOST_MODE is `{other}`; use `production` or `development`"
+                )));
+            }
+        };
+        if mode == Mode::Production {
+            let missing: Vec<String> = REQUIRED_IN_PRODUCTION
+                .iter()
+                .filter(|(name, _)| var(name).is_none())
+                .map(|(name, what)| format!("{name} ({what})"))
+                .collect();
+            if !missing.is_empty() {
+                return Err(ConfigError(format!(
+                    "production mode needs {} in the environment; nothing is assumed in production",
+                    missing.join(", ")
+                )));
+            }
+        }
+        let keys = match var("HOST_JWKS_URL") {
+            Some(url) => Keys::Url(url),
+            None => Keys::Inline(host_runtime::testing::development_jwks()),
+        };
+        let config = Config {
+            listen,
+            mode,
+            keys,
+            issuer: var("HOST_ISSUER")
+                .unwrap_or_else(|| host_runtime::auth::DEFAULT_ISSUER.to_owned()),
+            event_post_url: var("HOST_EVENT_POST_URL")
+                .unwrap_or_else(|| DEFAULT_DEV_EVENT_POST_URL.to_owned()),
+            signing_secret: var("HOST_SIGNING_SECRET")
+                .unwrap_or_else(|| host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET.to_owned()),
+        };
+        if let Err(e) = host_runtime::webhook::Secret::parse(&config.signing_secret) {
+            return Err(ConfigError(format!("HOST_SIGNING_SECRET is unusable: {e}")));
+        }
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn load(
+        listen: Option<&str>,
+        production: bool,
+        vars: &[(&str, &str)],
+    ) -> Result<Config, ConfigError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Config::load(listen, production, |k| vars.get(k).cloned())
+    }
+
+    #[test]
+    fn development_runs_on_embedded_defaults() {
+        let c = load(None, false, &[]).unwrap();
+        assert_eq!(c.mode, Mode::Development);
+        assert_eq!(c.listen.to_string(), DEFAULT_LISTEN);
+        assert_eq!(
+            c.keys,
+            Keys::Inline(host_runtime::testing::development_jwks())
+        );
+        assert_eq!(c.event_post_url, DEFAULT_DEV_EVENT_POST_URL);
+    }
+
+    #[test]
+    fn the_flag_wins_over_the_environment_for_the_address() {
+        let c = load(
+            Some("127.0.0.1:9000"),
+            false,
+            &[("LISTEN_ADDR", "127.0.0.1:9001")],
+        )
+        .unwrap();
+        assert_eq!(c.listen.port(), 9000);
+        let c = load(None, false, &[("LISTEN_ADDR", "127.0.0.1:9001")]).unwrap();
+        assert_eq!(c.listen.port(), 9001);
+        let e = load(Some("localhost"), false, &[]).unwrap_err();
+        assert!(
+            e.0.contains("`localhost` is not an IP address and port"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn production_refuses_to_start_naming_everything_missing() {
+        let e = load(None, true, &[("HOST_ISSUER", "https://auth.host.example")]).unwrap_err();
+        assert!(e.0.contains("HOST_JWKS_URL"), "{e}");
+        assert!(e.0.contains("HOST_EVENT_POST_URL"), "{e}");
+        assert!(e.0.contains("HOST_SIGNING_SECRET"), "{e}");
+        assert!(!e.0.contains("HOST_ISSUER"), "{e}");
+        // HOST_MODE does the same as the flag; blank values count as missing.
+        let e = load(
+            None,
+            false,
+            &[("HOST_MODE", "production"), ("HOST_JWKS_URL", " ")],
+        )
+        .unwrap_err();
+        assert!(e.0.contains("HOST_JWKS_URL"), "{e}");
+        let e = load(None, false, &[("HOST_MODE", "prod")]).unwrap_err();
+        assert!(e.0.contains("use `production` or `development`"), "{e}");
+    }
+
+    #[test]
+    fn production_takes_everything_from_the_environment() {
+        let c = load(
+            None,
+            true,
+            &[
+                ("HOST_JWKS_URL", "https://auth.example/jwks.json"),
+                ("HOST_ISSUER", "https://auth.example"),
+                ("HOST_EVENT_POST_URL", "https://events.example/v1"),
+                (
+                    "HOST_SIGNING_SECRET",
+                    "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                ),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.mode, Mode::Production);
+        assert_eq!(c.keys, Keys::Url("https://auth.example/jwks.json".into()));
+        assert_eq!(c.issuer, "https://auth.example");
+        assert_eq!(c.event_post_url, "https://events.example/v1");
+        let e = load(
+            None,
+            true,
+            &[
+                ("HOST_JWKS_URL", "https://auth.example/jwks.json"),
+                ("HOST_ISSUER", "https://auth.example"),
+                ("HOST_EVENT_POST_URL", "https://events.example/v1"),
+                ("HOST_SIGNING_SECRET", "not-a-secret"),
+            ],
+        )
+        .unwrap_err();
+        assert!(e.0.starts_with("HOST_SIGNING_SECRET is unusable"), "{e}");
+    }
+}

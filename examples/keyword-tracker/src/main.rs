@@ -1,0 +1,116 @@
+//! `cargo run -p keyword-tracker`: serves the example on `127.0.0.1:8787` in development mode.
+//!
+//! ```text
+//! keyword-tracker [--listen ADDR] [--production]
+//! ```
+//!
+//! Settings and their environment variables: see the `config` module.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use keyword_tracker::config::{Config, Mode};
+use keyword_tracker::data::Dataset;
+use keyword_tracker::{Tracker, Webhooks};
+
+/// The Keyword Tracker example vendor server.
+///
+/// Development mode (the default) trusts the public development key set, so `cargo host call`
+/// can call it, and posts its own events to `cargo host dev`. Production mode takes everything
+/// from the environment: HOST_JWKS_URL, HOST_ISSUER, HOST_EVENT_POST_URL, HOST_SIGNING_SECRET.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    /// Address to listen on (also LISTEN_ADDR; default 127.0.0.1:8787; port 0 picks a free one).
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<String>,
+    /// Production mode (also HOST_MODE=production): no development defaults.
+    #[arg(long)]
+    production: bool,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(std::io::stderr)
+        .init();
+    let config = match Config::load(args.listen.as_deref(), args.production, |k| {
+        std::env::var(k).ok()
+    }) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let data = match Dataset::embedded() {
+        Ok(data) => data,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let sender =
+        match host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret) {
+            Ok(sender) => sender.with_build(env!("CARGO_PKG_VERSION")),
+            Err(e) => {
+                eprintln!("error: HOST_SIGNING_SECRET: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    let tracker = Arc::new(Tracker::new(data, Some(Webhooks::new(sender))));
+    let handler = keyword_tracker::app(tracker, &config);
+    let listener = match tokio::net::TcpListener::bind(config.listen).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!(
+                "error: cannot listen on {}: {e}; pick another address with --listen or LISTEN_ADDR",
+                config.listen
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let addr = listener.local_addr().unwrap_or(config.listen);
+    // Written at once, and a closed stdout (a supervisor that stopped reading) is no reason to stop
+    // serving, so write errors are ignored.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), banner(&config, addr).as_bytes());
+    if let Err(e) = handler.serve_on(listener).await {
+        eprintln!("error: the server stopped: {e}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// What the server prints when it starts: the address first (tools and tests read that line), then
+/// how to reach it.
+fn banner(config: &Config, addr: std::net::SocketAddr) -> String {
+    let mut out = format!(
+        "keyword-tracker listening on http://{addr} ({} mode)\n",
+        config.mode
+    );
+    match config.mode {
+        Mode::Development => {
+            out += "  tokens  the public development key set: `cargo host call` works; never expose this server\n";
+            out += &format!(
+                "  events  posted to {} (run `cargo host dev` to see them)\n\n",
+                config.event_post_url
+            );
+            out += "Try, from the repository root:\n";
+            out += &format!("  curl http://{addr}/host/health\n");
+            let host = "cargo run -p host-cli --";
+            let target = format!("--manifest examples/keyword-tracker --server http://{addr}");
+            out += &format!(
+                "  {host} call tool keyword-ranks {target} --input '{{\"keyword\":\"habit tracker\"}}'\n"
+            );
+            out += &format!("  {host} trigger release.shipped {target}\n");
+            out += &format!("  {host} check {target}\n");
+        }
+        Mode::Production => {
+            out += &format!("  events  posted to {}\n", config.event_post_url);
+        }
+    }
+    out
+}
