@@ -18,9 +18,9 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::jwk::Jwk;
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
-use serde_json::{Map, Value, json};
+use jsonwebtoken::Algorithm;
+use serde_json::{Map, Value};
+use sha2::{Digest as _, Sha256};
 
 use super::AuthError;
 
@@ -33,12 +33,50 @@ pub(crate) struct KeyId {
     material: String,
 }
 
-/// One usable key, ready for `jsonwebtoken::decode`.
+/// One usable key, its public material decoded once when the key set is read.
 pub(crate) struct VerifyKey {
     pub(crate) id: KeyId,
-    pub(crate) decoding: DecodingKey,
-    /// `Validation::new(alg)` with every claim check of `jsonwebtoken` off: D1's checks are ours.
-    pub(crate) validation: Validation,
+    public: PublicKey,
+}
+
+/// The decoded public key of one entry, each fixed to its one algorithm.
+///
+/// The signature schemes come from the RustCrypto crates `jsonwebtoken` itself uses (`rsa`, `p256`,
+/// `ed25519-dalek`); holding the decoded key spares a point decompression or a modulus parse per
+/// token.
+enum PublicKey {
+    Rs256(rsa::RsaPublicKey),
+    Ps256(rsa::RsaPublicKey),
+    Es256(p256::ecdsa::VerifyingKey),
+    Ed25519(ed25519_dalek::VerifyingKey),
+}
+
+impl VerifyKey {
+    /// Whether `signature` (the decoded third segment) signs `message` (`header.payload`) with this
+    /// key's algorithm. ES256 signatures are the 64-byte `r || s` of JWS, not DER.
+    pub(crate) fn verify(&self, message: &[u8], signature: &[u8]) -> bool {
+        use signature::Verifier as _;
+        match &self.public {
+            PublicKey::Rs256(key) => key
+                .verify(
+                    rsa::Pkcs1v15Sign::new::<Sha256>(),
+                    &Sha256::digest(message),
+                    signature,
+                )
+                .is_ok(),
+            PublicKey::Ps256(key) => key
+                .verify(
+                    rsa::Pss::new::<Sha256>(),
+                    &Sha256::digest(message),
+                    signature,
+                )
+                .is_ok(),
+            PublicKey::Es256(key) => p256::ecdsa::Signature::from_slice(signature)
+                .is_ok_and(|s| key.verify(message, &s).is_ok()),
+            PublicKey::Ed25519(key) => ed25519_dalek::Signature::from_slice(signature)
+                .is_ok_and(|s| key.verify(message, &s).is_ok()),
+        }
+    }
 }
 
 /// The usable keys of one key set document.
@@ -127,78 +165,78 @@ fn usable_key(entry: &Value) -> Option<VerifyKey> {
         Some(Value::String(kid)) => Some(kid.clone()),
         Some(_) => return None,
     };
-    let (alg, jwk) = match text(entry, "kty")? {
+    let (public, material) = match text(entry, "kty")? {
         "RSA" => rsa(entry)?,
         "EC" => p256(entry)?,
         "OKP" => ed25519(entry)?,
         _ => return None,
     };
-    let decoding = serde_json::from_value::<Jwk>(jwk.clone())
-        .ok()
-        .and_then(|jwk| DecodingKey::from_jwk(&jwk).ok())?;
-    let material = ["n", "e", "x", "y"]
-        .iter()
-        .filter_map(|m| jwk.get(m).and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join(".");
+    let alg = match public {
+        PublicKey::Rs256(_) => Algorithm::RS256,
+        PublicKey::Ps256(_) => Algorithm::PS256,
+        PublicKey::Es256(_) => Algorithm::ES256,
+        PublicKey::Ed25519(_) => Algorithm::EdDSA,
+    };
     Some(VerifyKey {
-        id: KeyId { kid, alg, material },
-        decoding,
-        validation: validation(alg),
+        id: KeyId {
+            kid,
+            alg,
+            material: material.join("."),
+        },
+        public,
     })
 }
 
-/// `kty: RSA`: RS256 unless `alg` says PS256; any other `alg` is not for signing tokens.
-fn rsa(entry: &Map<String, Value>) -> Option<(Algorithm, Value)> {
-    let alg = match entry.get("alg") {
-        None => Algorithm::RS256,
-        Some(a) if a == "RS256" => Algorithm::RS256,
-        Some(a) if a == "PS256" => Algorithm::PS256,
+/// `kty: RSA`: RS256 unless `alg` says PS256; any other `alg` is not for signing tokens. The modulus
+/// and exponent must make a public key the `rsa` crate accepts (at most 4096 bits, a sane exponent).
+fn rsa(entry: &Map<String, Value>) -> Option<(PublicKey, Vec<&str>)> {
+    let pss = match entry.get("alg") {
+        None => false,
+        Some(a) if a == "RS256" => false,
+        Some(a) if a == "PS256" => true,
         Some(_) => return None,
     };
     let (n, e) = (text(entry, "n")?, text(entry, "e")?);
-    if decoded_len(n)? == 0 || decoded_len(e)? == 0 {
+    let (n_bytes, e_bytes) = (decoded(n)?, decoded(e)?);
+    if n_bytes.is_empty() || e_bytes.is_empty() {
         return None;
     }
-    Some((alg, json!({ "kty": "RSA", "n": n, "e": e })))
+    let key = rsa::RsaPublicKey::new(
+        rsa::BigUint::from_bytes_be(&n_bytes),
+        rsa::BigUint::from_bytes_be(&e_bytes),
+    )
+    .ok()?;
+    let public = if pss {
+        PublicKey::Ps256(key)
+    } else {
+        PublicKey::Rs256(key)
+    };
+    Some((public, vec![n, e]))
 }
 
-/// `kty: EC` on P-256 only: ES256, with 32-byte coordinates.
-fn p256(entry: &Map<String, Value>) -> Option<(Algorithm, Value)> {
+/// `kty: EC` on P-256 only: ES256, with 32-byte coordinates of a point on the curve.
+fn p256(entry: &Map<String, Value>) -> Option<(PublicKey, Vec<&str>)> {
     if text(entry, "crv")? != "P-256" || !alg_absent_or(entry, "ES256") {
         return None;
     }
     let (x, y) = (text(entry, "x")?, text(entry, "y")?);
-    if decoded_len(x)? != 32 || decoded_len(y)? != 32 {
-        return None;
-    }
-    Some((
-        Algorithm::ES256,
-        json!({ "kty": "EC", "crv": "P-256", "x": x, "y": y }),
-    ))
+    let x_bytes: [u8; 32] = decoded(x)?.try_into().ok()?;
+    let y_bytes: [u8; 32] = decoded(y)?.try_into().ok()?;
+    let point =
+        p256::EncodedPoint::from_affine_coordinates(&x_bytes.into(), &y_bytes.into(), false);
+    let key = p256::ecdsa::VerifyingKey::from_encoded_point(&point).ok()?;
+    Some((PublicKey::Es256(key), vec![x, y]))
 }
 
 /// `kty: OKP` on Ed25519 only: EdDSA, with a 32-byte public key that is a valid point.
-fn ed25519(entry: &Map<String, Value>) -> Option<(Algorithm, Value)> {
+fn ed25519(entry: &Map<String, Value>) -> Option<(PublicKey, Vec<&str>)> {
     if text(entry, "crv")? != "Ed25519" || !alg_absent_or(entry, "EdDSA") {
         return None;
     }
     let x = text(entry, "x")?;
-    let bytes: [u8; 32] = URL_SAFE_NO_PAD.decode(x).ok()?.try_into().ok()?;
-    ed25519_dalek::VerifyingKey::from_bytes(&bytes).ok()?;
-    Some((
-        Algorithm::EdDSA,
-        json!({ "kty": "OKP", "crv": "Ed25519", "x": x }),
-    ))
-}
-
-fn validation(alg: Algorithm) -> Validation {
-    let mut v = Validation::new(alg);
-    v.validate_exp = false;
-    v.validate_nbf = false;
-    v.validate_aud = false;
-    v.required_spec_claims.clear();
-    v
+    let bytes: [u8; 32] = decoded(x)?.try_into().ok()?;
+    let key = ed25519_dalek::VerifyingKey::from_bytes(&bytes).ok()?;
+    Some((PublicKey::Ed25519(key), vec![x]))
 }
 
 fn text<'a>(entry: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
@@ -209,6 +247,6 @@ fn alg_absent_or(entry: &Map<String, Value>, alg: &str) -> bool {
     entry.get("alg").is_none_or(|a| a == alg)
 }
 
-fn decoded_len(b64: &str) -> Option<usize> {
-    URL_SAFE_NO_PAD.decode(b64).ok().map(|b| b.len())
+fn decoded(b64: &str) -> Option<Vec<u8>> {
+    URL_SAFE_NO_PAD.decode(b64).ok()
 }

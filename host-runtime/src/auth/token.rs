@@ -36,10 +36,19 @@ pub(crate) fn check_size(token: &str) -> Result<(), AuthError> {
     Ok(())
 }
 
-/// Checks the shape of `token` and reads its header.
-pub(crate) fn parse_header(token: &str) -> Result<TokenHeader, AuthError> {
+/// The three segments of a compact JWS, split once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Segments<'a> {
+    /// `header.payload`: what the signature covers.
+    pub(crate) signing_input: &'a str,
+    pub(crate) payload: &'a str,
+    pub(crate) signature: &'a str,
+}
+
+/// Checks the shape of `token`, reads its header and returns it with the token's segments.
+pub(crate) fn parse_header(token: &str) -> Result<(TokenHeader, Segments<'_>), AuthError> {
     check_size(token)?;
-    let header = segments(token)?;
+    let (header, segments) = segments(token)?;
     let bytes = URL_SAFE_NO_PAD
         .decode(header)
         .map_err(|_| AuthError::Malformed("the token header is not base64url"))?;
@@ -63,11 +72,11 @@ pub(crate) fn parse_header(token: &str) -> Result<TokenHeader, AuthError> {
         Some(Value::String(kid)) => Some(check_kid(kid)?.to_owned()),
         Some(_) => return Err(AuthError::Malformed("the token's `kid` is not a string")),
     };
-    Ok(TokenHeader { alg, kid })
+    Ok((TokenHeader { alg, kid }, segments))
 }
 
-/// Splits a compact JWS into exactly three non-empty base64url segments and returns the header one.
-fn segments(token: &str) -> Result<&str, AuthError> {
+/// Splits a compact JWS into exactly three non-empty base64url segments: the header and the rest.
+fn segments(token: &str) -> Result<(&str, Segments<'_>), AuthError> {
     let mut parts = token.split('.');
     let (Some(header), Some(payload), Some(signature), None) =
         (parts.next(), parts.next(), parts.next(), parts.next())
@@ -83,7 +92,15 @@ fn segments(token: &str) -> Result<&str, AuthError> {
             ));
         }
     }
-    Ok(header)
+    let signing_input = &token[..header.len() + 1 + payload.len()];
+    Ok((
+        header,
+        Segments {
+            signing_input,
+            payload,
+            signature,
+        },
+    ))
 }
 
 fn is_base64url(b: u8) -> bool {
