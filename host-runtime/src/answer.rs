@@ -430,6 +430,31 @@ impl ToolAnswer for Comparison {
     }
 }
 
+/// Checks a tool answer received as JSON against the D4 shape of its `returns` kind (`value`, `list`,
+/// `table`, `series` or `comparison`): it must deserialize into that card type and pass its
+/// [`ToolAnswer::check`]. For tools that check answers they did not build, such as
+/// `cargo host check`; the error says what is wrong with the answer.
+pub fn check_tool_answer(kind: &str, answer: &serde_json::Value) -> Result<(), String> {
+    fn as_card<T: ToolAnswer + serde::de::DeserializeOwned>(
+        kind: &str,
+        answer: &serde_json::Value,
+    ) -> Result<(), String> {
+        let card = T::deserialize(answer)
+            .map_err(|e| format!("the answer is not a `{kind}` card: {e}"))?;
+        card.check()
+    }
+    match kind {
+        "value" => as_card::<Value>(kind, answer),
+        "list" => as_card::<List>(kind, answer),
+        "table" => as_card::<Table>(kind, answer),
+        "series" => as_card::<Series>(kind, answer),
+        "comparison" => as_card::<Comparison>(kind, answer),
+        _ => Err(format!(
+            "`{kind}` is not a `returns` kind; expected `value`, `list`, `table`, `series` or `comparison`"
+        )),
+    }
+}
+
 /// A mention picker's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct MentionItems {
@@ -537,6 +562,48 @@ mod tests {
             }],
         };
         assert!(s.check().is_err());
+    }
+
+    #[test]
+    fn json_answers_are_checked_against_their_kind() {
+        use serde_json::json;
+        assert!(check_tool_answer("value", &json!({ "value": 3, "extra": true })).is_ok());
+        assert!(check_tool_answer("value", &json!({ "value": "3rd", "unit": "count" })).is_ok());
+        let wrong_kind = check_tool_answer("series", &json!({ "value": 3 })).unwrap_err();
+        assert!(wrong_kind.contains("not a `series` card"), "{wrong_kind}");
+        assert!(wrong_kind.contains("`series`"), "{wrong_kind}");
+        assert!(check_tool_answer("list", &json!({ "items": [ { "title": "a" } ] })).is_ok());
+        assert!(
+            check_tool_answer(
+                "list",
+                &json!({ "items": [ { "title": "a", "url": "http://x" } ] })
+            )
+            .unwrap_err()
+            .contains("https")
+        );
+        let table = json!({ "columns": [ { "key": "k", "label": "K" } ], "rows": [ { "x": 1 } ] });
+        assert!(
+            check_tool_answer("table", &table)
+                .unwrap_err()
+                .contains("`x`")
+        );
+        let series = json!({ "series": [ { "key": "k", "label": "K",
+            "points": [ { "t": "2026-11-02T14:03:11Z", "v": 1.5 } ] } ] });
+        assert!(check_tool_answer("series", &series).is_ok());
+        let bad_time = json!({ "series": [ { "key": "k", "label": "K", "points": [ { "t": "soon", "v": 1 } ] } ] });
+        assert!(check_tool_answer("series", &bad_time).is_err());
+        let comparison =
+            json!({ "subjects": ["a", "b"], "rows": [ { "label": "x", "values": [1, null] } ] });
+        assert!(check_tool_answer("comparison", &comparison).is_ok());
+        assert!(
+            check_tool_answer("comparison", &json!({ "subjects": ["a"], "rows": [] })).is_err()
+        );
+        assert!(check_tool_answer("value", &json!("3")).is_err());
+        assert!(
+            check_tool_answer("chart", &json!({}))
+                .unwrap_err()
+                .contains("`chart`")
+        );
     }
 
     #[test]
