@@ -1,11 +1,17 @@
-//! `cargo host`: the command-line front door to the manifest engine.
+//! `cargo host`: the command-line front door to the manifest engine, and a local stand-in for the
+//! host.
 //!
 //! Installed as `cargo-host`, so `cargo host validate ...` works; from the repository,
 //! `cargo run -p host-cli -- validate ...` does the same.
 //!
+//! `validate`, `schema` and `expand` work on the manifest alone. `dev`, `call`, `trigger` and
+//! `check` (in [`local`]) exercise a running vendor server the way the host does.
+//!
 //! Exit codes: 0 when the manifest has no error (warnings allowed), 1 when it is invalid (malformed
-//! JSON included), 2 when the file cannot be read or the arguments are wrong.
+//! JSON included), 2 when the file cannot be read or the arguments are wrong. The local host's
+//! commands add: 1 for a failed answer or check, 2 when no server answers.
 
+mod local;
 mod render;
 
 use std::io::{IsTerminal, Write};
@@ -20,6 +26,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// When to color output: `auto` colors a terminal unless `NO_COLOR` is set.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -33,9 +42,6 @@ enum Command {
         /// JSON object per diagnostic per line.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
-        /// When to color human output.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
         /// The manifest file, or a folder holding `host.extension.json`.
         #[arg(default_value = host_manifest::MANIFEST_FILE)]
         path: PathBuf,
@@ -51,6 +57,55 @@ enum Command {
         #[arg(default_value = host_manifest::MANIFEST_FILE)]
         path: PathBuf,
     },
+    /// Run a local host on loopback for a vendor server in development.
+    ///
+    /// Serves the development key set at `GET /.well-known/jwks.json` (Cache-Control: max-age=300) and
+    /// an event-post endpoint at `POST /v1/events` that checks every event the vendor server posts
+    /// as the host does: the Standard Webhooks signature with the secret (300 s skew), the envelope
+    /// `{ event, source, occurredAt, build, dedupeKey, payload }`, `dedupeKey` = `webhook-id`, the
+    /// event declared under `contributes.webhooks`, the payload against its schema, and `why` on
+    /// alerts and banners. Accepted: 202 `{"accepted":true}` (the same `webhook-id` again: 200 with
+    /// `"duplicate":true`); refused: 401, 400 or 422 with a D3 error body. One line per event:
+    /// `✓ accepted ...`, `↺ duplicate ...` or `✗ rejected ...`.
+    ///
+    /// The first line printed is `local host listening on http://ADDR`, then the `export` lines that
+    /// start a vendor server against it. Listens on 127.0.0.1:8788 unless told otherwise, and only
+    /// on loopback: the development key is public. Ctrl-C stops it.
+    Dev(local::dev::DevArgs),
+    /// Call one route of a running vendor server as the host does, and print the answer.
+    ///
+    /// Mints an install token with the development key (install `ins_dev_1`, organization
+    /// `org_dev_1`, project `prj_dev_1`, the manifest's scopes) and sends the call body
+    /// `{ install, context, input, credentials, documents }`. The id must be declared in the manifest.
+    /// The input is checked against the declared schema first; a mismatch is a note and the call is
+    /// sent anyway. Prints `<status> <reason> in <N> ms`, then the body as pretty JSON or the error
+    /// as `error: <status> <CODE>: <message>`.
+    ///
+    /// Exits 0 on a 2xx answer, 1 on any other answer, 2 on bad arguments or when no server answers.
+    Call(local::call::CallArgs),
+    /// Deliver a host event to a running vendor server's `POST /host/events`.
+    ///
+    /// The event must be one of the 12 published names. The default payload is the catalogue's
+    /// example made this invocation's own: `projectId`, `installId`, `organizationId` and
+    /// `extensionId` set to the local install, every member ending in `At` set to now, a fresh
+    /// `releaseId` (release.shipped) or `generation` (install.token_rotated). All attempts of one
+    /// invocation carry the same body and each its own `X-Host-Event-Id` (`evt_` + UUID). Prints
+    /// `attempt 1/4 X-Host-Event-Id=evt_... -> 204 in 8 ms` per attempt.
+    ///
+    /// Exits 0 when an attempt got a 2xx, 1 otherwise, 2 on bad arguments.
+    Trigger(local::trigger::TriggerArgs),
+    /// Run the host's publish-time checks against a running vendor server.
+    ///
+    /// `GET /host/health` must answer 200 within 3 s with `{"status":"ok","extensionId":<id>}`;
+    /// then every declared tool, mention, context provider and procedure is called once, tools and
+    /// procedures with a sample input built from their input schema, and the answer checked: tools
+    /// against the card shape of their `returns` kind, mentions as `{items:[{id,label}]}`, context
+    /// blocks within 2,048 bytes, procedures against their `output` schema. A route that refuses
+    /// the sample input (INPUT_INVALID, or a 4xx with the vendor's own code) passes with a note.
+    /// Prints `✓ ...` or `✗ ...: reason` per check as it completes, then `N passed, M failed`.
+    ///
+    /// Exits 0 when every check passes, 1 otherwise, 2 when nothing answers at all.
+    Check(local::check::CheckArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -95,17 +150,19 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let color = cli.color;
+    let term = local::output::Term::new(color);
     match cli.command {
-        Command::Validate {
-            format,
-            color,
-            path,
-        } => validate(&path, format, color),
+        Command::Validate { format, path } => validate(&path, format, color),
         Command::Expand { path } => expand(&path),
         Command::Schema => {
             println!("{}", host_manifest::SCHEMA_JSON.trim_end());
             ExitCode::SUCCESS
         }
+        Command::Dev(args) => local::block_on(local::dev::run(args, term)),
+        Command::Call(args) => local::block_on(local::call::run(args, term)),
+        Command::Trigger(args) => local::block_on(local::trigger::run(args, term)),
+        Command::Check(args) => local::block_on(local::check::run(args, term)),
     }
 }
 

@@ -1,0 +1,329 @@
+//! `cargo host call`: one call of a running vendor server, as the host makes it (D1 token, D6 body),
+//! and its answer printed.
+//!
+//! The id must be declared in the manifest. The input is checked against the declared schema before
+//! sending; a mismatch is a note, and the call is sent anyway so the server's own `INPUT_INVALID`
+//! can be seen.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use chrono::{SecondsFormat, Utc};
+use http::Method;
+use serde_json::{Value, json};
+
+use super::client::{Client, Request, SendError, no_server};
+use super::install::Local;
+use super::output::{self, Term, line};
+use super::{Fail, InstallArgs, ManifestArg, ServerArg, closest, json_arg, listed, raw_arg};
+use host_runtime::Manifest;
+
+/// What `call` calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// An assistant tool: `POST /host/tools/<id>`.
+    Tool,
+    /// An approved action: `POST /host/actions/<id>`.
+    Action,
+    /// A mention picker: `GET /host/mentions/<id>?q=`.
+    Mention,
+    /// A context provider: `GET /host/context/<id>`.
+    Context,
+    /// A procedure: `POST /host/procedures/<name>`.
+    Procedure,
+    /// The connector sync: `POST /host/metrics`.
+    Sync,
+}
+
+/// Arguments of `cargo host call`.
+#[derive(Debug, clap::Args)]
+pub struct CallArgs {
+    /// What to call.
+    #[arg(value_enum)]
+    pub kind: Kind,
+    /// The tool, action, mention or context provider id, or the procedure name; for `sync`, one
+    /// metric key [default for sync: every declared metric].
+    pub id: Option<String>,
+    /// The `input`, as JSON or `@file` [default: `{}`; for `sync`, the last 24 hours of the metrics;
+    /// for `mention`, the raw text is the `q` parameter].
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub input: Option<String>,
+    /// The text typed in the mention picker (the `q` parameter) [default: empty].
+    #[arg(long, short = 'q', value_name = "Q")]
+    pub query: Option<String>,
+    #[command(flatten)]
+    pub server: ServerArg,
+    #[command(flatten)]
+    pub manifest: ManifestArg,
+    #[command(flatten)]
+    pub install: InstallArgs,
+}
+
+/// One route of the server, resolved from the manifest.
+struct Target<'m> {
+    method: Method,
+    route: String,
+    /// The declared `input` schema, when the route has one.
+    schema: Option<&'m Value>,
+    /// "tool `keyword-ranks`", for messages.
+    name: String,
+}
+
+/// Runs `cargo host call`.
+pub async fn run(args: CallArgs, term: Term) -> ExitCode {
+    match call(args, &term).await {
+        Ok(code) => code,
+        Err(fail) => fail.report(&term),
+    }
+}
+
+async fn call(args: CallArgs, term: &Term) -> Result<ExitCode, Fail> {
+    let loaded = super::load_manifest(&args.manifest.manifest, term)?;
+    let manifest = &loaded.manifest;
+    let target = target(manifest, args.kind, args.id.as_deref(), &loaded.shown)?;
+    let local = Local::new(manifest, &args.install)?;
+    let client = Client::new(&args.server.server)?;
+
+    let mut query = Vec::new();
+    let mut body = None;
+    match args.kind {
+        Kind::Mention => {
+            let q = match (&args.query, &args.input) {
+                (Some(q), _) => q.clone(),
+                (None, Some(input)) => raw_arg("--input", input)?,
+                (None, None) => String::new(),
+            };
+            query.push(("q", q));
+        }
+        Kind::Context => {
+            if args.input.is_some() {
+                term.note("a context provider is called with GET and takes no input; `--input` is ignored");
+            }
+        }
+        Kind::Sync => {
+            let input = match &args.input {
+                Some(text) => json_arg("--input", text)?,
+                None => sync_input(manifest, args.id.as_deref()),
+            };
+            body = Some(local.call_body(input));
+        }
+        Kind::Tool | Kind::Action | Kind::Procedure => {
+            let input = match &args.input {
+                Some(text) => json_arg("--input", text)?,
+                None => json!({}),
+            };
+            if let Some(e) = target.schema.and_then(|s| super::schema::check(s, &input)) {
+                term.note(&format!(
+                    "the input fails the input schema of {} {e}; the server should answer 422 INPUT_INVALID (sending anyway)",
+                    target.name
+                ));
+            }
+            body = Some(local.call_body(input));
+        }
+    }
+    if args.query.is_some() && args.kind != Kind::Mention {
+        term.note("`--query` is the mention picker's text; it is ignored here");
+    }
+
+    let timeout = match args.kind {
+        // The runtime answers TOOL_TIMEOUT at 30 s; wait a little longer to see it.
+        Kind::Tool => Duration::from_secs(35),
+        _ => Duration::from_secs(30),
+    };
+    let request = Request {
+        method: target.method.clone(),
+        route: target.route.clone(),
+        query,
+        headers: vec![("authorization", local.authorization())],
+        body: body.as_ref(),
+        timeout,
+    };
+    let answer = match client.send(request).await {
+        Ok(answer) => answer,
+        Err(SendError::Unreachable(_)) => return Err(Fail::usage(no_server(client.base()))),
+        Err(e) => {
+            return Err(Fail {
+                message: format!("{} {}: {e}", target.method, client.url(&target.route)),
+                code: 1,
+            });
+        }
+    };
+    line(&format!(
+        "{} {} {}",
+        term.status(answer.status),
+        answer.reason(),
+        term.dim(&format!("in {}", output::millis(answer.elapsed)))
+    ));
+    match (&answer.json, answer.error()) {
+        (_, Some((code, message))) if !answer.is_success() => {
+            line(&format!(
+                "{} {} {code}: {message}",
+                term.paint("31", "error:"),
+                answer.status
+            ));
+        }
+        (Some(json), _) => line(&output::indented(json, 0)),
+        (None, _) if answer.body.is_empty() => {}
+        (None, _) => line(&output::raw_body(&answer.body)),
+    }
+    Ok(if answer.is_success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Resolves the kind and id to a declared route, or explains what is declared.
+fn target<'m>(
+    m: &'m Manifest,
+    kind: Kind,
+    id: Option<&str>,
+    shown: &str,
+) -> Result<Target<'m>, Fail> {
+    let ai = &m.contributes.ai;
+    let procedures = m.server.as_ref().map(|s| &s.procedures);
+    let metrics: Vec<&str> = m
+        .contributes
+        .connector
+        .iter()
+        .flat_map(|c| c.metrics.iter().map(|x| x.key.as_str()))
+        .collect();
+    let (what, place, declared): (&str, &str, Vec<&str>) = match kind {
+        Kind::Tool => (
+            "tool",
+            "contributes.ai.tools",
+            ai.tools.iter().map(|t| t.id.as_str()).collect(),
+        ),
+        Kind::Action => (
+            "action",
+            "contributes.ai.actions",
+            ai.actions.iter().map(|a| a.id.as_str()).collect(),
+        ),
+        Kind::Mention => (
+            "mention",
+            "contributes.ai.mentions",
+            ai.mentions.iter().map(|x| x.id.as_str()).collect(),
+        ),
+        Kind::Context => (
+            "context provider",
+            "contributes.ai.context",
+            ai.context.iter().map(|c| c.id.as_str()).collect(),
+        ),
+        Kind::Procedure => (
+            "procedure",
+            "server.procedures",
+            procedures
+                .into_iter()
+                .flat_map(|p| p.keys().map(String::as_str))
+                .collect(),
+        ),
+        Kind::Sync => ("metric", "contributes.connector.metrics", metrics),
+    };
+    if declared.is_empty() {
+        return Err(Fail::usage(format!(
+            "{shown} declares no {what} (under `{place}`), so there is nothing to call"
+        )));
+    }
+    let id = match (id, kind) {
+        (Some(id), _) => id,
+        (None, Kind::Sync) => {
+            return Ok(Target {
+                method: Method::POST,
+                route: "/host/metrics".to_owned(),
+                schema: None,
+                name: "sync".to_owned(),
+            });
+        }
+        (None, _) => {
+            return Err(Fail::usage(format!(
+                "name the {what} to call, e.g. `cargo host call {} {}`; declared: {}",
+                kind_word(kind),
+                declared[0],
+                listed(declared.iter().copied())
+            )));
+        }
+    };
+    if !declared.contains(&id) {
+        let hint = match closest(id, declared.iter().copied()) {
+            Some(near) => format!("did you mean `{near}`? "),
+            None => String::new(),
+        };
+        return Err(Fail::usage(format!(
+            "`{id}` is not a {what} declared in {shown}; {hint}declared under `{place}`: {}",
+            listed(declared.iter().copied())
+        )));
+    }
+    let name = format!("{what} `{id}`");
+    Ok(match kind {
+        Kind::Tool => Target {
+            method: Method::POST,
+            route: format!("/host/tools/{id}"),
+            schema: ai.tools.iter().find(|t| t.id == id).map(|t| &t.input),
+            name,
+        },
+        Kind::Action => Target {
+            method: Method::POST,
+            route: format!("/host/actions/{id}"),
+            schema: ai.actions.iter().find(|a| a.id == id).map(|a| &a.input),
+            name,
+        },
+        Kind::Mention => Target {
+            method: Method::GET,
+            route: format!("/host/mentions/{id}"),
+            schema: None,
+            name,
+        },
+        Kind::Context => Target {
+            method: Method::GET,
+            route: format!("/host/context/{id}"),
+            schema: None,
+            name,
+        },
+        Kind::Procedure => Target {
+            method: Method::POST,
+            route: format!("/host/procedures/{id}"),
+            schema: procedures.and_then(|p| p.get(id)).map(|p| &p.input),
+            name,
+        },
+        Kind::Sync => Target {
+            method: Method::POST,
+            route: "/host/metrics".to_owned(),
+            schema: None,
+            name,
+        },
+    })
+}
+
+fn kind_word(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Tool => "tool",
+        Kind::Action => "action",
+        Kind::Mention => "mention",
+        Kind::Context => "context",
+        Kind::Procedure => "procedure",
+        Kind::Sync => "sync",
+    }
+}
+
+/// The sync input the host sends on a scheduled sync: the metric (or every declared one) over the
+/// last 24 hours, not a backfill, from the start.
+fn sync_input(m: &Manifest, metric: Option<&str>) -> Value {
+    let metrics: Vec<&str> = match metric {
+        Some(key) => vec![key],
+        None => m
+            .contributes
+            .connector
+            .iter()
+            .flat_map(|c| c.metrics.iter().map(|x| x.key.as_str()))
+            .collect(),
+    };
+    let to = Utc::now();
+    let from = to - chrono::Duration::hours(24);
+    json!({
+        "metrics": metrics,
+        "from": from.to_rfc3339_opts(SecondsFormat::Secs, true),
+        "to": to.to_rfc3339_opts(SecondsFormat::Secs, true),
+        "backfill": false,
+        "cursor": null,
+    })
+}
