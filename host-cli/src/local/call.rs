@@ -90,7 +90,10 @@ async fn call(args: CallArgs, term: &Term) -> Result<ExitCode, Fail> {
         Kind::Mention => {
             let q = match (&args.query, &args.input) {
                 (Some(q), _) => q.clone(),
-                (None, Some(input)) => raw_arg("--input", input)?,
+                // A file's final newline is not part of what the owner typed.
+                (None, Some(input)) => raw_arg("--input", input)?
+                    .trim_end_matches(['\n', '\r'])
+                    .to_owned(),
                 (None, None) => String::new(),
             };
             query.push(("q", q));
