@@ -1,0 +1,479 @@
+//! The example extension end to end, as the README's first hour runs it: `cargo host dev` as a child
+//! process, the keyword-tracker server started from the environment `dev` prints (production mode:
+//! key set fetched from the local host, events posted to it), and every route of the example driven
+//! over real HTTP by `cargo host call`, `trigger` and `check` (work routes, which `call` does not
+//! cover, by the runtime's test host).
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use host_runtime::testing::TestHost;
+use keyword_tracker::config::{Config, Mode};
+use keyword_tracker::data::Dataset;
+use keyword_tracker::{Tracker, Webhooks};
+use serde_json::{Value, json};
+
+fn manifest() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/keyword-tracker")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `cargo host dev`, killed when dropped.
+struct Dev {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    exports: HashMap<String, String>,
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Dev {
+    fn start(extra: &[&str]) -> Dev {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-host"))
+            .args(["dev", "--listen", "127.0.0.1:0", "--manifest", &manifest()])
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("starts");
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut dev = Dev {
+            child,
+            lines,
+            exports: HashMap::new(),
+        };
+        // The banner: the address, then `export NAME=value` lines for the vendor server.
+        let first = dev.line(Duration::from_secs(20)).expect("a banner");
+        assert!(
+            first.starts_with("local host listening on http://127.0.0.1:"),
+            "{first}"
+        );
+        while dev.exports.len() < 5 {
+            let line = dev.line(Duration::from_secs(5)).expect("the export lines");
+            if let Some((name, value)) = line
+                .trim()
+                .strip_prefix("export ")
+                .and_then(|l| l.split_once('='))
+            {
+                dev.exports.insert(name.to_owned(), value.to_owned());
+            }
+        }
+        dev
+    }
+
+    fn line(&self, wait: Duration) -> Option<String> {
+        self.lines.recv_timeout(wait).ok()
+    }
+
+    /// The event lines (`accepted`, `duplicate`, `rejected`) printed until `n` arrived, then for
+    /// half a second more (to catch extra ones).
+    fn events(&self, n: usize) -> Vec<String> {
+        let mut seen = Vec::new();
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        while seen.len() < n && std::time::Instant::now() < deadline {
+            if let Some(line) = self.line(Duration::from_millis(100))
+                && is_event_line(&line)
+            {
+                seen.push(line);
+            }
+        }
+        while let Some(line) = self.line(Duration::from_millis(500)) {
+            if is_event_line(&line) {
+                seen.push(line);
+            }
+        }
+        seen
+    }
+}
+
+fn is_event_line(line: &str) -> bool {
+    ["accepted ", "duplicate ", "rejected "].iter().any(|w| {
+        line.split_whitespace()
+            .nth(1)
+            .is_some_and(|second| second == w.trim())
+    })
+}
+
+/// The example server, configured from `env` (what `cargo host dev` exported), on a free port.
+struct Example {
+    url: String,
+    tracker: Arc<Tracker>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn example(env: &HashMap<String, String>) -> Example {
+    let config = Config::load(Some("127.0.0.1:0"), false, |k| env.get(k).cloned()).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let sender =
+        host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret).unwrap();
+    let tracker = Arc::new(Tracker::new(
+        Dataset::embedded().unwrap(),
+        Some(Webhooks::new(sender)),
+    ));
+    let handler = keyword_tracker::app(tracker.clone(), &config);
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind(config.listen))
+        .unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    runtime.spawn(handler.serve_on(listener));
+    assert_eq!(
+        config.mode,
+        if env.contains_key("HOST_MODE") {
+            Mode::Production
+        } else {
+            Mode::Development
+        }
+    );
+    Example {
+        url,
+        tracker,
+        _runtime: runtime,
+    }
+}
+
+fn host(server: &Example, args: &[&str]) -> Output {
+    let manifest = manifest();
+    Command::new(env!("CARGO_BIN_EXE_cargo-host"))
+        .args(args)
+        .args(["--server", &server.url, "--manifest", &manifest])
+        .env_remove("HOST_SERVER_URL")
+        .output()
+        .expect("runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Runs `cargo host call` and returns the printed answer, asserting its status.
+fn call(server: &Example, args: &[&str], status: u16) -> Value {
+    let mut all = vec!["call"];
+    all.extend(args);
+    let o = host(server, &all);
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(&format!("{status} ")),
+        "{args:?}: {out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(if status < 300 { 0 } else { 1 }),
+        "{out}"
+    );
+    let body = out.split_once('\n').map_or("", |(_, b)| b);
+    serde_json::from_str(body).unwrap_or(Value::Null)
+}
+
+#[test]
+fn the_first_hour_against_the_local_host() {
+    let dev = Dev::start(&[]);
+    assert_eq!(
+        dev.exports.get("HOST_MODE").map(String::as_str),
+        Some("production")
+    );
+    let server = example(&dev.exports);
+
+    // Every tool, through the key set the server fetched from the local host.
+    let series = call(
+        &server,
+        &[
+            "tool",
+            "keyword-ranks",
+            "--input",
+            r#"{"keyword": "habit tracker", "days": 7}"#,
+        ],
+        200,
+    );
+    assert_eq!(
+        series["series"][0]["points"].as_array().map(Vec::len),
+        Some(7),
+        "{series}"
+    );
+    let table = call(
+        &server,
+        &[
+            "tool",
+            "top-movers",
+            "--input",
+            r#"{"direction": "down", "days": 1}"#,
+        ],
+        200,
+    );
+    assert_eq!(table["rows"][0]["keyword"], "journal");
+    let comparison = call(
+        &server,
+        &[
+            "tool",
+            "compare-keywords",
+            "--input",
+            r#"{"keywords": ["notes", "planner"]}"#,
+        ],
+        200,
+    );
+    assert_eq!(comparison["subjects"], json!(["notes", "planner"]));
+    let list = call(
+        &server,
+        &["tool", "keyword-ideas", "--input", r#"{"seed": "notes"}"#],
+        200,
+    );
+    assert!(list["items"].as_array().is_some_and(|i| !i.is_empty()));
+    let value = call(&server, &["tool", "visibility-score"], 200);
+    assert!(value["value"].is_number());
+    let refused = host(
+        &server,
+        &[
+            "call",
+            "tool",
+            "keyword-ranks",
+            "--input",
+            r#"{"keyword": "notes", "days": 365}"#,
+        ],
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stdout(&refused).contains("error: 422 INPUT_INVALID"),
+        "{}",
+        stdout(&refused)
+    );
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("/days"),
+        "the local check names the pointer"
+    );
+
+    // The approved action, the mention picker, the context provider, both procedures, the sync.
+    let saved = call(
+        &server,
+        &[
+            "action",
+            "save-rank-insight",
+            "--input",
+            r#"{"keyword": "journal", "summary": "Fell after the release notes changed."}"#,
+        ],
+        200,
+    );
+    assert_eq!(saved["saved"], true);
+    let mentions = call(&server, &["mention", "keyword", "--query", "plan"], 200);
+    assert_eq!(
+        mentions["items"].as_array().map(Vec::len),
+        Some(2),
+        "{mentions}"
+    );
+    let context = call(&server, &["context", "tracked-keywords"], 200);
+    assert!(
+        context["summary"]
+            .as_str()
+            .unwrap()
+            .contains("habit tracker #24"),
+        "{context}"
+    );
+    let added = call(
+        &server,
+        &[
+            "procedure",
+            "addKeyword",
+            "--input",
+            r#"{"keyword": "sticky notes", "country": "US"}"#,
+        ],
+        200,
+    );
+    assert_eq!(added, json!({"tracked": true}));
+    let lists = call(
+        &server,
+        &[
+            "procedure",
+            "listWatchlists",
+            "--documents",
+            r#"{"watchlists": [{"id": "wl_1", "data": {"name": "Core", "keywords": ["notes"]}, "updatedAt": "2026-11-01T00:00:00Z"}]}"#,
+        ],
+        200,
+    );
+    assert_eq!(lists, json!({"items": [{"id": "wl_1", "name": "Core"}]}));
+
+    // A release, redelivered on the retry schedule with a fresh event id each time: the server
+    // answers 204 every time and reacts once. Its reaction is three signed alerts and a banner,
+    // each checked and accepted by the local host.
+    let o = host(
+        &server,
+        &[
+            "trigger",
+            "release.shipped",
+            "--retry",
+            "--time-scale",
+            "1000",
+        ],
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let attempts: Vec<&str> = out.lines().filter(|l| l.starts_with("attempt ")).collect();
+    assert_eq!(attempts.len(), 4, "{out}");
+    assert!(attempts.iter().all(|a| a.contains("-> 204")), "{out}");
+    let mut ids: Vec<&str> = attempts
+        .iter()
+        .filter_map(|a| {
+            a.split_whitespace()
+                .find(|w| w.starts_with("X-Host-Event-Id="))
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 4, "each attempt has its own event id: {out}");
+    assert_eq!(
+        server.tracker.install("ins_dev_1").unwrap().releases.len(),
+        1
+    );
+
+    let events = dev.events(4);
+    assert_eq!(events.len(), 4, "{events:#?}");
+    assert_eq!(
+        events
+            .iter()
+            .filter(|l| l.contains("accepted rank.dropped (alert)"))
+            .count(),
+        3,
+        "{events:#?}"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|l| l.contains("accepted rank.collapsed (banner)"))
+            .count(),
+        1,
+        "{events:#?}"
+    );
+
+    // The connector sync finds the same drops and posts them with the same ids: the local host,
+    // like the host, sees duplicates and nothing new.
+    let synced = call(&server, &["sync"], 200);
+    assert!(synced["points"].as_array().is_some_and(|p| !p.is_empty()));
+    let again = dev.events(4);
+    assert_eq!(again.len(), 4, "{again:#?}");
+    assert!(again.iter().all(|l| l.contains("duplicate ")), "{again:#?}");
+
+    // Every other subscribed host event.
+    for event in [
+        "install.created",
+        "install.paused",
+        "install.resumed",
+        "install.token_rotated",
+        "settings.changed",
+    ] {
+        let o = host(&server, &["trigger", event]);
+        assert_eq!(o.status.code(), Some(0), "{event}: {}", stdout(&o));
+        assert!(stdout(&o).contains("-> 204"), "{event}: {}", stdout(&o));
+    }
+
+    // The work destination, with the runtime's test host (same development key).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut test_host = TestHost::development("keyword-tracker");
+        test_host.install_id = "ins_dev_1".into();
+        test_host.credentials = json!({"api_key": "kt_demo_key"});
+        let send = |method: http::Method, path: &str, body: Option<Value>| {
+            let request =
+                test_host.request(method, path, body.map(|b| test_host.call_body(b)).as_ref());
+            test_host.send_http(&server.url, request)
+        };
+        let boards = send(http::Method::GET, "/host/work/boards?q=", None)
+            .await
+            .unwrap();
+        assert_eq!(
+            boards.json["items"].as_array().map(Vec::len),
+            Some(2),
+            "{}",
+            boards.json
+        );
+        let item = send(
+            http::Method::POST,
+            "/host/work/items",
+            Some(json!({"kind": "issue", "container": "aso", "title": "Win back journal"})),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            (item.status, item.json["id"].as_str()),
+            (200, Some("KT-1")),
+            "{}",
+            item.json
+        );
+        let comment = send(
+            http::Method::POST,
+            "/host/work/items/KT-1/comments",
+            Some(json!({"body": "Subtitle rewritten."})),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            (comment.status, comment.json["id"].as_str()),
+            (200, Some("KT-1-c1")),
+            "{}",
+            comment.json
+        );
+    });
+
+    // The publish-time checks pass.
+    let o = host(&server, &["check"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.lines().any(|l| l.ends_with("passed, 0 failed")),
+        "{out}"
+    );
+
+    // Revoking the install deletes what the server kept for it.
+    assert_eq!(
+        host(&server, &["trigger", "install.revoked"]).status.code(),
+        Some(0)
+    );
+    assert!(server.tracker.install("ins_dev_1").is_none());
+}
+
+#[test]
+fn events_signed_with_another_secret_are_rejected_by_the_local_host() {
+    // The local host expects one secret; the server (development defaults otherwise) signs with
+    // the development one.
+    let dev = Dev::start(&["--secret", "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD"]);
+    let mut env = dev.exports.clone();
+    env.remove("HOST_MODE");
+    env.remove("HOST_SIGNING_SECRET");
+    let server = example(&env);
+    let o = host(&server, &["trigger", "release.shipped"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let events = dev.events(4);
+    assert_eq!(events.len(), 4, "{events:#?}");
+    assert!(
+        events
+            .iter()
+            .all(|l| l.contains("rejected") && l.contains("401")),
+        "{events:#?}"
+    );
+}
