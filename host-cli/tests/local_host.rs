@@ -953,3 +953,83 @@ fn dev_listens_on_loopback_only() {
         stderr(&o)
     );
 }
+
+#[test]
+fn dev_refuses_hostile_requests_without_falling_over() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dev = Dev::start();
+    dev.until("Ctrl-C stops");
+
+    // Over the body limit: refused before anything is parsed.
+    let (status, body) = post(
+        &runtime,
+        &dev,
+        "msg_big",
+        vec![b'x'; 1024 * 1024 + 16 * 1024],
+        DEVELOPMENT_WEBHOOK_SECRET,
+    );
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (413, Some("PAYLOAD_TOO_LARGE")),
+        "{body}"
+    );
+    // Correctly signed bytes that are not JSON, and JSON that is not an envelope.
+    let (status, body) = post(
+        &runtime,
+        &dev,
+        "msg_bin",
+        vec![0xff, 0xfe, 0x00, 0x01],
+        DEVELOPMENT_WEBHOOK_SECRET,
+    );
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("BAD_REQUEST")),
+        "{body}"
+    );
+    let (status, body) = post(
+        &runtime,
+        &dev,
+        "msg_arr",
+        b"[1, 2, 3]".to_vec(),
+        DEVELOPMENT_WEBHOOK_SECRET,
+    );
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (400, Some("BAD_REQUEST")),
+        "{body}"
+    );
+
+    let (wrong_method, allow, unknown) = runtime.block_on(async {
+        let r = client()
+            .get(format!("{}/v1/events", dev.base))
+            .send()
+            .await
+            .unwrap();
+        let allow = r
+            .headers()
+            .get("allow")
+            .map(|v| v.to_str().unwrap().to_owned());
+        let unknown = client()
+            .get(format!("{}/admin", dev.base))
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), allow, unknown.status().as_u16())
+    });
+    assert_eq!((wrong_method, allow.as_deref()), (405, Some("POST")));
+    assert_eq!(unknown, 404);
+
+    // Still serving, and still accepting a good event.
+    let alert = json!({ "why": "Keyword notes fell from 3 to 9 in US" });
+    let (status, _) = post(
+        &runtime,
+        &dev,
+        "msg_ok",
+        envelope("msg_ok", "rank.dropped", alert),
+        DEVELOPMENT_WEBHOOK_SECRET,
+    );
+    assert_eq!(status, 202);
+}
