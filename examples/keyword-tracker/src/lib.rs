@@ -38,7 +38,6 @@ pub struct Tracker {
     data: Dataset,
     installs: Mutex<HashMap<String, InstallState>>,
     webhooks: Option<Webhooks>,
-    today: fn() -> NaiveDate,
 }
 
 /// What the server keeps per install (in memory: a real vendor would use its database).
@@ -91,7 +90,6 @@ impl Tracker {
             data,
             installs: Mutex::new(HashMap::new()),
             webhooks,
-            today: || chrono::Utc::now().date_naive(),
         }
     }
 
@@ -164,8 +162,9 @@ impl Tracker {
         })
     }
 
+    /// Today (UTC): the last day of the replayed data set.
     fn today(&self) -> NaiveDate {
-        (self.today)()
+        chrono::Utc::now().date_naive()
     }
 }
 
