@@ -37,7 +37,7 @@ pub use model::Manifest;
 pub use rules::files::ICON_LIMIT;
 pub use rules::schemas::{INPUT_SCHEMA_LIMIT, compact_len};
 pub use rules::ui::UI_CONTRIBUTION_LIMIT;
-pub use schema::{SCHEMA_ID, SCHEMA_JSON, schema};
+pub use schema::{SCHEMA_ID, SCHEMA_JSON, closest, schema};
 
 use source::{Positions, Target};
 

@@ -99,7 +99,7 @@ fn explain(error: &ValidationError<'_>, out: &mut Vec<SchemaFinding>) {
             for name in unexpected {
                 let child = format!("{pointer}/{}", escape_token(name));
                 let mut msg = format!("{here} has no member `{name}`");
-                if let Some(near) = closest(name, &known) {
+                if let Some(near) = closest(name, known.iter().copied()) {
                     msg.push_str(&format!("; did you mean `{near}`?"));
                 } else if !known.is_empty() {
                     msg.push_str(&format!("; it accepts {}", list(&known)));
@@ -145,7 +145,7 @@ fn explain(error: &ValidationError<'_>, out: &mut Vec<SchemaFinding>) {
                     .as_array()
                     .map(|a| a.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                if let Some(near) = closest(s, &names) {
+                if let Some(near) = closest(s, names.iter().copied()) {
                     msg.push_str(&format!("; did you mean `{near}`?"));
                 }
             }
@@ -385,15 +385,17 @@ pub(crate) fn list(names: &[&str]) -> String {
         .join(", ")
 }
 
-/// The candidate nearest to `word` by edit distance, when it is near enough to be a likely typo.
-pub(crate) fn closest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+/// The candidate nearest to `word` by edit distance, when it is near enough to be a likely typo (at
+/// most a third of its characters off, at least one); words over 64 characters get no suggestion.
+/// Used for every "did you mean" of the engine and of `cargo host`.
+pub fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
     if word.chars().count() > 64 {
         return None;
     }
     let limit = (word.chars().count() / 3).max(1);
     candidates
-        .iter()
-        .map(|c| (edit_distance(word, c), *c))
+        .into_iter()
+        .map(|c| (edit_distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
@@ -465,8 +467,9 @@ mod tests {
 
     #[test]
     fn closest_finds_typos_only() {
-        assert_eq!(closest("widget", &["widgets", "pages"]), Some("widgets"));
-        assert_eq!(closest("zzzzzz", &["widgets", "pages"]), None);
+        assert_eq!(closest("widget", ["widgets", "pages"]), Some("widgets"));
+        assert_eq!(closest("zzzzzz", ["widgets", "pages"]), None);
+        assert_eq!(closest(&"x".repeat(100), ["widgets"]), None);
     }
 
     #[test]

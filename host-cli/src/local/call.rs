@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use super::client::{Client, Request, SendError, no_server};
 use super::install::Local;
 use super::output::{self, Term, line};
-use super::{Fail, InstallArgs, ManifestArg, ServerArg, closest, json_arg, listed, raw_arg};
+use super::{Fail, InstallArgs, ManifestArg, ServerArg, json_arg, listed, raw_arg};
+use host_manifest::closest;
 use host_runtime::Manifest;
 
 /// What `call` calls.

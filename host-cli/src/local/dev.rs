@@ -34,7 +34,8 @@ use http_body_util::{BodyExt, Full, Limited};
 use serde_json::{Value, json};
 
 use super::output::{Term, indented, line};
-use super::{Fail, ManifestArg, closest, listed};
+use super::{Fail, ManifestArg, listed};
+use host_manifest::closest;
 
 /// The largest event body accepted.
 pub const BODY_LIMIT: usize = 1024 * 1024;

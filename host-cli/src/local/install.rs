@@ -8,7 +8,8 @@ use host_runtime::Manifest;
 use host_runtime::testing::TestHost;
 use serde_json::{Map, Value, json};
 
-use super::{Fail, InstallArgs, closest, listed, object_arg};
+use super::{Fail, InstallArgs, listed, object_arg};
+use host_manifest::closest;
 
 /// The default install id.
 pub const INSTALL: &str = "ins_dev_1";

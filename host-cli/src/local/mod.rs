@@ -162,35 +162,6 @@ pub fn object_arg(flag: &str, text: &str) -> Result<Value, Fail> {
     }
 }
 
-/// The candidate nearest to `word` by edit distance, when near enough to be a likely typo.
-pub fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-    let len = word.chars().count();
-    if len > 64 {
-        return None;
-    }
-    let limit = (len / 3).max(1);
-    candidates
-        .into_iter()
-        .map(|c| (edit_distance(word, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// `` `a`, `b`, `c` ``.
 pub fn listed<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     names
@@ -217,15 +188,6 @@ pub fn block_on(future: impl Future<Output = ExitCode>) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn closest_finds_typos_only() {
-        let ids = ["keyword-ranks", "top-movers", "compare-keywords"];
-        assert_eq!(closest("keyword-rank", ids), Some("keyword-ranks"));
-        assert_eq!(closest("top-mover", ids), Some("top-movers"));
-        assert_eq!(closest("weather", ids), None);
-        assert_eq!(closest(&"x".repeat(100), ids), None);
-    }
 
     #[test]
     fn json_args_are_inline_or_files() {

@@ -19,7 +19,8 @@ use serde_json::Value;
 use super::client::{Client, Request, no_server};
 use super::install::Local;
 use super::output::{self, Term, line};
-use super::{Fail, InstallArgs, ManifestArg, ServerArg, closest, json_arg, listed};
+use super::{Fail, InstallArgs, ManifestArg, ServerArg, json_arg, listed};
+use host_manifest::closest;
 
 /// The host's waits before the second, third and fourth attempts.
 pub const RETRY_WAITS: [Duration; 3] = [

@@ -13,7 +13,7 @@ pub(crate) fn check_unknown_events(cx: &mut Ctxt<'_>) {
     for (i, name) in cx.items("/server/events") {
         let Some(name) = name.as_str() else { continue };
         if catalogue::event(name).is_none() {
-            let hint = match closest(name, &names) {
+            let hint = match closest(name, names.iter().copied()) {
                 Some(near) => format!("did you mean `{near}`?"),
                 None => {
                     "the catalogue's names are listed in the interface's Events section".to_owned()
