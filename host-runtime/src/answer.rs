@@ -116,6 +116,15 @@ pub enum Kind {
     Comparison,
 }
 
+/// The largest tool answer, in bytes (D9); larger answers are `TOOL_RESPONSE_TOO_LARGE`.
+pub const TOOL_ANSWER_LIMIT: usize = 1_048_576;
+/// The largest context block, in bytes of compact JSON (D9); larger blocks are `CONTEXT_TOO_LARGE`.
+pub const CONTEXT_LIMIT: usize = 2_048;
+/// Mention items kept (D9); the rest are dropped.
+pub const MENTION_ITEMS_KEPT: usize = 20;
+/// Mention label length kept, in Unicode scalar values (D9).
+pub const MENTION_LABEL_CHARS: usize = 80;
+
 /// A tool answer of one `returns` kind. Implemented by the five card types only.
 pub trait ToolAnswer: Serialize + Send + sealed::Sealed + 'static {
     /// The `returns` kind this answer draws.

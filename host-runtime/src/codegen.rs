@@ -219,14 +219,9 @@ pub fn work_comment<C: DeserializeOwned, D: DeserializeOwned>(
     })
 }
 
-/// The largest tool answer, in bytes (D9).
-pub const TOOL_ANSWER_LIMIT: usize = 1_048_576;
-/// The largest context block, in bytes of compact JSON (D9).
-pub const CONTEXT_LIMIT: usize = 2_048;
-/// Mention items kept (D9).
-pub const MENTION_ITEMS_KEPT: usize = 20;
-/// Mention label length kept, in Unicode scalar values (D9).
-pub const MENTION_LABEL_CHARS: usize = 80;
+pub use crate::answer::{
+    CONTEXT_LIMIT, MENTION_ITEMS_KEPT, MENTION_LABEL_CHARS, TOOL_ANSWER_LIMIT,
+};
 
 /// Checks and encodes a tool answer (D4, D9).
 pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {

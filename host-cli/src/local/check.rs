@@ -19,6 +19,8 @@ use http::Method;
 use serde_json::Value;
 
 use super::client::{Answer, Client, Request, SendError, no_server};
+use host_runtime::answer::CONTEXT_LIMIT;
+
 use super::install::Local;
 use super::output::{self, Term, line};
 use super::{Fail, InstallArgs, ManifestArg, ServerArg};
@@ -26,11 +28,9 @@ use super::{Fail, InstallArgs, ManifestArg, ServerArg};
 /// The host's health time limit at publish.
 pub const HEALTH_LIMIT: Duration = Duration::from_secs(3);
 /// The tool time limit (D9).
-pub const TOOL_LIMIT: Duration = Duration::from_secs(30);
+pub const TOOL_LIMIT: Duration = host_runtime::TOOL_DEADLINE;
 /// The limit for the other routes.
 pub const ROUTE_LIMIT: Duration = Duration::from_secs(30);
-/// The context block limit (D9), in bytes of compact JSON.
-pub const CONTEXT_LIMIT: usize = 2048;
 
 /// Arguments of `cargo host check`.
 #[derive(Debug, clap::Args)]
