@@ -13,14 +13,12 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use host_runtime::answer::{ContextBlock, MentionItems, check_tool_answer};
+use host_runtime::answer::{CONTEXT_LIMIT, ContextBlock, MentionItems, check_tool_answer};
 use host_runtime::codes;
 use http::Method;
 use serde_json::Value;
 
 use super::client::{Answer, Client, Request, SendError, no_server};
-use host_runtime::answer::CONTEXT_LIMIT;
-
 use super::install::Local;
 use super::output::{self, Term, line};
 use super::{Fail, InstallArgs, ManifestArg, ServerArg};
