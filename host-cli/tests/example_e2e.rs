@@ -15,9 +15,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use host_runtime::testing::TestHost;
+use keyword_tracker::Tracker;
 use keyword_tracker::config::{Config, Mode};
-use keyword_tracker::data::Dataset;
-use keyword_tracker::{Tracker, Webhooks};
 use serde_json::{Value, json};
 
 fn manifest() -> String {
@@ -130,12 +129,7 @@ fn example(env: &HashMap<String, String>) -> Example {
         .enable_all()
         .build()
         .unwrap();
-    let sender =
-        host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret).unwrap();
-    let tracker = Arc::new(Tracker::new(
-        Dataset::embedded().unwrap(),
-        Some(Webhooks::new(sender)),
-    ));
+    let tracker = Arc::new(Tracker::from_config(&config).unwrap());
     let handler = keyword_tracker::app(tracker.clone(), &config);
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(config.listen))

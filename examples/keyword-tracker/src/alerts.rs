@@ -107,11 +107,7 @@ impl Tracker {
                 d.country,
                 d.store.key()
             );
-            self.post(
-                self.webhooks
-                    .as_ref()
-                    .map(|w| w.rank_dropped(install, &key, &payload)),
-            );
+            self.post(self.webhooks.rank_dropped(install, &key, &payload));
         }
         if found.len() >= COLLAPSE_COUNT {
             let mut keywords: Vec<String> = found.iter().map(|d| d.keyword.clone()).collect();
@@ -125,11 +121,7 @@ impl Tracker {
                 Ok(why) => {
                     let payload = webhooks::rank_collapsed::Payload { why, keywords };
                     let key = format!("rank.collapsed-{}-{today}", slug(install));
-                    self.post(
-                        self.webhooks
-                            .as_ref()
-                            .map(|w| w.rank_collapsed(install, &key, &payload)),
-                    );
+                    self.post(self.webhooks.rank_collapsed(install, &key, &payload));
                 }
                 Err(_) => tracing::error!(why, "banner sentence does not fit the payload schema"),
             }
@@ -162,19 +154,17 @@ impl Tracker {
             );
             self.post(
                 self.webhooks
-                    .as_ref()
-                    .map(|w| w.store_algorithm_updated(install, &key, &payload)),
+                    .store_algorithm_updated(install, &key, &payload),
             );
         }
     }
 
     /// Sends one event in the background: the host's call is answered without waiting for the
     /// event-post endpoint, and a failure is logged, never lost silently.
-    fn post(&self, event: Option<Result<OutboundEvent, host_runtime::webhook::WebhookError>>) {
+    fn post(&self, event: Result<OutboundEvent, host_runtime::webhook::WebhookError>) {
         match event {
-            None => tracing::info!("no event-post URL configured: event not sent"),
-            Some(Err(e)) => tracing::error!(error = %e, "event not signed"),
-            Some(Ok(event)) => {
+            Err(e) => tracing::error!(error = %e, "event not signed"),
+            Ok(event) => {
                 tokio::spawn(async move {
                     match event.send().await {
                         Ok(status) => tracing::info!(status, "event posted"),

@@ -37,7 +37,7 @@ pub const DEFAULT_THRESHOLD: u32 = 10;
 pub struct Tracker {
     data: Dataset,
     installs: Mutex<HashMap<String, InstallState>>,
-    webhooks: Option<Webhooks>,
+    webhooks: Webhooks,
 }
 
 /// What the server keeps per install (in memory: a real vendor would use its database).
@@ -83,14 +83,18 @@ pub struct InstallSnapshot {
 }
 
 impl Tracker {
-    /// A tracker over `data`, posting its own events through `webhooks` (none: events are only
-    /// logged).
-    pub fn new(data: Dataset, webhooks: Option<Webhooks>) -> Self {
-        Tracker {
+    /// A tracker over the embedded data set, posting its events to `config`'s event-post URL signed
+    /// with its secret, and naming this build (the package version) in them.
+    pub fn from_config(config: &config::Config) -> Result<Self, String> {
+        let data = Dataset::embedded()?;
+        let sender = host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret)
+            .map_err(|e| format!("HOST_SIGNING_SECRET: {e}"))?
+            .with_build(env!("CARGO_PKG_VERSION"));
+        Ok(Tracker {
             data,
             installs: Mutex::new(HashMap::new()),
-            webhooks,
-        }
+            webhooks: Webhooks::new(sender),
+        })
     }
 
     /// The state of install `id`, if the server has seen it.

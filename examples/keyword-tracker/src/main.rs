@@ -10,9 +10,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
+use keyword_tracker::Tracker;
 use keyword_tracker::config::{Config, Mode};
-use keyword_tracker::data::Dataset;
-use keyword_tracker::{Tracker, Webhooks};
 
 /// The Keyword Tracker example vendor server.
 ///
@@ -46,22 +45,13 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let data = match Dataset::embedded() {
-        Ok(data) => data,
+    let tracker = match Tracker::from_config(&config) {
+        Ok(tracker) => Arc::new(tracker),
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let sender =
-        match host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret) {
-            Ok(sender) => sender.with_build(env!("CARGO_PKG_VERSION")),
-            Err(e) => {
-                eprintln!("error: HOST_SIGNING_SECRET: {e}");
-                return ExitCode::from(2);
-            }
-        };
-    let tracker = Arc::new(Tracker::new(data, Some(Webhooks::new(sender))));
     let handler = keyword_tracker::app(tracker, &config);
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(listener) => listener,

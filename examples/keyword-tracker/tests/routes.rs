@@ -11,9 +11,8 @@ use bytes::Bytes;
 use host_runtime::HostEvent;
 use host_runtime::testing::{DEVELOPMENT_WEBHOOK_SECRET, TestHost, TestResponse};
 use host_runtime::webhook::{Secret, verify_webhook};
+use keyword_tracker::Tracker;
 use keyword_tracker::config::Config;
-use keyword_tracker::data::Dataset;
-use keyword_tracker::{Tracker, Webhooks};
 use serde_json::{Value, json};
 
 /// A vendor event as the capture endpoint received it, signature checked.
@@ -71,12 +70,7 @@ async fn start() -> Running {
         (k == "HOST_EVENT_POST_URL").then(|| sink_url.clone())
     })
     .unwrap();
-    let sender =
-        host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret).unwrap();
-    let tracker = Arc::new(Tracker::new(
-        Dataset::embedded().unwrap(),
-        Some(Webhooks::new(sender)),
-    ));
+    let tracker = Arc::new(Tracker::from_config(&config).unwrap());
     let handler = keyword_tracker::app(tracker.clone(), &config);
     let listener = tokio::net::TcpListener::bind(config.listen).await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
