@@ -289,32 +289,23 @@ impl TestHost {
         TestResponse { status, json, body }
     }
 
+    /// POSTs the shared call body with `input` to `path`, in process.
+    async fn post_call(&self, handler: &Handler, path: &str, input: Value) -> TestResponse {
+        let body = self.call_body(input);
+        self.send(handler, self.request(http::Method::POST, path, Some(&body)))
+            .await
+    }
+
     /// Calls a tool in process.
     pub async fn call_tool(&self, handler: &Handler, id: &str, input: Value) -> TestResponse {
-        let body = self.call_body(input);
-        self.send(
-            handler,
-            self.request(
-                http::Method::POST,
-                &format!("/host/tools/{id}"),
-                Some(&body),
-            ),
-        )
-        .await
+        self.post_call(handler, &format!("/host/tools/{id}"), input)
+            .await
     }
 
     /// Calls an action in process.
     pub async fn call_action(&self, handler: &Handler, id: &str, input: Value) -> TestResponse {
-        let body = self.call_body(input);
-        self.send(
-            handler,
-            self.request(
-                http::Method::POST,
-                &format!("/host/actions/{id}"),
-                Some(&body),
-            ),
-        )
-        .await
+        self.post_call(handler, &format!("/host/actions/{id}"), input)
+            .await
     }
 
     /// Calls a procedure in process.
@@ -324,16 +315,8 @@ impl TestHost {
         name: &str,
         input: Value,
     ) -> TestResponse {
-        let body = self.call_body(input);
-        self.send(
-            handler,
-            self.request(
-                http::Method::POST,
-                &format!("/host/procedures/{name}"),
-                Some(&body),
-            ),
-        )
-        .await
+        self.post_call(handler, &format!("/host/procedures/{name}"), input)
+            .await
     }
 
     /// Asks a mention picker in process.
