@@ -703,6 +703,29 @@ pub fn published_names() -> [&'static str; 12] {
     ]
 }
 
+/// The realistic example payload ([`HostEvent::example`]) of the published event `name`, as JSON;
+/// `None` for a reserved or unknown name. What `cargo host trigger` sends by default.
+pub fn example_payload(name: &str) -> Option<serde_json::Value> {
+    fn of<E: HostEvent>() -> Option<serde_json::Value> {
+        serde_json::to_value(E::example()).ok()
+    }
+    match name {
+        ReleaseShipped::NAME => of::<ReleaseShipped>(),
+        MetadataChanged::NAME => of::<MetadataChanged>(),
+        KeywordSetChanged::NAME => of::<KeywordSetChanged>(),
+        ScreenshotsUpdated::NAME => of::<ScreenshotsUpdated>(),
+        PriceChanged::NAME => of::<PriceChanged>(),
+        InstallCreated::NAME => of::<InstallCreated>(),
+        InstallPaused::NAME => of::<InstallPaused>(),
+        InstallResumed::NAME => of::<InstallResumed>(),
+        InstallRevoked::NAME => of::<InstallRevoked>(),
+        InstallTokenRotated::NAME => of::<InstallTokenRotated>(),
+        ScopesChanged::NAME => of::<ScopesChanged>(),
+        SettingsChanged::NAME => of::<SettingsChanged>(),
+        _ => None,
+    }
+}
+
 /// The payload type of a reserved event, which the host does not deliver yet.
 ///
 /// It holds whatever JSON arrives, untyped, until the event is published and gets a struct of its
@@ -814,6 +837,16 @@ mod tests {
                 assert!(back.get(*key).is_none(), "{name}: optional `{key}` written");
             }
         }
+    }
+
+    #[test]
+    fn every_published_event_has_an_example_payload_and_no_other_does() {
+        for name in published_names() {
+            let payload = example_payload(name).unwrap();
+            assert!(payload.is_object(), "{name}");
+        }
+        assert_eq!(example_payload("incident.opened"), None);
+        assert_eq!(example_payload("release.shiped"), None);
     }
 
     #[test]

@@ -8,7 +8,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-use host_runtime::HostEvent;
 use host_runtime::testing::{DEVELOPMENT_WEBHOOK_SECRET, TestHost, TestResponse};
 use host_runtime::webhook::{Secret, verify_webhook};
 use keyword_tracker::Tracker;
@@ -555,8 +554,7 @@ async fn the_work_destination_creates_tasks_and_takes_comments() {
 #[tokio::test]
 async fn a_release_redelivered_with_fresh_event_ids_is_processed_once() {
     let s = start().await;
-    let mut release =
-        serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
+    let mut release = example("release.shipped");
     release["releaseId"] = json!("rel_e2e_1");
     for attempt in 1..=4 {
         let r = s
@@ -586,7 +584,7 @@ async fn a_release_redelivered_with_fresh_event_ids_is_processed_once() {
 #[tokio::test]
 async fn install_events_drive_the_install_state() {
     let s = start().await;
-    let with = |name: &str| serde_json::to_value(example(name)).unwrap();
+    let with = example;
     assert_eq!(
         s.deliver("install.created", with("install.created"), "evt_c")
             .await
@@ -668,17 +666,5 @@ async fn install_events_drive_the_install_state() {
 }
 
 fn example(name: &str) -> Value {
-    use host_runtime::events::*;
-    match name {
-        "install.created" => serde_json::to_value(InstallCreated::example()),
-        "install.paused" => serde_json::to_value(InstallPaused::example()),
-        "install.resumed" => serde_json::to_value(InstallResumed::example()),
-        "install.revoked" => serde_json::to_value(InstallRevoked::example()),
-        "install.token_rotated" => serde_json::to_value(InstallTokenRotated::example()),
-        "settings.changed" => serde_json::to_value(SettingsChanged::example()),
-        "release.shipped" => serde_json::to_value(ReleaseShipped::example()),
-        "price.changed" => serde_json::to_value(PriceChanged::example()),
-        other => panic!("no example for {other}"),
-    }
-    .unwrap()
+    host_runtime::events::example_payload(name).expect("a published event")
 }

@@ -106,7 +106,7 @@ async fn trigger(args: TriggerArgs, term: &Term) -> Result<ExitCode, Fail> {
             payload
         }
         None => {
-            let mut payload = example(name).unwrap_or(Value::Null);
+            let mut payload = events::example_payload(name).unwrap_or(Value::Null);
             freshen(name, &mut payload, &Fresh::now(&local, &manifest.id));
             payload
         }
@@ -219,28 +219,6 @@ fn published(name: &str) -> Result<&'static str, Fail> {
         }
     };
     Err(Fail::usage(message))
-}
-
-/// The catalogue's example payload of a published event, as JSON.
-pub fn example(name: &str) -> Option<Value> {
-    fn of<E: HostEvent>() -> Option<Value> {
-        serde_json::to_value(E::example()).ok()
-    }
-    match name {
-        events::ReleaseShipped::NAME => of::<events::ReleaseShipped>(),
-        events::MetadataChanged::NAME => of::<events::MetadataChanged>(),
-        events::KeywordSetChanged::NAME => of::<events::KeywordSetChanged>(),
-        events::ScreenshotsUpdated::NAME => of::<events::ScreenshotsUpdated>(),
-        events::PriceChanged::NAME => of::<events::PriceChanged>(),
-        events::InstallCreated::NAME => of::<events::InstallCreated>(),
-        events::InstallPaused::NAME => of::<events::InstallPaused>(),
-        events::InstallResumed::NAME => of::<events::InstallResumed>(),
-        events::InstallRevoked::NAME => of::<events::InstallRevoked>(),
-        events::InstallTokenRotated::NAME => of::<events::InstallTokenRotated>(),
-        events::ScopesChanged::NAME => of::<events::ScopesChanged>(),
-        events::SettingsChanged::NAME => of::<events::SettingsChanged>(),
-        _ => None,
-    }
 }
 
 /// Whether `payload` reads as the typed payload of `name`, as the runtime will read it.
@@ -396,7 +374,7 @@ mod tests {
     #[test]
     fn every_published_event_has_an_example_that_reads_back() {
         for name in events::published_names() {
-            let mut payload = example(name).unwrap();
+            let mut payload = events::example_payload(name).unwrap();
             freshen(name, &mut payload, &fresh());
             assert!(fits(name, &payload).is_ok(), "{name}: {payload}");
         }
@@ -404,17 +382,17 @@ mod tests {
 
     #[test]
     fn freshening_sets_ids_times_and_content_keys() {
-        let mut release = example("release.shipped").unwrap();
+        let mut release = events::example_payload("release.shipped").unwrap();
         freshen("release.shipped", &mut release, &fresh());
         assert_eq!(release["projectId"], "prj_dev_1");
         assert_eq!(release["shippedAt"], "2030-01-01T00:00:00.123Z");
         assert_eq!(release["releaseId"], "rel_0123456789abcdef");
         assert_eq!(
             release["version"],
-            example("release.shipped").unwrap()["version"]
+            events::example_payload("release.shipped").unwrap()["version"]
         );
 
-        let mut rotated = example("install.token_rotated").unwrap();
+        let mut rotated = events::example_payload("install.token_rotated").unwrap();
         freshen("install.token_rotated", &mut rotated, &fresh());
         assert_eq!(rotated["generation"], 42);
         assert_eq!(rotated["installId"], "ins_dev_1");
@@ -424,7 +402,7 @@ mod tests {
 
         let mut org = fresh();
         org.project = None;
-        let mut created = example("install.created").unwrap();
+        let mut created = events::example_payload("install.created").unwrap();
         freshen("install.created", &mut created, &org);
         assert_eq!(created["projectId"], Value::Null);
     }
