@@ -261,6 +261,11 @@ impl TestHost {
     }
 
     /// A request with a valid token.
+    ///
+    /// Panics when `path` is not a valid request target (a mistake in the test, reported as such
+    /// rather than sent as some other request).
+    #[track_caller]
+    #[allow(clippy::panic)]
     pub fn request(
         &self,
         method: http::Method,
@@ -277,7 +282,7 @@ impl TestHost {
             )
             .header(http::header::CONTENT_TYPE, "application/json")
             .body(bytes)
-            .unwrap_or_default()
+            .unwrap_or_else(|e| panic!("`{path}` is not a valid request target: {e}"))
     }
 
     /// Sends a request to the handler in process.
