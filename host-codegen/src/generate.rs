@@ -24,8 +24,15 @@ pub struct Notes {
     pub warnings: Vec<String>,
 }
 
+/// Types the schemas `m` embeds: what [`generate`] needs first and what takes it longest, so the macro
+/// starts it while the engine is still validating.
+pub fn schema_types(m: &Manifest) -> Types {
+    Types::build(schema_jobs(&without_repeats(m)))
+}
+
 /// The generated items, as Rust source text, for a manifest whose typed model could be read.
-pub fn generate(m: &Manifest, notes: &mut Notes) -> String {
+/// `types` is [`schema_types`] of `m` when the caller already has it.
+pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes) -> String {
     check_names(m, notes);
     // An invalid manifest may repeat an id (reported by the engine); generating both would add
     // compiler errors that say nothing new, so later repeats are left out.
@@ -33,7 +40,7 @@ pub fn generate(m: &Manifest, notes: &mut Notes) -> String {
     let m = &unique;
     let json = serde_json::to_string(m).unwrap_or_default();
     let phase = crate::Phase::start();
-    let types = Types::build(schema_jobs(m));
+    let types = types.unwrap_or_else(|| Types::build(schema_jobs(m)));
     phase.done("types");
     let mut out = TokenStream::new();
     out.extend(manifest_module(m));

@@ -58,7 +58,23 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
         }
     };
     let phase = Phase::start();
-    let report = match host_manifest::validate_file(&path) {
+    // Typing the schemas takes longest, so it starts as soon as the text reads as a model, beside the
+    // engine's validation; its result is used when the validated model is the one it typed.
+    let (report, early) = std::thread::scope(|scope| {
+        let early = scope.spawn(|| {
+            let size = std::fs::metadata(&path).ok()?.len();
+            if size > host_manifest::MAX_MANIFEST_BYTES {
+                return None;
+            }
+            let text = std::fs::read_to_string(&path).ok()?;
+            let m: Manifest = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+            let types = generate::schema_types(&m);
+            Some((m, types))
+        });
+        let report = host_manifest::validate_file(&path);
+        (report, early.join().ok().flatten())
+    });
+    let report = match report {
         Ok(r) => r,
         Err(e) => {
             out.errors.push(match e.kind {
@@ -92,7 +108,8 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
     match model {
         Some(m) => {
             let mut notes = Notes::default();
-            items.push_str(&generate::generate(&m, &mut notes));
+            let types = early.and_then(|(typed, types)| (typed == m).then_some(types));
+            items.push_str(&generate::generate(&m, types, &mut notes));
             out.errors
                 .extend(notes.errors.iter().map(|e| format!("{written}: {e}")));
             out.warnings
