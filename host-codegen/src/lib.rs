@@ -57,25 +57,8 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
             return out;
         }
     };
-    let phase = Phase::start();
-    // Typing the schemas takes longest, so it starts as soon as the text reads as a model, beside the
-    // engine's validation; its result is used when the validated model is the one it typed.
-    let (report, early) = std::thread::scope(|scope| {
-        let early = scope.spawn(|| {
-            let size = std::fs::metadata(&path).ok()?.len();
-            if size > host_manifest::MAX_MANIFEST_BYTES {
-                return None;
-            }
-            let text = std::fs::read_to_string(&path).ok()?;
-            let m: Manifest = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
-            let types = generate::schema_types(&m);
-            Some((m, types))
-        });
-        let report = host_manifest::validate_file(&path);
-        (report, early.join().ok().flatten())
-    });
-    let report = match report {
-        Ok(r) => r,
+    let bytes = match host_manifest::read_manifest(&path) {
+        Ok(bytes) => bytes,
         Err(e) => {
             out.errors.push(match e.kind {
                 host_manifest::ReadErrorKind::NotFound => format!(
@@ -90,6 +73,22 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
             return out;
         }
     };
+    let phase = Phase::start();
+    // The text read as a model without the engine's checks: typing its schemas takes longest, so that
+    // starts at once, beside validation. (An oversized file is only reported.)
+    let (report, lenient) = std::thread::scope(|scope| {
+        let lenient = scope.spawn(|| {
+            if bytes.len() as u64 > host_manifest::MAX_MANIFEST_BYTES {
+                return None;
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            let m: Manifest = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+            let types = generate::schema_types(&m);
+            Some((m, types))
+        });
+        let report = host_manifest::validate_read(&path, &bytes);
+        (report, lenient.join().ok().flatten())
+    });
     phase.done("validate");
     let mut items = track(&path, report.manifest());
     for d in report.diagnostics() {
@@ -99,16 +98,17 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
             Severity::Warning => out.warnings.push(text),
         }
     }
-    // A manifest with only cross-field errors still reads as the typed model: generate everything so
-    // the vendor sees the manifest's errors and nothing else.
-    let model: Option<Manifest> = report
-        .manifest()
-        .cloned()
-        .or_else(|| serde_json::from_str(report.text().trim_start_matches('\u{feff}')).ok());
+    // A manifest with only cross-field errors still reads as the typed model (the lenient one): generate
+    // everything so the vendor sees the manifest's errors and nothing else. The schemas already typed
+    // are used when they are the validated model's.
+    let model = match (report.manifest(), lenient) {
+        (Some(valid), Some((typed, types))) if *valid == typed => Some((typed, Some(types))),
+        (Some(valid), _) => Some((valid.clone(), None)),
+        (None, lenient) => lenient.map(|(typed, types)| (typed, Some(types))),
+    };
     match model {
-        Some(m) => {
+        Some((m, types)) => {
             let mut notes = Notes::default();
-            let types = early.and_then(|(typed, types)| (typed == m).then_some(types));
             items.push_str(&generate::generate(&m, types, &mut notes));
             out.errors
                 .extend(notes.errors.iter().map(|e| format!("{written}: {e}")));

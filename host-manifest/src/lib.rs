@@ -177,6 +177,12 @@ pub fn read_manifest(path: &Path) -> Result<Vec<u8>, ReadError> {
 /// Reads and validates a manifest file; file rules resolve against the file's folder.
 pub fn validate_file(path: &Path) -> Result<Report, ReadError> {
     let bytes = read_manifest(path)?;
+    Ok(validate_read(path, &bytes))
+}
+
+/// Validates the bytes [`read_manifest`] read from `path`; file rules resolve against its folder. For
+/// callers that also use the bytes themselves (the macro types the schemas while this runs).
+pub fn validate_read(path: &Path, bytes: &[u8]) -> Report {
     let base = path.parent().map(|p| {
         if p.as_os_str().is_empty() {
             Path::new(".")
@@ -184,7 +190,7 @@ pub fn validate_file(path: &Path) -> Result<Report, ReadError> {
             p
         }
     });
-    Ok(validate_bytes(&bytes, base))
+    validate_bytes(bytes, base)
 }
 
 /// Validates a manifest given as bytes. `base_dir` is the manifest's folder, against which named files
