@@ -22,6 +22,8 @@ pub struct Notes {
     pub errors: Vec<String>,
     /// Warnings, as messages.
     pub warnings: Vec<String>,
+    /// Warnings about one place in the manifest: `(JSON pointer, message)`.
+    pub located: Vec<(String, String)>,
 }
 
 /// Types the schemas `m` embeds: what [`generate`] needs first and what takes it longest, so the macro
@@ -70,42 +72,55 @@ pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes) -> String
 
 /// Every schema module to type, keyed as the sections below look them up.
 fn schema_jobs(m: &Manifest) -> Vec<Job<'_>> {
+    use host_manifest::escape_token as esc;
     let c = &m.contributes;
     let mut jobs = Vec::new();
     for (name, coll) in &c.storage {
         jobs.push(Job {
             key: format!("storage/{name}"),
-            roots: vec![(&coll.schema, "Document")],
+            roots: vec![(
+                &coll.schema,
+                "Document",
+                format!("/contributes/storage/{}/schema", esc(name)),
+            )],
         });
     }
     if let Some(settings) = &c.settings {
         jobs.push(Job {
             key: "settings".to_owned(),
-            roots: vec![(&settings.schema, "Settings")],
+            roots: vec![(
+                &settings.schema,
+                "Settings",
+                "/contributes/settings/schema".to_owned(),
+            )],
         });
     }
-    for t in &c.ai.tools {
+    for (i, t) in c.ai.tools.iter().enumerate() {
         jobs.push(Job {
             key: format!("tools/{}", t.id),
-            roots: vec![(&t.input, "Input")],
+            roots: vec![(&t.input, "Input", format!("/contributes/ai/tools/{i}/input"))],
         });
     }
-    for a in &c.ai.actions {
+    for (i, a) in c.ai.actions.iter().enumerate() {
         jobs.push(Job {
             key: format!("actions/{}", a.id),
-            roots: vec![(&a.input, "Input")],
+            roots: vec![(&a.input, "Input", format!("/contributes/ai/actions/{i}/input"))],
         });
     }
     for (name, p) in m.server.iter().flat_map(|s| s.procedures.iter()) {
+        let at = format!("/server/procedures/{}", esc(name));
         jobs.push(Job {
             key: format!("procedures/{name}"),
-            roots: vec![(&p.input, "Input"), (&p.output, "Output")],
+            roots: vec![
+                (&p.input, "Input", format!("{at}/input")),
+                (&p.output, "Output", format!("{at}/output")),
+            ],
         });
     }
-    for w in &c.webhooks {
+    for (i, w) in c.webhooks.iter().enumerate() {
         jobs.push(Job {
             key: format!("webhooks/{}", w.event),
-            roots: vec![(&w.payload, "Payload")],
+            roots: vec![(&w.payload, "Payload", format!("/contributes/webhooks/{i}/payload"))],
         });
     }
     jobs
@@ -543,7 +558,8 @@ fn documents(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     let mut fields = Vec::new();
     for (name, coll) in &m.contributes.storage {
         let module = ident(&snake(name));
-        let (items, why) = types.items(&format!("storage/{name}"), &["Document"]);
+        let (items, why, fallbacks) = types.items(&format!("storage/{name}"), &["Document"]);
+        notes.located.extend(fallbacks);
         if let Some(why) = why {
             notes.warnings.push(format!(
                 "storage collection `{name}`: {why}; its documents are untyped JSON"
@@ -575,7 +591,8 @@ fn documents(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     }
     let mut settings_module = TokenStream::new();
     if m.contributes.settings.is_some() {
-        let (items, why) = types.items("settings", &["Settings"]);
+        let (items, why, fallbacks) = types.items("settings", &["Settings"]);
+        notes.located.extend(fallbacks);
         if let Some(why) = why {
             notes.warnings.push(format!(
                 "the settings schema: {why}; settings are untyped JSON"
@@ -703,7 +720,8 @@ fn tools(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
         let name = ident(&snake(&t.id));
         let id = &t.id;
         let route = format!("/host/tools/{id}");
-        let (items, why) = types.items(&format!("tools/{id}"), &["Input"]);
+        let (items, why, fallbacks) = types.items(&format!("tools/{id}"), &["Input"]);
+        notes.located.extend(fallbacks);
         if let Some(why) = why {
             notes
                 .warnings
@@ -764,7 +782,8 @@ fn actions(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
         let name = ident(&snake(&a.id));
         let id = &a.id;
         let route = format!("/host/actions/{id}");
-        let (items, why) = types.items(&format!("actions/{id}"), &["Input"]);
+        let (items, why, fallbacks) = types.items(&format!("actions/{id}"), &["Input"]);
+        notes.located.extend(fallbacks);
         if let Some(why) = why {
             notes
                 .warnings
@@ -878,7 +897,8 @@ fn procedures(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     for (pname, p) in &server.procedures {
         let name = ident(&snake(pname));
         let route = format!("/host/procedures/{pname}");
-        let (items, why) = types.items(&format!("procedures/{pname}"), &["Input", "Output"]);
+        let (items, why, fallbacks) = types.items(&format!("procedures/{pname}"), &["Input", "Output"]);
+        notes.located.extend(fallbacks);
         if let Some(why) = why {
             notes.warnings.push(format!(
                 "procedure `{pname}`: {why}; its input and output are untyped JSON"
@@ -1041,7 +1061,8 @@ fn webhooks(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     for w in hooks {
         let name = ident(&snake(&w.event));
         let event = &w.event;
-        let (items, why) = types.items(&format!("webhooks/{event}"), &["Payload"]);
+        let (items, why, fallbacks) = types.items(&format!("webhooks/{event}"), &["Payload"]);
+        notes.located.extend(fallbacks);
         if let Some(why) = why {
             notes.warnings.push(format!(
                 "webhook `{event}`: {why}; its payload is untyped JSON"

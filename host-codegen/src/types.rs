@@ -23,16 +23,24 @@ const REEXPORTED: [&str; 5] = ["serde", "serde_json", "regress", "chrono", "uuid
 pub struct Job<'a> {
     /// Where the module goes, for looking the result up.
     pub key: String,
-    /// The schemas and their root type names.
-    pub roots: Vec<(&'a Value, &'static str)>,
+    /// The schemas, their root type names and where each sits in the manifest (a JSON pointer).
+    pub roots: Vec<(&'a Value, &'static str, String)>,
 }
 
-/// The schemas of one module with their root type names.
-type Roots<'a> = Vec<(&'a Value, &'static str)>;
+/// The schemas of one module with their root type names and manifest pointers.
+type Roots<'a> = Vec<(&'a Value, &'static str, String)>;
+
+/// One module's typing: its text, why it could not be typed at all, and the nodes left untyped.
+#[derive(Clone)]
+struct Typed {
+    text: String,
+    failed: Option<String>,
+    fallbacks: Vec<crate::lower::Fallback>,
+}
 
 /// Typed schema modules, by job key, as text.
 pub struct Types {
-    done: HashMap<String, (String, Option<String>)>,
+    done: HashMap<String, Typed>,
 }
 
 impl Types {
@@ -46,7 +54,7 @@ impl Types {
             let signature = job
                 .roots
                 .iter()
-                .map(|(schema, root)| format!("{root}={schema}"))
+                .map(|(schema, root, pointer)| format!("{root}@{pointer}={schema}"))
                 .collect::<Vec<_>>()
                 .join("\u{1}");
             match index.get(&signature) {
@@ -95,16 +103,24 @@ impl Types {
 
     /// What stands for the module `key` in the generated tokens: a marker that [`Types::splice`]
     /// replaces with the module's text, or, when typing failed, an untyped fallback and the reason.
-    pub fn items(&self, key: &str, roots: &[&str]) -> (TokenStream, Option<String>) {
+    ///
+    /// The notes are `(pointer, message)` warnings: nodes typed as JSON because no faithful type
+    /// exists for them, or the whole module when typing failed.
+    pub fn items(&self, key: &str, roots: &[&str]) -> (TokenStream, Option<String>, Vec<(String, String)>) {
         match self.done.get(key) {
-            Some((_, None)) => {
+            Some(Typed { failed: None, fallbacks, .. }) => {
                 let marker = marker(key);
-                (quote!(#marker), None)
+                let notes = fallbacks
+                    .iter()
+                    .map(|f| (f.pointer.clone(), f.construct.clone()))
+                    .collect();
+                (quote!(#marker), None, notes)
             }
-            Some((_, Some(why))) => (untyped(roots), Some(why.clone())),
+            Some(Typed { failed: Some(why), .. }) => (untyped(roots), Some(why.clone()), Vec::new()),
             None => (
                 untyped(roots),
                 Some("the type generator stopped unexpectedly".to_owned()),
+                Vec::new(),
             ),
         }
     }
@@ -115,8 +131,8 @@ impl Types {
         let by_marker: HashMap<String, &str> = self
             .done
             .iter()
-            .filter(|(_, (_, why))| why.is_none())
-            .map(|(key, (items, _))| (marker(key).to_string(), items.as_str()))
+            .filter(|(_, t)| t.failed.is_none())
+            .map(|(key, t)| (marker(key).to_string(), t.text.as_str()))
             .collect();
         let mut out =
             String::with_capacity(text.len() + by_marker.values().map(|t| t.len()).sum::<usize>());
@@ -162,80 +178,97 @@ fn untyped(roots: &[&str]) -> TokenStream {
 }
 
 /// Types one module's roots and renders the rewritten items as text.
-fn render(roots: &[(&Value, &'static str)]) -> (String, Option<String>) {
-    match typify_items(roots) {
-        Ok(items) => (items.to_string(), None),
-        Err(why) => (String::new(), Some(why)),
+fn render(roots: &[(&Value, &'static str, String)]) -> Typed {
+    let mut fallbacks = Vec::new();
+    let mut lowered = Vec::new();
+    for (i, (schema, root, pointer)) in roots.iter().enumerate() {
+        // A root equal to an earlier one (a procedure whose output is its input) is that type.
+        if let Some((_, same, _)) = roots[..i].iter().find(|(s, _, _)| s == schema) {
+            lowered.push((Value::Null, *root, Some(*same)));
+            continue;
+        }
+        let prefix = if i == 0 { "" } else { root };
+        let l = crate::lower::lower(schema, root, prefix);
+        fallbacks.extend(l.fallbacks.into_iter().map(|mut f| {
+            f.pointer = format!("{pointer}{}", f.pointer);
+            f
+        }));
+        lowered.push((l.schema, *root, None));
+    }
+    match typify_items(&lowered) {
+        Ok(items) => Typed {
+            text: items.to_string(),
+            failed: None,
+            fallbacks,
+        },
+        Err(why) => Typed {
+            text: String::new(),
+            failed: Some(why),
+            fallbacks: Vec::new(),
+        },
     }
 }
 
-fn typify_items(roots: &[(&Value, &'static str)]) -> Result<TokenStream, String> {
+/// Types lowered roots: `(schema, name, Some(earlier))` is an alias of an earlier root.
+fn typify_items(
+    roots: &[(Value, &'static str, Option<&'static str>)],
+) -> Result<TokenStream, String> {
     let mut parsed = Vec::new();
-    for (schema, root) in roots {
-        let root_schema: schemars::schema::RootSchema =
-            serde_json::from_value(to_draft7(schema))
-                .map_err(|e| format!("the schema cannot be read: {e}"))?;
-        parsed.push((root_schema, (*root).to_owned()));
+    let mut same = TokenStream::new();
+    for (schema, root, earlier) in roots {
+        if let Some(earlier) = earlier {
+            let (name, earlier) = (Ident::new(root, Span::call_site()), Ident::new(earlier, Span::call_site()));
+            let doc = format!(" The same schema as [`{earlier}`].");
+            same.extend(quote! { #[doc = #doc] pub type #name = #earlier; });
+            continue;
+        }
+        let root_schema: schemars::schema::RootSchema = serde_json::from_value(schema.clone())
+            .map_err(|e| format!("the schema cannot be read: {e}"))?;
+        parsed.push((root_schema, *root));
     }
     let mut settings = typify::TypeSpaceSettings::default();
     settings.with_struct_builder(false);
     let mut space = typify::TypeSpace::new(&settings);
     // typify panics on some schemas it does not support; those become untyped instead.
     let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        let mut aliases = TokenStream::new();
         for (root_schema, root) in parsed {
             space
                 .add_ref_types(root_schema.definitions.clone())
                 .map_err(|e| e.to_string())?;
-            space
+            let id = space
                 .add_type_with_name(
                     &schemars::schema::Schema::Object(root_schema.schema.clone()),
-                    Some(root),
+                    Some(root.to_owned()),
                 )
                 .map_err(|e| e.to_string())?;
+            // A root that is no struct or enum of its own (a map, a list, a string, `null`, any JSON)
+            // still gets its fixed name.
+            let ident = space.get_type(&id).map_err(|e| e.to_string())?.ident();
+            if ident.to_string() != root {
+                let name = Ident::new(root, Span::call_site());
+                let description = root_schema
+                    .schema
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.description.clone());
+                let doc = match description {
+                    Some(d) => format!(" {}", d.replace('\n', "\n ")),
+                    None => format!(" `{root}`: the schema's values as they are in JSON."),
+                };
+                aliases.extend(quote! {
+                    #[doc = #doc]
+                    pub type #name = #ident;
+                });
+            }
         }
-        Ok::<_, String>(rewrite(space.to_stream()))
+        let mut stream = space.to_stream();
+        stream.extend(aliases);
+        stream.extend(same);
+        Ok::<_, String>(rewrite(stream))
     }))
     .map_err(|_| "typify could not handle this schema".to_owned())??;
     Ok(generated)
-}
-
-/// typify reads draft 7 (`definitions`); manifests use draft 2020-12 (`$defs`).
-fn to_draft7(schema: &Value) -> Value {
-    fn walk(v: &Value) -> Value {
-        match v {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(k, v)| match (k.as_str(), v) {
-                        ("$ref", Value::String(r)) => (
-                            k.clone(),
-                            Value::String(r.replacen("#/$defs/", "#/definitions/", 1)),
-                        ),
-                        _ => (k.clone(), walk(v)),
-                    })
-                    .collect(),
-            ),
-            Value::Array(items) => Value::Array(items.iter().map(walk).collect()),
-            other => other.clone(),
-        }
-    }
-    let mut out = walk(schema);
-    if let Value::Object(map) = &mut out {
-        map.remove("$schema");
-        map.remove("$id");
-        // typify names a type after its `title`; the root's name is fixed (`Input`, ...), so the title
-        // moves into the description, which becomes the doc comment.
-        if let Some(Value::String(title)) = map.remove("title") {
-            let description = match map.get("description").and_then(Value::as_str) {
-                Some(d) => format!("{title}\n\n{d}"),
-                None => title,
-            };
-            map.insert("description".to_owned(), Value::String(description));
-        }
-        if let Some(defs) = map.remove("$defs") {
-            map.insert("definitions".to_owned(), defs);
-        }
-    }
-    out
 }
 
 /// Rewrites typify's tokens:
@@ -439,8 +472,25 @@ fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
             && public
             && let Some(name) = member_name(member)
         {
-            let doc = format!(" `{name}`.");
+            let flattened = member.iter().any(|t| matches!(t, TokenTree::Group(g) if g.stream().to_string().contains("flatten")));
+            let doc = if flattened && name == "extra" {
+                " The members the schema does not name, as they were sent.".to_owned()
+            } else {
+                format!(" `{name}`.")
+            };
             out.extend(quote!(#[doc = #doc]));
+        }
+        if is_enum {
+            // A struct-like variant's fields.
+            for t in member.iter_mut() {
+                if let TokenTree::Group(g) = t
+                    && g.delimiter() == Delimiter::Brace
+                {
+                    *g = Group::new(Delimiter::Brace, optional_collections(g.stream()));
+                }
+            }
+        } else {
+            optional_collection(member);
         }
         out.extend(member.drain(..));
     };
@@ -453,6 +503,78 @@ fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
     }
     flush(&mut member, &mut out);
     out
+}
+
+/// [`optional_collection`] on each field of a brace-delimited field list.
+fn optional_collections(fields: TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    let mut field = Vec::new();
+    for t in fields {
+        let end = matches!(&t, TokenTree::Punct(p) if p.as_char() == ',');
+        field.push(t);
+        if end {
+            optional_collection(&mut field);
+            out.append(&mut field);
+        }
+    }
+    optional_collection(&mut field);
+    out.append(&mut field);
+    out.into_iter().collect()
+}
+
+/// typify writes an optional array or map member as the collection, skipped when empty: an empty
+/// array sent by the host would come back absent. The member becomes an `Option` of the collection,
+/// so absent and empty stay apart.
+fn optional_collection(member: &mut Vec<TokenTree>) {
+    let mut skips_empty = false;
+    for t in member.iter_mut() {
+        let TokenTree::Group(g) = t else { continue };
+        if g.delimiter() != Delimiter::Bracket
+            || !matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde")
+        {
+            continue;
+        }
+        let inner: Vec<TokenTree> = g
+            .stream()
+            .into_iter()
+            .map(|t| match t {
+                TokenTree::Group(args) => {
+                    let delimiter = args.delimiter();
+                    let args: TokenStream = args
+                        .stream()
+                        .into_iter()
+                        .map(|a| match &a {
+                            TokenTree::Literal(lit) if lit.to_string().ends_with("::is_empty\"") => {
+                                skips_empty = true;
+                                TokenTree::Literal(Literal::string("::std::option::Option::is_none"))
+                            }
+                            _ => a,
+                        })
+                        .collect();
+                    TokenTree::Group(Group::new(delimiter, args))
+                }
+                other => other,
+            })
+            .collect();
+        *g = Group::new(Delimiter::Bracket, inner.into_iter().collect());
+    }
+    if !skips_empty {
+        return;
+    }
+    // The type follows the first lone `:` (not part of a `::` path).
+    let colon = (0..member.len()).find(|&i| {
+        matches!(&member[i], TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == Spacing::Alone)
+            && !matches!(i.checked_sub(1).map(|j| &member[j]), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+    });
+    let Some(colon) = colon else { return };
+    let end = if matches!(member.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
+        member.len() - 1
+    } else {
+        member.len()
+    };
+    let ty: TokenStream = member[colon + 1..end].iter().cloned().collect();
+    let wrapped: Vec<TokenTree> = quote!(::std::option::Option<#ty>).into_iter().collect();
+    member.splice(colon + 1..end, wrapped);
 }
 
 /// The JSON name of a member: its `#[serde(rename = "...")]`, else its identifier.
@@ -495,22 +617,18 @@ mod tests {
     use serde_json::json;
 
     fn render_one(schema: Value) -> String {
-        let (text, why) = render(&[(&schema, "Input")]);
-        assert_eq!(why, None);
-        text
+        let typed = render(&[(&schema, "Input", String::new())]);
+        assert_eq!(typed.failed, None);
+        typed.text
     }
 
     #[test]
     fn paths_point_at_the_runtime() {
         let out = render_one(
-            json!({ "type": "object", "properties": { "c": { "type": "string", "pattern": "^[A-Z]{2}$" } } }),
+            json!({ "type": "object", "properties": { "c": { "type": "string", "minLength": 2 } } }),
         );
         assert!(
             out.contains(":: host_runtime :: codegen :: serde :: Deserialize"),
-            "{out}"
-        );
-        assert!(
-            out.contains(":: host_runtime :: codegen :: regress"),
             "{out}"
         );
         assert!(
@@ -577,19 +695,19 @@ mod tests {
         let types = Types::build(vec![
             Job {
                 key: "tools/a-b".into(),
-                roots: vec![(&a, "Input")],
+                roots: vec![(&a, "Input", "/a".into())],
             },
             Job {
                 key: "tools/b".into(),
-                roots: vec![(&b, "Input")],
+                roots: vec![(&b, "Input", "/b".into())],
             },
         ]);
-        let (marker, why) = types.items("tools/a-b", &["Input"]);
+        let (marker, why, _) = types.items("tools/a-b", &["Input"]);
         assert_eq!(why, None);
         let text = types.splice(format!("pub mod a {{ {marker} }}"));
         assert!(text.contains("pub struct Input"), "{text}");
         assert!(text.parse::<TokenStream>().is_ok());
-        let (items, why) = types.items("tools/b", &["Input"]);
+        let (items, why, _) = types.items("tools/b", &["Input"]);
         assert!(why.is_some());
         assert!(items.to_string().contains("serde_json :: Value"));
     }

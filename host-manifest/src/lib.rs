@@ -378,3 +378,9 @@ impl Finding {
         }
     }
 }
+
+/// The 1-based line and column of the value at `pointer` in a manifest's text (or of its deepest
+/// ancestor that exists), for findings made after validation, such as the code generator's.
+pub fn locate(text: &str, pointer: &str) -> (usize, usize) {
+    source::Positions::new(text).locate(pointer, source::Target::Value)
+}

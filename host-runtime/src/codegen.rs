@@ -97,7 +97,8 @@ impl RawCall {
     }
 
     fn member<T: DeserializeOwned>(&mut self, name: &str, missing: Json) -> Result<T, HostError> {
-        let v = self.body.remove(name).unwrap_or(missing);
+        let mut v = self.body.remove(name).unwrap_or(missing);
+        whole_numbers_as_integers(&mut v);
         serde_json::from_value(v).map_err(|e| {
             if name == "input" {
                 HostError::input_invalid(format!("`input`: {e}"))
@@ -116,8 +117,11 @@ impl RawCall {
             .member("context", Json::Null)
             .or_else(|_| Ok::<_, HostError>(CallContext::default()))?;
         let input = match input {
-            Some(v) => serde_json::from_value(v)
-                .map_err(|e| HostError::input_invalid(format!("payload: {e}")))?,
+            Some(mut v) => {
+                whole_numbers_as_integers(&mut v);
+                serde_json::from_value(v)
+                    .map_err(|e| HostError::input_invalid(format!("payload: {e}")))?
+            }
             None => self.member("input", Json::Object(Map::new()))?,
         };
         let credentials = self.member("credentials", Json::Object(Map::new()))?;
@@ -131,6 +135,25 @@ impl RawCall {
             claims: self.claims,
             event_id: self.event_id,
         })
+    }
+}
+
+/// JSON Schema counts `1.0` as the integer 1, serde does not: whole numbers written with a fraction
+/// (and small enough to be exact) become integers before typed decoding, so a value valid against an
+/// `integer` schema always decodes. Numbers with a fraction are left as they are.
+fn whole_numbers_as_integers(v: &mut Json) {
+    match v {
+        Json::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() < 9_007_199_254_740_992.0
+            {
+                *v = Json::from(f as i64);
+            }
+        }
+        Json::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Json::Object(map) => map.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
     }
 }
 

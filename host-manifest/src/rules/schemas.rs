@@ -134,6 +134,17 @@ pub(crate) fn check_embedded_schemas(cx: &mut Ctxt<'_>) {
 /// builds, where the macro runs, it was most of the validation time), so it is done only for schemas
 /// that use a keyword whose mistakes only a build reveals.
 pub(crate) fn compile(schema: &Value) -> Result<(), String> {
+    if let Some((at, uri)) = unknown_metaschema(schema, "", 0) {
+        let place = if at.is_empty() {
+            String::new()
+        } else {
+            format!("at `{at}` inside it: ")
+        };
+        return Err(format!(
+            "{place}`$schema` names `{uri}`, a meta-schema the SDK cannot fetch (nothing is fetched while \
+             building); use `https://json-schema.org/draft/2020-12/schema` or leave `$schema` out"
+        ));
+    }
     let checked = catch_unwind(AssertUnwindSafe(|| {
         if needs_build(schema, 0) {
             jsonschema::options()
@@ -161,6 +172,43 @@ const BUILD_KEYWORDS: [&str; 9] = [
     "pattern",
     "patternProperties",
 ];
+
+/// The meta-schemas of the drafts the validator knows, with and without the empty fragment.
+const KNOWN_METASCHEMAS: [&str; 5] = [
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema",
+];
+
+/// The first `$schema` naming a meta-schema other than a known draft's, with its pointer: a custom
+/// meta-schema lives elsewhere (it could change which keywords validate), and nothing is fetched.
+fn unknown_metaschema(value: &Value, at: &str, depth: usize) -> Option<(String, String)> {
+    if depth > 160 {
+        return None;
+    }
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(uri)) = map.get("$schema")
+                && !KNOWN_METASCHEMAS.contains(&uri.trim_end_matches('#'))
+            {
+                return Some((at.to_owned(), uri.clone()));
+            }
+            map.iter().find_map(|(k, v)| {
+                if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    return None;
+                }
+                unknown_metaschema(v, &format!("{at}/{}", crate::diagnostic::escape_token(k)), depth + 1)
+            })
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| unknown_metaschema(v, &format!("{at}/{i}"), depth + 1)),
+        _ => None,
+    }
+}
 
 fn needs_build(value: &Value, depth: usize) -> bool {
     // The parser caps nesting at 128; the bound only keeps this walk obviously finite.
@@ -203,6 +251,21 @@ mod tests {
     fn schema_of_size(n: usize) -> Value {
         // `{"type":"object","description":""}` is 34 bytes before the description's text.
         json!({ "type": "object", "description": "x".repeat(n - 34) })
+    }
+
+    #[test]
+    fn a_custom_meta_schema_is_refused_by_name() {
+        let err = compile(&json!({
+            "$schema": "http://localhost:1234/draft2020-12/metaschema-no-validation.json",
+            "type": "object"
+        }))
+        .expect_err("refused");
+        assert!(err.contains("metaschema-no-validation.json"), "{err}");
+        let err = compile(&json!({ "properties": { "a": { "$schema": "https://example.com/x" } } }))
+            .expect_err("refused");
+        assert!(err.starts_with("at `/properties/a` inside it:"), "{err}");
+        assert_eq!(compile(&json!({ "$schema": "https://json-schema.org/draft/2020-12/schema#" })), Ok(()));
+        assert_eq!(compile(&json!({ "$schema": "http://json-schema.org/draft-07/schema#" })), Ok(()));
     }
 
     #[test]

@@ -1,0 +1,969 @@
+//! Lowering a manifest's JSON Schema (draft 2020-12) to the dialect `typify` types faithfully.
+//!
+//! The generated types must keep one promise: a value valid against the schema decodes into the type
+//! and encodes back to an equal value (the runtime validates every input against the schema itself
+//! before decoding, so the type need not enforce what only validation decides). This pass rewrites
+//! each schema so that typify produces such a type, and leaves a node untyped (`serde_json::Value`)
+//! only where no faithful type exists, saying so:
+//!
+//! - references: `$defs` and `definitions` anywhere, `$ref` to any local pointer (`#`, `#/...`) or
+//!   `$anchor` become typify's `#/definitions/Name`, so recursive schemas become recursive types;
+//!   `$ref` beside shape keywords becomes `allOf` of the two;
+//! - members the schema does not name are kept: an object's other members land in a flattened map
+//!   (`additionalProperties: {}`), unless `additionalProperties` is `false`;
+//! - keywords that only validate are dropped, since the runtime checks them: `not`, `if`/`then`/`else`,
+//!   `dependentSchemas`, `dependentRequired`, `contains`, `propertyNames`, `unevaluated*`,
+//!   `patternProperties` (its members go to the map), `format` (an annotation in 2020-12: any string
+//!   is valid, so a date type would refuse valid values);
+//! - `default` is documented, not filled in (filling it would change the value a host sent);
+//! - keywords that apply to one JSON type but come without `type` (`{"properties": ...}` also accepts
+//!   a string) keep the other types: the node becomes an untagged choice between the typed form and
+//!   `serde_json::Value`;
+//! - an `enum` of mixed JSON types becomes the union of those types;
+//! - `prefixItems` becomes a tuple when the array has exactly those items, otherwise an array of JSON
+//!   values (reported);
+//! - `$dynamicRef`, references that leave the schema and other constructs without a faithful Rust
+//!   type become `serde_json::Value` for that node only, each reported with its pointer.
+
+use std::collections::{BTreeMap, HashMap};
+
+use heck::ToUpperCamelCase;
+use serde_json::{Map, Value, json};
+
+/// A node typed as `serde_json::Value` (or loosely) because no faithful type exists for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fallback {
+    /// RFC 6901 pointer from the schema's root.
+    pub pointer: String,
+    /// What was found there and what became of it.
+    pub construct: String,
+}
+
+/// A schema lowered for typify: its draft-7 form with every referenced node under `definitions`.
+#[derive(Debug)]
+pub struct Lowered {
+    /// The root schema.
+    pub schema: Value,
+    /// Nodes left untyped, with reasons.
+    pub fallbacks: Vec<Fallback>,
+}
+
+/// Keywords that only validate: dropped, since the runtime validates the original schema.
+const VALIDATION_ONLY: [&str; 18] = [
+    "not",
+    "pattern",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "dependencies",
+    "contains",
+    "minContains",
+    "maxContains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "patternProperties",
+    "format",
+    "uniqueItems",
+    "multipleOf",
+];
+
+/// Keywords that are neither shape nor validation typify uses.
+const ANNOTATIONS: [&str; 14] = [
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$comment",
+    "$vocabulary",
+    "$defs",
+    "definitions",
+    "examples",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "contentMediaType",
+    "contentEncoding",
+];
+
+/// Keywords that apply to objects only.
+const OBJECT_KEYWORDS: [&str; 5] = [
+    "properties",
+    "required",
+    "additionalProperties",
+    "minProperties",
+    "maxProperties",
+];
+/// Keywords that apply to arrays only.
+const ARRAY_KEYWORDS: [&str; 4] = ["items", "prefixItems", "minItems", "maxItems"];
+/// Keywords that apply to strings only.
+const STRING_KEYWORDS: [&str; 3] = ["minLength", "maxLength", "pattern"];
+/// Keywords that apply to numbers only.
+const NUMBER_KEYWORDS: [&str; 4] = [
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+];
+
+/// Lowers `schema`, whose root type is called `root`. Definition names start with `prefix` (a module
+/// with two roots keeps their definitions apart).
+pub fn lower(schema: &Value, root: &str, prefix: &str) -> Lowered {
+    let mut cx = Cx {
+        root: schema,
+        root_name: root.to_owned(),
+        prefix: prefix.to_owned(),
+        resources: Resources::index(schema),
+        names: BTreeMap::new(),
+        taken: Default::default(),
+        definitions: Map::new(),
+        fallbacks: Vec::new(),
+    };
+    cx.taken.insert(root.to_owned());
+    // Every reference target gets a definition name first, so lowering can point at it.
+    let mut targets = Vec::new();
+    collect_refs(schema, "", &cx, &mut targets);
+    for pointer in targets {
+        cx.name_for(&pointer);
+    }
+    // Lowering a definition can name more targets (a `$dynamicRef` resolved on the way): until
+    // every named target has its definition.
+    let mut out_root = None;
+    loop {
+        let pending: Vec<(String, String)> = cx
+            .names
+            .iter()
+            .filter(|(_, n)| !cx.definitions.contains_key(n.as_str()))
+            .map(|(p, n)| (p.clone(), n.clone()))
+            .collect();
+        if pending.is_empty() {
+            if out_root.is_some() {
+                break;
+            }
+            out_root = Some(if cx.names.contains_key("") {
+                json!({ "$ref": format!("#/definitions/{root}") })
+            } else {
+                cx.node(schema, "", false)
+            });
+            continue;
+        }
+        for (pointer, name) in pending {
+            let body = match resolve(schema, &pointer) {
+                Some(node) => cx.node(node, &pointer, true),
+                None => json!({}),
+            };
+            cx.definitions.insert(name, body);
+        }
+    }
+    let mut out = out_root.unwrap_or_default();
+    if let (Value::Object(map), false) = (&mut out, cx.definitions.is_empty()) {
+        map.insert(
+            "definitions".to_owned(),
+            Value::Object(std::mem::take(&mut cx.definitions)),
+        );
+    }
+    Lowered {
+        schema: out,
+        fallbacks: cx.fallbacks,
+    }
+}
+
+struct Cx<'a> {
+    root: &'a Value,
+    root_name: String,
+    prefix: String,
+    /// Where `$id`s and `$anchor`s are, for resolving references.
+    resources: Resources,
+    /// Pointer of a referenced node -> its definition name.
+    names: BTreeMap<String, String>,
+    taken: std::collections::HashSet<String>,
+    definitions: Map<String, Value>,
+    fallbacks: Vec<Fallback>,
+}
+
+impl Cx<'_> {
+    fn fallback(&mut self, pointer: &str, construct: String) {
+        self.fallbacks.push(Fallback {
+            pointer: pointer.to_owned(),
+            construct,
+        });
+    }
+
+    /// The pointer a reference made at `from` leads to, if it stays inside this schema.
+    fn target(&self, reference: &str, from: &str) -> Option<String> {
+        let pointer = self.resources.resolve(reference, from)?;
+        resolve(self.root, &pointer).map(|_| pointer)
+    }
+
+    fn name_for(&mut self, pointer: &str) -> String {
+        if let Some(name) = self.names.get(pointer) {
+            return name.clone();
+        }
+        let name = if pointer.is_empty() {
+            self.root_name.clone()
+        } else {
+            let anchor = self
+                .resources
+                .anchors
+                .iter()
+                .find(|(_, p)| p.as_str() == pointer)
+                .map(|((_, a), _)| a.clone());
+            let last = anchor.unwrap_or_else(|| {
+                host_manifest::pointer_tokens(pointer)
+                    .last()
+                    .unwrap_or_default()
+            });
+            let mut base = format!("{}{}", self.prefix, last.to_upper_camel_case());
+            if base.is_empty() || !base.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                base = format!("Def{base}");
+            }
+            let mut name = base.clone();
+            let mut n = 2;
+            while self.taken.contains(&name) {
+                name = format!("{base}{n}");
+                n += 1;
+            }
+            name
+        };
+        self.taken.insert(name.clone());
+        self.names.insert(pointer.to_owned(), name.clone());
+        name
+    }
+
+    /// Lowers the node at `pointer`. A node that is a reference target becomes a reference to its
+    /// definition, except when its definition is being written (`defining`).
+    fn node(&mut self, node: &Value, pointer: &str, defining: bool) -> Value {
+        if !defining && let Some(name) = self.names.get(pointer) {
+            return json!({ "$ref": format!("#/definitions/{name}") });
+        }
+        let map = match node {
+            Value::Bool(_) => return json!({}),
+            Value::Object(map) => map,
+            _ => return json!({}),
+        };
+        if map.contains_key("$recursiveRef") {
+            self.fallback(
+                pointer,
+                "`$recursiveRef` (draft 2019-09, resolved while validating): typed as JSON".to_owned(),
+            );
+            return json!({});
+        }
+        let mut map = map.clone();
+        if let Some(Value::String(dynamic)) = map.remove("$dynamicRef") {
+            match self.resources.resolve_dynamic(&dynamic, pointer) {
+                Some(target) if resolve(self.root, &target).is_some() && !map.contains_key("$ref") => {
+                    map.insert("$ref".to_owned(), Value::String(format!("#{target}")));
+                    map.insert("$dynamicRefTarget".to_owned(), Value::Bool(true));
+                }
+                _ => {
+                    self.fallback(
+                        pointer,
+                        format!("`$dynamicRef` to `{dynamic}`, whose target depends on how validation got here: typed as JSON"),
+                    );
+                    return json!({});
+                }
+            }
+        }
+        let map = &map;
+        let mut out = Map::new();
+        let mut description = map
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Some(title) = map.get("title").and_then(Value::as_str) {
+            description = Some(match description {
+                Some(d) => format!("{title}\n\n{d}"),
+                None => title.to_owned(),
+            });
+        }
+        if let Some(default) = map.get("default") {
+            let line = format!("Default: `{default}` (not filled in when absent).");
+            description = Some(match description {
+                Some(d) => format!("{d}\n\n{line}"),
+                None => line,
+            });
+        }
+        // Members (named or required) whose Rust field names would clash: a map instead.
+        let skip_members = match clashing_names(map) {
+            Some((a, b)) => {
+                self.fallback(
+                    pointer,
+                    format!("members `{a}` and `{b}` would get the same Rust field name: the object is typed as a map of JSON values"),
+                );
+                true
+            }
+            None => false,
+        };
+        for (key, value) in map {
+            let here = format!("{pointer}/{}", host_manifest::escape_token(key));
+            match key.as_str() {
+                "description" | "title" | "default" | "$ref" | "$dynamicRefTarget" => {}
+                k if VALIDATION_ONLY.contains(&k) || ANNOTATIONS.contains(&k) => {}
+                "properties" => {
+                    let Value::Object(props) = value else { continue };
+                    if skip_members {
+                        continue;
+                    }
+                    let lowered = props
+                        .iter()
+                        .map(|(name, s)| {
+                            let p = format!("{here}/{}", host_manifest::escape_token(name));
+                            (name.clone(), self.node(s, &p, false))
+                        })
+                        .collect();
+                    out.insert(key.clone(), Value::Object(lowered));
+                }
+                "additionalProperties" | "items" => match value {
+                    Value::Bool(false) => {
+                        out.insert(key.clone(), Value::Bool(false));
+                    }
+                    Value::Bool(true) => {}
+                    other => {
+                        let lowered = self.node(other, &here, false);
+                        out.insert(key.clone(), lowered);
+                    }
+                },
+                "allOf" | "anyOf" | "oneOf" => {
+                    let Value::Array(items) = value else { continue };
+                    let parent = map.get("type").and_then(Value::as_str);
+                    let mut lowered = Vec::new();
+                    let mut accepts_all = false;
+                    for (i, branch) in items.iter().enumerate() {
+                        let branch = typed_like(branch, parent);
+                        if !has_shape(&branch) || only_validates(&branch, parent) {
+                            // Only validates: for `allOf` it adds no shape, for `anyOf`/`oneOf`
+                            // the union then takes every value the parent takes.
+                            accepts_all = true;
+                            continue;
+                        }
+                        lowered.push(self.node(&branch, &format!("{here}/{i}"), false));
+                    }
+                    if key != "allOf" && accepts_all || lowered.is_empty() {
+                        continue;
+                    }
+                    out.insert(key.clone(), Value::Array(lowered));
+                }
+                "prefixItems" => {}
+                _ => {
+                    out.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            let here = format!("{pointer}/$ref");
+            let target = if map.contains_key("$dynamicRefTarget") {
+                reference.strip_prefix('#').map(str::to_owned)
+            } else {
+                self.target(reference, pointer)
+            };
+            match target {
+                Some(target) => {
+                    let name = self.name_for(&target);
+                    let r = json!({ "$ref": format!("#/definitions/{name}") });
+                    if out.keys().any(|k| is_shape(k)) {
+                        let rest = std::mem::take(&mut out);
+                        out.insert(
+                            "allOf".to_owned(),
+                            Value::Array(vec![r, Value::Object(rest)]),
+                        );
+                    } else {
+                        out = r.as_object().cloned().unwrap_or_default();
+                    }
+                }
+                // A JSON Schema itself (the draft's meta-schema): any JSON object or boolean, whose
+                // Rust type is `serde_json::Value`.
+                None if reference.trim_end_matches('#') == "https://json-schema.org/draft/2020-12/schema" => {
+                    return json!({});
+                }
+                None => {
+                    self.fallback(
+                        &here,
+                        format!("`$ref` to `{reference}`, outside this schema: typed as JSON"),
+                    );
+                    return json!({});
+                }
+            }
+        }
+        if skip_members {
+            out.remove("required");
+        }
+        // Members matching `patternProperties` are allowed beside the named ones, whatever
+        // `additionalProperties` says of the rest: the map of other members takes any value.
+        if map.contains_key("patternProperties") && out.contains_key("additionalProperties") {
+            out.insert("additionalProperties".to_owned(), json!({}));
+        }
+        // schemars reads these bounds as integers only; `2.0` is the same bound.
+        for k in ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] {
+            if let Some(f) = out.get(k).and_then(Value::as_f64)
+                && f.fract() == 0.0
+                && f >= 0.0
+            {
+                out.insert(k.to_owned(), json!(f as u64));
+            }
+        }
+        self.prefix_items(map, pointer, &mut out);
+        self.mixed_enum(pointer, &mut out);
+        self.implied_type(&mut out);
+        // Members the schema does not name are kept (in a flattened map) unless it forbids them.
+        if is_object_typed(&out) && !out.contains_key("additionalProperties") {
+            out.insert("additionalProperties".to_owned(), json!({}));
+        }
+        if let Some(d) = description
+            && !out.is_empty()
+        {
+            out.insert("description".to_owned(), Value::String(d));
+        }
+        Value::Object(out)
+    }
+
+    /// `prefixItems`: a tuple when the array holds exactly those items, else an array of JSON values.
+    fn prefix_items(&mut self, map: &Map<String, Value>, pointer: &str, out: &mut Map<String, Value>) {
+        let Some(Value::Array(prefix)) = map.get("prefixItems") else {
+            return;
+        };
+        let n = prefix.len() as u64;
+        // `unevaluatedItems: false` closes the array too when nothing else in this node can
+        // evaluate items.
+        let in_place = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef"];
+        let closed = map.get("items") == Some(&Value::Bool(false))
+            || (!map.contains_key("items")
+                && map.get("unevaluatedItems") == Some(&Value::Bool(false))
+                && !in_place.iter().any(|k| map.contains_key(*k)));
+        let exact = map.get("minItems").and_then(Value::as_u64) == Some(n);
+        if closed && exact && n > 0 {
+            let items = prefix
+                .iter()
+                .enumerate()
+                .map(|(i, s)| self.node(s, &format!("{pointer}/prefixItems/{i}"), false))
+                .collect();
+            out.insert("items".to_owned(), Value::Array(items));
+            out.insert("maxItems".to_owned(), json!(n));
+            out.insert("minItems".to_owned(), json!(n));
+            out.remove("additionalItems");
+        } else {
+            // One element type fits when every leading item and every later one (if any may follow)
+            // has the same type; otherwise the elements are JSON values.
+            let mut kinds: Vec<Value> = prefix
+                .iter()
+                .enumerate()
+                .map(|(i, s)| self.node(s, &format!("{pointer}/prefixItems/{i}"), false))
+                .collect();
+            if !closed {
+                kinds.push(match map.get("items") {
+                    None | Some(Value::Bool(true)) => json!({}),
+                    Some(rest) => self.node(rest, &format!("{pointer}/items"), false),
+                });
+            }
+            kinds.dedup();
+            match kinds.as_slice() {
+                [one] => {
+                    out.insert("items".to_owned(), one.clone());
+                }
+                _ => {
+                    out.insert("items".to_owned(), json!({}));
+                    self.fallback(
+                        &format!("{pointer}/prefixItems"),
+                        "`prefixItems` of different types on an array that may hold more or fewer items: its items are typed as JSON"
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// An `enum` (or `const`) whose values are of several JSON types becomes the union of the types.
+    fn mixed_enum(&mut self, _pointer: &str, out: &mut Map<String, Value>) {
+        let Some(Value::Array(values)) = out.get("enum") else {
+            return;
+        };
+        if values.is_empty() {
+            // No value is valid; the runtime refuses every one before it is decoded.
+            out.remove("enum");
+            return;
+        }
+        let mut kinds: Vec<&'static str> = values.iter().map(json_type).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        if (kinds == ["string"] || kinds == ["null", "string"]) && !clashing_variants(values) {
+            return;
+        }
+        // typify types enums of strings; any other enum is typed by its values' JSON types (the
+        // runtime checks the values themselves).
+        out.remove("enum");
+        if !out.contains_key("type") {
+            let types: Vec<Value> = kinds
+                .iter()
+                .map(|k| Value::String((*k).to_owned()))
+                .collect();
+            out.insert("type".to_owned(), Value::Array(types));
+        }
+    }
+
+    /// Keywords of one JSON type without `type`: the node also accepts every other type.
+    fn implied_type(&mut self, out: &mut Map<String, Value>) {
+        if out.contains_key("type")
+            || out.contains_key("enum")
+            || out.contains_key("const")
+            || out.contains_key("$ref")
+            || out.contains_key("allOf")
+            || out.contains_key("anyOf")
+            || out.contains_key("oneOf")
+        {
+            return;
+        }
+        let groups: [(&[&str], &str); 4] = [
+            (&OBJECT_KEYWORDS, "object"),
+            (&ARRAY_KEYWORDS, "array"),
+            (&STRING_KEYWORDS, "string"),
+            (&NUMBER_KEYWORDS, "number"),
+        ];
+        let present: Vec<(&[&str], &str)> = groups
+            .into_iter()
+            .filter(|(keys, _)| keys.iter().any(|k| out.contains_key(*k)))
+            .collect();
+        if present.is_empty() {
+            return;
+        }
+        // Keep only the keywords typify can type, under their type; every other value stays JSON.
+        let mut typed = Vec::new();
+        for (keys, kind) in &present {
+            let mut part = Map::new();
+            part.insert("type".to_owned(), json!(kind));
+            for k in *keys {
+                if let Some(v) = out.remove(*k) {
+                    part.insert((*k).to_owned(), v);
+                }
+            }
+            if *kind == "object" && !part.contains_key("additionalProperties") {
+                part.insert("additionalProperties".to_owned(), json!({}));
+            }
+            typed.push(Value::Object(part));
+        }
+        let kinds: Vec<&str> = present.iter().map(|(_, k)| *k).collect();
+        let mut others: Vec<Value> = ["null", "boolean", "object", "array", "string", "number"]
+            .iter()
+            .filter(|k| !kinds.contains(k))
+            .map(|k| json!(k))
+            .collect();
+        if kinds.contains(&"number") {
+            // `number` covers integers.
+            others.retain(|k| k != "integer");
+        }
+        typed.push(json!({ "type": others }));
+        out.insert("anyOf".to_owned(), Value::Array(typed));
+    }
+}
+
+/// Two member names that Rust field names cannot tell apart (compared as their letters and digits,
+/// which is all a field name keeps), or a member named like the map of other members (`extra`).
+fn clashing_names(node: &Map<String, Value>) -> Option<(String, String)> {
+    let mut names: Vec<&str> = node
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    for r in node.get("required").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(r) = r.as_str()
+            && !names.contains(&r)
+        {
+            names.push(r);
+        }
+    }
+    let mut seen: HashMap<String, &str> = HashMap::new();
+    seen.insert("extra".to_owned(), "(other members)");
+    for name in names {
+        let key: String = name
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        if let Some(other) = seen.insert(key, name) {
+            return Some((other.to_owned(), name.to_owned()));
+        }
+    }
+    None
+}
+
+/// String enum values that Rust variant names cannot tell apart (or that hold control characters).
+fn clashing_variants(values: &[Value]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    values.iter().filter_map(Value::as_str).any(|v| {
+        let key: String = v
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        v.chars().any(char::is_control) || !seen.insert(key)
+    })
+}
+
+/// Whether a subschema says what shape a value has (rather than only validating it): a branch
+/// without `type`, `enum`, `const`, `$ref` or a composition of its own accepts values of every JSON
+/// type, whatever else it checks.
+fn has_shape(branch: &Value) -> bool {
+    let Value::Object(map) = branch else {
+        return false;
+    };
+    ["type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "$dynamicRef"]
+        .iter()
+        .any(|k| map.contains_key(*k))
+}
+
+/// A branch of the parent's own single type that adds nothing but validation of that type.
+fn only_validates(branch: &Value, parent: Option<&str>) -> bool {
+    let (Value::Object(map), Some(parent)) = (branch, parent) else {
+        return false;
+    };
+    map.get("type").and_then(Value::as_str) == Some(parent)
+        && !["properties", "additionalProperties", "items", "prefixItems", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "required"]
+            .iter()
+            .any(|k| map.contains_key(*k))
+}
+
+/// A branch of a composition inside a node of one `type`: a branch whose keywords all apply to that
+/// type describes that type (the node's own `type` already excludes the rest).
+fn typed_like(branch: &Value, parent: Option<&str>) -> Value {
+    let (Value::Object(map), Some(parent)) = (branch, parent) else {
+        return branch.clone();
+    };
+    if has_shape(branch) {
+        return branch.clone();
+    }
+    let own: &[&str] = match parent {
+        "object" => &OBJECT_KEYWORDS,
+        "array" => &ARRAY_KEYWORDS,
+        "string" => &STRING_KEYWORDS,
+        "number" | "integer" => &NUMBER_KEYWORDS,
+        _ => &[],
+    };
+    let other_type = [&OBJECT_KEYWORDS[..], &ARRAY_KEYWORDS, &STRING_KEYWORDS, &NUMBER_KEYWORDS]
+        .iter()
+        .filter(|group| !std::ptr::eq(**group, own))
+        .any(|group| group.iter().any(|k| map.contains_key(*k)));
+    if own.iter().any(|k| map.contains_key(*k)) && !other_type {
+        let mut typed = map.clone();
+        typed.insert("type".to_owned(), json!(parent));
+        return Value::Object(typed);
+    }
+    branch.clone()
+}
+
+/// Keywords that shape the Rust type (as opposed to annotating or validating it).
+fn is_shape(key: &str) -> bool {
+    matches!(
+        key,
+        "type"
+            | "properties"
+            | "additionalProperties"
+            | "items"
+            | "prefixItems"
+            | "enum"
+            | "const"
+            | "allOf"
+            | "anyOf"
+            | "oneOf"
+            | "required"
+    )
+}
+
+fn is_object_typed(out: &Map<String, Value>) -> bool {
+    match out.get("type") {
+        Some(Value::String(t)) => t == "object",
+        _ => false,
+    }
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The node at an RFC 6901 pointer.
+fn resolve<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    root.pointer(pointer)
+}
+
+/// `%25`-style escapes in a URI fragment.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The schema's resources: each `$id` (resolved against the one around it) and each `$anchor`, with
+/// the pointer of the node that carries it. References resolve against the resource they are made in,
+/// as JSON Schema resolves them; nothing outside the schema is fetched.
+struct Resources {
+    /// Absolute URI without fragment -> pointer.
+    ids: HashMap<String, String>,
+    /// (resource URI, anchor name) -> pointer.
+    anchors: HashMap<(String, String), String>,
+    /// Pointer of each node with an `$id` -> its absolute URI, to find the base at any pointer.
+    bases: BTreeMap<String, url::Url>,
+    /// How many nodes declare each `$dynamicAnchor` name.
+    dynamic: HashMap<String, usize>,
+}
+
+impl Resources {
+    /// The base of a schema without `$id`: a name that cannot clash with a real address.
+    const DEFAULT_BASE: &str = "https://host-sdk.invalid/schema.json";
+
+    fn index(schema: &Value) -> Resources {
+        let mut r = Resources {
+            ids: HashMap::new(),
+            anchors: HashMap::new(),
+            bases: BTreeMap::new(),
+            dynamic: HashMap::new(),
+        };
+        if let Ok(base) = url::Url::parse(Self::DEFAULT_BASE) {
+            r.visit(schema, "", &base, 0);
+        }
+        r
+    }
+
+    fn visit(&mut self, node: &Value, pointer: &str, base: &url::Url, depth: usize) {
+        if depth > 160 {
+            return;
+        }
+        match node {
+            Value::Object(map) => {
+                let mut base = base.clone();
+                if let Some(id) = map.get("$id").and_then(Value::as_str)
+                    && let Ok(mut abs) = base.join(id)
+                {
+                    abs.set_fragment(None);
+                    base = abs;
+                }
+                if pointer.is_empty() || map.contains_key("$id") {
+                    self.ids.entry(base.to_string()).or_insert_with(|| pointer.to_owned());
+                    self.bases.insert(pointer.to_owned(), base.clone());
+                }
+                if let Some(a) = map.get("$anchor").and_then(Value::as_str) {
+                    self.anchors
+                        .entry((base.to_string(), a.to_owned()))
+                        .or_insert_with(|| pointer.to_owned());
+                }
+                // A dynamic anchor is also a plain one; where several resources declare the same
+                // name, which one a `$dynamicRef` reaches depends on the path of evaluation.
+                if let Some(a) = map.get("$dynamicAnchor").and_then(Value::as_str) {
+                    self.anchors
+                        .entry((base.to_string(), a.to_owned()))
+                        .or_insert_with(|| pointer.to_owned());
+                    *self.dynamic.entry(a.to_owned()).or_default() += 1;
+                }
+                for (k, v) in map {
+                    if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                        continue;
+                    }
+                    let p = format!("{pointer}/{}", host_manifest::escape_token(k));
+                    self.visit(v, &p, &base, depth + 1);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    self.visit(v, &format!("{pointer}/{i}"), base, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The base URI in force at `pointer`: that of the nearest enclosing node with an `$id`.
+    fn base_at(&self, pointer: &str) -> Option<&url::Url> {
+        self.bases
+            .iter()
+            .filter(|(p, _)| {
+                p.is_empty() || pointer == p.as_str() || pointer.starts_with(&format!("{p}/"))
+            })
+            .max_by_key(|(p, _)| p.len())
+            .map(|(_, u)| u)
+    }
+
+    /// Where a `$dynamicRef` leads when that does not depend on the path of evaluation: its anchor
+    /// is declared once in the schema, or it names no dynamic anchor at all (then it is a `$ref`).
+    fn resolve_dynamic(&self, reference: &str, from: &str) -> Option<String> {
+        let name = reference.rsplit_once('#').map_or("", |(_, f)| f);
+        if self.dynamic.get(name).copied().unwrap_or(0) > 1 {
+            return None;
+        }
+        self.resolve(reference, from)
+    }
+
+    fn resolve(&self, reference: &str, from: &str) -> Option<String> {
+        let mut abs = self.base_at(from)?.join(reference).ok()?;
+        let fragment = abs.fragment().map(percent_decode).unwrap_or_default();
+        abs.set_fragment(None);
+        let resource = abs.to_string();
+        let root = self.ids.get(&resource)?;
+        if fragment.is_empty() {
+            Some(root.clone())
+        } else if fragment.starts_with('/') {
+            Some(format!("{root}{fragment}"))
+        } else {
+            self.anchors.get(&(resource, fragment)).cloned()
+        }
+    }
+}
+
+/// The pointers every local `$ref` leads to.
+fn collect_refs(node: &Value, pointer: &str, cx: &Cx<'_>, out: &mut Vec<String>) {
+    walk(node, pointer, &mut |n, p| {
+        if let Some(r) = n.get("$ref").and_then(Value::as_str)
+            && let Some(t) = cx.target(r, p)
+            && !out.contains(&t)
+        {
+            out.push(t);
+        }
+    });
+}
+
+/// Calls `f` on every object in the schema (every place a subschema can sit, and a few where one
+/// cannot, which is harmless for what the callers look for).
+fn walk(node: &Value, pointer: &str, f: &mut dyn FnMut(&Value, &str)) {
+    match node {
+        Value::Object(map) => {
+            f(node, pointer);
+            for (k, v) in map {
+                if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    continue;
+                }
+                walk(v, &format!("{pointer}/{}", host_manifest::escape_token(k)), f);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                walk(v, &format!("{pointer}/{i}"), f);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lowered(schema: Value) -> Value {
+        lower(&schema, "Input", "").schema
+    }
+
+    #[test]
+    fn defs_anywhere_and_any_local_pointer_become_definitions() {
+        let out = lowered(json!({
+            "type": "object",
+            "properties": {
+                "a": { "$ref": "#/$defs/Color" },
+                "b": { "$ref": "#/properties/a" },
+                "c": { "$ref": "#here" }
+            },
+            "$defs": { "Color": { "enum": ["red", "green"] }, "X": { "$anchor": "here", "type": "string" } }
+        }));
+        // `a` is itself referenced, so it is a definition too.
+        assert_eq!(out["properties"]["a"], json!({ "$ref": "#/definitions/A" }));
+        assert_eq!(out["properties"]["b"], json!({ "$ref": "#/definitions/A" }));
+        assert_eq!(out["properties"]["c"], json!({ "$ref": "#/definitions/Here" }));
+        assert_eq!(out["definitions"]["Color"], json!({ "enum": ["red", "green"] }));
+        assert_eq!(out["definitions"]["A"], json!({ "$ref": "#/definitions/Color" }));
+        assert_eq!(out["definitions"]["Here"], json!({ "type": "string" }));
+    }
+
+    #[test]
+    fn a_recursive_root_is_its_own_definition() {
+        let out = lowered(json!({
+            "type": "object",
+            "properties": { "replies": { "type": "array", "items": { "$ref": "#" } } }
+        }));
+        assert_eq!(out["$ref"], "#/definitions/Input");
+        assert_eq!(
+            out["definitions"]["Input"]["properties"]["replies"]["items"],
+            json!({ "$ref": "#/definitions/Input" })
+        );
+    }
+
+    #[test]
+    fn unnamed_members_are_kept_and_validation_only_keywords_go() {
+        let out = lowered(json!({
+            "type": "object",
+            "properties": { "n": { "type": "integer", "default": 3, "not": { "const": 4 } } },
+            "if": { "required": ["n"] }, "then": { "required": ["m"] },
+            "patternProperties": { "^x": { "type": "string" } }
+        }));
+        assert_eq!(out["additionalProperties"], json!({}));
+        assert!(out.get("if").is_none() && out.get("patternProperties").is_none());
+        assert_eq!(out["properties"]["n"]["type"], "integer");
+        assert!(out["properties"]["n"].get("default").is_none());
+        assert!(out["properties"]["n"]["description"].as_str().is_some_and(|d| d.contains("`3`")));
+    }
+
+    #[test]
+    fn remote_and_dynamic_references_fall_back_where_they_are() {
+        let l = lower(
+            &json!({
+                "type": "object",
+                "properties": {
+                    "a": { "$ref": "https://example.com/other.json" },
+                    "b": { "$dynamicRef": "#meta" },
+                    "c": { "type": "string" }
+                }
+            }),
+            "Input",
+            "",
+        );
+        assert_eq!(l.schema["properties"]["a"], json!({}));
+        assert_eq!(l.schema["properties"]["b"], json!({}));
+        assert_eq!(l.schema["properties"]["c"]["type"], "string");
+        let pointers: Vec<&str> = l.fallbacks.iter().map(|f| f.pointer.as_str()).collect();
+        assert_eq!(pointers, ["/properties/a/$ref", "/properties/b"]);
+    }
+
+    #[test]
+    fn mixed_enums_become_their_types_and_implied_types_keep_the_others() {
+        let out = lowered(json!({ "enum": [1, "a", null] }));
+        assert_eq!(out, json!({ "type": ["integer", "null", "string"] }));
+        let out = lowered(json!({ "properties": { "a": { "type": "integer" } } }));
+        assert_eq!(out["anyOf"][0]["type"], "object");
+        assert_eq!(
+            out["anyOf"][1]["type"],
+            json!(["null", "boolean", "array", "string", "number"])
+        );
+    }
+
+    #[test]
+    fn ref_beside_shape_keywords_is_all_of() {
+        let out = lowered(json!({
+            "$defs": { "A": { "type": "object", "properties": { "a": { "type": "integer" } } } },
+            "$ref": "#/$defs/A",
+            "properties": { "b": { "type": "string" } },
+            "description": "both"
+        }));
+        assert_eq!(out["allOf"][0], json!({ "$ref": "#/definitions/A" }));
+        assert_eq!(out["allOf"][1]["properties"]["b"]["type"], "string");
+    }
+}

@@ -1,0 +1,469 @@
+//! The generated types against a corpus nobody here wrote: the JSON Schema Test Suite (draft 2020-12).
+//!
+//! Every test group whose schema the manifest engine accepts as a procedure `input` becomes a
+//! procedure of one generated vendor crate (input and output both that schema; the handler echoes its
+//! typed input back as its typed output). Every test instance of the group is then sent through
+//! `host_runtime::testing::TestHost`:
+//!
+//! - a valid instance must answer 200 with a value equal to the instance (JSON equality, numbers
+//!   compared by value: `1.0` and `1` are one number, as in JSON Schema), and that answer passed the
+//!   runtime's own output check against the schema;
+//! - an invalid instance must answer 422 `INPUT_INVALID` with a message naming a pointer.
+//!
+//! Object-typed schemas are also the `input` of a tool, whose answer lists the re-encoded input, and
+//! the `schema` of a storage collection, whose document is decoded from the call's `documents` and
+//! re-encoded the same way.
+//!
+//! The suite lives outside the repository, beside it at `../shared/corpora/json-schema-test-suite`
+//! (or wherever `JSON_SCHEMA_TEST_SUITE` points); without it the test prints why and passes.
+//! The figures are printed and written to `target/json-schema-suite/report.json`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+/// Procedures per manifest (the interface's limit is 30).
+const PER_MANIFEST: usize = 30;
+
+/// Tools and storage collections per manifest (the interface allows 15 tools, 10 collections).
+const OBJECTS_PER_MANIFEST: usize = 10;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .expect("the repository root")
+}
+
+fn suite_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
+        Some(dir) => PathBuf::from(dir),
+        None => root().join("../shared/corpora/json-schema-test-suite"),
+    };
+    let tests = dir.join("tests/draft2020-12");
+    tests.is_dir().then_some(tests)
+}
+
+/// One test group of the suite.
+struct Group {
+    file: String,
+    index: usize,
+    description: String,
+    schema: Value,
+    tests: Vec<(String, Value, bool)>,
+}
+
+fn read_groups(dir: &Path) -> Vec<Group> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("the suite folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut groups = Vec::new();
+    for file in files {
+        let stem = file
+            .file_stem()
+            .expect("a file name")
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(&file).expect("a suite file");
+        let parsed: Vec<Value> = serde_json::from_str(&text).expect("the suite's JSON");
+        for (index, group) in parsed.into_iter().enumerate() {
+            let tests = group["tests"]
+                .as_array()
+                .expect("tests")
+                .iter()
+                .map(|t| {
+                    (
+                        t["description"].as_str().unwrap_or_default().to_owned(),
+                        t["data"].clone(),
+                        t["valid"].as_bool().expect("valid"),
+                    )
+                })
+                .collect();
+            groups.push(Group {
+                file: stem.clone(),
+                index,
+                description: group["description"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                schema: group["schema"].clone(),
+                tests,
+            });
+        }
+    }
+    groups
+}
+
+/// A manifest around some procedures (and, for object schemas, tools and storage collections).
+fn manifest(procedures: &[(String, &Value)], objects: &[(String, &Value)]) -> Value {
+    let mut procs = serde_json::Map::new();
+    for (name, schema) in procedures {
+        procs.insert(
+            name.clone(),
+            json!({ "input": schema, "output": schema, "kind": "read" }),
+        );
+    }
+    let tools: Vec<Value> = objects
+        .iter()
+        .map(|(name, schema)| {
+            json!({
+                "id": name, "description": "Echoes its input as a list card.",
+                "input": schema, "returns": "list", "cost": "low"
+            })
+        })
+        .collect();
+    let mut storage = serde_json::Map::new();
+    for (name, schema) in objects {
+        storage.insert(name.clone(), json!({ "scope": "install", "schema": schema }));
+    }
+    let mut scopes = vec![json!({ "key": "ui:render" })];
+    let mut contributes = json!({});
+    if !tools.is_empty() {
+        scopes.push(json!({ "key": "ai:tools" }));
+        scopes.push(json!({ "key": "storage:write" }));
+        contributes = json!({ "ai": { "tools": tools }, "storage": storage });
+    }
+    json!({
+        "id": "schema-suite",
+        "name": "Schema suite",
+        "description": "The JSON Schema Test Suite as procedures.",
+        "icon": "icon.png",
+        "category": "experiments",
+        "sdk": "^2.0.0",
+        "visibility": "private",
+        "installScope": "project",
+        "scopes": scopes,
+        "contributes": contributes,
+        "server": { "baseUrl": "https://suite.example/api", "procedures": procs }
+    })
+}
+
+/// Whether the engine accepts `schema` as a procedure input (and, for objects, as a tool input and a
+/// storage schema), judged on a manifest holding it alone.
+fn accepted(schema: &Value, icon_dir: &Path) -> (bool, bool) {
+    let one = [("probe".to_owned(), schema)];
+    let text = manifest(&one, &[]).to_string();
+    let proc_ok = host_manifest::validate_str(&text, Some(icon_dir)).is_valid();
+    let object = schema.get("type") == Some(&json!("object"));
+    let object_ok = proc_ok && object && {
+        let text = manifest(&one, &one).to_string();
+        host_manifest::validate_str(&text, Some(icon_dir)).is_valid()
+    };
+    (proc_ok, object_ok)
+}
+
+#[derive(Default, serde::Serialize)]
+struct Figures {
+    groups: usize,
+    accepted: usize,
+    typed_without_fallback: usize,
+    with_fallback: usize,
+    also_tool_and_storage: usize,
+    instances: usize,
+    instances_right: usize,
+    valid_refused_or_altered: usize,
+    invalid_not_refused: usize,
+}
+
+#[test]
+fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
+    let Some(dir) = suite_dir() else {
+        println!(
+            "skipped: the JSON Schema Test Suite is not at ../shared/corpora/json-schema-test-suite \
+             (set JSON_SCHEMA_TEST_SUITE to its folder to run this test)"
+        );
+        return;
+    };
+    let groups = read_groups(&dir);
+    let work = root().join("target/json-schema-suite");
+    std::fs::create_dir_all(work.join("manifests")).expect("a scratch folder");
+    std::fs::create_dir_all(work.join("src")).expect("a scratch folder");
+    std::fs::copy(
+        root().join("examples/keyword-tracker/assets/icon.png"),
+        work.join("manifests/icon.png"),
+    )
+    .expect("the icon");
+
+    let mut figures = Figures {
+        groups: groups.len(),
+        ..Figures::default()
+    };
+    // (procedure name, group) of the accepted groups, and whether the object forms are there too.
+    let mut chosen: Vec<(String, &Group, bool)> = Vec::new();
+    for g in &groups {
+        let (proc_ok, object_ok) = accepted(&g.schema, &work.join("manifests"));
+        if proc_ok {
+            let name = format!("s{:03}{}", chosen.len(), g.file.to_lowercase().replace('-', ""));
+            chosen.push((name, g, object_ok));
+        }
+    }
+    figures.accepted = chosen.len();
+    figures.also_tool_and_storage = chosen.iter().filter(|c| c.2).count();
+
+    // The vendor crate: one module per manifest, of at most 30 procedures, or of at most 10 tools
+    // and storage collections for the object-typed schemas.
+    let mut main = String::from(MAIN_HEAD);
+    let mut cases = Vec::new();
+    let mut fallbacks: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let objects: Vec<&(String, &Group, bool)> = chosen.iter().filter(|c| c.2).collect();
+    let procedure_chunks = chosen.chunks(PER_MANIFEST).map(|c| c.iter().collect::<Vec<_>>());
+    let object_chunks = objects.chunks(OBJECTS_PER_MANIFEST).map(<[_]>::to_vec);
+    let mut modules = 0;
+    for (chunk, as_objects) in procedure_chunks
+        .map(|c| (c, false))
+        .chain(object_chunks.map(|c| (c, true)))
+    {
+        let m = modules;
+        modules += 1;
+        let schemas: Vec<(String, &Value)> =
+            chunk.iter().map(|(n, g, _)| (n.clone(), &g.schema)).collect();
+        let value = if as_objects {
+            manifest(&[], &schemas)
+        } else {
+            manifest(&schemas, &[])
+        };
+        let file = format!("m{m:02}.json");
+        let text = serde_json::to_string_pretty(&value).expect("json");
+        std::fs::write(work.join("manifests").join(&file), text).expect("write a manifest");
+        let expansion = host_codegen::expansion(&format!("manifests/{file}"), Some(&work));
+        assert!(
+            expansion.errors.is_empty(),
+            "the engine accepted each schema alone, but the manifest {file} has errors: {:#?}",
+            expansion.errors
+        );
+        for w in &expansion.warnings {
+            for (i, (name, _, _)) in chunk.iter().enumerate() {
+                let places = [
+                    format!("`{name}`"),
+                    format!("/server/procedures/{name}/"),
+                    format!("/contributes/storage/{name}/"),
+                    format!("/contributes/ai/tools/{i}/"),
+                ];
+                if places.iter().any(|p| w.contains(p.as_str())) {
+                    fallbacks.entry(name.clone()).or_default().push(w.clone());
+                }
+            }
+        }
+        let _ = writeln!(main, "mod m{m:02} {{");
+        let _ = writeln!(main, "    host_runtime::host_extension!(\"manifests/{file}\");");
+        let _ = writeln!(main, "    use host_runtime::HostError;");
+        let _ = writeln!(main, "    use host_runtime::answer::List;");
+        let _ = writeln!(main, "    pub struct Echo;");
+        if as_objects {
+            let _ = writeln!(main, "    impl Tools for Echo {{");
+            for (name, _, _) in &chunk {
+                let _ = writeln!(
+                    main,
+                    "        async fn {name}(&self, call: ToolCall<tools::{name}::Input>) -> Result<List, HostError> {{ crate::list_of(&call.input, &call.documents.{name}) }}"
+                );
+            }
+        } else {
+            let _ = writeln!(main, "    impl Procedures for Echo {{");
+            for (name, _, _) in &chunk {
+                let _ = writeln!(
+                    main,
+                    "        async fn {name}(&self, call: ToolCall<procedures::{name}::Input>) -> Result<procedures::{name}::Output, HostError> {{ crate::echo(call.input) }}"
+                );
+            }
+        }
+        let _ = writeln!(main, "    }}");
+        let _ = writeln!(main, "    pub fn make_handler() -> host_runtime::Handler {{ handler(Echo) }}");
+        let _ = writeln!(main, "}}");
+        for (name, g, _) in &chunk {
+            for (description, data, valid) in &g.tests {
+                cases.push(json!({
+                    "module": m, "name": name, "tool": as_objects, "data": data, "valid": valid,
+                    "what": format!("{}#{} {} / {}{}", g.file, g.index, g.description, description,
+                        if as_objects { " (tool input and storage document)" } else { "" }),
+                }));
+            }
+        }
+    }
+    let _ = writeln!(
+        main,
+        "fn handlers() -> Vec<host_runtime::Handler> {{ vec![{}] }}",
+        (0..modules).map(|m| format!("m{m:02}::make_handler()")).collect::<Vec<_>>().join(", ")
+    );
+    main.push_str(MAIN_TAIL);
+    std::fs::write(work.join("src/main.rs"), main).expect("write main.rs");
+    std::fs::write(
+        work.join("cases.json"),
+        serde_json::to_string(&cases).expect("json"),
+    )
+    .expect("write the cases");
+    let runtime = root().join("host-runtime");
+    std::fs::write(
+        work.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"json-schema-suite\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nhost-runtime = {{ path = {:?}, features = [\"redis\"] }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\nserde_json = \"1\"\nserde = \"1\"\nhttp = \"1\"\n\n\
+             [workspace]\n",
+            runtime.display().to_string()
+        ),
+    )
+    .expect("write Cargo.toml");
+    std::fs::copy(root().join("Cargo.lock"), work.join("Cargo.lock")).expect("the lock file");
+
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["run", "--quiet", "--manifest-path"])
+        .arg(work.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(root().join("target"))
+        .arg("--")
+        .arg(work.join("cases.json"))
+        .output()
+        .expect("cargo runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the suite's vendor crate did not build or run:\n{stderr}"
+    );
+    let results: Vec<Value> =
+        serde_json::from_slice(&out.stdout).expect("the crate prints its results as JSON");
+
+    figures.with_fallback = fallbacks.len();
+    figures.typed_without_fallback = figures.accepted - figures.with_fallback;
+    let mut wrong = Vec::new();
+    for r in &results {
+        figures.instances += 1;
+        if r["right"] == json!(true) {
+            figures.instances_right += 1;
+        } else {
+            if r["valid"] == json!(true) {
+                figures.valid_refused_or_altered += 1;
+            } else {
+                figures.invalid_not_refused += 1;
+            }
+            wrong.push(format!("{}: {}", r["what"], r["why"]));
+        }
+    }
+    let report = json!({
+        "suite": dir.display().to_string(),
+        "figures": figures,
+        "fallbacks": fallbacks,
+        "wrong": wrong,
+    });
+    std::fs::write(
+        work.join("report.json"),
+        serde_json::to_string_pretty(&report).expect("json"),
+    )
+    .expect("write the report");
+    println!("JSON Schema Test Suite (draft 2020-12), {} groups:", figures.groups);
+    println!("  accepted by the engine as a procedure input: {}", figures.accepted);
+    println!("  of those also a tool input and a storage schema: {}", figures.also_tool_and_storage);
+    println!("  typed without fallback: {}", figures.typed_without_fallback);
+    println!("  typed with a fallback to JSON for some node: {}", figures.with_fallback);
+    println!("  instances right: {} of {}", figures.instances_right, figures.instances);
+    for (name, why) in &fallbacks {
+        println!("  fallback in {name}: {}", why.join("; "));
+    }
+    for w in &wrong {
+        println!("  wrong: {w}");
+    }
+    assert_eq!(
+        figures.valid_refused_or_altered, 0,
+        "valid instances refused or altered: {wrong:#?}"
+    );
+    assert_eq!(
+        figures.invalid_not_refused, 0,
+        "invalid instances not refused with INPUT_INVALID: {wrong:#?}"
+    );
+    assert!(
+        figures.with_fallback * 10 <= figures.accepted,
+        "{} of {} accepted groups fell back to untyped JSON somewhere (at most 10 % allowed)",
+        figures.with_fallback,
+        figures.accepted
+    );
+}
+
+/// The start of the generated vendor crate: helpers shared by every module.
+const MAIN_HEAD: &str = r#"//! Generated by tests/tests/json_schema_suite.rs: the JSON Schema Test Suite as procedures.
+#![allow(dead_code, unused_imports, missing_docs, deprecated)]
+use host_runtime::HostError;
+use host_runtime::answer::{List, ListItem};
+
+/// The typed input as the typed output, through its JSON.
+fn echo<I: serde::Serialize, O: serde::de::DeserializeOwned>(input: I) -> Result<O, HostError> {
+    let json = serde_json::to_value(&input).map_err(|e| HostError::internal(format!("encode: {e}")))?;
+    serde_json::from_value(json).map_err(|e| HostError::internal(format!("the output type refused the input: {e}")))
+}
+
+/// A list card with the re-encoded tool input and each re-encoded stored document.
+fn list_of<I: serde::Serialize, D: serde::Serialize>(input: &I, docs: &D) -> Result<List, HostError> {
+    let input = serde_json::to_string(input).map_err(|e| HostError::internal(format!("encode: {e}")))?;
+    let docs = serde_json::to_string(docs).map_err(|e| HostError::internal(format!("encode: {e}")))?;
+    Ok(List { items: vec![ListItem::new(input), ListItem::new(docs)] })
+}
+"#;
+
+/// The end of the generated vendor crate: sends every case and prints the verdicts as JSON.
+const MAIN_TAIL: &str = r#"
+/// JSON equality as JSON Schema has it: numbers by value.
+fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value::*;
+    match (a, b) {
+        (Number(x), Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Array(x), Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Object(x), Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
+        _ => a == b,
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let path = std::env::args().nth(1).expect("the cases file");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(path).expect("cases")).expect("json");
+    let host = host_runtime::testing::TestHost::new("schema-suite");
+    let handlers: Vec<host_runtime::Handler> = handlers().into_iter().map(|h| host.configure(h)).collect();
+    let mut results = Vec::new();
+    for case in cases {
+        let handler = &handlers[case["module"].as_u64().expect("module") as usize];
+        let name = case["name"].as_str().expect("name");
+        let data = &case["data"];
+        let valid = case["valid"] == serde_json::json!(true);
+        let mut why = Vec::new();
+        if case["tool"] == serde_json::json!(true) {
+            let mut body = host.call_body(data.clone());
+            body["documents"] = serde_json::json!({ name: [ { "id": "d1", "data": data, "updatedAt": "2026-01-01T00:00:00Z" } ] });
+            let request = host.request(http::Method::POST, &format!("/host/tools/{name}"), Some(&body));
+            let t = host.send(handler, request).await;
+            if valid {
+                let items = &t.json["items"];
+                let echoed: Option<serde_json::Value> = items[0]["title"].as_str().and_then(|s| serde_json::from_str(s).ok());
+                let docs: Option<serde_json::Value> = items[1]["title"].as_str().and_then(|s| serde_json::from_str(s).ok());
+                if t.status != 200 {
+                    why.push(format!("tool: {} {}", t.status, t.json));
+                } else if !echoed.as_ref().is_some_and(|e| same(e, data)) {
+                    why.push(format!("tool: echoed {:?} for {}", echoed, data));
+                } else if !docs.as_ref().is_some_and(|d| same(&d[0]["data"], data)) {
+                    why.push(format!("storage: echoed {:?} for {}", docs, data));
+                }
+            } else if t.status != 422 || t.error_code() != Some("INPUT_INVALID") {
+                why.push(format!("tool: {} {}", t.status, t.json));
+            }
+        } else {
+            let r = host.call_procedure(handler, name, data.clone()).await;
+            if valid {
+                if r.status != 200 {
+                    why.push(format!("procedure: {} {}", r.status, r.json));
+                } else if !same(&r.json, data) {
+                    why.push(format!("procedure: echoed {} for {}", r.json, data));
+                }
+            } else if r.status != 422 || r.error_code() != Some("INPUT_INVALID") || !r.json.to_string().contains('/') {
+                why.push(format!("procedure: {} {}", r.status, r.json));
+            }
+        }
+        results.push(serde_json::json!({
+            "what": case["what"], "valid": valid, "right": why.is_empty(), "why": why.join("; "),
+        }));
+    }
+    println!("{}", serde_json::to_string(&results).expect("json"));
+}
+"#;
