@@ -98,13 +98,21 @@ fn schema_jobs(m: &Manifest) -> Vec<Job<'_>> {
     for (i, t) in c.ai.tools.iter().enumerate() {
         jobs.push(Job {
             key: format!("tools/{}", t.id),
-            roots: vec![(&t.input, "Input", format!("/contributes/ai/tools/{i}/input"))],
+            roots: vec![(
+                &t.input,
+                "Input",
+                format!("/contributes/ai/tools/{i}/input"),
+            )],
         });
     }
     for (i, a) in c.ai.actions.iter().enumerate() {
         jobs.push(Job {
             key: format!("actions/{}", a.id),
-            roots: vec![(&a.input, "Input", format!("/contributes/ai/actions/{i}/input"))],
+            roots: vec![(
+                &a.input,
+                "Input",
+                format!("/contributes/ai/actions/{i}/input"),
+            )],
         });
     }
     for (name, p) in m.server.iter().flat_map(|s| s.procedures.iter()) {
@@ -120,7 +128,11 @@ fn schema_jobs(m: &Manifest) -> Vec<Job<'_>> {
     for (i, w) in c.webhooks.iter().enumerate() {
         jobs.push(Job {
             key: format!("webhooks/{}", w.event),
-            roots: vec![(&w.payload, "Payload", format!("/contributes/webhooks/{i}/payload"))],
+            roots: vec![(
+                &w.payload,
+                "Payload",
+                format!("/contributes/webhooks/{i}/payload"),
+            )],
         });
     }
     jobs
@@ -897,7 +909,8 @@ fn procedures(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     for (pname, p) in &server.procedures {
         let name = ident(&snake(pname));
         let route = format!("/host/procedures/{pname}");
-        let (items, why, fallbacks) = types.items(&format!("procedures/{pname}"), &["Input", "Output"]);
+        let (items, why, fallbacks) =
+            types.items(&format!("procedures/{pname}"), &["Input", "Output"]);
         notes.located.extend(fallbacks);
         if let Some(why) = why {
             notes.warnings.push(format!(

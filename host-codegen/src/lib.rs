@@ -116,10 +116,11 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
             out.warnings
                 .extend(notes.warnings.iter().map(|w| format!("{written}: {w}")));
             let text = String::from_utf8_lossy(&bytes);
-            out.warnings.extend(notes.located.iter().map(|(pointer, message)| {
-                let (line, column) = host_manifest::locate(&text, pointer);
-                format!("{written}:{line}:{column}: {pointer}: {message}")
-            }));
+            out.warnings
+                .extend(notes.located.iter().map(|(pointer, message)| {
+                    let (line, column) = host_manifest::locate(&text, pointer);
+                    format!("{written}:{line}:{column}: {pointer}: {message}")
+                }));
         }
         None => items.push_str(&generate::stubs()),
     }

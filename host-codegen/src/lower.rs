@@ -101,12 +101,7 @@ const ARRAY_KEYWORDS: [&str; 4] = ["items", "prefixItems", "minItems", "maxItems
 /// Keywords that apply to strings only.
 const STRING_KEYWORDS: [&str; 3] = ["minLength", "maxLength", "pattern"];
 /// Keywords that apply to numbers only.
-const NUMBER_KEYWORDS: [&str; 4] = [
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-];
+const NUMBER_KEYWORDS: [&str; 4] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
 /// Lowers `schema`, whose root type is called `root`. Definition names start with `prefix` (a module
 /// with two roots keeps their definitions apart).
@@ -246,14 +241,17 @@ impl Cx<'_> {
         if map.contains_key("$recursiveRef") {
             self.fallback(
                 pointer,
-                "`$recursiveRef` (draft 2019-09, resolved while validating): typed as JSON".to_owned(),
+                "`$recursiveRef` (draft 2019-09, resolved while validating): typed as JSON"
+                    .to_owned(),
             );
             return json!({});
         }
         let mut map = map.clone();
         if let Some(Value::String(dynamic)) = map.remove("$dynamicRef") {
             match self.resources.resolve_dynamic(&dynamic, pointer) {
-                Some(target) if resolve(self.root, &target).is_some() && !map.contains_key("$ref") => {
+                Some(target)
+                    if resolve(self.root, &target).is_some() && !map.contains_key("$ref") =>
+                {
                     map.insert("$ref".to_owned(), Value::String(format!("#{target}")));
                     map.insert("$dynamicRefTarget".to_owned(), Value::Bool(true));
                 }
@@ -302,7 +300,9 @@ impl Cx<'_> {
                 "description" | "title" | "default" | "$ref" | "$dynamicRefTarget" => {}
                 k if VALIDATION_ONLY.contains(&k) || ANNOTATIONS.contains(&k) => {}
                 "properties" => {
-                    let Value::Object(props) = value else { continue };
+                    let Value::Object(props) = value else {
+                        continue;
+                    };
                     if skip_members {
                         continue;
                     }
@@ -374,7 +374,9 @@ impl Cx<'_> {
                 }
                 // A JSON Schema itself (the draft's meta-schema): any JSON object or boolean, whose
                 // Rust type is `serde_json::Value`.
-                None if reference.trim_end_matches('#') == "https://json-schema.org/draft/2020-12/schema" => {
+                None if reference.trim_end_matches('#')
+                    == "https://json-schema.org/draft/2020-12/schema" =>
+                {
                     return json!({});
                 }
                 None => {
@@ -395,7 +397,14 @@ impl Cx<'_> {
             out.insert("additionalProperties".to_owned(), json!({}));
         }
         // schemars reads these bounds as integers only; `2.0` is the same bound.
-        for k in ["minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"] {
+        for k in [
+            "minItems",
+            "maxItems",
+            "minLength",
+            "maxLength",
+            "minProperties",
+            "maxProperties",
+        ] {
             if let Some(f) = out.get(k).and_then(Value::as_f64)
                 && f.fract() == 0.0
                 && f >= 0.0
@@ -419,14 +428,29 @@ impl Cx<'_> {
     }
 
     /// `prefixItems`: a tuple when the array holds exactly those items, else an array of JSON values.
-    fn prefix_items(&mut self, map: &Map<String, Value>, pointer: &str, out: &mut Map<String, Value>) {
+    fn prefix_items(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        out: &mut Map<String, Value>,
+    ) {
         let Some(Value::Array(prefix)) = map.get("prefixItems") else {
             return;
         };
         let n = prefix.len() as u64;
         // `unevaluatedItems: false` closes the array too when nothing else in this node can
         // evaluate items.
-        let in_place = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef"];
+        let in_place = [
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "not",
+            "if",
+            "then",
+            "else",
+            "$ref",
+            "$dynamicRef",
+        ];
         let closed = map.get("items") == Some(&Value::Bool(false))
             || (!map.contains_key("items")
                 && map.get("unevaluatedItems") == Some(&Value::Bool(false))
@@ -564,7 +588,12 @@ fn clashing_names(node: &Map<String, Value>) -> Option<(String, String)> {
         .and_then(Value::as_object)
         .map(|p| p.keys().map(String::as_str).collect())
         .unwrap_or_default();
-    for r in node.get("required").and_then(Value::as_array).into_iter().flatten() {
+    for r in node
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         if let Some(r) = r.as_str()
             && !names.contains(&r)
         {
@@ -606,9 +635,18 @@ fn has_shape(branch: &Value) -> bool {
     let Value::Object(map) = branch else {
         return false;
     };
-    ["type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "$dynamicRef"]
-        .iter()
-        .any(|k| map.contains_key(*k))
+    [
+        "type",
+        "enum",
+        "const",
+        "$ref",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "$dynamicRef",
+    ]
+    .iter()
+    .any(|k| map.contains_key(*k))
 }
 
 /// A branch of the parent's own single type that adds nothing but validation of that type.
@@ -617,9 +655,21 @@ fn only_validates(branch: &Value, parent: Option<&str>) -> bool {
         return false;
     };
     map.get("type").and_then(Value::as_str) == Some(parent)
-        && !["properties", "additionalProperties", "items", "prefixItems", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "required"]
-            .iter()
-            .any(|k| map.contains_key(*k))
+        && ![
+            "properties",
+            "additionalProperties",
+            "items",
+            "prefixItems",
+            "enum",
+            "const",
+            "$ref",
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "required",
+        ]
+        .iter()
+        .any(|k| map.contains_key(*k))
 }
 
 /// A branch of a composition inside a node of one `type`: a branch whose keywords all apply to that
@@ -638,10 +688,15 @@ fn typed_like(branch: &Value, parent: Option<&str>) -> Value {
         "number" | "integer" => &NUMBER_KEYWORDS,
         _ => &[],
     };
-    let other_type = [&OBJECT_KEYWORDS[..], &ARRAY_KEYWORDS, &STRING_KEYWORDS, &NUMBER_KEYWORDS]
-        .iter()
-        .filter(|group| !std::ptr::eq(**group, own))
-        .any(|group| group.iter().any(|k| map.contains_key(*k)));
+    let other_type = [
+        &OBJECT_KEYWORDS[..],
+        &ARRAY_KEYWORDS,
+        &STRING_KEYWORDS,
+        &NUMBER_KEYWORDS,
+    ]
+    .iter()
+    .filter(|group| !std::ptr::eq(**group, own))
+    .any(|group| group.iter().any(|k| map.contains_key(*k)));
     if own.iter().any(|k| map.contains_key(*k)) && !other_type {
         let mut typed = map.clone();
         typed.insert("type".to_owned(), json!(parent));
@@ -762,7 +817,9 @@ impl Resources {
                     base = abs;
                 }
                 if pointer.is_empty() || map.contains_key("$id") {
-                    self.ids.entry(base.to_string()).or_insert_with(|| pointer.to_owned());
+                    self.ids
+                        .entry(base.to_string())
+                        .or_insert_with(|| pointer.to_owned());
                     self.bases.insert(pointer.to_owned(), base.clone());
                 }
                 if let Some(a) = map.get("$anchor").and_then(Value::as_str) {
@@ -854,7 +911,11 @@ fn walk(node: &Value, pointer: &str, f: &mut dyn FnMut(&Value, &str)) {
                 if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
                     continue;
                 }
-                walk(v, &format!("{pointer}/{}", host_manifest::escape_token(k)), f);
+                walk(
+                    v,
+                    &format!("{pointer}/{}", host_manifest::escape_token(k)),
+                    f,
+                );
             }
         }
         Value::Array(items) => {
@@ -888,9 +949,18 @@ mod tests {
         // `a` is itself referenced, so it is a definition too.
         assert_eq!(out["properties"]["a"], json!({ "$ref": "#/definitions/A" }));
         assert_eq!(out["properties"]["b"], json!({ "$ref": "#/definitions/A" }));
-        assert_eq!(out["properties"]["c"], json!({ "$ref": "#/definitions/Here" }));
-        assert_eq!(out["definitions"]["Color"], json!({ "enum": ["red", "green"] }));
-        assert_eq!(out["definitions"]["A"], json!({ "$ref": "#/definitions/Color" }));
+        assert_eq!(
+            out["properties"]["c"],
+            json!({ "$ref": "#/definitions/Here" })
+        );
+        assert_eq!(
+            out["definitions"]["Color"],
+            json!({ "enum": ["red", "green"] })
+        );
+        assert_eq!(
+            out["definitions"]["A"],
+            json!({ "$ref": "#/definitions/Color" })
+        );
         assert_eq!(out["definitions"]["Here"], json!({ "type": "string" }));
     }
 
@@ -919,7 +989,11 @@ mod tests {
         assert!(out.get("if").is_none() && out.get("patternProperties").is_none());
         assert_eq!(out["properties"]["n"]["type"], "integer");
         assert!(out["properties"]["n"].get("default").is_none());
-        assert!(out["properties"]["n"]["description"].as_str().is_some_and(|d| d.contains("`3`")));
+        assert!(
+            out["properties"]["n"]["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("`3`"))
+        );
     }
 
     #[test]

@@ -106,9 +106,17 @@ impl Types {
     ///
     /// The notes are `(pointer, message)` warnings: nodes typed as JSON because no faithful type
     /// exists for them, or the whole module when typing failed.
-    pub fn items(&self, key: &str, roots: &[&str]) -> (TokenStream, Option<String>, Vec<(String, String)>) {
+    pub fn items(
+        &self,
+        key: &str,
+        roots: &[&str],
+    ) -> (TokenStream, Option<String>, Vec<(String, String)>) {
         match self.done.get(key) {
-            Some(Typed { failed: None, fallbacks, .. }) => {
+            Some(Typed {
+                failed: None,
+                fallbacks,
+                ..
+            }) => {
                 let marker = marker(key);
                 let notes = fallbacks
                     .iter()
@@ -116,7 +124,9 @@ impl Types {
                     .collect();
                 (quote!(#marker), None, notes)
             }
-            Some(Typed { failed: Some(why), .. }) => (untyped(roots), Some(why.clone()), Vec::new()),
+            Some(Typed {
+                failed: Some(why), ..
+            }) => (untyped(roots), Some(why.clone()), Vec::new()),
             None => (
                 untyped(roots),
                 Some("the type generator stopped unexpectedly".to_owned()),
@@ -217,7 +227,10 @@ fn typify_items(
     let mut same = TokenStream::new();
     for (schema, root, earlier) in roots {
         if let Some(earlier) = earlier {
-            let (name, earlier) = (Ident::new(root, Span::call_site()), Ident::new(earlier, Span::call_site()));
+            let (name, earlier) = (
+                Ident::new(root, Span::call_site()),
+                Ident::new(earlier, Span::call_site()),
+            );
             let doc = format!(" The same schema as [`{earlier}`].");
             same.extend(quote! { #[doc = #doc] pub type #name = #earlier; });
             continue;
@@ -472,7 +485,9 @@ fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
             && public
             && let Some(name) = member_name(member)
         {
-            let flattened = member.iter().any(|t| matches!(t, TokenTree::Group(g) if g.stream().to_string().contains("flatten")));
+            let flattened = member.iter().any(
+                |t| matches!(t, TokenTree::Group(g) if g.stream().to_string().contains("flatten")),
+            );
             let doc = if flattened && name == "extra" {
                 " The members the schema does not name, as they were sent.".to_owned()
             } else {
@@ -494,8 +509,9 @@ fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
         }
         out.extend(member.drain(..));
     };
+    let mut depth = 0usize;
     for t in body {
-        let end = matches!(&t, TokenTree::Punct(p) if p.as_char() == ',');
+        let end = top_level_comma(&t, &mut depth);
         member.push(t);
         if end {
             flush(&mut member, &mut out);
@@ -505,12 +521,25 @@ fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
     out
 }
 
+/// Whether `t` is a comma between members, not one inside a type's angle brackets (`Map<K, V>`),
+/// which are no token group. `depth` follows the brackets.
+fn top_level_comma(t: &TokenTree, depth: &mut usize) -> bool {
+    match t {
+        TokenTree::Punct(p) if p.as_char() == '<' => *depth += 1,
+        TokenTree::Punct(p) if p.as_char() == '>' => *depth = depth.saturating_sub(1),
+        TokenTree::Punct(p) if p.as_char() == ',' => return *depth == 0,
+        _ => {}
+    }
+    false
+}
+
 /// [`optional_collection`] on each field of a brace-delimited field list.
 fn optional_collections(fields: TokenStream) -> TokenStream {
     let mut out = Vec::new();
     let mut field = Vec::new();
+    let mut depth = 0usize;
     for t in fields {
-        let end = matches!(&t, TokenTree::Punct(p) if p.as_char() == ',');
+        let end = top_level_comma(&t, &mut depth);
         field.push(t);
         if end {
             optional_collection(&mut field);
@@ -544,9 +573,13 @@ fn optional_collection(member: &mut Vec<TokenTree>) {
                         .stream()
                         .into_iter()
                         .map(|a| match &a {
-                            TokenTree::Literal(lit) if lit.to_string().ends_with("::is_empty\"") => {
+                            TokenTree::Literal(lit)
+                                if lit.to_string().ends_with("::is_empty\"") =>
+                            {
                                 skips_empty = true;
-                                TokenTree::Literal(Literal::string("::std::option::Option::is_none"))
+                                TokenTree::Literal(Literal::string(
+                                    "::std::option::Option::is_none",
+                                ))
                             }
                             _ => a,
                         })

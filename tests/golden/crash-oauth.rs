@@ -195,40 +195,7 @@ pub mod tools {
         pub const ID: &str = "top-crash-groups";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/top-crash-groups";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -241,12 +208,11 @@ pub mod tools {
             ///Marketing version, such as 4.2.0.
             #[serde(rename = "appVersion")]
             pub app_version: InputAppVersion,
-            /// `limit`.
-            #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 10>")]
-            pub limit: ::std::num::NonZeroU64,
+            ///Default: `10` (not filled in when absent).
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub limit: ::std::option::Option<::std::num::NonZeroU64>,
         }
         ///Marketing version, such as 4.2.0.
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -290,14 +256,6 @@ pub mod tools {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputAppVersion {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputAppVersion {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -320,17 +278,36 @@ pub mod tools {
                     })
             }
         }
-        /// Generation of default values for serde.
-        #[doc(hidden)]
-        pub mod defaults {
-            pub(super) fn default_nzu64<T, const V: u64>() -> T
-            where
-                T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-                <T as ::std::convert::TryFrom<
-                    ::std::num::NonZeroU64,
-                >>::Error: ::std::fmt::Debug,
-            {
-                T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
             }
         }
     }
@@ -411,40 +388,7 @@ pub mod webhooks {
     pub mod crash_spiked {
         /// The event name.
         pub const EVENT: &str = "crash.spiked";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Payload`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -457,25 +401,22 @@ pub mod webhooks {
             /// `affectedUsers`.
             #[serde(
                 rename = "affectedUsers",
-                default,
                 skip_serializing_if = "::std::option::Option::is_none"
             )]
             pub affected_users: ::std::option::Option<u64>,
             /// `appVersion`.
             #[serde(
                 rename = "appVersion",
-                default,
                 skip_serializing_if = "::std::option::Option::is_none"
             )]
             pub app_version: ::std::option::Option<::std::string::String>,
             /// `signature`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub signature: ::std::option::Option<::std::string::String>,
             ///One sentence shown to the owner.
             pub why: PayloadWhy,
         }
         ///One sentence shown to the owner.
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -522,14 +463,6 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -550,6 +483,38 @@ pub mod webhooks {
                             e.to_string(),
                         )
                     })
+            }
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
             }
         }
     }

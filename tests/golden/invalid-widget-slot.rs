@@ -203,40 +203,7 @@ pub mod storage {
     /// Documents of the storage collection `watchlists` (owned per install).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod watchlists {
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Document`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -247,13 +214,12 @@ pub mod storage {
         #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `keywords`.
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub keywords: ::std::vec::Vec<::std::string::String>,
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub keywords: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
             /// `name`.
             pub name: DocumentName,
         }
         ///`DocumentName`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -297,14 +263,6 @@ pub mod storage {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for DocumentName {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for DocumentName {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -327,11 +285,77 @@ pub mod storage {
                     })
             }
         }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
     }
 }
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
+    ///`Settings`
+    #[derive(
+        ::host_runtime::codegen::serde::Deserialize,
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug,
+        Default
+    )]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(deny_unknown_fields)]
+    pub struct Settings {
+        /**Rank positions lost before an alert is raised.
+
+Default: `10` (not filled in when absent).*/
+        #[serde(
+            rename = "alertThreshold",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub alert_threshold: ::std::option::Option<::std::num::NonZeroU64>,
+        /**Store country used when none is picked.
+
+Default: `"US"` (not filled in when absent).*/
+        #[serde(
+            rename = "defaultCountry",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub default_country: ::std::option::Option<::std::string::String>,
+        ///Default: `true` (not filled in when absent).
+        #[serde(
+            rename = "weeklyDigest",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub weekly_digest: ::std::option::Option<bool>,
+    }
     /// Error types.
     pub mod error {
         /// Error from a `TryFrom` or `FromStr` implementation.
@@ -362,147 +386,6 @@ pub mod settings {
             fn from(value: String) -> Self {
                 Self(value.into())
             }
-        }
-    }
-    ///`Settings`
-    ///
-    #[derive(
-        ::host_runtime::codegen::serde::Deserialize,
-        ::host_runtime::codegen::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
-    #[serde(deny_unknown_fields)]
-    pub struct Settings {
-        ///Rank positions lost before an alert is raised.
-        #[serde(
-            rename = "alertThreshold",
-            default = "defaults::default_nzu64::<::std::num::NonZeroU64, 10>"
-        )]
-        pub alert_threshold: ::std::num::NonZeroU64,
-        ///Store country used when none is picked.
-        #[serde(
-            rename = "defaultCountry",
-            default = "defaults::settings_default_country"
-        )]
-        pub default_country: SettingsDefaultCountry,
-        /// `weeklyDigest`.
-        #[serde(rename = "weeklyDigest", default = "defaults::default_bool::<true>")]
-        pub weekly_digest: bool,
-    }
-    impl ::std::default::Default for Settings {
-        fn default() -> Self {
-            Self {
-                alert_threshold: defaults::default_nzu64::<::std::num::NonZeroU64, 10>(),
-                default_country: defaults::settings_default_country(),
-                weekly_digest: defaults::default_bool::<true>(),
-            }
-        }
-    }
-    ///Store country used when none is picked.
-    ///
-    #[derive(
-        ::host_runtime::codegen::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
-    #[serde(transparent)]
-    pub struct SettingsDefaultCountry(::std::string::String);
-    impl ::std::ops::Deref for SettingsDefaultCountry {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SettingsDefaultCountry> for ::std::string::String {
-        fn from(value: SettingsDefaultCountry) -> Self {
-            value.0
-        }
-    }
-    impl ::std::default::Default for SettingsDefaultCountry {
-        fn default() -> Self {
-            SettingsDefaultCountry("US".to_string())
-        }
-    }
-    impl ::std::str::FromStr for SettingsDefaultCountry {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<
-                ::host_runtime::codegen::regress::Regex,
-            > = ::std::sync::LazyLock::new(|| {
-                ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SettingsDefaultCountry {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<&::std::string::String> for SettingsDefaultCountry {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SettingsDefaultCountry {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
-    for SettingsDefaultCountry {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::host_runtime::codegen::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                        e.to_string(),
-                    )
-                })
-        }
-    }
-    /// Generation of default values for serde.
-    #[doc(hidden)]
-    pub mod defaults {
-        pub(super) fn default_bool<const V: bool>() -> bool {
-            V
-        }
-        pub(super) fn default_nzu64<T, const V: u64>() -> T
-        where
-            T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-            <T as ::std::convert::TryFrom<
-                ::std::num::NonZeroU64,
-            >>::Error: ::std::fmt::Debug,
-        {
-            T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-        }
-        pub(super) fn settings_default_country() -> super::SettingsDefaultCountry {
-            super::SettingsDefaultCountry("US".to_string())
         }
     }
 }
@@ -570,40 +453,7 @@ pub mod tools {
         pub const ID: &str = "keyword-ranks";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -614,96 +464,17 @@ pub mod tools {
         #[serde(deny_unknown_fields)]
         pub struct Input {
             ///ISO 3166-1 alpha-2 store country.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub country: ::std::option::Option<InputCountry>,
-            ///Days of history, counting back from today.
-            #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 30>")]
-            pub days: ::std::num::NonZeroU64,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<::std::string::String>,
+            /**Days of history, counting back from today.
+
+Default: `30` (not filled in when absent).*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub days: ::std::option::Option<::std::num::NonZeroU64>,
             ///The keyword exactly as tracked.
             pub keyword: InputKeyword,
         }
-        ///ISO 3166-1 alpha-2 store country.
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputCountry(::std::string::String);
-        impl ::std::ops::Deref for InputCountry {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputCountry> for ::std::string::String {
-            fn from(value: InputCountry) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputCountry {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                static PATTERN: ::std::sync::LazyLock<
-                    ::host_runtime::codegen::regress::Regex,
-                > = ::std::sync::LazyLock::new(|| {
-                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-                });
-                if PATTERN.find(value).is_none() {
-                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
         ///The keyword exactly as tracked.
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -750,14 +521,6 @@ pub mod tools {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputKeyword {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -780,29 +543,6 @@ pub mod tools {
                     })
             }
         }
-        /// Generation of default values for serde.
-        #[doc(hidden)]
-        pub mod defaults {
-            pub(super) fn default_nzu64<T, const V: u64>() -> T
-            where
-                T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-                <T as ::std::convert::TryFrom<
-                    ::std::num::NonZeroU64,
-                >>::Error: ::std::fmt::Debug,
-            {
-                T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-            }
-        }
-    }
-    /// Compares two to five keywords side by side.
-    ///
-    /// Types of the tool `compare-keywords`, called as `POST /host/tools/compare-keywords`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod compare_keywords {
-        /// The tool id.
-        pub const ID: &str = "compare-keywords";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/tools/compare-keywords";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -835,8 +575,17 @@ pub mod tools {
                 }
             }
         }
+    }
+    /// Compares two to five keywords side by side.
+    ///
+    /// Types of the tool `compare-keywords`, called as `POST /host/tools/compare-keywords`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod compare_keywords {
+        /// The tool id.
+        pub const ID: &str = "compare-keywords";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/compare-keywords";
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -848,6 +597,38 @@ pub mod tools {
         pub struct Input {
             /// `keywords`.
             pub keywords: ::std::vec::Vec<::std::string::String>,
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
         }
     }
 }
@@ -910,40 +691,7 @@ pub mod actions {
         pub const ROUTE: &str = "/host/actions/save-insight";
         /// The scope the action needs.
         pub const SCOPE: &str = "insights:write";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -957,7 +705,6 @@ pub mod actions {
             pub summary: InputSummary,
         }
         ///`InputSummary`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1001,14 +748,6 @@ pub mod actions {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputSummary {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputSummary {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -1029,6 +768,38 @@ pub mod actions {
                             e.to_string(),
                         )
                     })
+            }
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
             }
         }
     }
@@ -1129,6 +900,35 @@ pub mod procedures {
         pub const NAME: &str = "listWatchlists";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/listWatchlists";
+        ///`Input`
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Default
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Input {}
+        ///`Output`
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Output {
+            /// `items`.
+            pub items: ::std::vec::Vec<
+                ::host_runtime::codegen::serde_json::Map<
+                    ::std::string::String,
+                    ::host_runtime::codegen::serde_json::Value,
+                >,
+            >,
+        }
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -1160,41 +960,6 @@ pub mod procedures {
                     Self(value.into())
                 }
             }
-        }
-        ///`Input`
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Input {}
-        impl ::std::default::Default for Input {
-            fn default() -> Self {
-                Self {}
-            }
-        }
-        ///`Output`
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Output {
-            /// `items`.
-            pub items: ::std::vec::Vec<
-                ::host_runtime::codegen::serde_json::Map<
-                    ::std::string::String,
-                    ::host_runtime::codegen::serde_json::Value,
-                >,
-            >,
         }
     }
 }
@@ -1306,40 +1071,7 @@ pub mod webhooks {
     pub mod rank_dropped {
         /// The event name.
         pub const EVENT: &str = "rank.dropped";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Payload`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1350,19 +1082,18 @@ pub mod webhooks {
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `current`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub current: ::std::option::Option<i64>,
             /// `keyword`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub keyword: ::std::option::Option<::std::string::String>,
             /// `previous`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub previous: ::std::option::Option<i64>,
             ///One sentence shown to the owner.
             pub why: PayloadWhy,
         }
         ///One sentence shown to the owner.
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1409,14 +1140,6 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -1439,12 +1162,6 @@ pub mod webhooks {
                     })
             }
         }
-    }
-    /// The payload of `rank.collapsed` (`as: "banner"`).
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod rank_collapsed {
-        /// The event name.
-        pub const EVENT: &str = "rank.collapsed";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -1477,8 +1194,13 @@ pub mod webhooks {
                 }
             }
         }
+    }
+    /// The payload of `rank.collapsed` (`as: "banner"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod rank_collapsed {
+        /// The event name.
+        pub const EVENT: &str = "rank.collapsed";
         ///`Payload`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1489,13 +1211,12 @@ pub mod webhooks {
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `keywords`.
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub keywords: ::std::vec::Vec<::std::string::String>,
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub keywords: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
             ///One sentence shown to the owner.
             pub why: PayloadWhy,
         }
         ///One sentence shown to the owner.
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1542,14 +1263,6 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -1572,12 +1285,6 @@ pub mod webhooks {
                     })
             }
         }
-    }
-    /// The payload of `store.algorithm_updated` (`as: "event"`).
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod store_algorithm_updated {
-        /// The event name.
-        pub const EVENT: &str = "store.algorithm_updated";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -1610,8 +1317,13 @@ pub mod webhooks {
                 }
             }
         }
+    }
+    /// The payload of `store.algorithm_updated` (`as: "event"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod store_algorithm_updated {
+        /// The event name.
+        pub const EVENT: &str = "store.algorithm_updated";
         ///`Payload`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1625,7 +1337,6 @@ pub mod webhooks {
             pub store: PayloadStore,
         }
         ///`PayloadStore`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1675,20 +1386,44 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for PayloadStore {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadStore {
             type Error = self::error::ConversionError;
             fn try_from(
                 value: ::std::string::String,
             ) -> ::std::result::Result<Self, self::error::ConversionError> {
                 value.parse()
+            }
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
             }
         }
     }

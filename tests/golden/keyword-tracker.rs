@@ -257,45 +257,13 @@ pub mod storage {
     /// Documents of the storage collection `preferences` (owned per user).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod preferences {
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Document`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
-            Debug
+            Debug,
+            Default
         )]
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
@@ -304,105 +272,12 @@ pub mod storage {
             #[serde(
                 rename = "pinnedCountries",
                 default,
-                skip_serializing_if = "::std::vec::Vec::is_empty"
+                skip_serializing_if = "::std::option::Option::is_none"
             )]
-            pub pinned_countries: ::std::vec::Vec<DocumentPinnedCountriesItem>,
+            pub pinned_countries: ::std::option::Option<
+                ::std::vec::Vec<::std::string::String>,
+            >,
         }
-        impl ::std::default::Default for Document {
-            fn default() -> Self {
-                Self {
-                    pinned_countries: Default::default(),
-                }
-            }
-        }
-        ///`DocumentPinnedCountriesItem`
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct DocumentPinnedCountriesItem(::std::string::String);
-        impl ::std::ops::Deref for DocumentPinnedCountriesItem {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<DocumentPinnedCountriesItem>
-        for ::std::string::String {
-            fn from(value: DocumentPinnedCountriesItem) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for DocumentPinnedCountriesItem {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                static PATTERN: ::std::sync::LazyLock<
-                    ::host_runtime::codegen::regress::Regex,
-                > = ::std::sync::LazyLock::new(|| {
-                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-                });
-                if PATTERN.find(value).is_none() {
-                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for DocumentPinnedCountriesItem {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<&::std::string::String>
-        for DocumentPinnedCountriesItem {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String>
-        for DocumentPinnedCountriesItem {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
-        for DocumentPinnedCountriesItem {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
-    }
-    /// Documents of the storage collection `watchlists` (owned per install).
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod watchlists {
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -435,8 +310,11 @@ pub mod storage {
                 }
             }
         }
+    }
+    /// Documents of the storage collection `watchlists` (owned per install).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod watchlists {
         ///`Document`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -452,7 +330,6 @@ pub mod storage {
             pub name: DocumentName,
         }
         ///`DocumentKeywordsItem`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -496,14 +373,6 @@ pub mod storage {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for DocumentKeywordsItem {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for DocumentKeywordsItem {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -528,7 +397,6 @@ pub mod storage {
             }
         }
         ///`DocumentName`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -575,14 +443,6 @@ pub mod storage {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for DocumentName {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for DocumentName {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -605,11 +465,77 @@ pub mod storage {
                     })
             }
         }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
     }
 }
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
+    ///`Settings`
+    #[derive(
+        ::host_runtime::codegen::serde::Deserialize,
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug,
+        Default
+    )]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(deny_unknown_fields)]
+    pub struct Settings {
+        /**Rank positions lost before an alert is raised.
+
+Default: `10` (not filled in when absent).*/
+        #[serde(
+            rename = "alertThreshold",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub alert_threshold: ::std::option::Option<::std::num::NonZeroU64>,
+        /**Store country used when none is picked.
+
+Default: `"US"` (not filled in when absent).*/
+        #[serde(
+            rename = "defaultCountry",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub default_country: ::std::option::Option<::std::string::String>,
+        ///Default: `true` (not filled in when absent).
+        #[serde(
+            rename = "weeklyDigest",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub weekly_digest: ::std::option::Option<bool>,
+    }
     /// Error types.
     pub mod error {
         /// Error from a `TryFrom` or `FromStr` implementation.
@@ -640,147 +566,6 @@ pub mod settings {
             fn from(value: String) -> Self {
                 Self(value.into())
             }
-        }
-    }
-    ///`Settings`
-    ///
-    #[derive(
-        ::host_runtime::codegen::serde::Deserialize,
-        ::host_runtime::codegen::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
-    #[serde(deny_unknown_fields)]
-    pub struct Settings {
-        ///Rank positions lost before an alert is raised.
-        #[serde(
-            rename = "alertThreshold",
-            default = "defaults::default_nzu64::<::std::num::NonZeroU64, 10>"
-        )]
-        pub alert_threshold: ::std::num::NonZeroU64,
-        ///Store country used when none is picked.
-        #[serde(
-            rename = "defaultCountry",
-            default = "defaults::settings_default_country"
-        )]
-        pub default_country: SettingsDefaultCountry,
-        /// `weeklyDigest`.
-        #[serde(rename = "weeklyDigest", default = "defaults::default_bool::<true>")]
-        pub weekly_digest: bool,
-    }
-    impl ::std::default::Default for Settings {
-        fn default() -> Self {
-            Self {
-                alert_threshold: defaults::default_nzu64::<::std::num::NonZeroU64, 10>(),
-                default_country: defaults::settings_default_country(),
-                weekly_digest: defaults::default_bool::<true>(),
-            }
-        }
-    }
-    ///Store country used when none is picked.
-    ///
-    #[derive(
-        ::host_runtime::codegen::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
-    #[serde(transparent)]
-    pub struct SettingsDefaultCountry(::std::string::String);
-    impl ::std::ops::Deref for SettingsDefaultCountry {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SettingsDefaultCountry> for ::std::string::String {
-        fn from(value: SettingsDefaultCountry) -> Self {
-            value.0
-        }
-    }
-    impl ::std::default::Default for SettingsDefaultCountry {
-        fn default() -> Self {
-            SettingsDefaultCountry("US".to_string())
-        }
-    }
-    impl ::std::str::FromStr for SettingsDefaultCountry {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<
-                ::host_runtime::codegen::regress::Regex,
-            > = ::std::sync::LazyLock::new(|| {
-                ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SettingsDefaultCountry {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<&::std::string::String> for SettingsDefaultCountry {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SettingsDefaultCountry {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
-    for SettingsDefaultCountry {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::host_runtime::codegen::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                        e.to_string(),
-                    )
-                })
-        }
-    }
-    /// Generation of default values for serde.
-    #[doc(hidden)]
-    pub mod defaults {
-        pub(super) fn default_bool<const V: bool>() -> bool {
-            V
-        }
-        pub(super) fn default_nzu64<T, const V: u64>() -> T
-        where
-            T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-            <T as ::std::convert::TryFrom<
-                ::std::num::NonZeroU64,
-            >>::Error: ::std::fmt::Debug,
-        {
-            T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-        }
-        pub(super) fn settings_default_country() -> super::SettingsDefaultCountry {
-            super::SettingsDefaultCountry("US".to_string())
         }
     }
 }
@@ -884,40 +669,7 @@ pub mod tools {
         pub const ID: &str = "keyword-ranks";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -928,96 +680,17 @@ pub mod tools {
         #[serde(deny_unknown_fields)]
         pub struct Input {
             ///ISO 3166-1 alpha-2 store country.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub country: ::std::option::Option<InputCountry>,
-            ///Days of history, counting back from today.
-            #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 30>")]
-            pub days: ::std::num::NonZeroU64,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<::std::string::String>,
+            /**Days of history, counting back from today.
+
+Default: `30` (not filled in when absent).*/
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub days: ::std::option::Option<::std::num::NonZeroU64>,
             ///The keyword exactly as tracked.
             pub keyword: InputKeyword,
         }
-        ///ISO 3166-1 alpha-2 store country.
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputCountry(::std::string::String);
-        impl ::std::ops::Deref for InputCountry {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputCountry> for ::std::string::String {
-            fn from(value: InputCountry) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputCountry {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                static PATTERN: ::std::sync::LazyLock<
-                    ::host_runtime::codegen::regress::Regex,
-                > = ::std::sync::LazyLock::new(|| {
-                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-                });
-                if PATTERN.find(value).is_none() {
-                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
         ///The keyword exactly as tracked.
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1064,14 +737,6 @@ pub mod tools {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputKeyword {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -1094,29 +759,6 @@ pub mod tools {
                     })
             }
         }
-        /// Generation of default values for serde.
-        #[doc(hidden)]
-        pub mod defaults {
-            pub(super) fn default_nzu64<T, const V: u64>() -> T
-            where
-                T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-                <T as ::std::convert::TryFrom<
-                    ::std::num::NonZeroU64,
-                >>::Error: ::std::fmt::Debug,
-            {
-                T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-            }
-        }
-    }
-    /// Compares rank, volume and difficulty of two to five keywords side by side.
-    ///
-    /// Types of the tool `compare-keywords`, called as `POST /host/tools/compare-keywords`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod compare_keywords {
-        /// The tool id.
-        pub const ID: &str = "compare-keywords";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/tools/compare-keywords";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -1149,8 +791,17 @@ pub mod tools {
                 }
             }
         }
+    }
+    /// Compares rank, volume and difficulty of two to five keywords side by side.
+    ///
+    /// Types of the tool `compare-keywords`, called as `POST /host/tools/compare-keywords`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod compare_keywords {
+        /// The tool id.
+        pub const ID: &str = "compare-keywords";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/compare-keywords";
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1161,93 +812,12 @@ pub mod tools {
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub country: ::std::option::Option<InputCountry>,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<::std::string::String>,
             /// `keywords`.
             pub keywords: ::std::vec::Vec<InputKeywordsItem>,
         }
-        ///`InputCountry`
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputCountry(::std::string::String);
-        impl ::std::ops::Deref for InputCountry {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputCountry> for ::std::string::String {
-            fn from(value: InputCountry) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputCountry {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                static PATTERN: ::std::sync::LazyLock<
-                    ::host_runtime::codegen::regress::Regex,
-                > = ::std::sync::LazyLock::new(|| {
-                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-                });
-                if PATTERN.find(value).is_none() {
-                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
         ///`InputKeywordsItem`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1291,14 +861,6 @@ pub mod tools {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputKeywordsItem {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputKeywordsItem {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -1322,16 +884,6 @@ pub mod tools {
                     })
             }
         }
-    }
-    /// Keywords whose rank changed most over the last days.
-    ///
-    /// Types of the tool `top-movers`, called as `POST /host/tools/top-movers`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod top_movers {
-        /// The tool id.
-        pub const ID: &str = "top-movers";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/tools/top-movers";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -1364,34 +916,35 @@ pub mod tools {
                 }
             }
         }
+    }
+    /// Keywords whose rank changed most over the last days.
+    ///
+    /// Types of the tool `top-movers`, called as `POST /host/tools/top-movers`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod top_movers {
+        /// The tool id.
+        pub const ID: &str = "top-movers";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/top-movers";
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
-            Debug
+            Debug,
+            Default
         )]
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
-            /// `days`.
-            #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 7>")]
-            pub days: ::std::num::NonZeroU64,
-            /// `direction`.
-            #[serde(default = "defaults::input_direction")]
-            pub direction: InputDirection,
+            ///Default: `7` (not filled in when absent).
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub days: ::std::option::Option<::std::num::NonZeroU64>,
+            ///Default: `"both"` (not filled in when absent).
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub direction: ::std::option::Option<InputDirection>,
         }
-        impl ::std::default::Default for Input {
-            fn default() -> Self {
-                Self {
-                    days: defaults::default_nzu64::<::std::num::NonZeroU64, 7>(),
-                    direction: defaults::input_direction(),
-                }
-            }
-        }
-        ///`InputDirection`
-        ///
+        ///Default: `"both"` (not filled in when absent).
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1446,14 +999,6 @@ pub mod tools {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputDirection {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputDirection {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -1462,37 +1007,6 @@ pub mod tools {
                 value.parse()
             }
         }
-        impl ::std::default::Default for InputDirection {
-            fn default() -> Self {
-                InputDirection::Both
-            }
-        }
-        /// Generation of default values for serde.
-        #[doc(hidden)]
-        pub mod defaults {
-            pub(super) fn default_nzu64<T, const V: u64>() -> T
-            where
-                T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-                <T as ::std::convert::TryFrom<
-                    ::std::num::NonZeroU64,
-                >>::Error: ::std::fmt::Debug,
-            {
-                T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
-            }
-            pub(super) fn input_direction() -> super::InputDirection {
-                super::InputDirection::Both
-            }
-        }
-    }
-    /// Suggests new keywords related to a seed keyword.
-    ///
-    /// Types of the tool `keyword-ideas`, called as `POST /host/tools/keyword-ideas`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod keyword_ideas {
-        /// The tool id.
-        pub const ID: &str = "keyword-ideas";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/tools/keyword-ideas";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -1525,8 +1039,17 @@ pub mod tools {
                 }
             }
         }
+    }
+    /// Suggests new keywords related to a seed keyword.
+    ///
+    /// Types of the tool `keyword-ideas`, called as `POST /host/tools/keyword-ideas`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod keyword_ideas {
+        /// The tool id.
+        pub const ID: &str = "keyword-ideas";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/keyword-ideas";
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1540,7 +1063,6 @@ pub mod tools {
             pub seed: InputSeed,
         }
         ///`InputSeed`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1587,14 +1109,6 @@ pub mod tools {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputSeed {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputSeed {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -1617,16 +1131,6 @@ pub mod tools {
                     })
             }
         }
-    }
-    /// Current visibility score of the app, from 0 to 100.
-    ///
-    /// Types of the tool `visibility-score`, called as `POST /host/tools/visibility-score`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod visibility_score {
-        /// The tool id.
-        pub const ID: &str = "visibility-score";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/tools/visibility-score";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -1659,106 +1163,61 @@ pub mod tools {
                 }
             }
         }
+    }
+    /// Current visibility score of the app, from 0 to 100.
+    ///
+    /// Types of the tool `visibility-score`, called as `POST /host/tools/visibility-score`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod visibility_score {
+        /// The tool id.
+        pub const ID: &str = "visibility-score";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/tools/visibility-score";
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
-            Debug
+            Debug,
+            Default
         )]
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub country: ::std::option::Option<InputCountry>,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<::std::string::String>,
         }
-        impl ::std::default::Default for Input {
-            fn default() -> Self {
-                Self {
-                    country: Default::default(),
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
                 }
             }
-        }
-        ///`InputCountry`
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputCountry(::std::string::String);
-        impl ::std::ops::Deref for InputCountry {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputCountry> for ::std::string::String {
-            fn from(value: InputCountry) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputCountry {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                static PATTERN: ::std::sync::LazyLock<
-                    ::host_runtime::codegen::regress::Regex,
-                > = ::std::sync::LazyLock::new(|| {
-                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-                });
-                if PATTERN.find(value).is_none() {
-                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
                 }
-                Ok(Self(value.to_string()))
             }
-        }
-        impl ::std::convert::TryFrom<&str> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
             }
-        }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
             }
         }
     }
@@ -1870,40 +1329,7 @@ pub mod actions {
         pub const ROUTE: &str = "/host/actions/save-rank-insight";
         /// The scope the action needs.
         pub const SCOPE: &str = "insights:write";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1919,7 +1345,6 @@ pub mod actions {
             pub summary: InputSummary,
         }
         ///`InputKeyword`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1963,14 +1388,6 @@ pub mod actions {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputKeyword {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -1994,7 +1411,6 @@ pub mod actions {
             }
         }
         ///`InputSummary`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -2041,14 +1457,6 @@ pub mod actions {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputSummary {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputSummary {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -2069,6 +1477,38 @@ pub mod actions {
                             e.to_string(),
                         )
                     })
+            }
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
             }
         }
     }
@@ -2180,40 +1620,7 @@ pub mod procedures {
         pub const NAME: &str = "addKeyword";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/addKeyword";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2224,92 +1631,11 @@ pub mod procedures {
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
-            pub country: InputCountry,
+            pub country: ::std::string::String,
             /// `keyword`.
             pub keyword: InputKeyword,
         }
-        ///`InputCountry`
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputCountry(::std::string::String);
-        impl ::std::ops::Deref for InputCountry {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputCountry> for ::std::string::String {
-            fn from(value: InputCountry) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputCountry {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                static PATTERN: ::std::sync::LazyLock<
-                    ::host_runtime::codegen::regress::Regex,
-                > = ::std::sync::LazyLock::new(|| {
-                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-                });
-                if PATTERN.find(value).is_none() {
-                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputCountry {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
         ///`InputKeyword`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -2353,14 +1679,6 @@ pub mod procedures {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputKeyword {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -2384,7 +1702,6 @@ pub mod procedures {
             }
         }
         ///`Output`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2397,14 +1714,6 @@ pub mod procedures {
             /// `tracked`.
             pub tracked: bool,
         }
-    }
-    /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod list_watchlists {
-        /// The procedure name.
-        pub const NAME: &str = "listWatchlists";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/procedures/listWatchlists";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -2437,24 +1746,26 @@ pub mod procedures {
                 }
             }
         }
+    }
+    /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod list_watchlists {
+        /// The procedure name.
+        pub const NAME: &str = "listWatchlists";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/listWatchlists";
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
-            Debug
+            Debug,
+            Default
         )]
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {}
-        impl ::std::default::Default for Input {
-            fn default() -> Self {
-                Self {}
-            }
-        }
         ///`Output`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2468,7 +1779,6 @@ pub mod procedures {
             pub items: ::std::vec::Vec<OutputItemsItem>,
         }
         ///`OutputItemsItem`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2482,6 +1792,38 @@ pub mod procedures {
             pub id: ::std::string::String,
             /// `name`.
             pub name: ::std::string::String,
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
         }
     }
 }
@@ -2677,40 +2019,7 @@ pub mod webhooks {
     pub mod rank_dropped {
         /// The event name.
         pub const EVENT: &str = "rank.dropped";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Payload`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2721,102 +2030,21 @@ pub mod webhooks {
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `country`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub country: ::std::option::Option<PayloadCountry>,
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub country: ::std::option::Option<::std::string::String>,
             /// `current`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub current: ::std::option::Option<::std::num::NonZeroU64>,
             /// `keyword`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub keyword: ::std::option::Option<::std::string::String>,
             /// `previous`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub previous: ::std::option::Option<::std::num::NonZeroU64>,
             ///One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        ///`PayloadCountry`
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct PayloadCountry(::std::string::String);
-        impl ::std::ops::Deref for PayloadCountry {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<PayloadCountry> for ::std::string::String {
-            fn from(value: PayloadCountry) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for PayloadCountry {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                static PATTERN: ::std::sync::LazyLock<
-                    ::host_runtime::codegen::regress::Regex,
-                > = ::std::sync::LazyLock::new(|| {
-                    ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2}$").unwrap()
-                });
-                if PATTERN.find(value).is_none() {
-                    return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for PayloadCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<&::std::string::String> for PayloadCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for PayloadCountry {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadCountry {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
         ///One sentence shown to the owner.
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -2863,14 +2091,6 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -2893,12 +2113,6 @@ pub mod webhooks {
                     })
             }
         }
-    }
-    /// The payload of `rank.collapsed` (`as: "banner"`).
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod rank_collapsed {
-        /// The event name.
-        pub const EVENT: &str = "rank.collapsed";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -2931,8 +2145,13 @@ pub mod webhooks {
                 }
             }
         }
+    }
+    /// The payload of `rank.collapsed` (`as: "banner"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod rank_collapsed {
+        /// The event name.
+        pub const EVENT: &str = "rank.collapsed";
         ///`Payload`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2943,13 +2162,12 @@ pub mod webhooks {
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `keywords`.
-            #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-            pub keywords: ::std::vec::Vec<::std::string::String>,
+            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            pub keywords: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
             ///One sentence shown to the owner.
             pub why: PayloadWhy,
         }
         ///One sentence shown to the owner.
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -2996,14 +2214,6 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -3026,12 +2236,6 @@ pub mod webhooks {
                     })
             }
         }
-    }
-    /// The payload of `store.algorithm_updated` (`as: "event"`).
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod store_algorithm_updated {
-        /// The event name.
-        pub const EVENT: &str = "store.algorithm_updated";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -3064,8 +2268,13 @@ pub mod webhooks {
                 }
             }
         }
+    }
+    /// The payload of `store.algorithm_updated` (`as: "event"`).
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod store_algorithm_updated {
+        /// The event name.
+        pub const EVENT: &str = "store.algorithm_updated";
         ///`Payload`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -3078,19 +2287,13 @@ pub mod webhooks {
             /// `detectedAt`.
             #[serde(
                 rename = "detectedAt",
-                default,
                 skip_serializing_if = "::std::option::Option::is_none"
             )]
-            pub detected_at: ::std::option::Option<
-                ::host_runtime::codegen::chrono::DateTime<
-                    ::host_runtime::codegen::chrono::offset::Utc,
-                >,
-            >,
+            pub detected_at: ::std::option::Option<::std::string::String>,
             /// `store`.
             pub store: PayloadStore,
         }
         ///`PayloadStore`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -3140,20 +2343,44 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for PayloadStore {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadStore {
             type Error = self::error::ConversionError;
             fn try_from(
                 value: ::std::string::String,
             ) -> ::std::result::Result<Self, self::error::ConversionError> {
                 value.parse()
+            }
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
             }
         }
     }

@@ -86,6 +86,21 @@ pub type Credentials = ::host_runtime::NoCredentials;
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
+    ///`Settings`
+    #[derive(
+        ::host_runtime::codegen::serde::Deserialize,
+        ::host_runtime::codegen::serde::Serialize,
+        Clone,
+        Debug,
+        Default
+    )]
+    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(deny_unknown_fields)]
+    pub struct Settings {
+        /// `territories`.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        pub territories: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    }
     /// Error types.
     pub mod error {
         /// Error from a `TryFrom` or `FromStr` implementation.
@@ -116,109 +131,6 @@ pub mod settings {
             fn from(value: String) -> Self {
                 Self(value.into())
             }
-        }
-    }
-    ///`Settings`
-    ///
-    #[derive(
-        ::host_runtime::codegen::serde::Deserialize,
-        ::host_runtime::codegen::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
-    #[serde(deny_unknown_fields)]
-    pub struct Settings {
-        /// `territories`.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub territories: ::std::vec::Vec<SettingsTerritoriesItem>,
-    }
-    impl ::std::default::Default for Settings {
-        fn default() -> Self {
-            Self {
-                territories: Default::default(),
-            }
-        }
-    }
-    ///`SettingsTerritoriesItem`
-    ///
-    #[derive(
-        ::host_runtime::codegen::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
-    #[serde(transparent)]
-    pub struct SettingsTerritoriesItem(::std::string::String);
-    impl ::std::ops::Deref for SettingsTerritoriesItem {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<SettingsTerritoriesItem> for ::std::string::String {
-        fn from(value: SettingsTerritoriesItem) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for SettingsTerritoriesItem {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<
-                ::host_runtime::codegen::regress::Regex,
-            > = ::std::sync::LazyLock::new(|| {
-                ::host_runtime::codegen::regress::Regex::new("^[A-Z]{2,3}$").unwrap()
-            });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{2,3}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for SettingsTerritoriesItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<&::std::string::String> for SettingsTerritoriesItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for SettingsTerritoriesItem {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
-    for SettingsTerritoriesItem {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::host_runtime::codegen::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                        e.to_string(),
-                    )
-                })
         }
     }
 }
@@ -280,40 +192,7 @@ pub mod procedures {
         pub const NAME: &str = "get-result";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/get-result";
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -327,7 +206,6 @@ pub mod procedures {
             pub id: InputId,
         }
         ///`InputId`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -371,14 +249,6 @@ pub mod procedures {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputId {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputId {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -402,39 +272,23 @@ pub mod procedures {
             }
         }
         ///`Output`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
-            Debug
+            Debug,
+            Default
         )]
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `significant`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub significant: ::std::option::Option<bool>,
             /// `uplift`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub uplift: ::std::option::Option<f64>,
         }
-        impl ::std::default::Default for Output {
-            fn default() -> Self {
-                Self {
-                    significant: Default::default(),
-                    uplift: Default::default(),
-                }
-            }
-        }
-    }
-    /// Types of the procedure `listExperiments`, called as `POST /host/procedures/listExperiments`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod list_experiments {
-        /// The procedure name.
-        pub const NAME: &str = "listExperiments";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/procedures/listExperiments";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -467,28 +321,30 @@ pub mod procedures {
                 }
             }
         }
+    }
+    /// Types of the procedure `listExperiments`, called as `POST /host/procedures/listExperiments`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod list_experiments {
+        /// The procedure name.
+        pub const NAME: &str = "listExperiments";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/listExperiments";
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
-            Debug
+            Debug,
+            Default
         )]
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `status`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub status: ::std::option::Option<InputStatus>,
         }
-        impl ::std::default::Default for Input {
-            fn default() -> Self {
-                Self { status: Default::default() }
-            }
-        }
         ///`InputStatus`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -543,14 +399,6 @@ pub mod procedures {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputStatus {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputStatus {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -560,7 +408,6 @@ pub mod procedures {
             }
         }
         ///`Output`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -574,7 +421,6 @@ pub mod procedures {
             pub items: ::std::vec::Vec<OutputItemsItem>,
         }
         ///`OutputItemsItem`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -587,17 +433,9 @@ pub mod procedures {
             /// `id`.
             pub id: ::std::string::String,
             /// `name`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub name: ::std::option::Option<::std::string::String>,
         }
-    }
-    /// Types of the procedure `start_experiment`, called as `POST /host/procedures/start_experiment`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod start_experiment {
-        /// The procedure name.
-        pub const NAME: &str = "start_experiment";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/procedures/start_experiment";
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -630,8 +468,15 @@ pub mod procedures {
                 }
             }
         }
+    }
+    /// Types of the procedure `start_experiment`, called as `POST /host/procedures/start_experiment`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod start_experiment {
+        /// The procedure name.
+        pub const NAME: &str = "start_experiment";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/start_experiment";
         ///`Input`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -645,7 +490,6 @@ pub mod procedures {
             pub id: InputId,
         }
         ///`InputId`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -689,14 +533,6 @@ pub mod procedures {
                 value.parse()
             }
         }
-        impl ::std::convert::TryFrom<&::std::string::String> for InputId {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
         impl ::std::convert::TryFrom<::std::string::String> for InputId {
             type Error = self::error::ConversionError;
             fn try_from(
@@ -720,12 +556,12 @@ pub mod procedures {
             }
         }
         ///`Output`
-        ///
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
             Clone,
-            Debug
+            Debug,
+            Default
         )]
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
@@ -733,19 +569,39 @@ pub mod procedures {
             /// `startedAt`.
             #[serde(
                 rename = "startedAt",
-                default,
                 skip_serializing_if = "::std::option::Option::is_none"
             )]
-            pub started_at: ::std::option::Option<
-                ::host_runtime::codegen::chrono::DateTime<
-                    ::host_runtime::codegen::chrono::offset::Utc,
-                >,
-            >,
+            pub started_at: ::std::option::Option<::std::string::String>,
         }
-        impl ::std::default::Default for Output {
-            fn default() -> Self {
-                Self {
-                    started_at: Default::default(),
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
                 }
             }
         }

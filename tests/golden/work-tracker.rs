@@ -185,6 +185,29 @@ pub mod webhooks {
     pub mod issue_status_changed {
         /// The event name.
         pub const EVENT: &str = "issue.status_changed";
+        ///`Payload`
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Payload {
+            /// `changedAt`.
+            #[serde(
+                rename = "changedAt",
+                skip_serializing_if = "::std::option::Option::is_none"
+            )]
+            pub changed_at: ::std::option::Option<::std::string::String>,
+            /// `issueId`.
+            #[serde(rename = "issueId")]
+            pub issue_id: ::std::string::String,
+            /// `status`.
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+            pub status: ::std::option::Option<::std::string::String>,
+        }
         /// Error types.
         pub mod error {
             /// Error from a `TryFrom` or `FromStr` implementation.
@@ -216,35 +239,6 @@ pub mod webhooks {
                     Self(value.into())
                 }
             }
-        }
-        ///`Payload`
-        ///
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Payload {
-            /// `changedAt`.
-            #[serde(
-                rename = "changedAt",
-                default,
-                skip_serializing_if = "::std::option::Option::is_none"
-            )]
-            pub changed_at: ::std::option::Option<
-                ::host_runtime::codegen::chrono::DateTime<
-                    ::host_runtime::codegen::chrono::offset::Utc,
-                >,
-            >,
-            /// `issueId`.
-            #[serde(rename = "issueId")]
-            pub issue_id: ::std::string::String,
-            /// `status`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-            pub status: ::std::option::Option<::std::string::String>,
         }
     }
 }

@@ -88,10 +88,7 @@ fn read_groups(dir: &Path) -> Vec<Group> {
             groups.push(Group {
                 file: stem.clone(),
                 index,
-                description: group["description"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
+                description: group["description"].as_str().unwrap_or_default().to_owned(),
                 schema: group["schema"].clone(),
                 tests,
             });
@@ -120,7 +117,10 @@ fn manifest(procedures: &[(String, &Value)], objects: &[(String, &Value)]) -> Va
         .collect();
     let mut storage = serde_json::Map::new();
     for (name, schema) in objects {
-        storage.insert(name.clone(), json!({ "scope": "install", "schema": schema }));
+        storage.insert(
+            name.clone(),
+            json!({ "scope": "install", "schema": schema }),
+        );
     }
     let mut scopes = vec![json!({ "key": "ui:render" })];
     let mut contributes = json!({});
@@ -199,7 +199,11 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
     for g in &groups {
         let (proc_ok, object_ok) = accepted(&g.schema, &work.join("manifests"));
         if proc_ok {
-            let name = format!("s{:03}{}", chosen.len(), g.file.to_lowercase().replace('-', ""));
+            let name = format!(
+                "s{:03}{}",
+                chosen.len(),
+                g.file.to_lowercase().replace('-', "")
+            );
             chosen.push((name, g, object_ok));
         }
     }
@@ -212,7 +216,9 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
     let mut cases = Vec::new();
     let mut fallbacks: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let objects: Vec<&(String, &Group, bool)> = chosen.iter().filter(|c| c.2).collect();
-    let procedure_chunks = chosen.chunks(PER_MANIFEST).map(|c| c.iter().collect::<Vec<_>>());
+    let procedure_chunks = chosen
+        .chunks(PER_MANIFEST)
+        .map(|c| c.iter().collect::<Vec<_>>());
     let object_chunks = objects.chunks(OBJECTS_PER_MANIFEST).map(<[_]>::to_vec);
     let mut modules = 0;
     for (chunk, as_objects) in procedure_chunks
@@ -221,8 +227,10 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
     {
         let m = modules;
         modules += 1;
-        let schemas: Vec<(String, &Value)> =
-            chunk.iter().map(|(n, g, _)| (n.clone(), &g.schema)).collect();
+        let schemas: Vec<(String, &Value)> = chunk
+            .iter()
+            .map(|(n, g, _)| (n.clone(), &g.schema))
+            .collect();
         let value = if as_objects {
             manifest(&[], &schemas)
         } else {
@@ -251,7 +259,10 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
             }
         }
         let _ = writeln!(main, "mod m{m:02} {{");
-        let _ = writeln!(main, "    host_runtime::host_extension!(\"manifests/{file}\");");
+        let _ = writeln!(
+            main,
+            "    host_runtime::host_extension!(\"manifests/{file}\");"
+        );
         let _ = writeln!(main, "    use host_runtime::HostError;");
         let _ = writeln!(main, "    use host_runtime::answer::List;");
         let _ = writeln!(main, "    pub struct Echo;");
@@ -273,7 +284,10 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
             }
         }
         let _ = writeln!(main, "    }}");
-        let _ = writeln!(main, "    pub fn make_handler() -> host_runtime::Handler {{ handler(Echo) }}");
+        let _ = writeln!(
+            main,
+            "    pub fn make_handler() -> host_runtime::Handler {{ handler(Echo) }}"
+        );
         let _ = writeln!(main, "}}");
         for (name, g, _) in &chunk {
             for (description, data, valid) in &g.tests {
@@ -288,7 +302,10 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
     let _ = writeln!(
         main,
         "fn handlers() -> Vec<host_runtime::Handler> {{ vec![{}] }}",
-        (0..modules).map(|m| format!("m{m:02}::make_handler()")).collect::<Vec<_>>().join(", ")
+        (0..modules)
+            .map(|m| format!("m{m:02}::make_handler()"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     main.push_str(MAIN_TAIL);
     std::fs::write(work.join("src/main.rs"), main).expect("write main.rs");
@@ -355,12 +372,30 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
         serde_json::to_string_pretty(&report).expect("json"),
     )
     .expect("write the report");
-    println!("JSON Schema Test Suite (draft 2020-12), {} groups:", figures.groups);
-    println!("  accepted by the engine as a procedure input: {}", figures.accepted);
-    println!("  of those also a tool input and a storage schema: {}", figures.also_tool_and_storage);
-    println!("  typed without fallback: {}", figures.typed_without_fallback);
-    println!("  typed with a fallback to JSON for some node: {}", figures.with_fallback);
-    println!("  instances right: {} of {}", figures.instances_right, figures.instances);
+    println!(
+        "JSON Schema Test Suite (draft 2020-12), {} groups:",
+        figures.groups
+    );
+    println!(
+        "  accepted by the engine as a procedure input: {}",
+        figures.accepted
+    );
+    println!(
+        "  of those also a tool input and a storage schema: {}",
+        figures.also_tool_and_storage
+    );
+    println!(
+        "  typed without fallback: {}",
+        figures.typed_without_fallback
+    );
+    println!(
+        "  typed with a fallback to JSON for some node: {}",
+        figures.with_fallback
+    );
+    println!(
+        "  instances right: {} of {}",
+        figures.instances_right, figures.instances
+    );
     for (name, why) in &fallbacks {
         println!("  fallback in {name}: {}", why.join("; "));
     }

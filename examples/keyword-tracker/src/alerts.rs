@@ -119,7 +119,10 @@ impl Tracker {
             );
             match clip(&why).parse() {
                 Ok(why) => {
-                    let payload = webhooks::rank_collapsed::Payload { why, keywords };
+                    let payload = webhooks::rank_collapsed::Payload {
+                        why,
+                        keywords: Some(keywords),
+                    };
                     let key = format!("rank.collapsed-{}-{today}", slug(install));
                     self.post(self.webhooks.rank_collapsed(install, &key, &payload));
                 }
@@ -145,7 +148,10 @@ impl Tracker {
                         webhooks::store_algorithm_updated::PayloadStore::GooglePlay
                     }
                 },
-                detected_at: date.and_hms_opt(6, 0, 0).map(|t| t.and_utc()),
+                detected_at: date.and_hms_opt(6, 0, 0).map(|t| {
+                    t.and_utc()
+                        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                }),
             };
             let key = format!(
                 "store.algorithm_updated-{}-{}-{date}",

@@ -159,8 +159,13 @@ impl Tracker {
     fn apply_settings(&self, install: &str, documents: &Documents) -> String {
         self.with_install(install, |s| {
             if let Some(settings) = &documents.settings {
-                s.threshold = u32::try_from(settings.alert_threshold.get()).unwrap_or(u32::MAX);
-                s.country = settings.default_country.to_string();
+                // The schema's defaults (10 positions, US) for what the owner left unset.
+                let threshold = settings.alert_threshold.map_or(10, |t| t.get());
+                s.threshold = u32::try_from(threshold).unwrap_or(u32::MAX);
+                s.country = settings
+                    .default_country
+                    .clone()
+                    .unwrap_or_else(|| "US".to_owned());
             }
             s.country.clone()
         })

@@ -51,9 +51,10 @@ impl Tools for Tracker {
         call: ToolCall<tools::keyword_ranks::Input>,
     ) -> Result<Series, HostError> {
         crate::account(&call.credentials)?;
-        let country = self.country_of(&call, call.input.country.as_deref().map(String::as_str));
+        let country = self.country_of(&call, call.input.country.as_deref());
         let keyword = call.input.keyword.trim();
-        let days = usize::try_from(call.input.days.get())
+        // The schema's default (30) when the call leaves `days` out.
+        let days = usize::try_from(call.input.days.map_or(30, |d| d.get()))
             .unwrap_or(usize::MAX)
             .min(self.data.days);
         let today = self.today();
@@ -88,7 +89,7 @@ impl Tools for Tracker {
         call: ToolCall<tools::compare_keywords::Input>,
     ) -> Result<Comparison, HostError> {
         crate::account(&call.credentials)?;
-        let country = self.country_of(&call, call.input.country.as_deref().map(String::as_str));
+        let country = self.country_of(&call, call.input.country.as_deref());
         let stores = Store::for_platform(call.context.platform.as_deref());
         let found: Vec<Option<&RankSeries>> = call
             .input
@@ -127,7 +128,8 @@ impl Tools for Tracker {
     ) -> Result<Table, HostError> {
         use tools::top_movers::InputDirection;
         crate::account(&call.credentials)?;
-        let days = usize::try_from(call.input.days.get())
+        // The schema's default (7) when the call leaves `days` out.
+        let days = usize::try_from(call.input.days.map_or(7, |d| d.get()))
             .unwrap_or(usize::MAX)
             .min(self.data.days - 1);
         let stores = Store::for_platform(call.context.platform.as_deref());
@@ -138,9 +140,10 @@ impl Tools for Tracker {
             .filter(|s| stores.contains(&s.store))
             .filter_map(|s| Some((s, s.change(days)?)))
             .filter(|(_, change)| match call.input.direction {
-                InputDirection::Up => *change > 0,
-                InputDirection::Down => *change < 0,
-                InputDirection::Both => *change != 0,
+                Some(InputDirection::Up) => *change > 0,
+                Some(InputDirection::Down) => *change < 0,
+                // `both` is the schema's default.
+                Some(InputDirection::Both) | None => *change != 0,
             })
             .collect();
         movers.sort_by(|a, b| {
@@ -214,7 +217,7 @@ impl Tools for Tracker {
         call: ToolCall<tools::visibility_score::Input>,
     ) -> Result<Value, HostError> {
         crate::account(&call.credentials)?;
-        let country = self.country_of(&call, call.input.country.as_deref().map(String::as_str));
+        let country = self.country_of(&call, call.input.country.as_deref());
         let stores = Store::for_platform(call.context.platform.as_deref());
         let score = |days_ago: usize| -> Option<f64> {
             let (mut got, mut best) = (0.0, 0.0);

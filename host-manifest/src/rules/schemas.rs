@@ -199,7 +199,11 @@ fn unknown_metaschema(value: &Value, at: &str, depth: usize) -> Option<(String, 
                 if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
                     return None;
                 }
-                unknown_metaschema(v, &format!("{at}/{}", crate::diagnostic::escape_token(k)), depth + 1)
+                unknown_metaschema(
+                    v,
+                    &format!("{at}/{}", crate::diagnostic::escape_token(k)),
+                    depth + 1,
+                )
             })
         }
         Value::Array(items) => items
@@ -261,11 +265,18 @@ mod tests {
         }))
         .expect_err("refused");
         assert!(err.contains("metaschema-no-validation.json"), "{err}");
-        let err = compile(&json!({ "properties": { "a": { "$schema": "https://example.com/x" } } }))
-            .expect_err("refused");
+        let err =
+            compile(&json!({ "properties": { "a": { "$schema": "https://example.com/x" } } }))
+                .expect_err("refused");
         assert!(err.starts_with("at `/properties/a` inside it:"), "{err}");
-        assert_eq!(compile(&json!({ "$schema": "https://json-schema.org/draft/2020-12/schema#" })), Ok(()));
-        assert_eq!(compile(&json!({ "$schema": "http://json-schema.org/draft-07/schema#" })), Ok(()));
+        assert_eq!(
+            compile(&json!({ "$schema": "https://json-schema.org/draft/2020-12/schema#" })),
+            Ok(())
+        );
+        assert_eq!(
+            compile(&json!({ "$schema": "http://json-schema.org/draft-07/schema#" })),
+            Ok(())
+        );
     }
 
     #[test]
