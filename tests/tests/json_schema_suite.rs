@@ -18,6 +18,8 @@
 //! (or wherever `JSON_SCHEMA_TEST_SUITE` points); without it the test prints why and passes.
 //! The figures are printed and written to `target/json-schema-suite/report.json`.
 
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
