@@ -115,12 +115,16 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
                 .extend(notes.errors.iter().map(|e| format!("{written}: {e}")));
             out.warnings
                 .extend(notes.warnings.iter().map(|w| format!("{written}: {w}")));
-            let text = String::from_utf8_lossy(&bytes);
-            out.warnings
-                .extend(notes.located.iter().map(|(pointer, message)| {
-                    let (line, column) = host_manifest::locate(&text, pointer);
-                    format!("{written}:{line}:{column}: {pointer}: {message}")
-                }));
+            if !notes.located.is_empty() {
+                let text = String::from_utf8_lossy(&bytes);
+                let places =
+                    host_manifest::locate(&text, notes.located.iter().map(|(p, _)| p.as_str()));
+                out.warnings.extend(notes.located.iter().zip(places).map(
+                    |((pointer, message), (line, column))| {
+                        format!("{written}:{line}:{column}: {pointer}: {message}")
+                    },
+                ));
+            }
         }
         None => items.push_str(&generate::stubs()),
     }

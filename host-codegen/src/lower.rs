@@ -118,10 +118,10 @@ pub fn lower(schema: &Value, root: &str, prefix: &str) -> Lowered {
     };
     cx.taken.insert(root.to_owned());
     // Every reference target gets a definition name first, so lowering can point at it.
-    let mut targets = Vec::new();
-    collect_refs(schema, "", &cx, &mut targets);
-    for pointer in targets {
-        cx.name_for(&pointer);
+    for (reference, from) in std::mem::take(&mut cx.resources.refs) {
+        if let Some(target) = cx.target(&reference, &from) {
+            cx.name_for(&target);
+        }
     }
     // Lowering a definition can name more targets (a `$dynamicRef` resolved on the way): until
     // every named target has its definition.
@@ -246,14 +246,14 @@ impl Cx<'_> {
             );
             return json!({});
         }
-        let mut map = map.clone();
-        if let Some(Value::String(dynamic)) = map.remove("$dynamicRef") {
-            match self.resources.resolve_dynamic(&dynamic, pointer) {
+        // Where a `$dynamicRef` leads, when that is known before validation: then it is a `$ref`.
+        let mut dynamic_target = None;
+        if let Some(dynamic) = map.get("$dynamicRef").and_then(Value::as_str) {
+            match self.resources.resolve_dynamic(dynamic, pointer) {
                 Some(target)
                     if resolve(self.root, &target).is_some() && !map.contains_key("$ref") =>
                 {
-                    map.insert("$ref".to_owned(), Value::String(format!("#{target}")));
-                    map.insert("$dynamicRefTarget".to_owned(), Value::Bool(true));
+                    dynamic_target = Some((dynamic, target));
                 }
                 _ => {
                     self.fallback(
@@ -264,7 +264,6 @@ impl Cx<'_> {
                 }
             }
         }
-        let map = &map;
         let mut out = Map::new();
         let mut description = map
             .get("description")
@@ -297,7 +296,7 @@ impl Cx<'_> {
         for (key, value) in map {
             let here = format!("{pointer}/{}", host_manifest::escape_token(key));
             match key.as_str() {
-                "description" | "title" | "default" | "$ref" | "$dynamicRefTarget" => {}
+                "description" | "title" | "default" | "$ref" | "$dynamicRef" => {}
                 k if VALIDATION_ONLY.contains(&k) || ANNOTATIONS.contains(&k) => {}
                 "properties" => {
                     let Value::Object(props) = value else {
@@ -315,6 +314,8 @@ impl Cx<'_> {
                         .collect();
                     out.insert(key.clone(), Value::Object(lowered));
                 }
+                // With `prefixItems`, `items` is the rest of the array: typed below.
+                "items" if map.contains_key("prefixItems") => {}
                 "additionalProperties" | "items" => match value {
                     Value::Bool(false) => {
                         out.insert(key.clone(), Value::Bool(false));
@@ -351,13 +352,15 @@ impl Cx<'_> {
                 }
             }
         }
-        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+        let reference = match dynamic_target {
+            Some((dynamic, target)) => Some((dynamic, Some(target))),
+            None => map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .map(|r| (r, self.target(r, pointer))),
+        };
+        if let Some((reference, target)) = reference {
             let here = format!("{pointer}/$ref");
-            let target = if map.contains_key("$dynamicRefTarget") {
-                reference.strip_prefix('#').map(str::to_owned)
-            } else {
-                self.target(reference, pointer)
-            };
             match target {
                 Some(target) => {
                     let name = self.name_for(&target);
@@ -413,8 +416,8 @@ impl Cx<'_> {
             }
         }
         self.prefix_items(map, pointer, &mut out);
-        self.mixed_enum(pointer, &mut out);
-        self.implied_type(&mut out);
+        mixed_enum(&mut out);
+        implied_type(&mut out);
         // Members the schema does not name are kept (in a flattened map) unless it forbids them.
         if is_object_typed(&out) && !out.contains_key("additionalProperties") {
             out.insert("additionalProperties".to_owned(), json!({}));
@@ -480,9 +483,8 @@ impl Cx<'_> {
                     Some(rest) => self.node(rest, &format!("{pointer}/items"), false),
                 });
             }
-            kinds.dedup();
-            match kinds.as_slice() {
-                [one] => {
+            match kinds.split_first() {
+                Some((one, rest)) if rest.iter().all(|k| k == one) => {
                     out.insert("items".to_owned(), one.clone());
                 }
                 _ => {
@@ -496,88 +498,88 @@ impl Cx<'_> {
             }
         }
     }
+}
 
-    /// An `enum` (or `const`) whose values are of several JSON types becomes the union of the types.
-    fn mixed_enum(&mut self, _pointer: &str, out: &mut Map<String, Value>) {
-        let Some(Value::Array(values)) = out.get("enum") else {
-            return;
-        };
-        if values.is_empty() {
-            // No value is valid; the runtime refuses every one before it is decoded.
-            out.remove("enum");
-            return;
-        }
-        let mut kinds: Vec<&'static str> = values.iter().map(json_type).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
-        if (kinds == ["string"] || kinds == ["null", "string"]) && !clashing_variants(values) {
-            return;
-        }
-        // typify types enums of strings; any other enum is typed by its values' JSON types (the
-        // runtime checks the values themselves).
+/// An `enum` whose values are of several JSON types becomes the union of the types.
+fn mixed_enum(out: &mut Map<String, Value>) {
+    let Some(Value::Array(values)) = out.get("enum") else {
+        return;
+    };
+    if values.is_empty() {
+        // No value is valid; the runtime refuses every one before it is decoded.
         out.remove("enum");
-        if !out.contains_key("type") {
-            let types: Vec<Value> = kinds
-                .iter()
-                .map(|k| Value::String((*k).to_owned()))
-                .collect();
-            out.insert("type".to_owned(), Value::Array(types));
-        }
+        return;
     }
-
-    /// Keywords of one JSON type without `type`: the node also accepts every other type.
-    fn implied_type(&mut self, out: &mut Map<String, Value>) {
-        if out.contains_key("type")
-            || out.contains_key("enum")
-            || out.contains_key("const")
-            || out.contains_key("$ref")
-            || out.contains_key("allOf")
-            || out.contains_key("anyOf")
-            || out.contains_key("oneOf")
-        {
-            return;
-        }
-        let groups: [(&[&str], &str); 4] = [
-            (&OBJECT_KEYWORDS, "object"),
-            (&ARRAY_KEYWORDS, "array"),
-            (&STRING_KEYWORDS, "string"),
-            (&NUMBER_KEYWORDS, "number"),
-        ];
-        let present: Vec<(&[&str], &str)> = groups
-            .into_iter()
-            .filter(|(keys, _)| keys.iter().any(|k| out.contains_key(*k)))
-            .collect();
-        if present.is_empty() {
-            return;
-        }
-        // Keep only the keywords typify can type, under their type; every other value stays JSON.
-        let mut typed = Vec::new();
-        for (keys, kind) in &present {
-            let mut part = Map::new();
-            part.insert("type".to_owned(), json!(kind));
-            for k in *keys {
-                if let Some(v) = out.remove(*k) {
-                    part.insert((*k).to_owned(), v);
-                }
-            }
-            if *kind == "object" && !part.contains_key("additionalProperties") {
-                part.insert("additionalProperties".to_owned(), json!({}));
-            }
-            typed.push(Value::Object(part));
-        }
-        let kinds: Vec<&str> = present.iter().map(|(_, k)| *k).collect();
-        let mut others: Vec<Value> = ["null", "boolean", "object", "array", "string", "number"]
+    let mut kinds: Vec<&'static str> = values.iter().map(json_type).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    if (kinds == ["string"] || kinds == ["null", "string"]) && !clashing_variants(values) {
+        return;
+    }
+    // typify types enums of strings; any other enum is typed by its values' JSON types (the
+    // runtime checks the values themselves).
+    out.remove("enum");
+    if !out.contains_key("type") {
+        let types: Vec<Value> = kinds
             .iter()
-            .filter(|k| !kinds.contains(k))
-            .map(|k| json!(k))
+            .map(|k| Value::String((*k).to_owned()))
             .collect();
-        if kinds.contains(&"number") {
-            // `number` covers integers.
-            others.retain(|k| k != "integer");
-        }
-        typed.push(json!({ "type": others }));
-        out.insert("anyOf".to_owned(), Value::Array(typed));
+        out.insert("type".to_owned(), Value::Array(types));
     }
+}
+
+/// Keywords of one JSON type without `type`: the node also accepts every other type.
+fn implied_type(out: &mut Map<String, Value>) {
+    if out.contains_key("type")
+        || out.contains_key("enum")
+        || out.contains_key("const")
+        || out.contains_key("$ref")
+        || out.contains_key("allOf")
+        || out.contains_key("anyOf")
+        || out.contains_key("oneOf")
+    {
+        return;
+    }
+    let groups: [(&[&str], &str); 4] = [
+        (&OBJECT_KEYWORDS, "object"),
+        (&ARRAY_KEYWORDS, "array"),
+        (&STRING_KEYWORDS, "string"),
+        (&NUMBER_KEYWORDS, "number"),
+    ];
+    let present: Vec<(&[&str], &str)> = groups
+        .into_iter()
+        .filter(|(keys, _)| keys.iter().any(|k| out.contains_key(*k)))
+        .collect();
+    if present.is_empty() {
+        return;
+    }
+    // Keep only the keywords typify can type, under their type; every other value stays JSON.
+    let mut typed = Vec::new();
+    for (keys, kind) in &present {
+        let mut part = Map::new();
+        part.insert("type".to_owned(), json!(kind));
+        for k in *keys {
+            if let Some(v) = out.remove(*k) {
+                part.insert((*k).to_owned(), v);
+            }
+        }
+        if *kind == "object" && !part.contains_key("additionalProperties") {
+            part.insert("additionalProperties".to_owned(), json!({}));
+        }
+        typed.push(Value::Object(part));
+    }
+    let kinds: Vec<&str> = present.iter().map(|(_, k)| *k).collect();
+    let mut others: Vec<Value> = ["null", "boolean", "object", "array", "string", "number"]
+        .iter()
+        .filter(|k| !kinds.contains(k))
+        .map(|k| json!(k))
+        .collect();
+    if kinds.contains(&"number") {
+        // `number` covers integers.
+        others.retain(|k| k != "integer");
+    }
+    typed.push(json!({ "type": others }));
+    out.insert("anyOf".to_owned(), Value::Array(typed));
 }
 
 /// Two member names that Rust field names cannot tell apart (compared as their letters and digits,
@@ -655,21 +657,9 @@ fn only_validates(branch: &Value, parent: Option<&str>) -> bool {
         return false;
     };
     map.get("type").and_then(Value::as_str) == Some(parent)
-        && ![
-            "properties",
-            "additionalProperties",
-            "items",
-            "prefixItems",
-            "enum",
-            "const",
-            "$ref",
-            "allOf",
-            "anyOf",
-            "oneOf",
-            "required",
-        ]
-        .iter()
-        .any(|k| map.contains_key(*k))
+        && !map
+            .keys()
+            .any(|k| k == "$ref" || (k != "type" && is_shape(k)))
 }
 
 /// A branch of a composition inside a node of one `type`: a branch whose keywords all apply to that
@@ -750,28 +740,6 @@ fn resolve<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
     root.pointer(pointer)
 }
 
-/// `%25`-style escapes in a URI fragment.
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// The schema's resources: each `$id` (resolved against the one around it) and each `$anchor`, with
 /// the pointer of the node that carries it. References resolve against the resource they are made in,
 /// as JSON Schema resolves them; nothing outside the schema is fetched.
@@ -784,6 +752,8 @@ struct Resources {
     bases: BTreeMap<String, url::Url>,
     /// How many nodes declare each `$dynamicAnchor` name.
     dynamic: HashMap<String, usize>,
+    /// Every `$ref`, with the pointer of the node that makes it.
+    refs: Vec<(String, String)>,
 }
 
 impl Resources {
@@ -796,6 +766,7 @@ impl Resources {
             anchors: HashMap::new(),
             bases: BTreeMap::new(),
             dynamic: HashMap::new(),
+            refs: Vec::new(),
         };
         if let Ok(base) = url::Url::parse(Self::DEFAULT_BASE) {
             r.visit(schema, "", &base, 0);
@@ -821,6 +792,9 @@ impl Resources {
                         .entry(base.to_string())
                         .or_insert_with(|| pointer.to_owned());
                     self.bases.insert(pointer.to_owned(), base.clone());
+                }
+                if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+                    self.refs.push((r.to_owned(), pointer.to_owned()));
                 }
                 if let Some(a) = map.get("$anchor").and_then(Value::as_str) {
                     self.anchors
@@ -875,7 +849,14 @@ impl Resources {
 
     fn resolve(&self, reference: &str, from: &str) -> Option<String> {
         let mut abs = self.base_at(from)?.join(reference).ok()?;
-        let fragment = abs.fragment().map(percent_decode).unwrap_or_default();
+        let fragment = abs
+            .fragment()
+            .map(|f| {
+                percent_encoding::percent_decode_str(f)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .unwrap_or_default();
         abs.set_fragment(None);
         let resource = abs.to_string();
         let root = self.ids.get(&resource)?;
@@ -886,44 +867,6 @@ impl Resources {
         } else {
             self.anchors.get(&(resource, fragment)).cloned()
         }
-    }
-}
-
-/// The pointers every local `$ref` leads to.
-fn collect_refs(node: &Value, pointer: &str, cx: &Cx<'_>, out: &mut Vec<String>) {
-    walk(node, pointer, &mut |n, p| {
-        if let Some(r) = n.get("$ref").and_then(Value::as_str)
-            && let Some(t) = cx.target(r, p)
-            && !out.contains(&t)
-        {
-            out.push(t);
-        }
-    });
-}
-
-/// Calls `f` on every object in the schema (every place a subschema can sit, and a few where one
-/// cannot, which is harmless for what the callers look for).
-fn walk(node: &Value, pointer: &str, f: &mut dyn FnMut(&Value, &str)) {
-    match node {
-        Value::Object(map) => {
-            f(node, pointer);
-            for (k, v) in map {
-                if matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    continue;
-                }
-                walk(
-                    v,
-                    &format!("{pointer}/{}", host_manifest::escape_token(k)),
-                    f,
-                );
-            }
-        }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                walk(v, &format!("{pointer}/{i}"), f);
-            }
-        }
-        _ => {}
     }
 }
 

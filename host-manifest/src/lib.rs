@@ -379,8 +379,13 @@ impl Finding {
     }
 }
 
-/// The 1-based line and column of the value at `pointer` in a manifest's text (or of its deepest
-/// ancestor that exists), for findings made after validation, such as the code generator's.
-pub fn locate(text: &str, pointer: &str) -> (usize, usize) {
-    source::Positions::new(text).locate(pointer, source::Target::Value)
+/// The 1-based line and column of the value at each pointer in a manifest's text (or of its deepest
+/// ancestor that exists), for findings made after validation, such as the code generator's. The text
+/// is parsed once for all of them.
+pub fn locate<'p>(text: &str, pointers: impl IntoIterator<Item = &'p str>) -> Vec<(usize, usize)> {
+    let positions = source::Positions::new(text);
+    pointers
+        .into_iter()
+        .map(|p| positions.locate(p, source::Target::Value))
+        .collect()
 }

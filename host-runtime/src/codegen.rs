@@ -12,11 +12,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value as Json};
 
-pub use ::chrono;
-pub use ::regress;
 pub use ::serde;
 pub use ::serde_json;
-pub use ::uuid;
 
 use crate::answer::{ContextBlock, MentionItems, ToolAnswer};
 use crate::call::{Approved, Call, CallContext, Claims, ContextCall, Install, MentionCall};
@@ -98,7 +95,10 @@ impl RawCall {
 
     fn member<T: DeserializeOwned>(&mut self, name: &str, missing: Json) -> Result<T, HostError> {
         let mut v = self.body.remove(name).unwrap_or(missing);
-        whole_numbers_as_integers(&mut v);
+        // Only what the manifest's schemas type: the input and the stored documents.
+        if matches!(name, "input" | "documents") {
+            whole_numbers_as_integers(&mut v);
+        }
         serde_json::from_value(v).map_err(|e| {
             if name == "input" {
                 HostError::input_invalid(format!("`input`: {e}"))
