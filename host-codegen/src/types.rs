@@ -29,20 +29,23 @@ pub struct Job<'a> {
     pub roots: Vec<(&'a Value, &'static str, String)>,
 }
 
-/// The schemas of one module with their root type names and manifest pointers.
-type Roots<'a> = Vec<(&'a Value, &'static str, String)>;
+/// The schemas of one module with their root type names.
+type Roots<'a> = Vec<(&'a Value, &'static str)>;
 
 /// One module's typing: its text, why it could not be typed at all, and the nodes left untyped.
 #[derive(Clone)]
 struct Typed {
     text: String,
     failed: Option<String>,
-    fallbacks: Vec<crate::lower::Fallback>,
+    /// Each with the index of the root it is in; its pointer is from that root.
+    fallbacks: Vec<(usize, crate::lower::Fallback)>,
 }
 
 /// Typed schema modules, by job key, as text.
 pub struct Types {
     done: HashMap<String, Typed>,
+    /// Where each job's roots sit in the manifest: modules with equal schemas share one typing.
+    pointers: HashMap<String, Vec<String>>,
 }
 
 impl Types {
@@ -52,18 +55,24 @@ impl Types {
         // (signature, roots, every key that shares them)
         let mut unique: Vec<(String, Roots<'_>, Vec<String>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
+        let mut pointers = HashMap::new();
         for job in jobs {
             let signature = job
                 .roots
                 .iter()
-                .map(|(schema, root, pointer)| format!("{root}@{pointer}={schema}"))
+                .map(|(schema, root, _)| format!("{root}={schema}"))
                 .collect::<Vec<_>>()
                 .join("\u{1}");
+            let roots: Roots<'_> = job.roots.iter().map(|(s, r, _)| (*s, *r)).collect();
+            pointers.insert(
+                job.key.clone(),
+                job.roots.into_iter().map(|(_, _, p)| p).collect(),
+            );
             match index.get(&signature) {
                 Some(&i) => unique[i].2.push(job.key),
                 None => {
                     index.insert(signature.clone(), unique.len());
-                    unique.push((signature, job.roots, vec![job.key]));
+                    unique.push((signature, roots, vec![job.key]));
                 }
             }
         }
@@ -100,7 +109,7 @@ impl Types {
                 }
             }
         });
-        Types { done }
+        Types { done, pointers }
     }
 
     /// What stands for the module `key` in the generated tokens: a marker that [`Types::splice`]
@@ -120,9 +129,13 @@ impl Types {
                 ..
             }) => {
                 let marker = marker(key);
+                let at = self.pointers.get(key);
                 let notes = fallbacks
                     .iter()
-                    .map(|f| (f.pointer.clone(), f.construct.clone()))
+                    .map(|(root, f)| {
+                        let base = at.and_then(|p| p.get(*root)).map_or("", String::as_str);
+                        (format!("{base}{}", f.pointer), f.construct.clone())
+                    })
                     .collect();
                 (quote!(#marker), None, notes)
             }
@@ -190,21 +203,18 @@ fn untyped(roots: &[&str]) -> TokenStream {
 }
 
 /// Types one module's roots and renders the rewritten items as text.
-fn render(roots: &[(&Value, &'static str, String)]) -> Typed {
+fn render(roots: &[(&Value, &'static str)]) -> Typed {
     let mut fallbacks = Vec::new();
     let mut lowered = Vec::new();
-    for (i, (schema, root, pointer)) in roots.iter().enumerate() {
+    for (i, (schema, root)) in roots.iter().enumerate() {
         // A root equal to an earlier one (a procedure whose output is its input) is that type.
-        if let Some((_, same, _)) = roots[..i].iter().find(|(s, _, _)| s == schema) {
+        if let Some((_, same)) = roots[..i].iter().find(|(s, _)| s == schema) {
             lowered.push((Value::Null, *root, Some(*same)));
             continue;
         }
         let prefix = if i == 0 { "" } else { root };
         let l = crate::lower::lower(schema, root, prefix);
-        fallbacks.extend(l.fallbacks.into_iter().map(|mut f| {
-            f.pointer = format!("{pointer}{}", f.pointer);
-            f
-        }));
+        fallbacks.extend(l.fallbacks.into_iter().map(|f| (i, f)));
         lowered.push((l.schema, *root, None));
     }
     match typify_items(&lowered) {
@@ -652,7 +662,7 @@ mod tests {
     use serde_json::json;
 
     fn render_one(schema: Value) -> String {
-        let typed = render(&[(&schema, "Input", String::new())]);
+        let typed = render(&[(&schema, "Input")]);
         assert_eq!(typed.failed, None);
         typed.text
     }
