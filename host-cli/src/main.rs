@@ -65,7 +65,7 @@ enum Command {
     /// `{ event, source, occurredAt, build, dedupeKey, payload }`, `dedupeKey` = `webhook-id`, the
     /// event declared under `contributes.webhooks`, the payload against its schema, and `why` on
     /// alerts and banners. Accepted: 202 `{"accepted":true}` (the same `webhook-id` again: 200 with
-    /// `"duplicate":true`); refused: 401, 400 or 422 with a D3 error body. One line per event:
+    /// `"duplicate":true`); refused: 401, 400 or 422 with an error body. One line per event:
     /// `✓ accepted ...`, `↺ duplicate ...` or `✗ rejected ...`.
     ///
     /// The first line printed is `local host listening on http://ADDR`, then the `export` lines that

@@ -615,7 +615,7 @@ fn check_fails_routes_a_server_lacks() {
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("✓ health 200 ok keyword-tracker"), "{out}");
     assert!(
-        out.contains("✗ tool keyword-ranks: 404 Not Found without a D3 error body"),
+        out.contains("✗ tool keyword-ranks: 404 Not Found without an error body"),
         "{out}"
     );
     assert!(out.contains("✗ procedure addKeyword: 404"), "{out}");

@@ -1,5 +1,5 @@
 //! The interface's fixed vocabularies as data: scope keys, the event catalogue and the widget slots of
-//! each host page (D5).
+//! each host page.
 //!
 //! This is the one place these lists exist. The manifest JSON Schema repeats the enums for editors; a
 //! test keeps the two in step.
@@ -9,7 +9,7 @@
 pub struct Scope {
     /// The key as written in the manifest, for example `ai:tools`.
     pub key: &'static str,
-    /// Whether the scope writes or acts, so that the consent screen needs a justification (D11).
+    /// Whether the scope writes or acts, so that the consent screen needs a justification.
     pub writes: bool,
 }
 
@@ -155,7 +155,7 @@ pub fn event(name: &str) -> Option<&'static Event> {
     EVENTS.iter().find(|e| e.name == name)
 }
 
-/// The widget slots each host page has (D5), in the interface's order.
+/// The widget slots each host page has, in the interface's order.
 pub const PAGE_SLOTS: [(&str, &[&str]); 4] = [
     (
         "overview",
@@ -177,7 +177,7 @@ pub fn slots_of(page: &str) -> Option<&'static [&'static str]> {
         .map(|(_, slots)| *slots)
 }
 
-/// The SDK major version the host serves (D12).
+/// The SDK major version the host serves.
 pub const SERVED_MAJOR: u64 = 2;
 
 #[cfg(test)]

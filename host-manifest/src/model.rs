@@ -115,7 +115,7 @@ string_enum! {
 }
 
 string_enum! {
-    /// An anchor for widgets on a host page (D5 says which page has which).
+    /// An anchor for widgets on a host page (each page has its own set; see `catalogue::PAGE_SLOTS`).
     Slot {
         /// `kpi-row`
         KpiRow = "kpi-row",
@@ -265,7 +265,7 @@ string_enum! {
 }
 
 string_enum! {
-    /// The card drawn from a tool's answer (D4 gives each shape).
+    /// The card drawn from a tool's answer (each kind has its own answer shape).
     Returns {
         /// `comparison`
         Comparison = "comparison",

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::diagnostic::{Rule, escape_token, pointer_tokens};
 use crate::source::Target;
 
-/// The `$id` of the manifest schema, also the value vendors put in `$schema` (D10).
+/// The `$id` of the manifest schema, also the value vendors put in `$schema`.
 pub const SCHEMA_ID: &str = "https://host.example/schemas/extension/v2.json";
 
 /// The manifest JSON Schema, as published.

@@ -71,7 +71,7 @@ pub struct DateRange {
     pub to: Option<Timestamp>,
 }
 
-/// The verified install token's claims (D1).
+/// The verified install token's claims.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Claims {
@@ -118,7 +118,7 @@ pub struct NoCredentials {}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NoDocuments {}
 
-/// One document of a (non-singleton) storage collection (D7).
+/// One document of a (non-singleton) storage collection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Document<T> {
@@ -130,7 +130,7 @@ pub struct Document<T> {
     pub updated_at: Timestamp,
 }
 
-/// The OAuth token the host keeps for an install of a `method: "oauth"` connector (D7).
+/// The OAuth token the host keeps for an install of a `method: "oauth"` connector.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OAuthToken {

@@ -201,7 +201,7 @@ pub fn event<P: DeserializeOwned, C: DeserializeOwned, D: DeserializeOwned>(
     raw.into_call(Some(payload))
 }
 
-/// The D8 deduplication key of a typed event payload.
+/// The deduplication key of a typed event payload.
 pub fn dedupe_key<P: HostEvent>(install_id: &str, payload: &P) -> String {
     format!("{}|{install_id}|{}", P::NAME, payload.dedupe_key())
 }
@@ -246,7 +246,7 @@ pub use crate::answer::{
     CONTEXT_LIMIT, MENTION_ITEMS_KEPT, MENTION_LABEL_CHARS, TOOL_ANSWER_LIMIT,
 };
 
-/// Checks and encodes a tool answer (D4, D9).
+/// Checks and encodes a tool answer (its card shape and size limit).
 pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
     answer.check().map_err(|e| {
         HostError::sdk(
@@ -274,7 +274,7 @@ pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
         .map_err(|e| HostError::internal(e.to_string()))
 }
 
-/// Trims and encodes a mention answer (D9: first 20 items, labels cut to 80 characters).
+/// Trims and encodes a mention answer (first 20 items, labels cut to 80 characters).
 pub fn mention_answer(mut answer: MentionItems) -> Result<Reply, HostError> {
     answer.items.truncate(MENTION_ITEMS_KEPT);
     for item in &mut answer.items {
@@ -285,7 +285,7 @@ pub fn mention_answer(mut answer: MentionItems) -> Result<Reply, HostError> {
     encode(&answer, codes::MENTION_RESPONSE_INVALID)
 }
 
-/// Checks and encodes a context block (D9: at most 2,048 bytes of compact JSON).
+/// Checks and encodes a context block (at most 2,048 bytes of compact JSON).
 pub fn context_answer(answer: ContextBlock) -> Result<Reply, HostError> {
     let bytes = serde_json::to_vec(&answer).map_err(|e| HostError::internal(e.to_string()))?;
     if bytes.len() > CONTEXT_LIMIT {

@@ -1,4 +1,4 @@
-//! Deduplication of host event deliveries (D8).
+//! Deduplication of host event deliveries.
 //!
 //! The host retries a failed delivery with a new `X-Host-Event-Id` each attempt, so the id is no key.
 //! The key is the event name, the install id and the payload's content key
@@ -200,8 +200,8 @@ impl DedupeStore for RedisStore {
     }
 }
 
-/// The D8 key of a delivery, or `None` for a payload that does not parse as its event (the handler
-/// then reports the payload as invalid).
+/// The deduplication key of a delivery, or `None` for a payload that does not parse as its event
+/// (the handler then reports the payload as invalid).
 pub fn key_of(event: &str, install_id: &str, payload: &serde_json::Value) -> Option<String> {
     fn key<P: HostEvent>(payload: &serde_json::Value) -> Option<String> {
         serde_json::from_value::<P>(payload.clone())

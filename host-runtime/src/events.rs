@@ -10,7 +10,7 @@
 //!   and every enum the host may extend has an `Unknown` variant.
 //! - Identifiers and timestamps are strings, as the interface says. [`Timestamp`] keeps the host's
 //!   text unchanged and parses only on request.
-//! - [`HostEvent::dedupe_key`] is the content part of the D8 deduplication key; the caller prefixes
+//! - [`HostEvent::dedupe_key`] is the content part of the deduplication key; the caller prefixes
 //!   the event name and the install id. `X-Host-Event-Id` is never part of it, because it changes
 //!   on every attempt.
 //! - On install events `project_id` is `None` for an organization install.
@@ -137,13 +137,14 @@ pub enum RevokeReason {
 
 /// A published host event: a payload type bound to its catalogue name.
 ///
-/// The full D8 deduplication key is the event name, the install id and [`HostEvent::dedupe_key`].
+/// The full deduplication key is the event name, the install id and [`HostEvent::dedupe_key`].
 pub trait HostEvent:
     serde::de::DeserializeOwned + serde::Serialize + Send + Sync + 'static
 {
     /// The catalogue name, e.g. `release.shipped`.
     const NAME: &'static str;
-    /// The D8 content key (without event name and install id, which the caller adds).
+    /// The content key used for deduplication (without event name and install id, which the caller
+    /// adds).
     fn dedupe_key(&self) -> String;
     /// A realistic payload, for tests and the local host's `trigger` command.
     fn example() -> Self;
@@ -182,8 +183,8 @@ pub struct ReleaseShipped {
     /// The build number. Nullable.
     #[serde(default)]
     pub build: Option<String>,
-    /// The host's release id, the D8 dedupe key. Optional; without it the key falls back to
-    /// `version@shippedAt`.
+    /// The host's release id, the content key for deduplication. Optional; without it the key falls
+    /// back to `version@shippedAt`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release_id: Option<String>,
 }

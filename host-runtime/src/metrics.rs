@@ -1,4 +1,4 @@
-//! The connector's metrics sync (`POST /host/metrics`, D6), typed by the manifest's metric keys: the
+//! The connector's metrics sync (`POST /host/metrics`), typed by the manifest's metric keys: the
 //! generated `Metric` enum has one variant per declared key, so an undeclared key cannot be written.
 
 use std::collections::BTreeMap;

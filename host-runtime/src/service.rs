@@ -1,10 +1,10 @@
-//! The request pipeline: one HTTP request in, one HTTP response out, every step in D1-D9's order.
+//! The request pipeline: one HTTP request in, one HTTP response out, every step in the interface's order.
 //!
 //! route and method (404, 405) -> body size (413, before parsing) -> install token (401) -> body as
 //! JSON (400) -> install binding (403 `INSTALL_MISMATCH`) -> granted scope (403 `SCOPE_MISSING`) ->
 //! contribution exists (404, 422 for events) -> `input` against its schema (422) -> event
 //! deduplication -> the vendor's handler (panics are `INTERNAL`, tools have a deadline) -> the answer's
-//! checks (D4, D9, procedure `output`, metrics keys).
+//! checks (card shapes and limits, procedure `output`, metrics keys).
 //!
 //! Everything from the network is hostile: no header, path or body reaches a panic, and messages
 //! never echo tokens.
@@ -221,7 +221,7 @@ fn json_response(status: StatusCode, body: &Json) -> Response<Bytes> {
     r
 }
 
-/// `GET`/`HEAD /host/health` (D6): 200 `ok`, or 503 `degraded` when the vendor's check fails or takes
+/// `GET`/`HEAD /host/health`: 200 `ok`, or 503 `degraded` when the vendor's check fails or takes
 /// over 2.5 s.
 async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
     let healthy = match &inner.config.health {
@@ -378,7 +378,7 @@ impl ClassifyMessage for serde_json::Error {
     }
 }
 
-/// D1 binding: a body's `install` must be the token's install of this extension.
+/// Install binding: a body's `install` must be the token's install of this extension.
 fn check_install(
     body: &Map<String, Json>,
     claims: &Claims,
@@ -441,7 +441,7 @@ fn check_scopes(
     }
 }
 
-/// `input` against the contribution's declared schema (D3: the message names the JSON pointer).
+/// `input` against the contribution's declared schema (the message names the JSON pointer).
 fn validate_input(
     inner: &Inner,
     kind: &'static str,
@@ -481,7 +481,7 @@ async fn run(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, Hos
     }
 }
 
-/// A tool call, under the tool deadline (D9).
+/// A tool call, under the tool deadline.
 async fn run_tool(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, HostError> {
     let deadline = inner.config.tool_deadline;
     match tokio::time::timeout(deadline, run(inner, route, raw)).await {
@@ -517,7 +517,7 @@ fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostEr
     Ok(reply)
 }
 
-/// D6: every point's dimensions are declared by its metric, and values are finite.
+/// Metrics answers: every point's dimensions are declared by its metric, and values are finite.
 fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
     let Reply::Json(value) = &reply else {
         return Ok(reply);
@@ -575,7 +575,7 @@ fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
     Ok(reply)
 }
 
-/// An event delivery (D8): 204, once per content key, whatever `X-Host-Event-Id` says.
+/// An event delivery: 204, once per content key, whatever `X-Host-Event-Id` says.
 async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, HostError> {
     let event = raw.body.get("event").and_then(Json::as_object);
     let name = event

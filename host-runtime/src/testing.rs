@@ -62,7 +62,7 @@ pub struct TestResponse {
 }
 
 impl TestResponse {
-    /// The D3 error code, when the answer is an error.
+    /// The error code, when the answer is an error body.
     pub fn error_code(&self) -> Option<&str> {
         self.json
             .get("error")
@@ -70,7 +70,7 @@ impl TestResponse {
             .and_then(Value::as_str)
     }
 
-    /// Panics unless the answer is the D3 error `code` with `status`, showing the body when not.
+    /// Panics unless the answer is the error `code` with `status`, showing the body when not.
     #[track_caller]
     pub fn assert_error(&self, status: u16, code: &str) {
         assert_eq!(
@@ -96,14 +96,14 @@ pub struct TestHost {
     pub project_id: Option<String>,
     /// Scopes granted to the install (by default every scope key).
     pub scopes: Vec<String>,
-    /// The `credentials` sent in call bodies (D7).
+    /// The `credentials` sent in call bodies.
     pub credentials: Value,
 }
 
 /// The `kid` of the well-known development key.
 pub const DEVELOPMENT_KID: &str = "host-dev-1";
 
-/// The well-known development signing secret for the vendor's own events (D2), used by the local
+/// The well-known development signing secret for the vendor's own events, used by the local
 /// host's event-post endpoint unless told otherwise. Public: never use it in production.
 pub const DEVELOPMENT_WEBHOOK_SECRET: &str = "whsec_aG9zdC1zZGsgZGV2ZWxvcG1lbnQgc2VjcmV0IQ==";
 
@@ -233,7 +233,7 @@ impl TestHost {
         jsonwebtoken::encode(&header, payload, &key).unwrap_or_default()
     }
 
-    /// The shared call body with `input` (D6).
+    /// The shared call body with `input`.
     pub fn call_body(&self, input: Value) -> Value {
         json!({
             "install": {

@@ -1,4 +1,4 @@
-//! Events the vendor server posts to the host (D2): the signed envelope and the Standard Webhooks `v1`
+//! Events the vendor server posts to the host: the signed envelope and the Standard Webhooks `v1`
 //! signature (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
 //!
 //! [`sign_webhook`] and [`verify_webhook`] are the primitives; [`EventSender`] builds the signed request
@@ -16,7 +16,7 @@ use serde::Serialize;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
-/// Largest accepted skew between a signature's timestamp and now (D2).
+/// Largest accepted skew between a signature's timestamp and now.
 pub const TIMESTAMP_TOLERANCE: Duration = Duration::from_secs(300);
 
 /// A Standard Webhooks secret: `whsec_` followed by base64 of at least 24 bytes.
@@ -137,7 +137,7 @@ pub fn verify_webhook(
     }
 }
 
-/// How [`OutboundEvent::send`] retries (D2): a 5xx, a timeout or an unreachable host is retried with
+/// How [`OutboundEvent::send`] retries: a 5xx, a timeout or an unreachable host is retried with
 /// capped exponential backoff; a 4xx is final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -221,7 +221,7 @@ pub struct EventSender {
 }
 
 impl EventSender {
-    /// A sender posting to `post_url` (no default; D2) with `secret` (`whsec_...`).
+    /// A sender posting to `post_url` (no default) with `secret` (`whsec_...`).
     pub fn new(post_url: impl Into<String>, secret: &str) -> Result<Self, WebhookError> {
         Ok(EventSender {
             post_url: post_url.into(),

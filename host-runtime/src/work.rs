@@ -1,4 +1,4 @@
-//! The work destination's routes (D6): listing containers, creating items and syncing comments.
+//! The work destination's routes: listing containers, creating items and syncing comments.
 
 use serde::{Deserialize, Serialize};
 

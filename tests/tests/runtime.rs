@@ -1,5 +1,5 @@
 //! The runtime end to end, in process and over HTTP: every route of the example extension with a real
-//! signed token, each D3 code that applies, panic isolation, the body limit, the tool deadline, base
+//! signed token, each error code that applies, panic isolation, the body limit, the tool deadline, base
 //! paths, health, and event deduplication.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.

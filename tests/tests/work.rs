@@ -1,5 +1,5 @@
-//! The work destination's routes end to end (D6): the container list at the manifest's own path,
-//! items, and two-way comments, with the D3 codes that apply.
+//! The work destination's routes end to end: the container list at the manifest's own path,
+//! items, and two-way comments, with the error codes that apply.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 

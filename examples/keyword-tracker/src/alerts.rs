@@ -1,4 +1,4 @@
-//! The server's own events (D2): what it tells the owner without being asked.
+//! The server's own events: what it tells the owner without being asked.
 //!
 //! - `rank.dropped` (an inbox alert): a tracked keyword lost at least the install's threshold of
 //!   positions since yesterday;

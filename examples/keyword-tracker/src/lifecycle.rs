@@ -1,5 +1,5 @@
 //! The host events the server subscribes to (`server.events`). The runtime delivers each once per
-//! content (D8), whatever `X-Host-Event-Id` says, so these handlers need no deduplication of their
+//! content, whatever `X-Host-Event-Id` says, so these handlers need no deduplication of their
 //! own.
 
 use host_runtime::HostError;

@@ -627,7 +627,7 @@ async fn install_events_drive_the_install_state() {
     );
     assert_eq!(s.install().generation, 7);
 
-    // Settings arrive in the documents of the call (D7); the event says they changed.
+    // Settings arrive in the documents of the call; the event says they changed.
     let mut request = s
         .host
         .event_body("settings.changed", with("settings.changed"));

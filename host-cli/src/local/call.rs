@@ -1,5 +1,5 @@
-//! `cargo host call`: one call of a running vendor server, as the host makes it (D1 token, D6 body),
-//! and its answer printed.
+//! `cargo host call`: one call of a running vendor server, as the host makes it (install token,
+//! call body), and its answer printed.
 //!
 //! The id must be declared in the manifest. The input is checked against the declared schema before
 //! sending; a mismatch is a note, and the call is sent anyway so the server's own `INPUT_INVALID`

@@ -2,7 +2,7 @@
 //!
 //! First `GET /host/health` must answer 200 within 3 s with `{ status: "ok", extensionId }`. Then
 //! every declared tool, mention, context provider and procedure is called once (concurrently; lines
-//! are printed as answers come) and its answer checked: tools against the D4 shape of their
+//! are printed as answers come) and its answer checked: tools against the card shape of their
 //! `returns` kind, mentions as mention items, context blocks within 2,048 bytes, procedures against
 //! their `output` schema. Actions are not called: they change things and run only after approval.
 //!
@@ -25,7 +25,7 @@ use super::{Fail, InstallArgs, ManifestArg, ServerArg};
 
 /// The host's health time limit at publish.
 pub const HEALTH_LIMIT: Duration = Duration::from_secs(3);
-/// The tool time limit (D9).
+/// The tool time limit.
 pub const TOOL_LIMIT: Duration = host_runtime::TOOL_DEADLINE;
 /// The limit for the other routes.
 pub const ROUTE_LIMIT: Duration = Duration::from_secs(30);
@@ -316,7 +316,7 @@ fn judge(job: &Job, result: Result<Answer, SendError>) -> Verdict {
     }
     let Some((code, message)) = answer.error() else {
         return fail(format!(
-            "{} {} without a D3 error body: {}",
+            "{} {} without an error body: {}",
             answer.status,
             answer.reason(),
             output::raw_body(&answer.body)

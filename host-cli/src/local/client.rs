@@ -44,7 +44,7 @@ impl Answer {
         (200..300).contains(&self.status)
     }
 
-    /// The D3 error the body carries: `(code, message)`.
+    /// The error the body carries: `(code, message)`.
     pub fn error(&self) -> Option<(String, String)> {
         d3_error(self.json.as_ref())
     }

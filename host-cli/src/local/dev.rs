@@ -2,7 +2,7 @@
 //!
 //! Serves `GET /.well-known/jwks.json` (the well-known development key set, the one `call`,
 //! `trigger` and `check` sign with) and `POST /v1/events`, where the vendor server posts its own
-//! events (D2). Each event is checked as the host checks it, in this order, and the first failure
+//! events. Each event is checked as the host checks it, in this order, and the first failure
 //! answers:
 //!
 //! 1. the three Standard Webhooks headers are present (401);
@@ -15,7 +15,7 @@
 //! 7. an `alert` or `banner` payload has a non-empty string `why` (422).
 //!
 //! An accepted event answers 202 `{"accepted":true}`; the same `webhook-id` again answers 200
-//! `{"accepted":true,"duplicate":true}`. Refusals are 4xx with a D3 body, so a sender does not
+//! `{"accepted":true,"duplicate":true}`. Refusals are 4xx with an error body, so a sender does not
 //! retry them. One line per event goes to stdout, flushed at once.
 
 use std::collections::{HashMap, HashSet};
@@ -424,7 +424,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
             400,
             "BAD_REQUEST",
             format!(
-                "`dedupeKey` `{dedupe_key}` differs from the `webhook-id` header `{id}`; they must be equal (D2)"
+                "`dedupeKey` `{dedupe_key}` differs from the `webhook-id` header `{id}`; they must be equal"
             ),
         );
     }

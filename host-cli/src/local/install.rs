@@ -59,7 +59,7 @@ impl Local {
         Ok(Local { host, documents })
     }
 
-    /// The shared call body (D6) with `input`, carrying this install's documents.
+    /// The shared call body with `input`, carrying this install's documents.
     pub fn call_body(&self, input: Value) -> Value {
         let mut body = self.host.call_body(input);
         body["documents"] = self.documents.clone();
@@ -102,7 +102,7 @@ fn parse_scopes(list: &str) -> Result<Vec<String>, Fail> {
     Ok(keys.into_iter().map(str::to_owned).collect())
 }
 
-/// Development credentials (D7): `dev-<name>` for every required connector auth field (optional
+/// Development credentials: `dev-<name>` for every required connector auth field (optional
 /// ones left out), and for `method: "oauth"` a development access token with the provider scopes.
 pub fn default_credentials(manifest: &Manifest) -> Value {
     let mut credentials = Map::new();

@@ -2,8 +2,8 @@
 //! developer's machine, reading the same manifest as `validate`.
 //!
 //! - [`dev`] serves the development key set and an event-post endpoint that checks the vendor's own
-//!   signed events (D2) the way the host does;
-//! - [`call`] calls one route of a running vendor server with a development install token (D1);
+//!   signed events the way the host does;
+//! - [`call`] calls one route of a running vendor server with a development install token;
 //! - [`trigger`] delivers a host event, optionally replaying the host's retry schedule;
 //! - [`check`] runs the publish-time checks of every declared route.
 //!

@@ -137,7 +137,7 @@ pub fn wait(d: Duration) -> String {
     }
 }
 
-/// The D3 error of an answer body: `(code, message)`.
+/// The error an answer body carries (`{"error": {"code", "message"}}`): `(code, message)`.
 pub fn d3_error(json: Option<&Value>) -> Option<(String, String)> {
     let error = json?.get("error")?.as_object()?;
     let code = error.get("code")?.as_str()?;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::Ctxt;
 use crate::diagnostic::Rule;
 
-/// The largest tool or action `input` schema, in bytes of compact JSON (D11).
+/// The largest tool or action `input` schema, in bytes of compact JSON.
 pub const INPUT_SCHEMA_LIMIT: usize = 16_384;
 
 /// Tool and action `input` schemas are bounded at 16,384 bytes of compact JSON.
@@ -34,8 +34,8 @@ pub(crate) fn check_input_schema_size(cx: &mut Ctxt<'_>) {
     }
 }
 
-/// The length in bytes of a value's compact JSON serialisation (how D11 sizes a schema), without
-/// building the string.
+/// The length in bytes of a value's compact JSON serialisation (how the interface sizes a schema),
+/// without building the string.
 pub fn compact_len(value: &Value) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {

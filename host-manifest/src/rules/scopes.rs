@@ -17,7 +17,8 @@ pub(crate) struct ScopeNeed {
     pub what: String,
 }
 
-/// Every scope the manifest's contributions need, in document order (D11 and the field tables).
+/// Every scope the manifest's contributions need, in document order (the interface's cross-field
+/// rules and field tables).
 /// Actions' own `scope` members and subscribed events are handled by their own rules.
 pub(crate) fn scope_needs(cx: &Ctxt<'_>) -> Vec<ScopeNeed> {
     let mut needs = Vec::new();

@@ -1,4 +1,4 @@
-//! The `sdk` range (D12): npm's range grammar, admitting at least one version of the served major.
+//! The `sdk` range: npm's range grammar, admitting at least one version of the served major.
 //!
 //! `nodejs-semver` decides which versions a range admits, but it parses leniently (it reads
 //! `version 2` as a range), so the text is first held to the grammar of npm's semver documentation by

@@ -1,4 +1,4 @@
-//! Rules about UI contributions: slots per page (D5), banners and markers tied to webhooks, series tied
+//! Rules about UI contributions: slots per page, banners and markers tied to webhooks, series tied
 //! to metrics, organization installs, and the total count.
 
 use serde_json::Value;
@@ -12,7 +12,7 @@ use crate::schema::list;
 /// The most UI contributions one manifest may have.
 pub const UI_CONTRIBUTION_LIMIT: usize = 20;
 
-/// A widget's slot must be one of its page's slots (D5).
+/// A widget's slot must be one of its page's slots.
 pub(crate) fn check_widget_slots(cx: &mut Ctxt<'_>) {
     for (i, widget) in cx.items("/contributes/widgets") {
         let page = widget.get("page").and_then(Value::as_str);

@@ -1,5 +1,5 @@
-//! The strict claim checks of D1, run on the payload of a token whose signature verified, producing the
-//! [`Claims`] handlers receive.
+//! The strict claim checks of install tokens, run on the payload of a token whose signature verified,
+//! producing the [`Claims`] handlers receive.
 //!
 //! Types are exact: `iat`, `exp`, `nbf` and `generation` are JSON integers (a float, a string or a bool
 //! is refused), strings are strings. Unknown claims are tolerated. Time is checked with the leeway on

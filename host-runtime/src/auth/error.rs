@@ -1,4 +1,4 @@
-//! Why an install token was refused, and the `UNAUTHORIZED` (401) answer the host reads (D3).
+//! Why an install token was refused, and the `UNAUTHORIZED` (401) answer the host reads.
 //!
 //! Messages name the rule that failed and never echo the token, a claim value or key material: they
 //! reach the owner's screen and the vendor's logs.

@@ -1,7 +1,7 @@
 //! The host's key set (JWKS): which entries may verify install tokens, the one algorithm each is fixed
 //! to, and finding the key for a token.
 //!
-//! D1 fixes the algorithm by the key, never by the token header alone:
+//! The algorithm is fixed by the key, never by the token header alone:
 //!
 //! | entry | algorithm |
 //! |---|---|
@@ -154,7 +154,7 @@ impl KeySet {
     }
 }
 
-/// The entry as a usable key, or `None` when D1 says to ignore it.
+/// The entry as a usable key, or `None` for an entry that must be ignored.
 fn usable_key(entry: &Value) -> Option<VerifyKey> {
     let entry = entry.as_object()?;
     if entry.get("use").is_some_and(|u| u != "sig") {

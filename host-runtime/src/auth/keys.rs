@@ -1,4 +1,4 @@
-//! Where the key set comes from and how fetched keys are cached (D1).
+//! Where the key set comes from and how fetched keys are cached.
 //!
 //! - Inline keys are used as given, forever.
 //! - Fetched keys are fresh for their `Cache-Control: max-age` (clamped to 5 min..24 h). Stale keys are

@@ -1,4 +1,4 @@
-//! Install token verification (D1): every host-to-vendor call except health carries
+//! Install token verification: every host-to-vendor call except health carries
 //! `Authorization: Bearer <JWT>`, signed by a key of the host's key set (JWKS). A [`Verifier`] checks
 //! it and yields the [`Claims`] handlers receive; a refusal is an [`AuthError`], answered to the host as
 //! `UNAUTHORIZED` (401).
@@ -10,7 +10,7 @@
 //! 2. `keys.rs`, `fetch.rs`, `jwks.rs`: the key for the token, from inline keys or the fetched and
 //!    cached key set; the algorithm is fixed by the key and must equal the header's;
 //! 3. the signature, through `jsonwebtoken` with its own claim checks switched off;
-//! 4. `claims.rs`: D1's claim checks, strictly typed, with the leeway;
+//! 4. `claims.rs`: the claim checks, strictly typed, with the leeway;
 //! 5. `cache.rs`: the verified token is remembered until it expires, so the host sending it again costs
 //!    a lookup.
 //!
@@ -19,7 +19,7 @@
 //! Binding the token to the body's `install` (`INSTALL_MISMATCH`) is the handler's job, not this
 //! module's.
 //!
-//! # Choices D1 leaves open
+//! # Choices the interface leaves open
 //!
 //! - Time windows are inclusive: a token is valid while `nbf - leeway <= now <= exp + leeway`
 //!   (with the default 60 s, `exp = now - 60` passes and `now - 61` fails). `iat` must be an integer
@@ -80,7 +80,7 @@ pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Where the host's signing keys come from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum KeySource {
-    /// A JWKS URL, fetched and cached (D1).
+    /// A JWKS URL, fetched and cached.
     Url(String),
     /// A JWKS document (`{"keys": [...]}`), used as given.
     Inline(Value),

@@ -1,4 +1,4 @@
-//! Install token verification against D1: valid tokens of each algorithm, every refusal rule, the key
+//! Install token verification: valid tokens of each algorithm, every refusal rule, the key
 //! set fetch and cache (with a local key server and a settable clock), and the verified-token cache.
 
 mod algorithms;

@@ -107,7 +107,7 @@ fn is_base64url(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
 }
 
-/// The four algorithms of D1, spelled exactly (JWS names are case-sensitive). `none`, `None`, `NONE`,
+/// The four accepted algorithms, spelled exactly (JWS names are case-sensitive). `none`, `None`, `NONE`,
 /// `HS256` and everything else fall through to the refusal.
 fn algorithm(alg: &str) -> Result<Algorithm, AuthError> {
     match alg {

@@ -1,4 +1,4 @@
-// Manifest warnings (D11) are real compiler warnings: denied here, they stop the build.
+// Manifest warnings are real compiler warnings: denied here, they stop the build.
 #![deny(warnings)]
 
 host_runtime::host_extension!("../../../../host-manifest/tests/fixtures/valid/with-warnings/host.extension.json");

@@ -1,4 +1,4 @@
-//! D1's claim checks: types, leeway boundaries, issuer, audience.
+//! The install token claim checks: types, leeway boundaries, issuer, audience.
 
 use std::time::Duration;
 
