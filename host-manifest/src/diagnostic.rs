@@ -12,7 +12,7 @@ use serde::{Serialize, Serializer};
 pub enum Severity {
     /// The manifest is invalid.
     Error,
-    /// Worth fixing, never fatal (D11).
+    /// Worth fixing, never fatal.
     Warning,
 }
 
@@ -83,13 +83,13 @@ rules! {
     ReservedField = "reserved-field",
     /// A subscribed event name outside the catalogue.
     UnknownEvent = "unknown-event",
-    /// A widget slot that is not on the widget's page (D5).
+    /// A widget slot that is not on the widget's page.
     WidgetSlot = "widget-slot",
     /// A banner naming no webhook declared with `as: "banner"`.
     BannerWebhook = "banner-webhook",
     /// A marker naming no webhook declared with `as: "event"`.
     MarkerWebhook = "marker-webhook",
-    /// An `sdk` value that is not an npm range, or excludes the served major (D12).
+    /// An `sdk` value that is not an npm range, or excludes the served major.
     SdkRange = "sdk-range",
     /// A series naming a metric the connector does not declare.
     SeriesMetric = "series-metric",
@@ -113,6 +113,8 @@ rules! {
     WorkStatusWebhook = "work-status-webhook",
     /// Two contributions of one kind share an id.
     DuplicateId = "duplicate-id",
+    /// Two names of one kind that would become the same Rust name (`list-runs` and `listRuns`).
+    RustName = "rust-name",
     /// A scope key declared twice.
     DuplicateScope = "duplicate-scope",
     /// An alert or banner webhook whose payload does not require a string `why`.

@@ -23,7 +23,9 @@
 
 pub mod catalogue;
 mod diagnostic;
+pub mod limits;
 pub mod model;
+pub mod names;
 mod rules;
 mod schema;
 mod source;

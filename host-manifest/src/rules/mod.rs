@@ -1,4 +1,4 @@
-//! The cross-field rules (D11, D12 and the interface's "Errors" item 4): one small `check_*` function
+//! The cross-field rules (those the interface sets, and its "Errors" item 4): one small `check_*` function
 //! per rule, grouped by subject.
 //!
 //! Rules read the raw JSON document, not the typed model, so that they can run even when the schema
@@ -14,6 +14,7 @@ use crate::source::Target;
 
 mod events;
 pub(crate) mod files;
+mod rust_names;
 pub(crate) mod schemas;
 mod scopes;
 mod sdk;
@@ -157,6 +158,7 @@ pub(crate) fn run(cx: &mut Ctxt<'_>) {
     structure::check_undeclared_tools(cx);
     structure::check_work_status_webhook(cx);
     structure::check_duplicate_ids(cx);
+    rust_names::check_rust_names(cx);
     structure::check_webhook_why(cx);
     schemas::check_input_schema_size(cx);
     schemas::check_embedded_schemas(cx);
