@@ -111,20 +111,25 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
         Some((m, types)) => {
             let mut notes = Notes::default();
             items.push_str(&generate::generate(&m, types, &mut notes));
-            out.errors
-                .extend(notes.errors.iter().map(|e| format!("{written}: {e}")));
-            out.warnings
-                .extend(notes.warnings.iter().map(|w| format!("{written}: {w}")));
-            if !notes.located.is_empty() {
-                let text = String::from_utf8_lossy(&bytes);
-                let places =
-                    host_manifest::locate(&text, notes.located.iter().map(|(p, _)| p.as_str()));
-                out.warnings.extend(notes.located.iter().zip(places).map(
+            let text = String::from_utf8_lossy(&bytes);
+            let located = |notes: &[(String, String)], into: &mut Vec<String>| {
+                let places = host_manifest::locate(&text, notes.iter().map(|(p, _)| p.as_str()));
+                into.extend(notes.iter().zip(places).map(
                     |((pointer, message), (line, column))| {
                         format!("{written}:{line}:{column}: {pointer}: {message}")
                     },
                 ));
-            }
+            };
+            // A schema the engine already found wrong needs no second message from the generator.
+            let reported: Vec<&str> = report.errors().map(|d| d.pointer.as_str()).collect();
+            let new = |notes: Vec<(String, String)>| -> Vec<(String, String)> {
+                notes
+                    .into_iter()
+                    .filter(|(at, _)| !reported.iter().any(|r| within(r, at) || within(at, r)))
+                    .collect()
+            };
+            located(&new(notes.errors), &mut out.errors);
+            located(&new(notes.warnings), &mut out.warnings);
         }
         None => items.push_str(&generate::stubs()),
     }
@@ -151,6 +156,13 @@ impl Phase {
             );
         }
     }
+}
+
+/// Whether the JSON pointer `inner` is `outer` or inside it.
+fn within(inner: &str, outer: &str) -> bool {
+    inner
+        .strip_prefix(outer)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// The expansion as tokens, with errors and warnings spanned on `span` (the path literal). The macro

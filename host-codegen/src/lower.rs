@@ -344,6 +344,9 @@ impl Cx<'_> {
                     if key != "allOf" && accepts_all || lowered.is_empty() {
                         continue;
                     }
+                    if key != "allOf" {
+                        tag_open_variants(&mut lowered);
+                    }
                     out.insert(key.clone(), Value::Array(lowered));
                 }
                 "prefixItems" => {}
@@ -580,6 +583,78 @@ fn implied_type(out: &mut Map<String, Value>) {
     }
     typed.push(json!({ "type": others }));
     out.insert("anyOf".to_owned(), Value::Array(typed));
+}
+
+/// The member that stands, in a variant of a tagged union, for the members its schema does not name:
+/// typify tags a union only when its variants are closed, so open variants are closed with this
+/// member in their place, which `types::rewrite` turns back into the flattened map `extra`.
+pub const OTHER_MEMBERS: &str = "__host_sdk_other_members__";
+
+/// A union whose branches are objects told apart by one required member of a distinct constant
+/// string (`{"kind": {"const": "circle"}, ...}`) becomes a Rust enum tagged by that member. typify
+/// does that for closed branches only; open ones get [`OTHER_MEMBERS`] and are closed.
+fn tag_open_variants(branches: &mut [Value]) {
+    let constant = |schema: &Value| -> Option<String> {
+        if let Some(c) = schema.get("const") {
+            return c.as_str().map(str::to_owned);
+        }
+        match schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+        {
+            Some([one]) => one.as_str().map(str::to_owned),
+            _ => None,
+        }
+    };
+    let tags_of = |branch: &Value| -> Vec<(String, String)> {
+        let required: Vec<&str> = branch
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        branch
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(name, _)| required.contains(&name.as_str()))
+            .filter_map(|(name, schema)| Some((name.clone(), constant(schema)?)))
+            .collect()
+    };
+    if branches.len() < 2
+        || branches
+            .iter()
+            .any(|b| b.get("type") != Some(&json!("object")))
+    {
+        return;
+    }
+    let first = tags_of(&branches[0]);
+    let tag = first.iter().map(|(name, _)| name).find(|name| {
+        let mut values = std::collections::HashSet::new();
+        branches.iter().all(|b| {
+            tags_of(b)
+                .into_iter()
+                .find(|(n, _)| n == *name)
+                .is_some_and(|(_, v)| values.insert(v))
+        })
+    });
+    if tag.is_none() {
+        return;
+    }
+    for branch in branches.iter_mut() {
+        let Some(map) = branch.as_object_mut() else {
+            continue;
+        };
+        if map.get("additionalProperties") == Some(&json!({})) {
+            map.insert("additionalProperties".to_owned(), Value::Bool(false));
+            if let Some(Value::Object(props)) = map.get_mut("properties") {
+                props.insert(OTHER_MEMBERS.to_owned(), json!({ "type": "object" }));
+            }
+        }
+    }
 }
 
 /// Two member names that Rust field names cannot tell apart (compared as their letters and digits,

@@ -1,8 +1,7 @@
 //! Predictable Rust names for manifest names: `keyword-ranks` becomes module `keyword_ranks`, method
-//! `keyword_ranks` and type `KeywordRanks`; Rust keywords become raw identifiers; two manifest names
-//! that would map to one Rust name are reported instead of colliding.
+//! `keyword_ranks` and type `KeywordRanks` (the engine's `host_manifest::names`, which its `rust-name`
+//! rule checks for collisions); Rust keywords become raw identifiers.
 
-use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Span};
 
 /// Words that cannot be identifiers even as raw identifiers; they get a trailing `_`.
@@ -17,15 +16,7 @@ const KEYWORDS: [&str; 50] = [
     "virtual", "yield", "try", "gen", "union", "raw", "safe",
 ];
 
-/// A snake_case identifier (`keyword-ranks`, `rank.dropped`, `listExperiments`).
-pub fn snake(name: &str) -> String {
-    name.replace(['.', '-'], "_").to_snake_case()
-}
-
-/// An UpperCamelCase identifier (`rank_dropped` -> `RankDropped`).
-pub fn camel(name: &str) -> String {
-    name.replace(['.', '-'], "_").to_upper_camel_case()
-}
+pub use host_manifest::names::{camel, snake};
 
 /// An identifier that is always valid: keywords become raw identifiers, the few words that cannot be
 /// raw get a trailing `_`, and a leading digit gets a leading `_`.
@@ -48,22 +39,6 @@ pub fn ident(text: &str) -> Ident {
     }
 }
 
-/// Finds manifest names that map to the same Rust name within one namespace.
-pub fn collisions<'a>(
-    names: impl IntoIterator<Item = (&'a str, String)>,
-) -> Vec<(String, String, String)> {
-    let mut seen: Vec<(&str, String)> = Vec::new();
-    let mut out = Vec::new();
-    for (original, rust) in names {
-        if let Some((first, _)) = seen.iter().find(|(_, r)| *r == rust) {
-            out.push((first.to_string(), original.to_owned(), rust.clone()));
-        } else {
-            seen.push((original, rust));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,17 +59,5 @@ mod tests {
         assert_eq!(ident("self").to_string(), "self_");
         assert_eq!(ident("ranks").to_string(), "ranks");
         assert_eq!(ident("9lives").to_string(), "_9lives");
-    }
-
-    #[test]
-    fn collisions_are_found() {
-        let found = collisions([
-            ("get-result", snake("get-result")),
-            ("getResult", snake("getResult")),
-        ]);
-        assert_eq!(
-            found,
-            vec![("get-result".into(), "getResult".into(), "get_result".into())]
-        );
     }
 }

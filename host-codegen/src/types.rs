@@ -32,11 +32,29 @@ pub struct Job<'a> {
 /// The schemas of one module with their root type names.
 type Roots<'a> = Vec<(&'a Value, &'static str)>;
 
-/// One module's typing: its text, why it could not be typed at all, and the nodes left untyped.
+/// What stands for one schema module in the generated code, with what typing it found.
+pub struct Items {
+    /// The module's items (a marker for [`Types::splice`]).
+    pub tokens: TokenStream,
+    /// Nodes typed as `serde_json::Value`: `(absolute pointer, what could not be typed)`.
+    pub fallbacks: Vec<(String, String)>,
+    /// The schema could not be typed at all: `(pointer of its root, message)`.
+    pub failed: Option<(String, String)>,
+}
+
+/// The message of a schema that could not be typed at all.
+fn failure(why: &str) -> String {
+    format!(
+        "no Rust type could be generated for this schema ({why}); this is a bug in the SDK's generator, please report it with the schema. Meanwhile, a schema written more simply (or `{{}}`, typed as `serde_json::Value`) compiles"
+    )
+}
+
+/// One module's typing: its text, why it could not be typed at all (with the root that failed), and
+/// the nodes left untyped.
 #[derive(Clone)]
 struct Typed {
     text: String,
-    failed: Option<String>,
+    failed: Option<(usize, String)>,
     /// Each with the index of the root it is in; its pointer is from that root.
     fallbacks: Vec<(usize, crate::lower::Fallback)>,
 }
@@ -113,40 +131,45 @@ impl Types {
     }
 
     /// What stands for the module `key` in the generated tokens: a marker that [`Types::splice`]
-    /// replaces with the module's text, or, when typing failed, an untyped fallback and the reason.
-    ///
-    /// The notes are `(pointer, message)` warnings: nodes typed as JSON because no faithful type
-    /// exists for them, or the whole module when typing failed.
-    pub fn items(
-        &self,
-        key: &str,
-        roots: &[&str],
-    ) -> (TokenStream, Option<String>, Vec<(String, String)>) {
+    /// replaces with the module's text, or, when typing failed, `serde_json::Value` aliases for the
+    /// roots and a located error.
+    pub fn items(&self, key: &str, roots: &[&str]) -> Items {
+        let at = |root: usize| {
+            self.pointers
+                .get(key)
+                .and_then(|p| p.get(root))
+                .cloned()
+                .unwrap_or_default()
+        };
         match self.done.get(key) {
             Some(Typed {
                 failed: None,
                 fallbacks,
                 ..
-            }) => {
-                let marker = marker(key);
-                let at = self.pointers.get(key);
-                let notes = fallbacks
+            }) => Items {
+                tokens: {
+                    let marker = marker(key);
+                    quote!(#marker)
+                },
+                fallbacks: fallbacks
                     .iter()
-                    .map(|(root, f)| {
-                        let base = at.and_then(|p| p.get(*root)).map_or("", String::as_str);
-                        (format!("{base}{}", f.pointer), f.construct.clone())
-                    })
-                    .collect();
-                (quote!(#marker), None, notes)
-            }
+                    .map(|(root, f)| (format!("{}{}", at(*root), f.pointer), f.construct.clone()))
+                    .collect(),
+                failed: None,
+            },
             Some(Typed {
-                failed: Some(why), ..
-            }) => (untyped(roots), Some(why.clone()), Vec::new()),
-            None => (
-                untyped(roots),
-                Some("the type generator stopped unexpectedly".to_owned()),
-                Vec::new(),
-            ),
+                failed: Some((root, why)),
+                ..
+            }) => Items {
+                tokens: untyped(roots),
+                fallbacks: Vec::new(),
+                failed: Some((at(*root), failure(why))),
+            },
+            None => Items {
+                tokens: untyped(roots),
+                fallbacks: Vec::new(),
+                failed: Some((at(0), failure("the type generator stopped unexpectedly"))),
+            },
         }
     }
 
@@ -223,21 +246,46 @@ fn render(roots: &[(&Value, &'static str)]) -> Typed {
             failed: None,
             fallbacks,
         },
-        Err(why) => Typed {
+        Err(failed) => Typed {
             text: String::new(),
-            failed: Some(why),
+            failed: Some(failed),
             fallbacks: Vec::new(),
         },
     }
 }
 
-/// Types lowered roots: `(schema, name, Some(earlier))` is an alias of an earlier root.
+/// The doc of a root type whose schema has no description: what the value is in the call.
+fn role_doc(root: &str) -> String {
+    match root {
+        "Input" => " The call's `input`, typed from the `input` schema.".to_owned(),
+        "Output" => " The answer, typed from the `output` schema.".to_owned(),
+        "Document" => " One document of the collection, typed from its `schema`.".to_owned(),
+        "Settings" => " The settings panel's values, typed from its `schema`.".to_owned(),
+        "Payload" => " The event's payload, typed from its `payload` schema.".to_owned(),
+        other => format!(" `{other}`, typed from its schema."),
+    }
+}
+
+/// The message of a panic caught while typing.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned());
+    match text {
+        Some(text) => format!("typify stopped: {text}"),
+        None => "typify stopped".to_owned(),
+    }
+}
+
+/// Types lowered roots: `(schema, name, Some(earlier))` is an alias of an earlier root. A failure
+/// names the index of the root it happened in.
 fn typify_items(
     roots: &[(Value, &'static str, Option<&'static str>)],
-) -> Result<TokenStream, String> {
+) -> Result<TokenStream, (usize, String)> {
     let mut parsed = Vec::new();
     let mut same = TokenStream::new();
-    for (schema, root, earlier) in roots {
+    for (i, (schema, root, earlier)) in roots.iter().enumerate() {
         if let Some(earlier) = earlier {
             let (name, earlier) = (
                 Ident::new(root, Span::call_site()),
@@ -248,28 +296,32 @@ fn typify_items(
             continue;
         }
         let root_schema: schemars::schema::RootSchema = serde_json::from_value(schema.clone())
-            .map_err(|e| format!("the schema cannot be read: {e}"))?;
-        parsed.push((root_schema, *root));
+            .map_err(|e| (i, format!("the schema cannot be read: {e}")))?;
+        parsed.push((i, root_schema, *root));
     }
     let mut settings = typify::TypeSpaceSettings::default();
     settings.with_struct_builder(false);
     let mut space = typify::TypeSpace::new(&settings);
-    // typify panics on some schemas it does not support; those become untyped instead.
-    let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+    // typify may panic on a schema it does not support: that becomes a located error, not a crash
+    // of the compiler. `current` is the root being typed when it happens.
+    let mut current = 0;
+    let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut aliases = TokenStream::new();
-        for (root_schema, root) in parsed {
+        for (i, root_schema, root) in parsed {
+            current = i;
+            let failed = |e: typify::Error| (i, e.to_string());
             space
                 .add_ref_types(root_schema.definitions.clone())
-                .map_err(|e| e.to_string())?;
+                .map_err(failed)?;
             let id = space
                 .add_type_with_name(
                     &schemars::schema::Schema::Object(root_schema.schema.clone()),
                     Some(root.to_owned()),
                 )
-                .map_err(|e| e.to_string())?;
+                .map_err(failed)?;
             // A root that is no struct or enum of its own (a map, a list, a string, `null`, any JSON)
             // still gets its fixed name.
-            let ident = space.get_type(&id).map_err(|e| e.to_string())?.ident();
+            let ident = space.get_type(&id).map_err(failed)?.ident();
             if ident.to_string() != root {
                 let name = Ident::new(root, Span::call_site());
                 let description = root_schema
@@ -279,7 +331,7 @@ fn typify_items(
                     .and_then(|m| m.description.clone());
                 let doc = match description {
                     Some(d) => format!(" {}", d.replace('\n', "\n ")),
-                    None => format!(" `{root}`: the schema's values as they are in JSON."),
+                    None => role_doc(root),
                 };
                 aliases.extend(quote! {
                     #[doc = #doc]
@@ -287,12 +339,13 @@ fn typify_items(
                 });
             }
         }
+        current = 0;
         let mut stream = space.to_stream();
         stream.extend(aliases);
         stream.extend(same);
-        Ok::<_, String>(rewrite(stream))
+        Ok::<_, (usize, String)>(rewrite(stream))
     }))
-    .map_err(|_| "typify could not handle this schema".to_owned())??;
+    .map_err(|payload| (current, panic_message(payload.as_ref())))??;
     Ok(generated)
 }
 
@@ -302,7 +355,10 @@ fn typify_items(
 /// - a type deriving serde's traits learns where serde is (`#[serde(crate = "...")]`);
 /// - the schema each type repeats in its docs (`<details>` blocks) is dropped: it is the manifest's own
 ///   text, a fifth of the output, and the item docs keep the descriptions;
-/// - typify's `defaults` helper module is hidden from docs;
+/// - typify's `defaults` helper module is hidden from docs, and its `error` module, repeated in every
+///   schema module, is replaced by the runtime's one `ConversionError`;
+/// - its doc of an undescribed type (the type's own name in backticks) becomes, for a root, what
+///   the value is in the call, and for any other type, where its doc would come from;
 /// - fields and variants the schema does not describe get a doc line naming their JSON member.
 pub fn rewrite(stream: TokenStream) -> TokenStream {
     rewrite_in(stream, false)
@@ -317,6 +373,18 @@ fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
     let mut i = 0;
     while i < tokens.len() {
         if let Some(text) = doc_text(&tokens, i) {
+            // typify's doc for a type the schema does not describe is its own name in backticks:
+            // a root says what it is in the call instead, any other type where a doc would come from.
+            if let Some(name) = title_only(&text) {
+                let doc = if ROOTS.contains(&name) {
+                    role_doc(name)
+                } else {
+                    " Typed from a part of the schema without a `description`; add one in the manifest to document it here.".to_owned()
+                };
+                out.extend(quote!(#[doc = #doc]));
+                i += 2;
+                continue;
+            }
             let opens = text.contains("<details>");
             let drop = in_details || opens;
             in_details = (in_details || opens) && !text.contains("</details>");
@@ -344,6 +412,34 @@ fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
             {
                 out.extend(quote!(#[doc(hidden)]));
             }
+            // typify's `error` module, repeated in every schema module: its one type is the
+            // runtime's `ConversionError`, so the module goes, with its doc.
+            TokenTree::Ident(id)
+                if id == "pub"
+                    && is_ident(&tokens, i + 1, "mod")
+                    && is_ident(&tokens, i + 2, "error")
+                    && matches!(tokens.get(i + 3), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace) =>
+            {
+                if out.len() >= 2 && doc_text(&out, out.len() - 2).is_some() {
+                    out.truncate(out.len() - 2);
+                }
+                i += 4;
+                continue;
+            }
+            // `self::error::ConversionError` -> `::host_runtime::ConversionError`.
+            TokenTree::Ident(id)
+                if id == "self"
+                    && is_punct(&tokens, i + 1, ':')
+                    && is_punct(&tokens, i + 2, ':')
+                    && is_ident(&tokens, i + 3, "error")
+                    && is_punct(&tokens, i + 4, ':')
+                    && is_punct(&tokens, i + 5, ':')
+                    && is_ident(&tokens, i + 6, "ConversionError") =>
+            {
+                out.extend(quote!(::host_runtime::ConversionError));
+                i += 7;
+                continue;
+            }
             TokenTree::Literal(lit) if in_serde => {
                 out.push(reroot_literal(lit));
                 i += 1;
@@ -362,6 +458,11 @@ fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
                     Some(is_enum) => document_members(rewrite_in(g.stream(), false), is_enum),
                     None => rewrite_in(g.stream(), serde_attr),
                 };
+                // A tagged union whose variants keep their other members: serde cannot deny
+                // unknown members beside a flattened map (and the variants take them all).
+                if kind == Some(true) && inner.to_string().contains(OTHER_MEMBERS_MAP) {
+                    allow_unknown_fields(&mut out);
+                }
                 let mut group = Group::new(g.delimiter(), inner);
                 group.set_span(g.span());
                 let is_attr = g.delimiter() == Delimiter::Bracket
@@ -380,6 +481,16 @@ fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
         i += 1;
     }
     out.into_iter().collect()
+}
+
+/// The fixed names of schema roots.
+const ROOTS: [&str; 5] = ["Input", "Output", "Document", "Settings", "Payload"];
+
+/// `Name` when a doc literal is only `` `Name` ``, typify's doc of an undescribed type.
+fn title_only(literal: &str) -> Option<&str> {
+    let name = literal.strip_prefix("\"`")?.strip_suffix("`\"")?;
+    let plain = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    plain.then_some(name)
 }
 
 /// The string of `# [doc = "..."]` starting at `i`, if that is what is there.
@@ -545,22 +656,99 @@ fn top_level_comma(t: &TokenTree, depth: &mut usize) -> bool {
     false
 }
 
-/// [`optional_collection`] on each field of a brace-delimited field list.
+/// [`optional_collection`] on each field of a brace-delimited field list (a struct-like variant's),
+/// a doc line naming the JSON member of each undescribed field, and the member standing
+/// for a variant's other members ([`crate::lower::OTHER_MEMBERS`]) back into the map `extra`.
 fn optional_collections(fields: TokenStream) -> TokenStream {
     let mut out = Vec::new();
     let mut field = Vec::new();
     let mut depth = 0usize;
+    let mut other_members = false;
+    let mut finish = |field: &mut Vec<TokenTree>, out: &mut Vec<TokenTree>| {
+        if field.iter().any(|t| {
+            matches!(t, TokenTree::Group(g) if g.stream().to_string().contains(crate::lower::OTHER_MEMBERS))
+        }) {
+            other_members = true;
+            field.clear();
+            return;
+        }
+        let has_doc = (0..field.len()).any(|i| doc_text(field, i).is_some());
+        if !has_doc && let Some(name) = member_name(field) {
+            let doc = format!(" `{name}`.");
+            out.extend(quote!(#[doc = #doc]));
+        }
+        optional_collection(field);
+        out.append(field);
+    };
     for t in fields {
         let end = top_level_comma(&t, &mut depth);
         field.push(t);
         if end {
-            optional_collection(&mut field);
-            out.append(&mut field);
+            finish(&mut field, &mut out);
         }
     }
-    optional_collection(&mut field);
-    out.append(&mut field);
+    finish(&mut field, &mut out);
+    if other_members {
+        if !out.is_empty() && !matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',')
+        {
+            out.extend(quote!(,));
+        }
+        out.extend(quote! {
+            #[doc = " The members the schema does not name, as they were sent."]
+            #[serde(flatten)]
+            extra: ::host_runtime::codegen::serde_json::Map<::std::string::String, ::host_runtime::codegen::serde_json::Value>,
+        });
+    }
     out.into_iter().collect()
+}
+
+/// How a variant's other members read once [`optional_collections`] made them the map `extra`.
+const OTHER_MEMBERS_MAP: &str = "# [serde (flatten)] extra";
+
+/// Drops `deny_unknown_fields` from the `#[serde(...)]` attributes of the item `out` ends with.
+fn allow_unknown_fields(out: &mut [TokenTree]) {
+    for t in out.iter_mut().rev() {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == ';' => break,
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
+            TokenTree::Group(g)
+                if g.delimiter() == Delimiter::Bracket
+                    && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde") =>
+            {
+                let inner: TokenStream = g
+                    .stream()
+                    .into_iter()
+                    .map(|t| match t {
+                        TokenTree::Group(args) if args.delimiter() == Delimiter::Parenthesis => {
+                            let kept: Vec<TokenTree> = args
+                                .stream()
+                                .into_iter()
+                                .filter(|a| !matches!(a, TokenTree::Ident(id) if id == "deny_unknown_fields"))
+                                .collect();
+                            // A comma left at either end or doubled goes too.
+                            let is_comma = |t: Option<&TokenTree>| {
+                                matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == ',')
+                            };
+                            let mut tidy: Vec<TokenTree> = Vec::new();
+                            for a in kept {
+                                if is_comma(Some(&a)) && (tidy.is_empty() || is_comma(tidy.last())) {
+                                    continue;
+                                }
+                                tidy.push(a);
+                            }
+                            if is_comma(tidy.last()) {
+                                tidy.pop();
+                            }
+                            TokenTree::Group(Group::new(Delimiter::Parenthesis, tidy.into_iter().collect()))
+                        }
+                        other => other,
+                    })
+                    .collect();
+                *g = Group::new(Delimiter::Bracket, inner);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// typify writes an optional array or map member as the collection, skipped when empty: an empty
@@ -747,13 +935,27 @@ mod tests {
                 roots: vec![(&b, "Input", "/b".into())],
             },
         ]);
-        let (marker, why, _) = types.items("tools/a-b", &["Input"]);
-        assert_eq!(why, None);
+        let typed = types.items("tools/a-b", &["Input"]);
+        assert_eq!(typed.failed, None);
+        let marker = typed.tokens;
         let text = types.splice(format!("pub mod a {{ {marker} }}"));
         assert!(text.contains("pub struct Input"), "{text}");
         assert!(text.parse::<TokenStream>().is_ok());
-        let (items, why, _) = types.items("tools/b", &["Input"]);
-        assert!(why.is_some());
+        let typed = types.items("tools/b", &["Input"]);
+        let (pointer, message) = typed.failed.expect("a failure");
+        assert_eq!(pointer, "/b");
+        assert!(message.contains("the schema cannot be read"), "{message}");
+        let items = typed.tokens;
         assert!(items.to_string().contains("serde_json :: Value"));
+    }
+
+    #[test]
+    fn a_panic_in_typify_is_a_failure_of_the_root_it_typed() {
+        let fine = json!({ "type": "string" });
+        let panics = json!({ "$ref": "#/definitions/absent" });
+        let roots = [(fine, "Input", None), (panics, "Output", None)];
+        let (root, message) = typify_items(&roots).expect_err("typify cannot type it");
+        assert_eq!(root, 1);
+        assert!(message.starts_with("typify stopped: "), "{message}");
     }
 }

@@ -1,7 +1,7 @@
-//! The answers handlers give: the five tool card shapes of D4, mention items and the context block.
+//! The answers handlers give: the five tool card shapes, mention items and the context block.
 //!
-//! Types say most of what D4 asks; [`ToolAnswer::check`] covers what types cannot (row keys that are
-//! not columns, non-finite numbers, comparison rows of the wrong length, URLs and timestamps).
+//! Types say most of what the shapes ask; [`ToolAnswer::check`] covers what types cannot (row keys
+//! that are not columns, non-finite numbers, comparison rows of the wrong length, URLs and timestamps).
 
 use std::collections::BTreeMap;
 
@@ -116,14 +116,14 @@ pub enum Kind {
     Comparison,
 }
 
-/// The largest tool answer, in bytes (D9); larger answers are `TOOL_RESPONSE_TOO_LARGE`.
-pub const TOOL_ANSWER_LIMIT: usize = 1_048_576;
-/// The largest context block, in bytes of compact JSON (D9); larger blocks are `CONTEXT_TOO_LARGE`.
-pub const CONTEXT_LIMIT: usize = 2_048;
-/// Mention items kept (D9); the rest are dropped.
-pub const MENTION_ITEMS_KEPT: usize = 20;
-/// Mention label length kept, in Unicode scalar values (D9).
-pub const MENTION_LABEL_CHARS: usize = 80;
+/// The largest tool answer, in bytes; larger answers are `TOOL_RESPONSE_TOO_LARGE`.
+pub const TOOL_ANSWER_LIMIT: usize = host_manifest::limits::TOOL_ANSWER_BYTES;
+/// The largest context block, in bytes of compact JSON; larger blocks are `CONTEXT_TOO_LARGE`.
+pub const CONTEXT_LIMIT: usize = host_manifest::limits::CONTEXT_BYTES;
+/// Mention items kept; the rest are dropped.
+pub const MENTION_ITEMS_KEPT: usize = host_manifest::limits::MENTION_ITEMS_KEPT;
+/// Mention label length kept, in Unicode scalar values.
+pub const MENTION_LABEL_CHARS: usize = host_manifest::limits::MENTION_LABEL_CHARS;
 
 /// A tool answer of one `returns` kind. Implemented by the five card types only.
 pub trait ToolAnswer: Serialize + Send + sealed::Sealed + 'static {
@@ -439,7 +439,7 @@ impl ToolAnswer for Comparison {
     }
 }
 
-/// Checks a tool answer received as JSON against the D4 shape of its `returns` kind (`value`, `list`,
+/// Checks a tool answer received as JSON against the card shape of its `returns` kind (`value`, `list`,
 /// `table`, `series` or `comparison`): it must deserialize into that card type and pass its
 /// [`ToolAnswer::check`]. For tools that check answers they did not build, such as
 /// `cargo host check`; the error says what is wrong with the answer.

@@ -1,4 +1,4 @@
-//! Errors a handler returns and the SDK's own error codes (D3), with the JSON body the host reads:
+//! Errors a handler returns and the SDK's own error codes, with the JSON body the host reads:
 //! `{"error": {"code": "<CODE>", "message": "<text for the owner>"}}`.
 
 use std::borrow::Cow;
@@ -6,7 +6,7 @@ use std::fmt;
 
 use http::StatusCode;
 
-/// The SDK's own error codes and their HTTP statuses (D3).
+/// The SDK's own error codes and their HTTP statuses.
 pub mod codes {
     /// Missing, malformed, expired or unverifiable token (401).
     pub const UNAUTHORIZED: &str = "UNAUTHORIZED";
@@ -41,10 +41,10 @@ pub mod codes {
     /// A handler panicked (500).
     pub const INTERNAL: &str = "INTERNAL";
     /// A metrics sync answer names a dimension its metric does not declare, or a non-finite value
-    /// (502). D6 calls such answers invalid and D3 names no code for them; this SDK adds one.
+    /// (502). The interface calls such answers invalid but names no code for them; this SDK adds one.
     pub const METRICS_RESPONSE_INVALID: &str = "METRICS_RESPONSE_INVALID";
 
-    /// Every SDK code with its status: D3's, in its order, then this SDK's own.
+    /// Every SDK code with its status: the interface's, in its order, then this SDK's own.
     pub const ALL: [(&str, u16); 17] = [
         (UNAUTHORIZED, 401),
         (INSTALL_MISMATCH, 403),
@@ -103,7 +103,7 @@ impl HostError {
         self
     }
 
-    /// One of the SDK's own codes ([`codes`]) with its D3 status.
+    /// One of the SDK's own codes ([`codes`]) with its HTTP status.
     pub(crate) fn sdk(code: &'static str, message: impl Into<String>) -> Self {
         let status = codes::ALL
             .iter()
@@ -147,7 +147,7 @@ impl HostError {
         self.status.as_u16()
     }
 
-    /// The D3 body, `{"error": {"code": ..., "message": ...}}`.
+    /// The error body, `{"error": {"code": ..., "message": ...}}`.
     pub fn to_body(&self) -> serde_json::Value {
         serde_json::json!({ "error": { "code": self.code, "message": self.message } })
     }
@@ -208,5 +208,38 @@ mod tests {
             body,
             serde_json::json!({ "error": { "code": "NOT_FOUND", "message": "no tool `x`" } })
         );
+    }
+}
+
+/// Why a value could not become a generated schema type: the error of the `TryFrom` and `FromStr`
+/// implementations of types with constraints (a string of limited length, an enum of strings).
+///
+/// Shared by every `host_extension!` expansion, so generated modules do not each carry their own.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ConversionError(std::borrow::Cow<'static, str>);
+
+impl std::error::Error for ConversionError {}
+
+impl fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for ConversionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl From<&'static str> for ConversionError {
+    fn from(message: &'static str) -> Self {
+        ConversionError(message.into())
+    }
+}
+
+impl From<String> for ConversionError {
+    fn from(message: String) -> Self {
+        ConversionError(message.into())
     }
 }

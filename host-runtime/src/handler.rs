@@ -21,11 +21,11 @@ use crate::codegen::{BoxFuture, Dispatch};
 use crate::dedupe::{DedupeStore, MemoryStore};
 use crate::error::HostError;
 
-/// The default request body limit (D3): 1 MiB.
+/// The default request body limit: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
-/// The tool time limit (D9): 30 s; it may be configured lower, never higher.
-pub const TOOL_DEADLINE: Duration = Duration::from_secs(30);
-/// The health route's own deadline for the vendor's check (D6): over 2.5 s is degraded.
+/// The tool time limit: 30 s; it may be configured lower, never higher.
+pub const TOOL_DEADLINE: Duration = Duration::from_secs(host_manifest::limits::TOOL_DEADLINE_SECS);
+/// The health route's own deadline for the vendor's check: over 2.5 s is degraded.
 pub const HEALTH_DEADLINE: Duration = Duration::from_millis(2500);
 
 /// A vendor's health check: `Ok(())` when healthy, `Err(reason)` otherwise.
@@ -143,7 +143,7 @@ impl Handler {
         }
     }
 
-    /// Fetches the host's key set from `url` (D1; the default is the host's published key set).
+    /// Fetches the host's key set from `url` (the default is the host's published key set).
     pub fn with_jwks_url(self, url: impl Into<String>) -> Self {
         let url = url.into();
         self.configure(|c| c.keys = KeySource::Url(url))
@@ -206,7 +206,7 @@ impl Handler {
     }
 
     /// Answers one HTTP request in process: routing, the install token, the body, the input schema,
-    /// the vendor's handler and the answer's checks, in D1-D9's order.
+    /// the vendor's handler and the answer's checks, in the interface's order.
     pub async fn handle(&self, request: http::Request<Bytes>) -> http::Response<Bytes> {
         crate::service::handle(&self.inner, request).await
     }

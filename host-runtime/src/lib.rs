@@ -13,11 +13,11 @@
 //! what those generated items are made of:
 //!
 //! - [`Call`], [`Approved`], [`MentionCall`], [`ContextCall`]: what handlers receive;
-//! - [`answer`]: the five tool card shapes (D4), mention items and the context block;
+//! - [`answer`]: the five tool card shapes, mention items and the context block;
 //! - [`events`]: typed payloads of the 12 published host events;
 //! - [`metrics`], [`work`]: the connector sync and work destination shapes;
 //! - [`webhook`]: signing the vendor's own events (Standard Webhooks `v1`);
-//! - [`HostError`]: errors with the interface's codes and body (D3).
+//! - [`HostError`]: errors with the interface's codes and body.
 
 pub mod answer;
 pub mod auth;
@@ -39,7 +39,7 @@ pub use call::{
     Approved, Call, CallContext, Claims, ContextCall, DateRange, Document, Filters, Install,
     MentionCall, NoCredentials, NoDocuments, OAuthToken,
 };
-pub use error::{HostError, codes};
+pub use error::{ConversionError, HostError, codes};
 pub use events::{HostEvent, Timestamp};
 pub use handler::{DEFAULT_BODY_LIMIT, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;

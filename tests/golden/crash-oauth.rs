@@ -161,29 +161,6 @@ impl ::core::fmt::Debug for Credentials {
 }
 /// Hosted storage documents: the manifest declares no storage and no settings panel.
 pub type Documents = ::host_runtime::NoDocuments;
-/// A call to a tool or procedure, with its typed `input`.
-pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
-/// A host event delivery, with its typed payload as `input`.
-pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
-/// A metrics sync call (`POST /host/metrics`).
-pub type SyncCall = ::host_runtime::Call<
-    ::host_runtime::metrics::SyncRequest<manifest::Metric>,
-    Credentials,
-    Documents,
->;
-impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
-    fn top_crash_groups(
-        &self,
-        call: ToolCall<tools::top_crash_groups::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::answer::List,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Tools>::top_crash_groups(&**self, call)
-    }
-}
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
 pub mod tools {
     /// Crash groups with the most affected users for one release.
@@ -195,7 +172,7 @@ pub mod tools {
         pub const ID: &str = "top-crash-groups";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/top-crash-groups";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -238,10 +215,10 @@ pub mod tools {
             }
         }
         impl ::std::str::FromStr for InputAppVersion {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() < 1usize {
                     return Err("shorter than 1 characters".into());
                 }
@@ -249,18 +226,18 @@ pub mod tools {
             }
         }
         impl ::std::convert::TryFrom<&str> for InputAppVersion {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputAppVersion {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -271,47 +248,25 @@ pub mod tools {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
             }
         }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
     }
 }
+/// A call to an assistant tool, with its typed `input`.
+pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// A host event delivery, with its typed payload as `input`.
+pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
+/// A metrics sync call (`POST /host/metrics`).
+pub type SyncCall = ::host_runtime::Call<
+    ::host_runtime::metrics::SyncRequest<manifest::Metric>,
+    Credentials,
+    Documents,
+>;
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Crash groups with the most affected users for one release.
@@ -331,17 +286,17 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
-impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
-    fn sync(
+impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
+    fn top_crash_groups(
         &self,
-        call: SyncCall,
+        call: ToolCall<tools::top_crash_groups::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
-            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::answer::List,
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send {
-        <T as Connector>::sync(&**self, call)
+        <T as Tools>::top_crash_groups(&**self, call)
     }
 }
 /// The connector's metrics sync (`contributes.connector`).
@@ -359,14 +314,17 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
-impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
-    fn release_shipped(
+impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
+    fn sync(
         &self,
-        call: EventCall<::host_runtime::events::ReleaseShipped>,
+        call: SyncCall,
     ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+        Output = ::core::result::Result<
+            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::HostError,
+        >,
     > + ::core::marker::Send {
-        <T as Events>::release_shipped(&**self, call)
+        <T as Connector>::sync(&**self, call)
     }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
@@ -381,6 +339,16 @@ pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::core::result::Result<(), ::host_runtime::HostError>,
     > + ::core::marker::Send;
 }
+impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
+    fn release_shipped(
+        &self,
+        call: EventCall<::host_runtime::events::ReleaseShipped>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::release_shipped(&**self, call)
+    }
+}
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
 pub mod webhooks {
     /// The payload of `crash.spiked` (`as: "alert"`).
@@ -388,7 +356,7 @@ pub mod webhooks {
     pub mod crash_spiked {
         /// The event name.
         pub const EVENT: &str = "crash.spiked";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -442,10 +410,10 @@ pub mod webhooks {
             }
         }
         impl ::std::str::FromStr for PayloadWhy {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 280usize {
                     return Err("longer than 280 characters".into());
                 }
@@ -456,18 +424,18 @@ pub mod webhooks {
             }
         }
         impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -478,43 +446,11 @@ pub mod webhooks {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -561,11 +497,9 @@ for __HostDispatch<S> {
         match route {
             __rt::Route::Tool("top-crash-groups") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        tools::top_crash_groups::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ToolCall<tools::top_crash_groups::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::tool_answer(
                         <S as Tools>::top_crash_groups(&self.0, call).await?,
                     )
@@ -573,21 +507,15 @@ for __HostDispatch<S> {
             }
             __rt::Route::Sync => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        ::host_runtime::metrics::SyncRequest<manifest::Metric>,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: SyncCall = __rt::call(call)?;
                     __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
                 })
             }
             __rt::Route::Event("release.shipped") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::ReleaseShipped,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::ReleaseShipped> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::release_shipped(&self.0, call).await?,
                     )

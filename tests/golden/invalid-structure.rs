@@ -13,6 +13,10 @@ pub mod actions {}
 /// Unavailable: the manifest is invalid (see the errors above).
 pub mod procedures {}
 /// Unavailable: the manifest is invalid (see the errors above).
+pub mod prompts {}
+/// Unavailable: the manifest is invalid (see the errors above).
+pub mod storage {}
+/// Unavailable: the manifest is invalid (see the errors above).
 pub mod webhooks {}
 /// Unavailable: the manifest is invalid (see the errors above).
 pub type Credentials = ::host_runtime::NoCredentials;

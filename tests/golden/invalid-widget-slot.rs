@@ -203,7 +203,7 @@ pub mod storage {
     /// Documents of the storage collection `watchlists` (owned per install).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod watchlists {
-        ///`Document`
+        /// One document of the collection, typed from its `schema`.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -219,7 +219,7 @@ pub mod storage {
             /// `name`.
             pub name: DocumentName,
         }
-        ///`DocumentName`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -245,10 +245,10 @@ pub mod storage {
             }
         }
         impl ::std::str::FromStr for DocumentName {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() < 1usize {
                     return Err("shorter than 1 characters".into());
                 }
@@ -256,18 +256,18 @@ pub mod storage {
             }
         }
         impl ::std::convert::TryFrom<&str> for DocumentName {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for DocumentName {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -278,43 +278,11 @@ pub mod storage {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -322,7 +290,7 @@ pub mod storage {
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    ///`Settings`
+    /// The settings panel's values, typed from its `schema`.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
@@ -356,40 +324,8 @@ Default: `"US"` (not filled in when absent).*/
         )]
         pub weekly_digest: ::std::option::Option<bool>,
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
 }
-/// Hosted storage documents sent with every call that has a body (D7).
+/// Hosted storage documents, sent with every call that has a body.
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
@@ -406,42 +342,6 @@ pub struct Documents {
     #[serde(default)]
     pub settings: ::core::option::Option<settings::Settings>,
 }
-/// A call to a tool or procedure, with its typed `input`.
-pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
-/// An action call the owner approved; only the runtime can make one.
-pub type Approved<I> = ::host_runtime::Approved<I, Credentials, Documents>;
-/// A host event delivery, with its typed payload as `input`.
-pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
-/// A metrics sync call (`POST /host/metrics`).
-pub type SyncCall = ::host_runtime::Call<
-    ::host_runtime::metrics::SyncRequest<manifest::Metric>,
-    Credentials,
-    Documents,
->;
-impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
-    fn keyword_ranks(
-        &self,
-        call: ToolCall<tools::keyword_ranks::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::answer::Series,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Tools>::keyword_ranks(&**self, call)
-    }
-    fn compare_keywords(
-        &self,
-        call: ToolCall<tools::compare_keywords::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::answer::Comparison,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Tools>::compare_keywords(&**self, call)
-    }
-}
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
 pub mod tools {
     /// Daily rank history of one tracked keyword.
@@ -453,7 +353,7 @@ pub mod tools {
         pub const ID: &str = "keyword-ranks";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -500,10 +400,10 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::str::FromStr for InputKeyword {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 100usize {
                     return Err("longer than 100 characters".into());
                 }
@@ -514,18 +414,18 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::convert::TryFrom<&str> for InputKeyword {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -536,43 +436,11 @@ Default: `30` (not filled in when absent).*/
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -585,7 +453,7 @@ Default: `30` (not filled in when absent).*/
         pub const ID: &str = "compare-keywords";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/compare-keywords";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -598,40 +466,156 @@ Default: `30` (not filled in when absent).*/
             /// `keywords`.
             pub keywords: ::std::vec::Vec<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
+    }
+}
+/// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
+pub mod actions {
+    /// Saves an insight about a rank change.
+    ///
+    /// Types of the action `save-insight`, called as `POST /host/actions/save-insight`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod save_insight {
+        /// The action id.
+        pub const ID: &str = "save-insight";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/actions/save-insight";
+        /// The scope the action needs.
+        pub const SCOPE: &str = "insights:write";
+        /// The call's `input`, typed from the `input` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Input {
+            /// `summary`.
+            pub summary: InputSummary,
+        }
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
+        pub struct InputSummary(::std::string::String);
+        impl ::std::ops::Deref for InputSummary {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
             }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
+        }
+        impl ::std::convert::From<InputSummary> for ::std::string::String {
+            fn from(value: InputSummary) -> Self {
+                value.0
             }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
+        }
+        impl ::std::str::FromStr for InputSummary {
+            type Err = ::host_runtime::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                if value.chars().count() < 10usize {
+                    return Err("shorter than 10 characters".into());
                 }
+                Ok(Self(value.to_string()))
             }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
+        }
+        impl ::std::convert::TryFrom<&str> for InputSummary {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputSummary {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSummary {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: ::host_runtime::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
             }
         }
     }
 }
+/// Input and output types of the procedures (`server.procedures`), one module per procedure.
+pub mod procedures {
+    /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod list_watchlists {
+        /// The procedure name.
+        pub const NAME: &str = "listWatchlists";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/listWatchlists";
+        /// The call's `input`, typed from the `input` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Default
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Input {}
+        /// The answer, typed from the `output` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Output {
+            /// `items`.
+            pub items: ::std::vec::Vec<
+                ::host_runtime::codegen::serde_json::Map<
+                    ::std::string::String,
+                    ::host_runtime::codegen::serde_json::Value,
+                >,
+            >,
+        }
+    }
+}
+/// A call to an assistant tool, with its typed `input`.
+pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// A call to a procedure, with its typed `input`.
+pub type ProcedureCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// An action call the owner approved; only the runtime can make one.
+pub type Approved<I> = ::host_runtime::Approved<I, Credentials, Documents>;
+/// A host event delivery, with its typed payload as `input`.
+pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
+/// A metrics sync call (`POST /host/metrics`).
+pub type SyncCall = ::host_runtime::Call<
+    ::host_runtime::metrics::SyncRequest<manifest::Metric>,
+    Credentials,
+    Documents,
+>;
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Daily rank history of one tracked keyword.
@@ -665,6 +649,47 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
+    fn keyword_ranks(
+        &self,
+        call: ToolCall<tools::keyword_ranks::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Series,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::keyword_ranks(&**self, call)
+    }
+    fn compare_keywords(
+        &self,
+        call: ToolCall<tools::compare_keywords::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Comparison,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::compare_keywords(&**self, call)
+    }
+}
+/// The owner-approved actions this extension declares (`contributes.ai.actions`): one method per action.
+pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Saves an insight about a rank change.
+    ///
+    /// Called by the host as `POST /host/actions/save-insight`, only after the owner approved it on the approval card.
+    ///
+    /// Needs the scope `insights:write`. The owner can undo it. Any 2xx answer marks the run succeeded and the answer is stored.
+    fn save_insight(
+        &self,
+        call: Approved<actions::save_insight::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::serde_json::Value,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
 impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
     fn save_insight(
         &self,
@@ -678,145 +703,17 @@ impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
         <T as Actions>::save_insight(&**self, call)
     }
 }
-/// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
-pub mod actions {
-    /// Saves an insight about a rank change.
+/// The mention pickers this extension declares (`contributes.ai.mentions`): one method per picker.
+pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// The `keyword` mention picker (Keyword).
     ///
-    /// Types of the action `save-insight`, called as `POST /host/actions/save-insight`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod save_insight {
-        /// The action id.
-        pub const ID: &str = "save-insight";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/actions/save-insight";
-        /// The scope the action needs.
-        pub const SCOPE: &str = "insights:write";
-        ///`Input`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Input {
-            /// `summary`.
-            pub summary: InputSummary,
-        }
-        ///`InputSummary`
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputSummary(::std::string::String);
-        impl ::std::ops::Deref for InputSummary {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputSummary> for ::std::string::String {
-            fn from(value: InputSummary) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputSummary {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                if value.chars().count() < 10usize {
-                    return Err("shorter than 10 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputSummary {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputSummary {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSummary {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
-    }
-}
-/// The owner-approved actions this extension declares (`contributes.ai.actions`).
-pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
-    /// Saves an insight about a rank change.
-    ///
-    /// Called by the host as `POST /host/actions/save-insight`, only after the owner approved it on the approval card.
-    ///
-    /// Needs the scope `insights:write`. The owner can undo it. Any 2xx answer marks the run succeeded and the answer is stored.
-    fn save_insight(
+    /// Called by the host as `GET /host/mentions/keyword?q=<text>`; the host keeps the first 20 items and cuts labels to 80 characters.
+    fn keyword(
         &self,
-        call: Approved<actions::save_insight::Input>,
+        call: ::host_runtime::MentionCall,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
-            ::host_runtime::serde_json::Value,
+            ::host_runtime::MentionItems,
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
@@ -834,17 +731,17 @@ impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
         <T as Mentions>::keyword(&**self, call)
     }
 }
-/// The mention pickers this extension declares (`contributes.ai.mentions`).
-pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
-    /// The `keyword` mention picker (Keyword).
+/// The context providers this extension declares (`contributes.ai.context`): one method per provider.
+pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Tracked keywords and their current ranks.
     ///
-    /// Called by the host as `GET /host/mentions/keyword?q=<text>`; the host keeps the first 20 items and cuts labels to 80 characters.
-    fn keyword(
+    /// Called by the host as `GET /host/context/tracked-keywords` (asked at `turn_start`); the block is at most 2 KB once rendered.
+    fn tracked_keywords(
         &self,
-        call: ::host_runtime::MentionCall,
+        call: ::host_runtime::ContextCall,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
-            ::host_runtime::MentionItems,
+            ::host_runtime::ContextBlock,
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
@@ -863,107 +760,7 @@ for ::std::sync::Arc<T> {
         <T as ContextProviders>::tracked_keywords(&**self, call)
     }
 }
-/// The context providers this extension declares (`contributes.ai.context`).
-pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
-    /// Tracked keywords and their current ranks.
-    ///
-    /// Called by the host as `GET /host/context/tracked-keywords` (asked at `turn_start`); the block is at most 2 KB once rendered.
-    fn tracked_keywords(
-        &self,
-        call: ::host_runtime::ContextCall,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::ContextBlock,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send;
-}
-impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
-    fn list_watchlists(
-        &self,
-        call: ToolCall<procedures::list_watchlists::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            procedures::list_watchlists::Output,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Procedures>::list_watchlists(&**self, call)
-    }
-}
-/// Input and output types of the procedures (`server.procedures`), one module per procedure.
-pub mod procedures {
-    /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod list_watchlists {
-        /// The procedure name.
-        pub const NAME: &str = "listWatchlists";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/procedures/listWatchlists";
-        ///`Input`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Default
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Input {}
-        ///`Output`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Output {
-            /// `items`.
-            pub items: ::std::vec::Vec<
-                ::host_runtime::codegen::serde_json::Map<
-                    ::std::string::String,
-                    ::host_runtime::codegen::serde_json::Value,
-                >,
-            >,
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
-    }
-}
-/// The procedures the host may call (`server.procedures`).
+/// The procedures the host may call (`server.procedures`): one method per procedure.
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `listWatchlists`.
     ///
@@ -972,7 +769,7 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Kind: read.
     fn list_watchlists(
         &self,
-        call: ToolCall<procedures::list_watchlists::Input>,
+        call: ProcedureCall<procedures::list_watchlists::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             procedures::list_watchlists::Output,
@@ -980,17 +777,17 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
-impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
-    fn sync(
+impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
+    fn list_watchlists(
         &self,
-        call: SyncCall,
+        call: ProcedureCall<procedures::list_watchlists::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
-            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            procedures::list_watchlists::Output,
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send {
-        <T as Connector>::sync(&**self, call)
+        <T as Procedures>::list_watchlists(&**self, call)
     }
 }
 /// The connector's metrics sync (`contributes.connector`).
@@ -1008,30 +805,17 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
-impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
-    fn release_shipped(
+impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
+    fn sync(
         &self,
-        call: EventCall<::host_runtime::events::ReleaseShipped>,
+        call: SyncCall,
     ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+        Output = ::core::result::Result<
+            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::HostError,
+        >,
     > + ::core::marker::Send {
-        <T as Events>::release_shipped(&**self, call)
-    }
-    fn keyword_set_changed(
-        &self,
-        call: EventCall<::host_runtime::events::KeywordSetChanged>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::keyword_set_changed(&**self, call)
-    }
-    fn install_created(
-        &self,
-        call: EventCall<::host_runtime::events::InstallCreated>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::install_created(&**self, call)
+        <T as Connector>::sync(&**self, call)
     }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
@@ -1064,6 +848,32 @@ pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::core::result::Result<(), ::host_runtime::HostError>,
     > + ::core::marker::Send;
 }
+impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
+    fn release_shipped(
+        &self,
+        call: EventCall<::host_runtime::events::ReleaseShipped>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::release_shipped(&**self, call)
+    }
+    fn keyword_set_changed(
+        &self,
+        call: EventCall<::host_runtime::events::KeywordSetChanged>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::keyword_set_changed(&**self, call)
+    }
+    fn install_created(
+        &self,
+        call: EventCall<::host_runtime::events::InstallCreated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_created(&**self, call)
+    }
+}
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
 pub mod webhooks {
     /// The payload of `rank.dropped` (`as: "alert"`).
@@ -1071,7 +881,7 @@ pub mod webhooks {
     pub mod rank_dropped {
         /// The event name.
         pub const EVENT: &str = "rank.dropped";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1119,10 +929,10 @@ pub mod webhooks {
             }
         }
         impl ::std::str::FromStr for PayloadWhy {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 280usize {
                     return Err("longer than 280 characters".into());
                 }
@@ -1133,18 +943,18 @@ pub mod webhooks {
             }
         }
         impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -1155,43 +965,11 @@ pub mod webhooks {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -1200,7 +978,7 @@ pub mod webhooks {
     pub mod rank_collapsed {
         /// The event name.
         pub const EVENT: &str = "rank.collapsed";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1242,10 +1020,10 @@ pub mod webhooks {
             }
         }
         impl ::std::str::FromStr for PayloadWhy {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 280usize {
                     return Err("longer than 280 characters".into());
                 }
@@ -1256,18 +1034,18 @@ pub mod webhooks {
             }
         }
         impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -1278,43 +1056,11 @@ pub mod webhooks {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -1323,7 +1069,7 @@ pub mod webhooks {
     pub mod store_algorithm_updated {
         /// The event name.
         pub const EVENT: &str = "store.algorithm_updated";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1336,7 +1082,7 @@ pub mod webhooks {
             /// `store`.
             pub store: PayloadStore,
         }
-        ///`PayloadStore`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1367,10 +1113,10 @@ pub mod webhooks {
             }
         }
         impl ::std::str::FromStr for PayloadStore {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 match value {
                     "app_store" => Ok(Self::AppStore),
                     "google_play" => Ok(Self::GooglePlay),
@@ -1379,51 +1125,19 @@ pub mod webhooks {
             }
         }
         impl ::std::convert::TryFrom<&str> for PayloadStore {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadStore {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -1499,21 +1213,15 @@ impl<
         match route {
             __rt::Route::Tool("keyword-ranks") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        tools::keyword_ranks::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ToolCall<tools::keyword_ranks::Input> = __rt::call(call)?;
                     __rt::tool_answer(<S as Tools>::keyword_ranks(&self.0, call).await?)
                 })
             }
             __rt::Route::Tool("compare-keywords") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        tools::compare_keywords::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ToolCall<tools::compare_keywords::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::tool_answer(
                         <S as Tools>::compare_keywords(&self.0, call).await?,
                     )
@@ -1521,23 +1229,21 @@ impl<
             }
             __rt::Route::Action("save-insight") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::approved::<
-                        actions::save_insight::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: Approved<actions::save_insight::Input> = __rt::approved(
+                        call,
+                    )?;
                     __rt::json_answer(<S as Actions>::save_insight(&self.0, call).await?)
                 })
             }
             __rt::Route::Mention("keyword") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::mention(call)?;
+                    let call: ::host_runtime::MentionCall = __rt::mention(call)?;
                     __rt::mention_answer(<S as Mentions>::keyword(&self.0, call).await?)
                 })
             }
             __rt::Route::Context("tracked-keywords") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::context(call)?;
+                    let call: ::host_runtime::ContextCall = __rt::context(call)?;
                     __rt::context_answer(
                         <S as ContextProviders>::tracked_keywords(&self.0, call).await?,
                     )
@@ -1545,11 +1251,9 @@ impl<
             }
             __rt::Route::Procedure("listWatchlists") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        procedures::list_watchlists::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ProcedureCall<procedures::list_watchlists::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::procedure_answer(
                         <S as Procedures>::list_watchlists(&self.0, call).await?,
                     )
@@ -1557,21 +1261,15 @@ impl<
             }
             __rt::Route::Sync => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        ::host_runtime::metrics::SyncRequest<manifest::Metric>,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: SyncCall = __rt::call(call)?;
                     __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
                 })
             }
             __rt::Route::Event("release.shipped") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::ReleaseShipped,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::ReleaseShipped> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::release_shipped(&self.0, call).await?,
                     )
@@ -1579,11 +1277,9 @@ impl<
             }
             __rt::Route::Event("keyword.set_changed") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::KeywordSetChanged,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::KeywordSetChanged> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::keyword_set_changed(&self.0, call).await?,
                     )
@@ -1591,11 +1287,9 @@ impl<
             }
             __rt::Route::Event("install.created") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::InstallCreated,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::InstallCreated> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::install_created(&self.0, call).await?,
                     )

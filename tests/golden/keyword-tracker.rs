@@ -257,7 +257,7 @@ pub mod storage {
     /// Documents of the storage collection `preferences` (owned per user).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod preferences {
-        ///`Document`
+        /// One document of the collection, typed from its `schema`.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -278,43 +278,11 @@ pub mod storage {
                 ::std::vec::Vec<::std::string::String>,
             >,
         }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
     }
     /// Documents of the storage collection `watchlists` (owned per install).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod watchlists {
-        ///`Document`
+        /// One document of the collection, typed from its `schema`.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -329,7 +297,7 @@ pub mod storage {
             /// `name`.
             pub name: DocumentName,
         }
-        ///`DocumentKeywordsItem`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -355,10 +323,10 @@ pub mod storage {
             }
         }
         impl ::std::str::FromStr for DocumentKeywordsItem {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() < 1usize {
                     return Err("shorter than 1 characters".into());
                 }
@@ -366,18 +334,18 @@ pub mod storage {
             }
         }
         impl ::std::convert::TryFrom<&str> for DocumentKeywordsItem {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for DocumentKeywordsItem {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -389,14 +357,14 @@ pub mod storage {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
             }
         }
-        ///`DocumentName`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -422,10 +390,10 @@ pub mod storage {
             }
         }
         impl ::std::str::FromStr for DocumentName {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 60usize {
                     return Err("longer than 60 characters".into());
                 }
@@ -436,18 +404,18 @@ pub mod storage {
             }
         }
         impl ::std::convert::TryFrom<&str> for DocumentName {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for DocumentName {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -458,43 +426,11 @@ pub mod storage {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -502,7 +438,7 @@ pub mod storage {
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    ///`Settings`
+    /// The settings panel's values, typed from its `schema`.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
@@ -536,40 +472,8 @@ Default: `"US"` (not filled in when absent).*/
         )]
         pub weekly_digest: ::std::option::Option<bool>,
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
 }
-/// Hosted storage documents sent with every call that has a body (D7).
+/// Hosted storage documents, sent with every call that has a body.
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
@@ -589,75 +493,6 @@ pub struct Documents {
     #[serde(default)]
     pub settings: ::core::option::Option<settings::Settings>,
 }
-/// A call to a tool or procedure, with its typed `input`.
-pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
-/// An action call the owner approved; only the runtime can make one.
-pub type Approved<I> = ::host_runtime::Approved<I, Credentials, Documents>;
-/// A host event delivery, with its typed payload as `input`.
-pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
-/// A metrics sync call (`POST /host/metrics`).
-pub type SyncCall = ::host_runtime::Call<
-    ::host_runtime::metrics::SyncRequest<manifest::Metric>,
-    Credentials,
-    Documents,
->;
-impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
-    fn keyword_ranks(
-        &self,
-        call: ToolCall<tools::keyword_ranks::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::answer::Series,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Tools>::keyword_ranks(&**self, call)
-    }
-    fn compare_keywords(
-        &self,
-        call: ToolCall<tools::compare_keywords::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::answer::Comparison,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Tools>::compare_keywords(&**self, call)
-    }
-    fn top_movers(
-        &self,
-        call: ToolCall<tools::top_movers::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::answer::Table,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Tools>::top_movers(&**self, call)
-    }
-    fn keyword_ideas(
-        &self,
-        call: ToolCall<tools::keyword_ideas::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::answer::List,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Tools>::keyword_ideas(&**self, call)
-    }
-    fn visibility_score(
-        &self,
-        call: ToolCall<tools::visibility_score::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::answer::Value,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Tools>::visibility_score(&**self, call)
-    }
-}
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
 pub mod tools {
     /// Daily rank history of one tracked keyword in one country.
@@ -669,7 +504,7 @@ pub mod tools {
         pub const ID: &str = "keyword-ranks";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -716,10 +551,10 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::str::FromStr for InputKeyword {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 100usize {
                     return Err("longer than 100 characters".into());
                 }
@@ -730,18 +565,18 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::convert::TryFrom<&str> for InputKeyword {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -752,43 +587,11 @@ Default: `30` (not filled in when absent).*/
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -801,7 +604,7 @@ Default: `30` (not filled in when absent).*/
         pub const ID: &str = "compare-keywords";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/compare-keywords";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -817,7 +620,7 @@ Default: `30` (not filled in when absent).*/
             /// `keywords`.
             pub keywords: ::std::vec::Vec<InputKeywordsItem>,
         }
-        ///`InputKeywordsItem`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -843,10 +646,10 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::str::FromStr for InputKeywordsItem {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() < 1usize {
                     return Err("shorter than 1 characters".into());
                 }
@@ -854,18 +657,18 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::convert::TryFrom<&str> for InputKeywordsItem {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputKeywordsItem {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -877,43 +680,11 @@ Default: `30` (not filled in when absent).*/
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -926,7 +697,7 @@ Default: `30` (not filled in when absent).*/
         pub const ID: &str = "top-movers";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/top-movers";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -979,10 +750,10 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::str::FromStr for InputDirection {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 match value {
                     "up" => Ok(Self::Up),
                     "down" => Ok(Self::Down),
@@ -992,51 +763,19 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::convert::TryFrom<&str> for InputDirection {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputDirection {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -1049,7 +788,7 @@ Default: `30` (not filled in when absent).*/
         pub const ID: &str = "keyword-ideas";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/keyword-ideas";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1062,7 +801,7 @@ Default: `30` (not filled in when absent).*/
             /// `seed`.
             pub seed: InputSeed,
         }
-        ///`InputSeed`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1088,10 +827,10 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::str::FromStr for InputSeed {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 100usize {
                     return Err("longer than 100 characters".into());
                 }
@@ -1102,18 +841,18 @@ Default: `30` (not filled in when absent).*/
             }
         }
         impl ::std::convert::TryFrom<&str> for InputSeed {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputSeed {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -1124,43 +863,11 @@ Default: `30` (not filled in when absent).*/
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -1173,7 +880,7 @@ Default: `30` (not filled in when absent).*/
         pub const ID: &str = "visibility-score";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/visibility-score";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1188,40 +895,429 @@ Default: `30` (not filled in when absent).*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub country: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
+    }
+}
+/// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
+pub mod actions {
+    /// Saves a short insight about a keyword's rank change to the project insight feed.
+    ///
+    /// Types of the action `save-rank-insight`, called as `POST /host/actions/save-rank-insight`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod save_rank_insight {
+        /// The action id.
+        pub const ID: &str = "save-rank-insight";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/actions/save-rank-insight";
+        /// The scope the action needs.
+        pub const SCOPE: &str = "insights:write";
+        /// The call's `input`, typed from the `input` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Input {
+            /// `keyword`.
+            pub keyword: InputKeyword,
+            /// `summary`.
+            pub summary: InputSummary,
+        }
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
+        pub struct InputKeyword(::std::string::String);
+        impl ::std::ops::Deref for InputKeyword {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
             }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
+        }
+        impl ::std::convert::From<InputKeyword> for ::std::string::String {
+            fn from(value: InputKeyword) -> Self {
+                value.0
             }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
+        }
+        impl ::std::str::FromStr for InputKeyword {
+            type Err = ::host_runtime::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
                 }
+                Ok(Self(value.to_string()))
             }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
+        }
+        impl ::std::convert::TryFrom<&str> for InputKeyword {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: ::host_runtime::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
+        pub struct InputSummary(::std::string::String);
+        impl ::std::ops::Deref for InputSummary {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputSummary> for ::std::string::String {
+            fn from(value: InputSummary) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputSummary {
+            type Err = ::host_runtime::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                if value.chars().count() > 500usize {
+                    return Err("longer than 500 characters".into());
                 }
+                if value.chars().count() < 10usize {
+                    return Err("shorter than 10 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputSummary {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputSummary {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSummary {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: ::host_runtime::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
             }
         }
     }
 }
+/// Input types of the prompts' owner forms (`contributes.ai.prompts[].input`).
+pub mod prompts {
+    /// The owner form of the prompt `why-rank-dropped` (Why did this keyword drop?).
+    ///
+    /// The host fills the prompt's `{{input.*}}` placeholders with these values; the vendor server never receives them, so the type is for tests and tools that build them.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod why_rank_dropped {
+        /// The prompt id.
+        pub const ID: &str = "why-rank-dropped";
+        /// The call's `input`, typed from the `input` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Input {
+            /// `keyword`.
+            pub keyword: InputKeyword,
+        }
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
+        pub struct InputKeyword(::std::string::String);
+        impl ::std::ops::Deref for InputKeyword {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputKeyword> for ::std::string::String {
+            fn from(value: InputKeyword) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputKeyword {
+            type Err = ::host_runtime::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputKeyword {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: ::host_runtime::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+}
+/// Input and output types of the procedures (`server.procedures`), one module per procedure.
+pub mod procedures {
+    /// Types of the procedure `addKeyword`, called as `POST /host/procedures/addKeyword`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod add_keyword {
+        /// The procedure name.
+        pub const NAME: &str = "addKeyword";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/addKeyword";
+        /// The call's `input`, typed from the `input` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Input {
+            /// `country`.
+            pub country: ::std::string::String,
+            /// `keyword`.
+            pub keyword: InputKeyword,
+        }
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
+        pub struct InputKeyword(::std::string::String);
+        impl ::std::ops::Deref for InputKeyword {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputKeyword> for ::std::string::String {
+            fn from(value: InputKeyword) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputKeyword {
+            type Err = ::host_runtime::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputKeyword {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: ::host_runtime::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+        /// The answer, typed from the `output` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Output {
+            /// `tracked`.
+            pub tracked: bool,
+        }
+    }
+    /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod list_watchlists {
+        /// The procedure name.
+        pub const NAME: &str = "listWatchlists";
+        /// The route the host calls.
+        pub const ROUTE: &str = "/host/procedures/listWatchlists";
+        /// The call's `input`, typed from the `input` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Default
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Input {}
+        /// The answer, typed from the `output` schema.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Output {
+            /// `items`.
+            pub items: ::std::vec::Vec<OutputItemsItem>,
+        }
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct OutputItemsItem {
+            /// `id`.
+            pub id: ::std::string::String,
+            /// `name`.
+            pub name: ::std::string::String,
+        }
+    }
+}
+/// A call to an assistant tool, with its typed `input`.
+pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// A call to a procedure, with its typed `input`.
+pub type ProcedureCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// An action call the owner approved; only the runtime can make one.
+pub type Approved<I> = ::host_runtime::Approved<I, Credentials, Documents>;
+/// A host event delivery, with its typed payload as `input`.
+pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
+/// A metrics sync call (`POST /host/metrics`).
+pub type SyncCall = ::host_runtime::Call<
+    ::host_runtime::metrics::SyncRequest<manifest::Metric>,
+    Credentials,
+    Documents,
+>;
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Daily rank history of one tracked keyword in one country.
@@ -1303,6 +1399,80 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
+    fn keyword_ranks(
+        &self,
+        call: ToolCall<tools::keyword_ranks::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Series,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::keyword_ranks(&**self, call)
+    }
+    fn compare_keywords(
+        &self,
+        call: ToolCall<tools::compare_keywords::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Comparison,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::compare_keywords(&**self, call)
+    }
+    fn top_movers(
+        &self,
+        call: ToolCall<tools::top_movers::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Table,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::top_movers(&**self, call)
+    }
+    fn keyword_ideas(
+        &self,
+        call: ToolCall<tools::keyword_ideas::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::List,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::keyword_ideas(&**self, call)
+    }
+    fn visibility_score(
+        &self,
+        call: ToolCall<tools::visibility_score::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::answer::Value,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Tools>::visibility_score(&**self, call)
+    }
+}
+/// The owner-approved actions this extension declares (`contributes.ai.actions`): one method per action.
+pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// Saves a short insight about a keyword's rank change to the project insight feed.
+    ///
+    /// Called by the host as `POST /host/actions/save-rank-insight`, only after the owner approved it on the approval card.
+    ///
+    /// Needs the scope `insights:write`. The owner can undo it. Any 2xx answer marks the run succeeded and the answer is stored.
+    fn save_rank_insight(
+        &self,
+        call: Approved<actions::save_rank_insight::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::serde_json::Value,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send;
+}
 impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
     fn save_rank_insight(
         &self,
@@ -1316,216 +1486,17 @@ impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
         <T as Actions>::save_rank_insight(&**self, call)
     }
 }
-/// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
-pub mod actions {
-    /// Saves a short insight about a keyword's rank change to the project insight feed.
+/// The mention pickers this extension declares (`contributes.ai.mentions`): one method per picker.
+pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// The `keyword` mention picker (Keyword).
     ///
-    /// Types of the action `save-rank-insight`, called as `POST /host/actions/save-rank-insight`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod save_rank_insight {
-        /// The action id.
-        pub const ID: &str = "save-rank-insight";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/actions/save-rank-insight";
-        /// The scope the action needs.
-        pub const SCOPE: &str = "insights:write";
-        ///`Input`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Input {
-            /// `keyword`.
-            pub keyword: InputKeyword,
-            /// `summary`.
-            pub summary: InputSummary,
-        }
-        ///`InputKeyword`
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputKeyword(::std::string::String);
-        impl ::std::ops::Deref for InputKeyword {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputKeyword> for ::std::string::String {
-            fn from(value: InputKeyword) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputKeyword {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputKeyword {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
-        ///`InputSummary`
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputSummary(::std::string::String);
-        impl ::std::ops::Deref for InputSummary {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputSummary> for ::std::string::String {
-            fn from(value: InputSummary) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputSummary {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                if value.chars().count() > 500usize {
-                    return Err("longer than 500 characters".into());
-                }
-                if value.chars().count() < 10usize {
-                    return Err("shorter than 10 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputSummary {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputSummary {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSummary {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
-    }
-}
-/// The owner-approved actions this extension declares (`contributes.ai.actions`).
-pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
-    /// Saves a short insight about a keyword's rank change to the project insight feed.
-    ///
-    /// Called by the host as `POST /host/actions/save-rank-insight`, only after the owner approved it on the approval card.
-    ///
-    /// Needs the scope `insights:write`. The owner can undo it. Any 2xx answer marks the run succeeded and the answer is stored.
-    fn save_rank_insight(
+    /// Called by the host as `GET /host/mentions/keyword?q=<text>`; the host keeps the first 20 items and cuts labels to 80 characters.
+    fn keyword(
         &self,
-        call: Approved<actions::save_rank_insight::Input>,
+        call: ::host_runtime::MentionCall,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
-            ::host_runtime::serde_json::Value,
+            ::host_runtime::MentionItems,
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
@@ -1543,17 +1514,17 @@ impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
         <T as Mentions>::keyword(&**self, call)
     }
 }
-/// The mention pickers this extension declares (`contributes.ai.mentions`).
-pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
-    /// The `keyword` mention picker (Keyword).
+/// The context providers this extension declares (`contributes.ai.context`): one method per provider.
+pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
+    /// The tracked keywords and their current ranks in the selected country.
     ///
-    /// Called by the host as `GET /host/mentions/keyword?q=<text>`; the host keeps the first 20 items and cuts labels to 80 characters.
-    fn keyword(
+    /// Called by the host as `GET /host/context/tracked-keywords` (asked at `turn_start`); the block is at most 2 KB once rendered.
+    fn tracked_keywords(
         &self,
-        call: ::host_runtime::MentionCall,
+        call: ::host_runtime::ContextCall,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
-            ::host_runtime::MentionItems,
+            ::host_runtime::ContextBlock,
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
@@ -1572,262 +1543,7 @@ for ::std::sync::Arc<T> {
         <T as ContextProviders>::tracked_keywords(&**self, call)
     }
 }
-/// The context providers this extension declares (`contributes.ai.context`).
-pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
-    /// The tracked keywords and their current ranks in the selected country.
-    ///
-    /// Called by the host as `GET /host/context/tracked-keywords` (asked at `turn_start`); the block is at most 2 KB once rendered.
-    fn tracked_keywords(
-        &self,
-        call: ::host_runtime::ContextCall,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::ContextBlock,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send;
-}
-impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
-    fn add_keyword(
-        &self,
-        call: ToolCall<procedures::add_keyword::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            procedures::add_keyword::Output,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Procedures>::add_keyword(&**self, call)
-    }
-    fn list_watchlists(
-        &self,
-        call: ToolCall<procedures::list_watchlists::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            procedures::list_watchlists::Output,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Procedures>::list_watchlists(&**self, call)
-    }
-}
-/// Input and output types of the procedures (`server.procedures`), one module per procedure.
-pub mod procedures {
-    /// Types of the procedure `addKeyword`, called as `POST /host/procedures/addKeyword`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod add_keyword {
-        /// The procedure name.
-        pub const NAME: &str = "addKeyword";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/procedures/addKeyword";
-        ///`Input`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Input {
-            /// `country`.
-            pub country: ::std::string::String,
-            /// `keyword`.
-            pub keyword: InputKeyword,
-        }
-        ///`InputKeyword`
-        #[derive(
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(transparent)]
-        pub struct InputKeyword(::std::string::String);
-        impl ::std::ops::Deref for InputKeyword {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputKeyword> for ::std::string::String {
-            fn from(value: InputKeyword) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputKeyword {
-            type Err = self::error::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputKeyword {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
-            type Error = self::error::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: self::error::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
-        ///`Output`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Output {
-            /// `tracked`.
-            pub tracked: bool,
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
-    }
-    /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
-    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
-    pub mod list_watchlists {
-        /// The procedure name.
-        pub const NAME: &str = "listWatchlists";
-        /// The route the host calls.
-        pub const ROUTE: &str = "/host/procedures/listWatchlists";
-        ///`Input`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug,
-            Default
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Input {}
-        ///`Output`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct Output {
-            /// `items`.
-            pub items: ::std::vec::Vec<OutputItemsItem>,
-        }
-        ///`OutputItemsItem`
-        #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
-            Clone,
-            Debug
-        )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
-        #[serde(deny_unknown_fields)]
-        pub struct OutputItemsItem {
-            /// `id`.
-            pub id: ::std::string::String,
-            /// `name`.
-            pub name: ::std::string::String,
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
-    }
-}
-/// The procedures the host may call (`server.procedures`).
+/// The procedures the host may call (`server.procedures`): one method per procedure.
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `addKeyword`.
     ///
@@ -1836,7 +1552,7 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Kind: write.
     fn add_keyword(
         &self,
-        call: ToolCall<procedures::add_keyword::Input>,
+        call: ProcedureCall<procedures::add_keyword::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             procedures::add_keyword::Output,
@@ -1852,7 +1568,7 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Identical calls may be served from cache for 1m.
     fn list_watchlists(
         &self,
-        call: ToolCall<procedures::list_watchlists::Input>,
+        call: ProcedureCall<procedures::list_watchlists::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             procedures::list_watchlists::Output,
@@ -1860,17 +1576,28 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
-impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
-    fn sync(
+impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
+    fn add_keyword(
         &self,
-        call: SyncCall,
+        call: ProcedureCall<procedures::add_keyword::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
-            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            procedures::add_keyword::Output,
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send {
-        <T as Connector>::sync(&**self, call)
+        <T as Procedures>::add_keyword(&**self, call)
+    }
+    fn list_watchlists(
+        &self,
+        call: ProcedureCall<procedures::list_watchlists::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::list_watchlists::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::list_watchlists(&**self, call)
     }
 }
 /// The connector's metrics sync (`contributes.connector`).
@@ -1888,62 +1615,17 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
-impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
-    fn release_shipped(
+impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
+    fn sync(
         &self,
-        call: EventCall<::host_runtime::events::ReleaseShipped>,
+        call: SyncCall,
     ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+        Output = ::core::result::Result<
+            ::host_runtime::metrics::SyncAnswer<manifest::Metric>,
+            ::host_runtime::HostError,
+        >,
     > + ::core::marker::Send {
-        <T as Events>::release_shipped(&**self, call)
-    }
-    fn install_created(
-        &self,
-        call: EventCall<::host_runtime::events::InstallCreated>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::install_created(&**self, call)
-    }
-    fn install_paused(
-        &self,
-        call: EventCall<::host_runtime::events::InstallPaused>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::install_paused(&**self, call)
-    }
-    fn install_resumed(
-        &self,
-        call: EventCall<::host_runtime::events::InstallResumed>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::install_resumed(&**self, call)
-    }
-    fn install_revoked(
-        &self,
-        call: EventCall<::host_runtime::events::InstallRevoked>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::install_revoked(&**self, call)
-    }
-    fn install_token_rotated(
-        &self,
-        call: EventCall<::host_runtime::events::InstallTokenRotated>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::install_token_rotated(&**self, call)
-    }
-    fn settings_changed(
-        &self,
-        call: EventCall<::host_runtime::events::SettingsChanged>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::settings_changed(&**self, call)
+        <T as Connector>::sync(&**self, call)
     }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
@@ -2012,6 +1694,64 @@ pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::core::result::Result<(), ::host_runtime::HostError>,
     > + ::core::marker::Send;
 }
+impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
+    fn release_shipped(
+        &self,
+        call: EventCall<::host_runtime::events::ReleaseShipped>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::release_shipped(&**self, call)
+    }
+    fn install_created(
+        &self,
+        call: EventCall<::host_runtime::events::InstallCreated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_created(&**self, call)
+    }
+    fn install_paused(
+        &self,
+        call: EventCall<::host_runtime::events::InstallPaused>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_paused(&**self, call)
+    }
+    fn install_resumed(
+        &self,
+        call: EventCall<::host_runtime::events::InstallResumed>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_resumed(&**self, call)
+    }
+    fn install_revoked(
+        &self,
+        call: EventCall<::host_runtime::events::InstallRevoked>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_revoked(&**self, call)
+    }
+    fn install_token_rotated(
+        &self,
+        call: EventCall<::host_runtime::events::InstallTokenRotated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_token_rotated(&**self, call)
+    }
+    fn settings_changed(
+        &self,
+        call: EventCall<::host_runtime::events::SettingsChanged>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::settings_changed(&**self, call)
+    }
+}
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
 pub mod webhooks {
     /// The payload of `rank.dropped` (`as: "alert"`).
@@ -2019,7 +1759,7 @@ pub mod webhooks {
     pub mod rank_dropped {
         /// The event name.
         pub const EVENT: &str = "rank.dropped";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2070,10 +1810,10 @@ pub mod webhooks {
             }
         }
         impl ::std::str::FromStr for PayloadWhy {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 280usize {
                     return Err("longer than 280 characters".into());
                 }
@@ -2084,18 +1824,18 @@ pub mod webhooks {
             }
         }
         impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -2106,43 +1846,11 @@ pub mod webhooks {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -2151,7 +1859,7 @@ pub mod webhooks {
     pub mod rank_collapsed {
         /// The event name.
         pub const EVENT: &str = "rank.collapsed";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2193,10 +1901,10 @@ pub mod webhooks {
             }
         }
         impl ::std::str::FromStr for PayloadWhy {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 280usize {
                     return Err("longer than 280 characters".into());
                 }
@@ -2207,18 +1915,18 @@ pub mod webhooks {
             }
         }
         impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -2229,43 +1937,11 @@ pub mod webhooks {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -2274,7 +1950,7 @@ pub mod webhooks {
     pub mod store_algorithm_updated {
         /// The event name.
         pub const EVENT: &str = "store.algorithm_updated";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2293,7 +1969,7 @@ pub mod webhooks {
             /// `store`.
             pub store: PayloadStore,
         }
-        ///`PayloadStore`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -2324,10 +2000,10 @@ pub mod webhooks {
             }
         }
         impl ::std::str::FromStr for PayloadStore {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 match value {
                     "app_store" => Ok(Self::AppStore),
                     "google_play" => Ok(Self::GooglePlay),
@@ -2336,51 +2012,19 @@ pub mod webhooks {
             }
         }
         impl ::std::convert::TryFrom<&str> for PayloadStore {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadStore {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -2456,21 +2100,15 @@ impl<
         match route {
             __rt::Route::Tool("keyword-ranks") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        tools::keyword_ranks::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ToolCall<tools::keyword_ranks::Input> = __rt::call(call)?;
                     __rt::tool_answer(<S as Tools>::keyword_ranks(&self.0, call).await?)
                 })
             }
             __rt::Route::Tool("compare-keywords") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        tools::compare_keywords::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ToolCall<tools::compare_keywords::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::tool_answer(
                         <S as Tools>::compare_keywords(&self.0, call).await?,
                     )
@@ -2478,31 +2116,21 @@ impl<
             }
             __rt::Route::Tool("top-movers") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        tools::top_movers::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ToolCall<tools::top_movers::Input> = __rt::call(call)?;
                     __rt::tool_answer(<S as Tools>::top_movers(&self.0, call).await?)
                 })
             }
             __rt::Route::Tool("keyword-ideas") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        tools::keyword_ideas::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ToolCall<tools::keyword_ideas::Input> = __rt::call(call)?;
                     __rt::tool_answer(<S as Tools>::keyword_ideas(&self.0, call).await?)
                 })
             }
             __rt::Route::Tool("visibility-score") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        tools::visibility_score::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ToolCall<tools::visibility_score::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::tool_answer(
                         <S as Tools>::visibility_score(&self.0, call).await?,
                     )
@@ -2510,11 +2138,9 @@ impl<
             }
             __rt::Route::Action("save-rank-insight") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::approved::<
-                        actions::save_rank_insight::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: Approved<actions::save_rank_insight::Input> = __rt::approved(
+                        call,
+                    )?;
                     __rt::json_answer(
                         <S as Actions>::save_rank_insight(&self.0, call).await?,
                     )
@@ -2522,13 +2148,13 @@ impl<
             }
             __rt::Route::Mention("keyword") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::mention(call)?;
+                    let call: ::host_runtime::MentionCall = __rt::mention(call)?;
                     __rt::mention_answer(<S as Mentions>::keyword(&self.0, call).await?)
                 })
             }
             __rt::Route::Context("tracked-keywords") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::context(call)?;
+                    let call: ::host_runtime::ContextCall = __rt::context(call)?;
                     __rt::context_answer(
                         <S as ContextProviders>::tracked_keywords(&self.0, call).await?,
                     )
@@ -2536,11 +2162,9 @@ impl<
             }
             __rt::Route::Procedure("addKeyword") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        procedures::add_keyword::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ProcedureCall<procedures::add_keyword::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::procedure_answer(
                         <S as Procedures>::add_keyword(&self.0, call).await?,
                     )
@@ -2548,11 +2172,9 @@ impl<
             }
             __rt::Route::Procedure("listWatchlists") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        procedures::list_watchlists::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ProcedureCall<procedures::list_watchlists::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::procedure_answer(
                         <S as Procedures>::list_watchlists(&self.0, call).await?,
                     )
@@ -2560,21 +2182,15 @@ impl<
             }
             __rt::Route::Sync => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        ::host_runtime::metrics::SyncRequest<manifest::Metric>,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: SyncCall = __rt::call(call)?;
                     __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
                 })
             }
             __rt::Route::Event("release.shipped") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::ReleaseShipped,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::ReleaseShipped> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::release_shipped(&self.0, call).await?,
                     )
@@ -2582,11 +2198,9 @@ impl<
             }
             __rt::Route::Event("install.created") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::InstallCreated,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::InstallCreated> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::install_created(&self.0, call).await?,
                     )
@@ -2594,11 +2208,9 @@ impl<
             }
             __rt::Route::Event("install.paused") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::InstallPaused,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::InstallPaused> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::install_paused(&self.0, call).await?,
                     )
@@ -2606,11 +2218,9 @@ impl<
             }
             __rt::Route::Event("install.resumed") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::InstallResumed,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::InstallResumed> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::install_resumed(&self.0, call).await?,
                     )
@@ -2618,11 +2228,9 @@ impl<
             }
             __rt::Route::Event("install.revoked") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::InstallRevoked,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::InstallRevoked> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::install_revoked(&self.0, call).await?,
                     )
@@ -2630,11 +2238,9 @@ impl<
             }
             __rt::Route::Event("install.token_rotated") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::InstallTokenRotated,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::InstallTokenRotated> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::install_token_rotated(&self.0, call).await?,
                     )
@@ -2642,11 +2248,9 @@ impl<
             }
             __rt::Route::Event("settings.changed") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::SettingsChanged,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::SettingsChanged> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::settings_changed(&self.0, call).await?,
                     )

@@ -86,7 +86,7 @@ pub type Credentials = ::host_runtime::NoCredentials;
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    ///`Settings`
+    /// The settings panel's values, typed from its `schema`.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
@@ -101,7 +101,7 @@ pub mod settings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub greeting: ::std::option::Option<SettingsGreeting>,
     }
-    ///`SettingsGreeting`
+    /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
     #[derive(
         ::host_runtime::codegen::serde::Serialize,
         Clone,
@@ -127,10 +127,10 @@ pub mod settings {
         }
     }
     impl ::std::str::FromStr for SettingsGreeting {
-        type Err = self::error::ConversionError;
+        type Err = ::host_runtime::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
             if value.chars().count() > 80usize {
                 return Err("longer than 80 characters".into());
             }
@@ -138,18 +138,18 @@ pub mod settings {
         }
     }
     impl ::std::convert::TryFrom<&str> for SettingsGreeting {
-        type Error = self::error::ConversionError;
+        type Error = ::host_runtime::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for SettingsGreeting {
-        type Error = self::error::ConversionError;
+        type Error = ::host_runtime::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
             value.parse()
         }
     }
@@ -160,47 +160,15 @@ pub mod settings {
         {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
-                .map_err(|e: self::error::ConversionError| {
+                .map_err(|e: ::host_runtime::ConversionError| {
                     <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                         e.to_string(),
                     )
                 })
         }
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
 }
-/// Hosted storage documents sent with every call that has a body (D7).
+/// Hosted storage documents, sent with every call that has a body.
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,

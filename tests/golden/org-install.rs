@@ -125,7 +125,7 @@ pub mod storage {
     /// Documents of the storage collection `export_runs` (owned per organization).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod export_runs {
-        ///`Document`
+        /// One document of the collection, typed from its `schema`.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -144,7 +144,7 @@ pub mod storage {
             /// `status`.
             pub status: DocumentStatus,
         }
-        ///`DocumentStatus`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -179,10 +179,10 @@ pub mod storage {
             }
         }
         impl ::std::str::FromStr for DocumentStatus {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 match value {
                     "running" => Ok(Self::Running),
                     "succeeded" => Ok(Self::Succeeded),
@@ -192,51 +192,19 @@ pub mod storage {
             }
         }
         impl ::std::convert::TryFrom<&str> for DocumentStatus {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for DocumentStatus {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -244,7 +212,7 @@ pub mod storage {
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    ///`Settings`
+    /// The settings panel's values, typed from its `schema`.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
@@ -286,10 +254,10 @@ pub mod settings {
         }
     }
     impl ::std::str::FromStr for SettingsDataset {
-        type Err = self::error::ConversionError;
+        type Err = ::host_runtime::ConversionError;
         fn from_str(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
             if value.chars().count() > 128usize {
                 return Err("longer than 128 characters".into());
             }
@@ -300,18 +268,18 @@ pub mod settings {
         }
     }
     impl ::std::convert::TryFrom<&str> for SettingsDataset {
-        type Error = self::error::ConversionError;
+        type Error = ::host_runtime::ConversionError;
         fn try_from(
             value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
             value.parse()
         }
     }
     impl ::std::convert::TryFrom<::std::string::String> for SettingsDataset {
-        type Error = self::error::ConversionError;
+        type Error = ::host_runtime::ConversionError;
         fn try_from(
             value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
             value.parse()
         }
     }
@@ -322,47 +290,15 @@ pub mod settings {
         {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
-                .map_err(|e: self::error::ConversionError| {
+                .map_err(|e: ::host_runtime::ConversionError| {
                     <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                         e.to_string(),
                     )
                 })
         }
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
 }
-/// Hosted storage documents sent with every call that has a body (D7).
+/// Hosted storage documents, sent with every call that has a body.
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
@@ -381,24 +317,6 @@ pub struct Documents {
 }
 /// A host event delivery, with its typed payload as `input`.
 pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
-impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
-    fn install_created(
-        &self,
-        call: EventCall<::host_runtime::events::InstallCreated>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::install_created(&**self, call)
-    }
-    fn scopes_changed(
-        &self,
-        call: EventCall<::host_runtime::events::ScopesChanged>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<(), ::host_runtime::HostError>,
-    > + ::core::marker::Send {
-        <T as Events>::scopes_changed(&**self, call)
-    }
-}
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `install.created`.
@@ -420,6 +338,24 @@ pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::core::result::Result<(), ::host_runtime::HostError>,
     > + ::core::marker::Send;
 }
+impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
+    fn install_created(
+        &self,
+        call: EventCall<::host_runtime::events::InstallCreated>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::install_created(&**self, call)
+    }
+    fn scopes_changed(
+        &self,
+        call: EventCall<::host_runtime::events::ScopesChanged>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<(), ::host_runtime::HostError>,
+    > + ::core::marker::Send {
+        <T as Events>::scopes_changed(&**self, call)
+    }
+}
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
 pub mod webhooks {
     /// The payload of `export.failed` (`as: "banner"`).
@@ -427,7 +363,7 @@ pub mod webhooks {
     pub mod export_failed {
         /// The event name.
         pub const EVENT: &str = "export.failed";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -475,10 +411,10 @@ pub mod webhooks {
             }
         }
         impl ::std::str::FromStr for PayloadWhy {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() > 280usize {
                     return Err("longer than 280 characters".into());
                 }
@@ -489,18 +425,18 @@ pub mod webhooks {
             }
         }
         impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -511,43 +447,11 @@ pub mod webhooks {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
-            }
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
             }
         }
     }
@@ -593,11 +497,9 @@ impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
         match route {
             __rt::Route::Event("install.created") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::InstallCreated,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::InstallCreated> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::install_created(&self.0, call).await?,
                     )
@@ -605,11 +507,9 @@ impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
             }
             __rt::Route::Event("scopes.changed") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::event::<
-                        ::host_runtime::events::ScopesChanged,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: EventCall<::host_runtime::events::ScopesChanged> = __rt::event(
+                        call,
+                    )?;
                     __rt::event_answer(
                         <S as Events>::scopes_changed(&self.0, call).await?,
                     )

@@ -86,7 +86,7 @@ pub type Credentials = ::host_runtime::NoCredentials;
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    ///`Settings`
+    /// The settings panel's values, typed from its `schema`.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
@@ -101,40 +101,8 @@ pub mod settings {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub territories: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
-    /// Error types.
-    pub mod error {
-        /// Error from a `TryFrom` or `FromStr` implementation.
-        pub struct ConversionError(::std::borrow::Cow<'static, str>);
-        impl ::std::error::Error for ConversionError {}
-        impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Display::fmt(&self.0, f)
-            }
-        }
-        impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
-                ::std::fmt::Debug::fmt(&self.0, f)
-            }
-        }
-        impl From<&'static str> for ConversionError {
-            fn from(value: &'static str) -> Self {
-                Self(value.into())
-            }
-        }
-        impl From<String> for ConversionError {
-            fn from(value: String) -> Self {
-                Self(value.into())
-            }
-        }
-    }
 }
-/// Hosted storage documents sent with every call that has a body (D7).
+/// Hosted storage documents, sent with every call that has a body.
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
@@ -146,43 +114,6 @@ pub struct Documents {
     #[serde(default)]
     pub settings: ::core::option::Option<settings::Settings>,
 }
-/// A call to a tool or procedure, with its typed `input`.
-pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
-impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
-    fn get_result(
-        &self,
-        call: ToolCall<procedures::get_result::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            procedures::get_result::Output,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Procedures>::get_result(&**self, call)
-    }
-    fn list_experiments(
-        &self,
-        call: ToolCall<procedures::list_experiments::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            procedures::list_experiments::Output,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Procedures>::list_experiments(&**self, call)
-    }
-    fn start_experiment(
-        &self,
-        call: ToolCall<procedures::start_experiment::Input>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            procedures::start_experiment::Output,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Procedures>::start_experiment(&**self, call)
-    }
-}
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
 pub mod procedures {
     /// Types of the procedure `get-result`, called as `POST /host/procedures/get-result`.
@@ -192,7 +123,7 @@ pub mod procedures {
         pub const NAME: &str = "get-result";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/get-result";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -205,7 +136,7 @@ pub mod procedures {
             /// `id`.
             pub id: InputId,
         }
-        ///`InputId`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -231,10 +162,10 @@ pub mod procedures {
             }
         }
         impl ::std::str::FromStr for InputId {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() < 1usize {
                     return Err("shorter than 1 characters".into());
                 }
@@ -242,18 +173,18 @@ pub mod procedures {
             }
         }
         impl ::std::convert::TryFrom<&str> for InputId {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputId {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -264,14 +195,14 @@ pub mod procedures {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
             }
         }
-        ///`Output`
+        /// The answer, typed from the `output` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -289,38 +220,6 @@ pub mod procedures {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub uplift: ::std::option::Option<f64>,
         }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
     }
     /// Types of the procedure `listExperiments`, called as `POST /host/procedures/listExperiments`.
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -329,7 +228,7 @@ pub mod procedures {
         pub const NAME: &str = "listExperiments";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/listExperiments";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -344,7 +243,7 @@ pub mod procedures {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub status: ::std::option::Option<InputStatus>,
         }
-        ///`InputStatus`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -379,10 +278,10 @@ pub mod procedures {
             }
         }
         impl ::std::str::FromStr for InputStatus {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 match value {
                     "draft" => Ok(Self::Draft),
                     "running" => Ok(Self::Running),
@@ -392,22 +291,22 @@ pub mod procedures {
             }
         }
         impl ::std::convert::TryFrom<&str> for InputStatus {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputStatus {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
-        ///`Output`
+        /// The answer, typed from the `output` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -420,7 +319,7 @@ pub mod procedures {
             /// `items`.
             pub items: ::std::vec::Vec<OutputItemsItem>,
         }
-        ///`OutputItemsItem`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -436,38 +335,6 @@ pub mod procedures {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub name: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
     }
     /// Types of the procedure `start_experiment`, called as `POST /host/procedures/start_experiment`.
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -476,7 +343,7 @@ pub mod procedures {
         pub const NAME: &str = "start_experiment";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/start_experiment";
-        ///`Input`
+        /// The call's `input`, typed from the `input` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -489,7 +356,7 @@ pub mod procedures {
             /// `id`.
             pub id: InputId,
         }
-        ///`InputId`
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -515,10 +382,10 @@ pub mod procedures {
             }
         }
         impl ::std::str::FromStr for InputId {
-            type Err = self::error::ConversionError;
+            type Err = ::host_runtime::ConversionError;
             fn from_str(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 if value.chars().count() < 1usize {
                     return Err("shorter than 1 characters".into());
                 }
@@ -526,18 +393,18 @@ pub mod procedures {
             }
         }
         impl ::std::convert::TryFrom<&str> for InputId {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: &str,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
         impl ::std::convert::TryFrom<::std::string::String> for InputId {
-            type Error = self::error::ConversionError;
+            type Error = ::host_runtime::ConversionError;
             fn try_from(
                 value: ::std::string::String,
-            ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
                 value.parse()
             }
         }
@@ -548,14 +415,14 @@ pub mod procedures {
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
-                    .map_err(|e: self::error::ConversionError| {
+                    .map_err(|e: ::host_runtime::ConversionError| {
                         <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
             }
         }
-        ///`Output`
+        /// The answer, typed from the `output` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -573,48 +440,18 @@ pub mod procedures {
             )]
             pub started_at: ::std::option::Option<::std::string::String>,
         }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
-        }
     }
 }
-/// The procedures the host may call (`server.procedures`).
+/// A call to a procedure, with its typed `input`.
+pub type ProcedureCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
+/// The procedures the host may call (`server.procedures`): one method per procedure.
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `get-result`.
     ///
     /// Called by the host as `POST /host/procedures/get-result`; the host validates the argument against the `input` schema first and the answer must be valid against the `output` schema.
     fn get_result(
         &self,
-        call: ToolCall<procedures::get_result::Input>,
+        call: ProcedureCall<procedures::get_result::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             procedures::get_result::Output,
@@ -630,7 +467,7 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Identical calls may be served from cache for 5m.
     fn list_experiments(
         &self,
-        call: ToolCall<procedures::list_experiments::Input>,
+        call: ProcedureCall<procedures::list_experiments::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             procedures::list_experiments::Output,
@@ -644,13 +481,48 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Kind: write.
     fn start_experiment(
         &self,
-        call: ToolCall<procedures::start_experiment::Input>,
+        call: ProcedureCall<procedures::start_experiment::Input>,
     ) -> impl ::core::future::Future<
         Output = ::core::result::Result<
             procedures::start_experiment::Output,
             ::host_runtime::HostError,
         >,
     > + ::core::marker::Send;
+}
+impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
+    fn get_result(
+        &self,
+        call: ProcedureCall<procedures::get_result::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::get_result::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::get_result(&**self, call)
+    }
+    fn list_experiments(
+        &self,
+        call: ProcedureCall<procedures::list_experiments::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::list_experiments::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::list_experiments(&**self, call)
+    }
+    fn start_experiment(
+        &self,
+        call: ProcedureCall<procedures::start_experiment::Input>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            procedures::start_experiment::Output,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Procedures>::start_experiment(&**self, call)
+    }
 }
 struct __HostDispatch<S>(S);
 impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
@@ -667,11 +539,9 @@ impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
         match route {
             __rt::Route::Procedure("get-result") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        procedures::get_result::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ProcedureCall<procedures::get_result::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::procedure_answer(
                         <S as Procedures>::get_result(&self.0, call).await?,
                     )
@@ -679,11 +549,9 @@ impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
             }
             __rt::Route::Procedure("listExperiments") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        procedures::list_experiments::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ProcedureCall<procedures::list_experiments::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::procedure_answer(
                         <S as Procedures>::list_experiments(&self.0, call).await?,
                     )
@@ -691,11 +559,9 @@ impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
             }
             __rt::Route::Procedure("start_experiment") => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        procedures::start_experiment::Input,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: ProcedureCall<procedures::start_experiment::Input> = __rt::call(
+                        call,
+                    )?;
                     __rt::procedure_answer(
                         <S as Procedures>::start_experiment(&self.0, call).await?,
                     )

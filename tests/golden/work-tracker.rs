@@ -104,41 +104,6 @@ pub type ContainersCall = ::host_runtime::Call<
     ::host_runtime::NoCredentials,
     ::host_runtime::NoDocuments,
 >;
-impl<T: Work + ?::core::marker::Sized> Work for ::std::sync::Arc<T> {
-    fn containers(
-        &self,
-        call: ContainersCall,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::work::Containers,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Work>::containers(&**self, call)
-    }
-    fn create_item(
-        &self,
-        call: WorkCall<::host_runtime::work::NewItem>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::work::CreatedItem,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Work>::create_item(&**self, call)
-    }
-    fn create_comment(
-        &self,
-        call: WorkCall<(::std::string::String, ::host_runtime::work::NewComment)>,
-    ) -> impl ::core::future::Future<
-        Output = ::core::result::Result<
-            ::host_runtime::work::CreatedComment,
-            ::host_runtime::HostError,
-        >,
-    > + ::core::marker::Send {
-        <T as Work>::create_comment(&**self, call)
-    }
-}
 /// The work destination (`contributes.work`).
 pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Lists the selectable Project (`work.container`).
@@ -178,6 +143,41 @@ pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+impl<T: Work + ?::core::marker::Sized> Work for ::std::sync::Arc<T> {
+    fn containers(
+        &self,
+        call: ContainersCall,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::Containers,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Work>::containers(&**self, call)
+    }
+    fn create_item(
+        &self,
+        call: WorkCall<::host_runtime::work::NewItem>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::CreatedItem,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Work>::create_item(&**self, call)
+    }
+    fn create_comment(
+        &self,
+        call: WorkCall<(::std::string::String, ::host_runtime::work::NewComment)>,
+    ) -> impl ::core::future::Future<
+        Output = ::core::result::Result<
+            ::host_runtime::work::CreatedComment,
+            ::host_runtime::HostError,
+        >,
+    > + ::core::marker::Send {
+        <T as Work>::create_comment(&**self, call)
+    }
+}
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
 pub mod webhooks {
     /// The payload of `issue.status_changed` (`as: "event"`).
@@ -185,7 +185,7 @@ pub mod webhooks {
     pub mod issue_status_changed {
         /// The event name.
         pub const EVENT: &str = "issue.status_changed";
-        ///`Payload`
+        /// The event's payload, typed from its `payload` schema.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -207,38 +207,6 @@ pub mod webhooks {
             /// `status`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub status: ::std::option::Option<::std::string::String>,
-        }
-        /// Error types.
-        pub mod error {
-            /// Error from a `TryFrom` or `FromStr` implementation.
-            pub struct ConversionError(::std::borrow::Cow<'static, str>);
-            impl ::std::error::Error for ConversionError {}
-            impl ::std::fmt::Display for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Display::fmt(&self.0, f)
-                }
-            }
-            impl ::std::fmt::Debug for ConversionError {
-                fn fmt(
-                    &self,
-                    f: &mut ::std::fmt::Formatter<'_>,
-                ) -> Result<(), ::std::fmt::Error> {
-                    ::std::fmt::Debug::fmt(&self.0, f)
-                }
-            }
-            impl From<&'static str> for ConversionError {
-                fn from(value: &'static str) -> Self {
-                    Self(value.into())
-                }
-            }
-            impl From<String> for ConversionError {
-                fn from(value: String) -> Self {
-                    Self(value.into())
-                }
-            }
         }
     }
 }
@@ -283,28 +251,23 @@ impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
         match route {
             __rt::Route::WorkContainers => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        ::host_runtime::work::ContainerQuery,
-                        ::host_runtime::NoCredentials,
-                        ::host_runtime::NoDocuments,
-                    >(call)?;
+                    let call: ContainersCall = __rt::call(call)?;
                     __rt::json_answer(<S as Work>::containers(&self.0, call).await?)
                 })
             }
             __rt::Route::WorkItem => {
                 ::std::boxed::Box::pin(async move {
-                    let call = __rt::call::<
-                        ::host_runtime::work::NewItem,
-                        Credentials,
-                        Documents,
-                    >(call)?;
+                    let call: WorkCall<::host_runtime::work::NewItem> = __rt::call(
+                        call,
+                    )?;
                     __rt::json_answer(<S as Work>::create_item(&self.0, call).await?)
                 })
             }
             __rt::Route::WorkComment(item) => {
                 ::std::boxed::Box::pin(async move {
-                    let item = ::std::string::String::from(item);
-                    let call = __rt::work_comment::<Credentials, Documents>(item, call)?;
+                    let call: WorkCall<
+                        (::std::string::String, ::host_runtime::work::NewComment),
+                    > = __rt::work_comment(::std::string::String::from(item), call)?;
                     __rt::json_answer(<S as Work>::create_comment(&self.0, call).await?)
                 })
             }

@@ -153,7 +153,7 @@ impl ContextProviders for Server {
 impl Procedures for Server {
     async fn add_keyword(
         &self,
-        call: ToolCall<procedures::add_keyword::Input>,
+        call: ProcedureCall<procedures::add_keyword::Input>,
     ) -> Result<procedures::add_keyword::Output, HostError> {
         let _country: &str = &call.input.country;
         Ok(procedures::add_keyword::Output { tracked: true })
@@ -161,7 +161,7 @@ impl Procedures for Server {
 
     async fn list_watchlists(
         &self,
-        _call: ToolCall<procedures::list_watchlists::Input>,
+        _call: ProcedureCall<procedures::list_watchlists::Input>,
     ) -> Result<procedures::list_watchlists::Output, HostError> {
         Ok(procedures::list_watchlists::Output { items: vec![] })
     }

@@ -281,7 +281,7 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
             for (name, _, _) in &chunk {
                 let _ = writeln!(
                     main,
-                    "        async fn {name}(&self, call: ToolCall<procedures::{name}::Input>) -> Result<procedures::{name}::Output, HostError> {{ crate::echo(call.input) }}"
+                    "        async fn {name}(&self, call: ProcedureCall<procedures::{name}::Input>) -> Result<procedures::{name}::Output, HostError> {{ crate::echo(call.input) }}"
                 );
             }
         }

@@ -58,7 +58,7 @@ def main():
     out += ['}\n', 'impl Procedures for Server {']
     for name in sorted(d['server']['procedures']):
         s = snake(name)
-        out.append(method(s, f'ToolCall<procedures::{s}::Input>', f'procedures::{s}::Output'))
+        out.append(method(s, f'ProcedureCall<procedures::{s}::Input>', f'procedures::{s}::Output'))
     out += ['}\n', 'impl Connector for Server {',
             method('sync', 'SyncCall', 'SyncAnswer<manifest::Metric>', 'Ok(SyncAnswer::default())'), '}\n',
             'impl Work for Server {',

@@ -5,12 +5,12 @@ use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionIte
 
 use crate::data::Store;
 use crate::{
-    Actions, Approved, ContextProviders, Mentions, Procedures, ToolCall, Tracker, actions,
+    Actions, Approved, ContextProviders, Mentions, ProcedureCall, Procedures, Tracker, actions,
     procedures,
 };
 
 /// Bytes of summary the context block may use; the runtime refuses blocks over 2,048 bytes of
-/// compact JSON (D9), and the JSON framing takes some.
+/// compact JSON, and the JSON framing takes some.
 const CONTEXT_BUDGET: usize = 1_800;
 
 impl Mentions for Tracker {
@@ -42,7 +42,7 @@ impl Mentions for Tracker {
                 MentionItem::new(k, label)
             })
             .collect();
-        // The runtime keeps the first 20 (D9).
+        // The runtime keeps the first 20.
         Ok(MentionItems { items })
     }
 }
@@ -103,9 +103,9 @@ impl Actions for Tracker {
 impl Procedures for Tracker {
     async fn list_watchlists(
         &self,
-        call: ToolCall<procedures::list_watchlists::Input>,
+        call: ProcedureCall<procedures::list_watchlists::Input>,
     ) -> Result<procedures::list_watchlists::Output, HostError> {
-        // Watchlists live in the host's storage for this install (D7): they arrive with the call.
+        // Watchlists live in the host's storage for this install: they arrive with the call.
         let items = call
             .documents
             .watchlists
@@ -120,7 +120,7 @@ impl Procedures for Tracker {
 
     async fn add_keyword(
         &self,
-        call: ToolCall<procedures::add_keyword::Input>,
+        call: ProcedureCall<procedures::add_keyword::Input>,
     ) -> Result<procedures::add_keyword::Output, HostError> {
         let keyword = call.input.keyword.trim().to_lowercase();
         if keyword.is_empty() {

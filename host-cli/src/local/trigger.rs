@@ -2,7 +2,7 @@
 //! retry schedule (interface, Events, Delivery paths item 5).
 //!
 //! Every attempt carries its own `X-Host-Event-Id` and a fresh token, and all attempts of one
-//! invocation carry the same body, so a vendor sees exactly what its deduplication (D8) must handle.
+//! invocation carry the same body, so a vendor sees exactly what its deduplication must handle.
 //! The default payload is the catalogue's example ([`HostEvent::example`]) made fresh for each
 //! invocation by [`freshen`], so two invocations are two distinct events.
 
@@ -23,11 +23,14 @@ use super::{Fail, InstallArgs, ManifestArg, ServerArg, json_arg, listed};
 use host_manifest::closest;
 
 /// The host's waits before the second, third and fourth attempts.
-pub const RETRY_WAITS: [Duration; 3] = [
-    Duration::from_secs(30),
-    Duration::from_secs(120),
-    Duration::from_secs(600),
-];
+pub const RETRY_WAITS: [Duration; 3] = {
+    let [a, b, c] = host_manifest::limits::EVENT_RETRY_WAITS_SECS;
+    [
+        Duration::from_secs(a),
+        Duration::from_secs(b),
+        Duration::from_secs(c),
+    ]
+};
 
 /// Arguments of `cargo host trigger`.
 #[derive(Debug, clap::Args)]
@@ -286,8 +289,8 @@ impl Fresh {
 /// - every member whose name ends in `At` (`shippedAt`, `changedAt`, `createdAt`, ...) -> now, with
 ///   milliseconds;
 /// - `release.shipped`: `releaseId` -> `rel_` + random; `install.token_rotated`: `generation` ->
-///   the Unix time in milliseconds. These and the timestamps are the D8 content keys, so two
-///   invocations are never duplicates of each other.
+///   the Unix time in milliseconds. These and the timestamps are the content keys used for
+///   deduplication, so two invocations are never duplicates of each other.
 ///
 /// Everything else (app, platform, version, locale, scopes, ...) stays as in the example.
 pub fn freshen(name: &str, payload: &mut Value, fresh: &Fresh) {

@@ -167,94 +167,94 @@ impl ContextProviders for Server {
 }
 
 impl Procedures for Server {
-    async fn create_alert_rules(&self, call: ToolCall<procedures::create_alert_rules::Input>) -> Result<procedures::create_alert_rules::Output, HostError> {
+    async fn create_alert_rules(&self, call: ProcedureCall<procedures::create_alert_rules::Input>) -> Result<procedures::create_alert_rules::Output, HostError> {
         later()
     }
-    async fn create_annotations(&self, call: ToolCall<procedures::create_annotations::Input>) -> Result<procedures::create_annotations::Output, HostError> {
+    async fn create_annotations(&self, call: ProcedureCall<procedures::create_annotations::Input>) -> Result<procedures::create_annotations::Output, HostError> {
         later()
     }
-    async fn create_dashboards(&self, call: ToolCall<procedures::create_dashboards::Input>) -> Result<procedures::create_dashboards::Output, HostError> {
+    async fn create_dashboards(&self, call: ProcedureCall<procedures::create_dashboards::Input>) -> Result<procedures::create_dashboards::Output, HostError> {
         later()
     }
-    async fn create_keyword_sets(&self, call: ToolCall<procedures::create_keyword_sets::Input>) -> Result<procedures::create_keyword_sets::Output, HostError> {
+    async fn create_keyword_sets(&self, call: ProcedureCall<procedures::create_keyword_sets::Input>) -> Result<procedures::create_keyword_sets::Output, HostError> {
         later()
     }
-    async fn create_views(&self, call: ToolCall<procedures::create_views::Input>) -> Result<procedures::create_views::Output, HostError> {
+    async fn create_views(&self, call: ProcedureCall<procedures::create_views::Input>) -> Result<procedures::create_views::Output, HostError> {
         later()
     }
-    async fn delete_alert_rules(&self, call: ToolCall<procedures::delete_alert_rules::Input>) -> Result<procedures::delete_alert_rules::Output, HostError> {
+    async fn delete_alert_rules(&self, call: ProcedureCall<procedures::delete_alert_rules::Input>) -> Result<procedures::delete_alert_rules::Output, HostError> {
         later()
     }
-    async fn delete_annotations(&self, call: ToolCall<procedures::delete_annotations::Input>) -> Result<procedures::delete_annotations::Output, HostError> {
+    async fn delete_annotations(&self, call: ProcedureCall<procedures::delete_annotations::Input>) -> Result<procedures::delete_annotations::Output, HostError> {
         later()
     }
-    async fn delete_dashboards(&self, call: ToolCall<procedures::delete_dashboards::Input>) -> Result<procedures::delete_dashboards::Output, HostError> {
+    async fn delete_dashboards(&self, call: ProcedureCall<procedures::delete_dashboards::Input>) -> Result<procedures::delete_dashboards::Output, HostError> {
         later()
     }
-    async fn delete_keyword_sets(&self, call: ToolCall<procedures::delete_keyword_sets::Input>) -> Result<procedures::delete_keyword_sets::Output, HostError> {
+    async fn delete_keyword_sets(&self, call: ProcedureCall<procedures::delete_keyword_sets::Input>) -> Result<procedures::delete_keyword_sets::Output, HostError> {
         later()
     }
-    async fn delete_views(&self, call: ToolCall<procedures::delete_views::Input>) -> Result<procedures::delete_views::Output, HostError> {
+    async fn delete_views(&self, call: ProcedureCall<procedures::delete_views::Input>) -> Result<procedures::delete_views::Output, HostError> {
         later()
     }
-    async fn export_alert_rules(&self, call: ToolCall<procedures::export_alert_rules::Input>) -> Result<procedures::export_alert_rules::Output, HostError> {
+    async fn export_alert_rules(&self, call: ProcedureCall<procedures::export_alert_rules::Input>) -> Result<procedures::export_alert_rules::Output, HostError> {
         later()
     }
-    async fn export_annotations(&self, call: ToolCall<procedures::export_annotations::Input>) -> Result<procedures::export_annotations::Output, HostError> {
+    async fn export_annotations(&self, call: ProcedureCall<procedures::export_annotations::Input>) -> Result<procedures::export_annotations::Output, HostError> {
         later()
     }
-    async fn export_dashboards(&self, call: ToolCall<procedures::export_dashboards::Input>) -> Result<procedures::export_dashboards::Output, HostError> {
+    async fn export_dashboards(&self, call: ProcedureCall<procedures::export_dashboards::Input>) -> Result<procedures::export_dashboards::Output, HostError> {
         later()
     }
-    async fn export_keyword_sets(&self, call: ToolCall<procedures::export_keyword_sets::Input>) -> Result<procedures::export_keyword_sets::Output, HostError> {
+    async fn export_keyword_sets(&self, call: ProcedureCall<procedures::export_keyword_sets::Input>) -> Result<procedures::export_keyword_sets::Output, HostError> {
         later()
     }
-    async fn export_views(&self, call: ToolCall<procedures::export_views::Input>) -> Result<procedures::export_views::Output, HostError> {
+    async fn export_views(&self, call: ProcedureCall<procedures::export_views::Input>) -> Result<procedures::export_views::Output, HostError> {
         later()
     }
-    async fn get_alert_rules(&self, call: ToolCall<procedures::get_alert_rules::Input>) -> Result<procedures::get_alert_rules::Output, HostError> {
+    async fn get_alert_rules(&self, call: ProcedureCall<procedures::get_alert_rules::Input>) -> Result<procedures::get_alert_rules::Output, HostError> {
         later()
     }
-    async fn get_annotations(&self, call: ToolCall<procedures::get_annotations::Input>) -> Result<procedures::get_annotations::Output, HostError> {
+    async fn get_annotations(&self, call: ProcedureCall<procedures::get_annotations::Input>) -> Result<procedures::get_annotations::Output, HostError> {
         later()
     }
-    async fn get_dashboards(&self, call: ToolCall<procedures::get_dashboards::Input>) -> Result<procedures::get_dashboards::Output, HostError> {
+    async fn get_dashboards(&self, call: ProcedureCall<procedures::get_dashboards::Input>) -> Result<procedures::get_dashboards::Output, HostError> {
         later()
     }
-    async fn get_keyword_sets(&self, call: ToolCall<procedures::get_keyword_sets::Input>) -> Result<procedures::get_keyword_sets::Output, HostError> {
+    async fn get_keyword_sets(&self, call: ProcedureCall<procedures::get_keyword_sets::Input>) -> Result<procedures::get_keyword_sets::Output, HostError> {
         later()
     }
-    async fn get_views(&self, call: ToolCall<procedures::get_views::Input>) -> Result<procedures::get_views::Output, HostError> {
+    async fn get_views(&self, call: ProcedureCall<procedures::get_views::Input>) -> Result<procedures::get_views::Output, HostError> {
         later()
     }
-    async fn list_alert_rules(&self, call: ToolCall<procedures::list_alert_rules::Input>) -> Result<procedures::list_alert_rules::Output, HostError> {
+    async fn list_alert_rules(&self, call: ProcedureCall<procedures::list_alert_rules::Input>) -> Result<procedures::list_alert_rules::Output, HostError> {
         later()
     }
-    async fn list_annotations(&self, call: ToolCall<procedures::list_annotations::Input>) -> Result<procedures::list_annotations::Output, HostError> {
+    async fn list_annotations(&self, call: ProcedureCall<procedures::list_annotations::Input>) -> Result<procedures::list_annotations::Output, HostError> {
         later()
     }
-    async fn list_dashboards(&self, call: ToolCall<procedures::list_dashboards::Input>) -> Result<procedures::list_dashboards::Output, HostError> {
+    async fn list_dashboards(&self, call: ProcedureCall<procedures::list_dashboards::Input>) -> Result<procedures::list_dashboards::Output, HostError> {
         later()
     }
-    async fn list_keyword_sets(&self, call: ToolCall<procedures::list_keyword_sets::Input>) -> Result<procedures::list_keyword_sets::Output, HostError> {
+    async fn list_keyword_sets(&self, call: ProcedureCall<procedures::list_keyword_sets::Input>) -> Result<procedures::list_keyword_sets::Output, HostError> {
         later()
     }
-    async fn list_views(&self, call: ToolCall<procedures::list_views::Input>) -> Result<procedures::list_views::Output, HostError> {
+    async fn list_views(&self, call: ProcedureCall<procedures::list_views::Input>) -> Result<procedures::list_views::Output, HostError> {
         later()
     }
-    async fn update_alert_rules(&self, call: ToolCall<procedures::update_alert_rules::Input>) -> Result<procedures::update_alert_rules::Output, HostError> {
+    async fn update_alert_rules(&self, call: ProcedureCall<procedures::update_alert_rules::Input>) -> Result<procedures::update_alert_rules::Output, HostError> {
         later()
     }
-    async fn update_annotations(&self, call: ToolCall<procedures::update_annotations::Input>) -> Result<procedures::update_annotations::Output, HostError> {
+    async fn update_annotations(&self, call: ProcedureCall<procedures::update_annotations::Input>) -> Result<procedures::update_annotations::Output, HostError> {
         later()
     }
-    async fn update_dashboards(&self, call: ToolCall<procedures::update_dashboards::Input>) -> Result<procedures::update_dashboards::Output, HostError> {
+    async fn update_dashboards(&self, call: ProcedureCall<procedures::update_dashboards::Input>) -> Result<procedures::update_dashboards::Output, HostError> {
         later()
     }
-    async fn update_keyword_sets(&self, call: ToolCall<procedures::update_keyword_sets::Input>) -> Result<procedures::update_keyword_sets::Output, HostError> {
+    async fn update_keyword_sets(&self, call: ProcedureCall<procedures::update_keyword_sets::Input>) -> Result<procedures::update_keyword_sets::Output, HostError> {
         later()
     }
-    async fn update_views(&self, call: ToolCall<procedures::update_views::Input>) -> Result<procedures::update_views::Output, HostError> {
+    async fn update_views(&self, call: ProcedureCall<procedures::update_views::Input>) -> Result<procedures::update_views::Output, HostError> {
         later()
     }
 }

@@ -1,0 +1,124 @@
+//! From a typed manifest to the items `host_extension!` emits.
+//!
+//! Generation starts from one model, [`methods::methods`]: every handler method the manifest asks for,
+//! with its trait, docs, call and answer types and the route that reaches it. The traits, their `Arc`
+//! impls, the dispatcher and the `handler` bounds are all written from that list. Each kind of
+//! generated item has its own file:
+//!
+//! | item                                                    | file            |
+//! |---------------------------------------------------------|-----------------|
+//! | `manifest::*` (constants, `Scope`, `Metric`, ...)       | `manifest.rs`   |
+//! | `Credentials`                                           | `credentials.rs`|
+//! | `Documents`, `storage::*`, `settings`                   | `documents.rs`  |
+//! | `tools::*`, `actions::*`, `procedures::*`, `prompts::*` | `schemas.rs`    |
+//! | `ToolCall`, `ProcedureCall`, `Approved`, ... (aliases)  | `calls.rs`      |
+//! | `Tools`, `Actions`, ... `Events` and their `Arc` impls  | `traits.rs`     |
+//! | `webhooks::*` and the `Webhooks` sender                 | `webhooks.rs`   |
+//! | the private dispatcher and `handler`                    | `dispatch.rs`   |
+//! | stand-ins for a manifest that cannot be read            | `stubs.rs`      |
+//!
+//! Everything at the call site names `::core`, `::std` and `::host_runtime` paths in full, so a vendor's
+//! own `Result`, `Option`, `String` or `Box` cannot change its meaning.
+
+mod calls;
+mod credentials;
+mod dispatch;
+mod documents;
+mod manifest;
+mod methods;
+mod schemas;
+mod stubs;
+mod traits;
+mod webhooks;
+
+use host_manifest::model::Manifest;
+use proc_macro2::TokenStream;
+
+use crate::names::{camel, snake};
+use crate::types::Types;
+
+pub use stubs::stubs;
+
+/// What generation found besides code, each about one place in the manifest: `(JSON pointer,
+/// message)`.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// Schemas that could not be typed at all: the build must fail.
+    pub errors: Vec<(String, String)>,
+    /// Nodes typed as `serde_json::Value` because no faithful Rust type exists for them.
+    pub warnings: Vec<(String, String)>,
+}
+
+impl Notes {
+    /// Keeps what typing one schema module found and hands back its items.
+    fn take(&mut self, typed: crate::types::Items) -> TokenStream {
+        self.warnings.extend(typed.fallbacks);
+        self.errors.extend(typed.failed);
+        typed.tokens
+    }
+}
+
+/// Types the schemas `m` embeds: what [`generate`] needs first and what takes it longest, so the macro
+/// starts it while the engine is still validating.
+pub fn schema_types(m: &Manifest) -> Types {
+    Types::build(schemas::jobs(&without_repeats(m)))
+}
+
+/// The generated items, as Rust source text, for a manifest whose typed model could be read.
+/// `types` is [`schema_types`] of `m` when the caller already has it.
+pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes) -> String {
+    // An invalid manifest may repeat a name (reported by the engine); generating both would add
+    // compiler errors that say nothing new, so later repeats are left out.
+    let unique = without_repeats(m);
+    let m = &unique;
+    let json = serde_json::to_string(m).unwrap_or_default();
+    let phase = crate::Phase::start();
+    let types = types.unwrap_or_else(|| Types::build(schemas::jobs(m)));
+    phase.done("types");
+    let methods = methods::methods(m);
+    let mut out = TokenStream::new();
+    out.extend(manifest::module(m));
+    out.extend(credentials::credentials(m));
+    out.extend(documents::documents(m, &types, notes));
+    out.extend(schemas::modules(m, &types, notes));
+    out.extend(calls::aliases(m));
+    out.extend(traits::traits(&methods));
+    out.extend(webhooks::webhooks(m, &types, notes));
+    out.extend(dispatch::dispatcher(m, &methods, &json));
+    phase.done("items");
+    let text = types.splice(out.to_string());
+    phase.done("splice");
+    text
+}
+
+/// The manifest without the later of two items that would get the same Rust name.
+fn without_repeats(m: &Manifest) -> Manifest {
+    fn keep_first<T>(items: &mut Vec<T>, name: impl Fn(&T) -> String) {
+        let mut seen = std::collections::HashSet::new();
+        items.retain(|item| seen.insert(name(item)));
+    }
+    let mut m = m.clone();
+    let ai = &mut m.contributes.ai;
+    keep_first(&mut ai.tools, |t| snake(&t.id));
+    keep_first(&mut ai.actions, |a| snake(&a.id));
+    keep_first(&mut ai.mentions, |x| snake(&x.id));
+    keep_first(&mut ai.context, |x| snake(&x.id));
+    keep_first(&mut ai.prompts, |x| snake(&x.id));
+    keep_first(&mut m.contributes.webhooks, |w| snake(&w.event));
+    if let Some(c) = &mut m.contributes.connector {
+        keep_first(&mut c.metrics, |x| camel(&x.key));
+        if let Some(auth) = &mut c.auth {
+            keep_first(&mut auth.fields, |f| snake(&f.name));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    m.contributes
+        .storage
+        .retain(|name, _| seen.insert(snake(name)));
+    if let Some(server) = &mut m.server {
+        let mut seen = std::collections::HashSet::new();
+        server.procedures.retain(|name, _| seen.insert(snake(name)));
+        keep_first(&mut server.events, |e| snake(e));
+    }
+    m
+}

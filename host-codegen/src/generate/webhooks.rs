@@ -1,0 +1,75 @@
+//! The events the vendor server posts (`contributes.webhooks`): one payload module per event and the
+//! typed `Webhooks` sender with one method per event.
+
+use host_manifest::model::{Manifest, WebhookKind};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Notes;
+use crate::docs::doc;
+use crate::names::{ident, snake};
+use crate::types::Types;
+
+/// `webhooks::<event>` payload modules and the `Webhooks` sender.
+pub fn webhooks(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
+    let hooks = &m.contributes.webhooks;
+    if hooks.is_empty() {
+        return TokenStream::new();
+    }
+    let mut modules = Vec::new();
+    let mut methods = Vec::new();
+    for w in hooks {
+        let name = ident(&snake(&w.event));
+        let event = &w.event;
+        let items = notes.take(types.items(&format!("webhooks/{event}"), &["Payload"]));
+        let what = match w.kind {
+            WebhookKind::Alert => "an inbox alert showing the payload's `why`",
+            WebhookKind::Banner => "a page banner showing the payload's `why`",
+            WebhookKind::Event => "an event for chart markers and client subscriptions",
+        };
+        let module_doc = doc(&format!("The payload of `{event}` (`as: \"{}\"`).", w.kind));
+        modules.push(quote! {
+            #module_doc
+            #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+            pub mod #name {
+                /// The event name.
+                pub const EVENT: &str = #event;
+                #items
+            }
+        });
+        let d = doc(&format!(
+            "Signs `{event}` for the install `source`: the host turns it into {what}.\n\n`dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`)."
+        ));
+        methods.push(quote! {
+            #d
+            pub fn #name(
+                &self,
+                source: &str,
+                dedupe_key: &str,
+                payload: &webhooks::#name::Payload,
+            ) -> ::core::result::Result<::host_runtime::webhook::OutboundEvent, ::host_runtime::webhook::WebhookError> {
+                self.sender.event(#event, source, dedupe_key, payload)
+            }
+        });
+    }
+    quote! {
+        /// Payload types of the events the vendor server posts (`contributes.webhooks`).
+        pub mod webhooks { #(#modules)* }
+
+        /// Typed sender for the events this extension declares under `contributes.webhooks`: one method
+        /// per event, taking that event's payload type.
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        pub struct Webhooks {
+            sender: ::host_runtime::EventSender,
+        }
+
+        impl Webhooks {
+            /// Wraps a configured event sender.
+            pub fn new(sender: ::host_runtime::EventSender) -> Self {
+                Webhooks { sender }
+            }
+
+            #(#methods)*
+        }
+    }
+}
