@@ -111,7 +111,8 @@ fn without_repeats(m: &Manifest) -> Manifest {
             keep_first(&mut auth.fields, |f| snake(&f.name));
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    // `settings` is the settings panel's reserved collection (the engine's `storage-reserved`).
+    let mut seen: std::collections::HashSet<String> = ["settings".to_owned()].into();
     m.contributes
         .storage
         .retain(|name, _| seen.insert(snake(name)));
