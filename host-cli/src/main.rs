@@ -13,6 +13,7 @@
 
 mod local;
 mod render;
+mod watch;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -72,6 +73,13 @@ enum Command {
     /// start a vendor server against it. Listens on 127.0.0.1:8788 unless told otherwise, and only
     /// on loopback: the development key is public. Ctrl-C stops it.
     Dev(local::dev::DevArgs),
+    /// Keep the generated API in step with the manifest while you edit it, for your editor.
+    ///
+    /// With the build-script wiring (`host_runtime_build::generate` in `build.rs`), rewrites the
+    /// expansion in the crate's build output each time the manifest or a file it names is saved, so
+    /// rust-analyzer's completions, hovers and errors follow within a second, and prints whether the
+    /// manifest is valid. Finds the build output with one `cargo check` first. Ctrl-C stops it.
+    Watch(watch::WatchArgs),
     /// Call one route of a running vendor server as the host does, and print the answer.
     ///
     /// Mints an install token with the development key (install `ins_dev_1`, organization
@@ -160,6 +168,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Dev(args) => local::block_on(local::dev::run(args, term)),
+        Command::Watch(args) => watch::run(args, term),
         Command::Call(args) => local::block_on(local::call::run(args, term)),
         Command::Trigger(args) => local::block_on(local::trigger::run(args, term)),
         Command::Check(args) => local::block_on(local::check::run(args, term)),

@@ -8,6 +8,7 @@
 //! literal reading `host.extension.json:LINE:COL: /pointer: message`; warnings become real compiler
 //! warnings; an invalid manifest still yields stub items so one mistake is not fifty errors.
 
+pub mod build;
 mod docs;
 mod generate;
 mod lower;
@@ -32,6 +33,11 @@ pub struct Expansion {
     pub warnings: Vec<String>,
     /// The generated items (or stubs when the manifest could not be read as a model).
     pub items: String,
+    /// The manifest and every file it names that exists: what a build must be redone after.
+    pub files: Vec<PathBuf>,
+    /// Whether `items` were generated from the manifest (`false`: stubs, the manifest could not be
+    /// read as a model).
+    pub typed: bool,
 }
 
 /// Expands `host_extension!(<path>)`: `written` is the path literal as the vendor wrote it, resolved
@@ -91,7 +97,8 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
         (report, lenient.join().ok().flatten())
     });
     phase.done("validate");
-    let mut items = track(&path, report.manifest());
+    out.files = tracked_files(&path, report.manifest());
+    let mut items = track(&out.files);
     for d in report.diagnostics() {
         let text = d.display_with_file(written).to_string();
         match d.severity {
@@ -130,6 +137,7 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
             };
             located(&new(notes.errors), &mut out.errors);
             located(&new(notes.warnings), &mut out.warnings);
+            out.typed = true;
         }
         None => items.push_str(&generate::stubs()),
     }
@@ -186,6 +194,14 @@ pub fn expand(written: &str, manifest_dir: Option<&Path>, span: Span) -> TokenSt
     out
 }
 
+/// Rust source text formatted as `rustfmt` would roughly lay it out, or as it is when it does not parse.
+pub fn pretty(items: &str) -> String {
+    match syn::parse_file(items) {
+        Ok(file) => prettyplease::unparse(&file),
+        Err(_) => items.to_owned(),
+    }
+}
+
 /// The expansion of a manifest file as formatted Rust, for `cargo host expand` and golden tests. Paths
 /// in `include_bytes!` are replaced by `$CARGO_MANIFEST_DIR`, so the text does not depend on the machine.
 pub fn expand_pretty(written: &str, manifest_dir: Option<&Path>) -> String {
@@ -219,18 +235,19 @@ fn resolve(written: &str, manifest_dir: Option<&Path>) -> Result<PathBuf, String
     Ok(dir.join(rel))
 }
 
-/// `include_bytes!` of the manifest and every file it names, so cargo rebuilds the crate when any of
-/// them changes.
-fn track(manifest: &Path, model: Option<&Manifest>) -> String {
+/// The manifest and every file it names that exists.
+fn tracked_files(manifest: &Path, model: Option<&Manifest>) -> Vec<PathBuf> {
     let mut files = vec![manifest.to_path_buf()];
     if let (Some(m), Some(dir)) = (model, manifest.parent()) {
         files.extend(named_files(m).into_iter().map(|f| dir.join(f)));
     }
-    let files: Vec<String> = files
-        .iter()
-        .filter(|f| f.is_file())
-        .map(|f| f.display().to_string())
-        .collect();
+    files.retain(|f| f.is_file());
+    files
+}
+
+/// `include_bytes!` of each file, so cargo rebuilds the crate when any of them changes.
+fn track(files: &[PathBuf]) -> String {
+    let files = files.iter().map(|f| f.display().to_string());
     quote! {
         #( const _: &[u8] = ::core::include_bytes!(#files); )*
     }

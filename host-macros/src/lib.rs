@@ -27,6 +27,9 @@ pub fn host_extension(input: TokenStream) -> TokenStream {
             return e.to_compile_error().into();
         }
     };
+    if let Some(included) = included(&lit) {
+        return included;
+    }
     let dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
     let expansion = host_codegen::expansion(&lit.value(), dir.as_deref());
 
@@ -41,7 +44,7 @@ pub fn host_extension(input: TokenStream) -> TokenStream {
     // The generated text comes from proc-macro2's own printer, so it lexes; the compiler reads it
     // directly (proc-macro2's `parse` would first re-lex it with its own, far slower, lexer).
     match std::panic::catch_unwind(|| TokenStream::from_str(&expansion.items)) {
-        Ok(Ok(items)) => out.extend(items),
+        Ok(Ok(items)) => out.extend(respan(items, lit.span().unwrap())),
         _ => out.extend(TokenStream::from(host_codegen::error_at(
             lit.span(),
             "the generated code does not parse; this is a bug in the SDK, please report it",
@@ -56,4 +59,51 @@ pub fn host_extension(input: TokenStream) -> TokenStream {
         );
     }
     out
+}
+
+/// Every token of `stream` spanned at `span` (the manifest's path literal). Tokens parsed from text
+/// carry spans that point into that text, which editors cannot map back to a file: rust-analyzer's go
+/// to definition fails on them. Spanned at the literal, every generated item leads to the macro call.
+fn respan(stream: TokenStream, span: proc_macro::Span) -> TokenStream {
+    use proc_macro::{Group, TokenTree};
+    stream
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                TokenTree::Group(group)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
+}
+
+/// With the build-script wiring (`host_runtime_build::generate` in `build.rs`), the expansion the build
+/// script wrote for this manifest: its errors and warnings on the path literal, then `include!` of the
+/// generated file. `None` when the crate has no such build script (or it did not generate this path),
+/// and the macro generates the code itself.
+fn included(lit: &syn::LitStr) -> Option<TokenStream> {
+    use host_codegen::build;
+    let dir = std::path::PathBuf::from(std::env::var_os(build::OUT_DIR_ENV)?);
+    let written = lit.value();
+    let items = dir.join(build::items_file(&written));
+    let diagnostics = std::fs::read_to_string(dir.join(build::diagnostics_file(&written))).ok()?;
+    let (errors, warnings) = build::read_diagnostics(&diagnostics)?;
+    if !items.is_file() {
+        return None;
+    }
+    let mut out = proc_macro2::TokenStream::new();
+    for message in &errors {
+        out.extend(host_codegen::error_at(lit.span(), message));
+    }
+    for message in &warnings {
+        out.extend(host_codegen::warning_at(lit.span(), message));
+    }
+    let path = syn::LitStr::new(&items.display().to_string(), lit.span());
+    out.extend(quote::quote_spanned! {lit.span()=> ::core::include!(#path); });
+    Some(out.into())
 }

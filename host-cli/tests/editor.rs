@@ -1,0 +1,402 @@
+//! The editor follows the manifest: rust-analyzer, driven over LSP like an editor drives it, on the
+//! README's hello-extension crate wired as the README says (`host-runtime-build` in `build.rs`).
+//!
+//! - completion on `call.input.` offers the generated fields;
+//! - with `cargo host watch` running, completion offers a field added to the manifest within 10 s of
+//!   the save, with no edit to Rust code;
+//! - go to definition on generated items lands on readable generated code, never a server error, and
+//!   hovers carry the docs;
+//! - a manifest error keeps the completions, and shows at the macro call after rust-analyzer's next
+//!   check.
+//!
+//! And, without an editor, `cargo check` follows the manifest in that wiring: a new tool fails the
+//! build until it is implemented, a manifest error is a located compiler error.
+//!
+//! Needs `rust-analyzer` on the PATH (`rustup component add rust-analyzer`; `.ci/run` installs it);
+//! without it the editor test prints why and passes. The figures are printed and written to
+//! `target/editor-test/report.json`.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+#[path = "editor/lsp.rs"]
+mod lsp;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A running `cargo host watch` on a crate, stopped when dropped.
+struct Watch(std::process::Child);
+
+impl Watch {
+    /// Starts it and waits until it watches.
+    fn start(dir: &Path) -> Watch {
+        use std::io::BufRead;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-host"))
+            .args(["host", "watch", "--crate-dir"])
+            .arg(dir)
+            .env("CARGO_TARGET_DIR", target_dir())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("cargo host watch starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = tx.send(line);
+            }
+        });
+        let end = Instant::now() + Duration::from_secs(300);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) if line.starts_with("watching ") => break,
+                Ok(_) => continue,
+                Err(e) => panic!("cargo host watch did not start watching: {e}"),
+            }
+        }
+        Watch(child)
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .expect("the repository root")
+}
+
+/// The README's code block of `lang` that contains `marker`.
+fn readme_block(lang: &str, marker: &str) -> String {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let fence = format!("```{lang}\n");
+    readme
+        .split(&fence)
+        .skip(1)
+        .filter_map(|rest| rest.split("```").next())
+        .find(|block| block.contains(marker))
+        .unwrap_or_else(|| panic!("README.md has no ```{lang} block with `{marker}`"))
+        .to_owned()
+}
+
+/// The line of `text` that contains `needle`, and the column just after it.
+fn position(text: &str, needle: &str) -> (usize, usize) {
+    text.lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find(needle).map(|c| (i, c + needle.len())))
+        .unwrap_or_else(|| panic!("`{needle}` is not in the text"))
+}
+
+/// A fresh copy of the README's hello-extension crate in `target/editor-test/<name>`, wired with the
+/// build script; `src/main.rs` has a `let probe = &call.input;` line to complete on.
+fn hello_crate(name: &str) -> PathBuf {
+    let dir = root().join("target/editor-test").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let path = |krate: &str| root().join(krate).display().to_string();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            r#"[package]
+name = "hello-extension"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+host-runtime = {{ path = "{}" }}
+tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
+
+[build-dependencies]
+host-runtime-build = {{ path = "{}" }}
+
+# Not a member of the SDK's workspace.
+[workspace]
+"#,
+            path("host-runtime"),
+            path("host-runtime-build")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("icon.svg"),
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1 1\"/>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("host.extension.json"),
+        readme_block("json", "\"hello-extension\""),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("build.rs"),
+        readme_block("rust,ignore", "host_runtime_build::generate"),
+    )
+    .unwrap();
+    let main = readme_block("rust,ignore", "struct Hello").replacen(
+        "        let seen =",
+        "        let probe = &call.input;\n        let _ = probe;\n        let seen =",
+        1,
+    );
+    assert!(
+        main.contains("let probe"),
+        "the README's greet handler changed"
+    );
+    std::fs::write(dir.join("src/main.rs"), main).unwrap();
+    dir
+}
+
+fn target_dir() -> PathBuf {
+    root().join("target")
+}
+
+/// `cargo check` of a crate: whether it passed, and its output.
+fn cargo_check(dir: &Path) -> (bool, String) {
+    let out = Command::new(env!("CARGO"))
+        .args(["check", "--quiet", "--message-format=short"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .expect("cargo runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Edits the manifest's JSON on disk.
+fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut Value)) {
+    let path = dir.join("host.extension.json");
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut manifest);
+    std::fs::write(&path, serde_json::to_string_pretty(&manifest).unwrap()).unwrap();
+}
+
+#[test]
+fn cargo_check_follows_the_manifest_through_the_build_script() {
+    let dir = hello_crate("check");
+    let (ok, out) = cargo_check(&dir);
+    assert!(ok, "the README's crate checks: {out}");
+
+    // A second tool: the build fails until its handler exists.
+    edit_manifest(&dir, |m| {
+        let mut tool = m["contributes"]["ai"]["tools"][0].clone();
+        tool["id"] = json!("wave");
+        m["contributes"]["ai"]["tools"]
+            .as_array_mut()
+            .unwrap()
+            .push(tool);
+    });
+    let (ok, out) = cargo_check(&dir);
+    assert!(!ok, "a new tool without a handler must not compile");
+    assert!(
+        out.contains("not all trait items implemented") && out.contains("`wave`"),
+        "{out}"
+    );
+
+    // A manifest mistake: a located compiler error at the macro call.
+    edit_manifest(&dir, |m| {
+        m["contributes"]["ai"]["tools"]
+            .as_array_mut()
+            .unwrap()
+            .pop();
+        m["contributes"]["ai"]["tools"][0]["returns"] = json!("chart");
+    });
+    let (ok, out) = cargo_check(&dir);
+    assert!(!ok);
+    assert!(
+        out.contains("host.extension.json:")
+            && out.contains("/contributes/ai/tools/0/returns")
+            && out.contains("[schema.enum]")
+            && out.contains("src/main.rs:1:"),
+        "{out}"
+    );
+
+    // Back to the README's manifest: it compiles again.
+    std::fs::write(
+        dir.join("host.extension.json"),
+        readme_block("json", "\"hello-extension\""),
+    )
+    .unwrap();
+    let (ok, out) = cargo_check(&dir);
+    assert!(ok, "{out}");
+}
+
+fn rust_analyzer_version() -> Option<String> {
+    let out = Command::new("rust-analyzer")
+        .arg("--version")
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Asks for completions at `(line, column)` until `wanted` is offered or `limit` passes; the time it
+/// took, if it was offered.
+fn completion_within(
+    server: &mut lsp::Server,
+    main: &Path,
+    at: (usize, usize),
+    wanted: &str,
+    limit: Duration,
+) -> Option<Duration> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if server
+            .completions(main, at.0, at.1)
+            .iter()
+            .any(|l| l == wanted)
+        {
+            return Some(start.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    None
+}
+
+#[test]
+fn rust_analyzer_follows_the_manifest() {
+    let Some(version) = rust_analyzer_version() else {
+        println!(
+            "skipped: rust-analyzer is not installed (rustup component add rust-analyzer; .ci/run does it)"
+        );
+        return;
+    };
+    let dir = hello_crate("rust-analyzer");
+    let (ok, out) = cargo_check(&dir);
+    assert!(ok, "{out}");
+    let main = dir.join("src/main.rs");
+    let manifest = dir.join("host.extension.json");
+    let text = std::fs::read_to_string(&main).unwrap();
+
+    let started = Instant::now();
+    let mut server = lsp::Server::start(&dir, &target_dir());
+    // Complete on `probe.` on a new line after `let probe = &call.input;`.
+    let (row, _) = position(&text, "let probe = &call.input;");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.insert(row + 1, "        probe.");
+    let edited = lines.join("\n");
+    let at = (row + 1, "        probe.".len());
+    server.set_text(&main, &edited);
+    server.wait_quiescent(Duration::from_secs(600));
+    let index = started.elapsed();
+
+    let first = completion_within(&mut server, &main, at, "name", Duration::from_secs(60))
+        .expect("completion on `call.input.` offers the generated field `name`");
+    let warm = Instant::now();
+    assert!(
+        server
+            .completions(&main, at.0, at.1)
+            .iter()
+            .any(|l| l == "name")
+    );
+    let warm = warm.elapsed();
+
+    // Go to definition and hover on generated items: land in generated code, with their docs.
+    let (line, col) = position(&edited, "tools::greet::Input");
+    let definition = server.at("textDocument/definition", &main, line, col - 2);
+    assert!(
+        definition.get("error").is_none(),
+        "definition failed: {definition}"
+    );
+    let target = definition
+        .as_array()
+        .and_then(|a| a.first())
+        .cloned()
+        .unwrap_or_else(|| definition.clone());
+    let target_uri = target["uri"].as_str().unwrap_or_default().to_owned();
+    assert!(
+        target_uri.ends_with("/host-extension/host.extension.json.rs"),
+        "definition of `Input` lands in the generated file: {definition}"
+    );
+    let hover = server.at("textDocument/hover", &main, line, col - 2);
+    let hover_text = hover["contents"].to_string();
+    assert!(
+        hover_text.contains("input"),
+        "hover on `Input` shows its doc: {hover}"
+    );
+    let (line, col) = position(&edited, "impl Tools");
+    let definition = server.at("textDocument/definition", &main, line, col - 2);
+    assert!(
+        definition.to_string().contains("host.extension.json.rs"),
+        "definition of `Tools`: {definition}"
+    );
+
+    // `cargo host watch`, as the README runs it beside the editor.
+    let _watch = Watch::start(&dir);
+
+    // A new field in the manifest, saved: offered without touching Rust code.
+    edit_manifest(&dir, |m| {
+        m["contributes"]["ai"]["tools"][0]["input"]["properties"]["greeting"] =
+            json!({ "type": "string", "description": "How to greet." });
+    });
+    server.saved(&manifest);
+    let fresh = completion_within(&mut server, &main, at, "greeting", Duration::from_secs(10));
+    let fresh = fresh.expect("after the manifest edit, `greeting` is offered within 10 s");
+
+    // A manifest error: the completions keep working, and rust-analyzer's next check (here: the Rust
+    // file saved as it is) shows the error at the macro call.
+    edit_manifest(&dir, |m| {
+        m["contributes"]["ai"]["tools"][0]["returns"] = json!("chart");
+    });
+    server.saved(&manifest);
+    std::thread::sleep(Duration::from_secs(1));
+    server.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": lsp::uri(&main) } }),
+    );
+    let start = Instant::now();
+    loop {
+        let found = server.diagnostics(&main).into_iter().any(|d| {
+            d["range"]["start"]["line"] == 0
+                && d["message"].as_str().is_some_and(|m| {
+                    m.contains("host.extension.json:") && m.contains("[schema.enum]")
+                })
+        });
+        if found {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no diagnostic at the macro call for the manifest error; diagnostics of main.rs: {:?}",
+            server.diagnostics(&main)
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let to_error = start.elapsed();
+    assert!(
+        server
+            .completions(&main, at.0, at.1)
+            .iter()
+            .any(|l| l == "greeting"),
+        "completion still works with the manifest error"
+    );
+
+    let report = json!({
+        "rust_analyzer": version,
+        "cold_index_seconds": index.as_secs_f64(),
+        "first_completion_ms": first.as_secs_f64() * 1e3,
+        "warm_completion_ms": warm.as_secs_f64() * 1e3,
+        "fresh_completion_after_manifest_edit_seconds": fresh.as_secs_f64(),
+        "manifest_error_diagnostic_seconds": to_error.as_secs_f64(),
+    });
+    println!("{report:#}");
+    std::fs::write(
+        root().join("target/editor-test/report.json"),
+        format!("{report:#}\n"),
+    )
+    .unwrap();
+}
