@@ -103,10 +103,34 @@ const STRING_KEYWORDS: [&str; 3] = ["minLength", "maxLength", "pattern"];
 /// Keywords that apply to numbers only.
 const NUMBER_KEYWORDS: [&str; 4] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
-/// Lowers `schema`, whose root type is called `root`. Definition names start with `prefix` (a module
-/// with two roots keeps their definitions apart).
-pub fn lower(schema: &Value, root: &str, prefix: &str) -> Lowered {
+/// Where the manifest pointer of root `index` goes in a description: replaced when the module's text
+/// is spliced in, so that modules with equal schemas can share one typing.
+pub fn at_placeholder(index: usize) -> String {
+    format!("@@host-at-{index}@@")
+}
+
+/// Whether a lowered node becomes a Rust type of its own (a struct or an enum).
+fn makes_type(node: &Value) -> bool {
+    ["properties", "enum", "oneOf", "anyOf", "allOf"]
+        .iter()
+        .any(|k| node.get(k).is_some())
+}
+
+/// Gives an undescribed node that becomes a type a description saying where it is in the manifest.
+fn describe(node: &mut Value, text: impl FnOnce() -> String) {
+    if makes_type(node)
+        && let Value::Object(map) = node
+        && !map.contains_key("description")
+    {
+        map.insert("description".to_owned(), Value::String(text()));
+    }
+}
+
+/// Lowers `schema`, root number `index` of its module, whose root type is called `root`. Definition
+/// names start with `prefix` (a module with two roots keeps their definitions apart).
+pub fn lower(schema: &Value, root: &str, prefix: &str, index: usize) -> Lowered {
     let mut cx = Cx {
+        at: at_placeholder(index),
         root: schema,
         root_name: root.to_owned(),
         prefix: prefix.to_owned(),
@@ -145,10 +169,13 @@ pub fn lower(schema: &Value, root: &str, prefix: &str) -> Lowered {
             continue;
         }
         for (pointer, name) in pending {
-            let body = match resolve(schema, &pointer) {
+            let mut body = match resolve(schema, &pointer) {
                 Some(node) => cx.node(node, &pointer, true),
                 None => json!({}),
             };
+            if !pointer.is_empty() {
+                describe(&mut body, || format!("Defined at `{}{pointer}`.", cx.at));
+            }
             cx.definitions.insert(name, body);
         }
     }
@@ -166,6 +193,8 @@ pub fn lower(schema: &Value, root: &str, prefix: &str) -> Lowered {
 }
 
 struct Cx<'a> {
+    /// [`at_placeholder`] of this root.
+    at: String,
     root: &'a Value,
     root_name: String,
     prefix: String,
@@ -309,7 +338,11 @@ impl Cx<'_> {
                         .iter()
                         .map(|(name, s)| {
                             let p = format!("{here}/{}", host_manifest::escape_token(name));
-                            (name.clone(), self.node(s, &p, false))
+                            let mut node = self.node(s, &p, false);
+                            describe(&mut node, || {
+                                format!("The member `{name}`, at `{}{p}`.", self.at)
+                            });
+                            (name.clone(), node)
                         })
                         .collect();
                     out.insert(key.clone(), Value::Object(lowered));
@@ -322,7 +355,15 @@ impl Cx<'_> {
                     }
                     Value::Bool(true) => {}
                     other => {
-                        let lowered = self.node(other, &here, false);
+                        let mut lowered = self.node(other, &here, false);
+                        describe(&mut lowered, || {
+                            let what = if key == "items" {
+                                "An item of the array"
+                            } else {
+                                "A member not named by the object"
+                            };
+                            format!("{what} at `{}{pointer}`.", self.at)
+                        });
                         out.insert(key.clone(), lowered);
                     }
                 },
@@ -950,7 +991,7 @@ mod tests {
     use super::*;
 
     fn lowered(schema: Value) -> Value {
-        lower(&schema, "Input", "").schema
+        lower(&schema, "Input", "", 0).schema
     }
 
     #[test]
@@ -973,7 +1014,7 @@ mod tests {
         );
         assert_eq!(
             out["definitions"]["Color"],
-            json!({ "enum": ["red", "green"] })
+            json!({ "enum": ["red", "green"], "description": "Defined at `@@host-at-0@@/$defs/Color`." })
         );
         assert_eq!(
             out["definitions"]["A"],
@@ -1027,6 +1068,7 @@ mod tests {
             }),
             "Input",
             "",
+            0,
         );
         assert_eq!(l.schema["properties"]["a"], json!({}));
         assert_eq!(l.schema["properties"]["b"], json!({}));

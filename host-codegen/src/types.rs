@@ -27,6 +27,18 @@ pub struct Job<'a> {
     pub key: String,
     /// The schemas, their root type names and where each sits in the manifest (a JSON pointer).
     pub roots: Vec<(&'a Value, &'static str, String)>,
+    /// What each root is, for its doc (`The input of the tool `greet``).
+    pub origins: Vec<String>,
+}
+
+/// Where the sentence saying what root `index` is goes in its description.
+fn origin_placeholder(index: usize) -> String {
+    format!("@@host-root-{index}@@")
+}
+
+/// A string for the inside of a Rust string literal.
+fn literal_text(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 /// The schemas of one module with their root type names.
@@ -64,6 +76,8 @@ pub struct Types {
     done: HashMap<String, Typed>,
     /// Where each job's roots sit in the manifest: modules with equal schemas share one typing.
     pointers: HashMap<String, Vec<String>>,
+    /// What each job's roots are, for their docs.
+    origins: HashMap<String, Vec<String>>,
 }
 
 impl Types {
@@ -74,7 +88,9 @@ impl Types {
         let mut unique: Vec<(String, Roots<'_>, Vec<String>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
         let mut pointers = HashMap::new();
+        let mut origins = HashMap::new();
         for job in jobs {
+            origins.insert(job.key.clone(), job.origins);
             let signature = job
                 .roots
                 .iter()
@@ -127,7 +143,11 @@ impl Types {
                 }
             }
         });
-        Types { done, pointers }
+        Types {
+            done,
+            pointers,
+            origins,
+        }
     }
 
     /// What stands for the module `key` in the generated tokens: a marker that [`Types::splice`]
@@ -176,11 +196,11 @@ impl Types {
     /// Replaces each marker in `text` (the generated tokens as text) with its module's items, in one
     /// pass over the text.
     pub fn splice(&self, text: String) -> String {
-        let by_marker: HashMap<String, &str> = self
+        let by_marker: HashMap<String, String> = self
             .done
             .iter()
             .filter(|(_, t)| t.failed.is_none())
-            .map(|(key, t)| (marker(key).to_string(), t.text.as_str()))
+            .map(|(key, t)| (marker(key).to_string(), self.placed(key, &t.text)))
             .collect();
         let mut out =
             String::with_capacity(text.len() + by_marker.values().map(|t| t.len()).sum::<usize>());
@@ -192,11 +212,31 @@ impl Types {
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
                 .unwrap_or(tail.len());
             let name = &tail[..end];
-            out.push_str(by_marker.get(name).copied().unwrap_or(name));
+            out.push_str(by_marker.get(name).map_or(name, String::as_str));
             rest = &tail[end..];
         }
         out.push_str(rest);
         out
+    }
+}
+
+impl Types {
+    /// A module's text with the pointers and origins of the job `key` in its docs.
+    fn placed(&self, key: &str, text: &str) -> String {
+        if !text.contains("@@host-") {
+            return text.to_owned();
+        }
+        let mut text = text.to_owned();
+        let pointers = self.pointers.get(key).cloned().unwrap_or_default();
+        let origins = self.origins.get(key).cloned().unwrap_or_default();
+        for (i, pointer) in pointers.iter().enumerate() {
+            let origin = origins.get(i).map_or("The value", String::as_str);
+            let line = format!("{origin}, typed from the schema at `{pointer}` in the manifest.");
+            text = text
+                .replace(&origin_placeholder(i), &literal_text(&line))
+                .replace(&crate::lower::at_placeholder(i), &literal_text(pointer));
+        }
+        text
     }
 }
 
@@ -236,8 +276,27 @@ fn render(roots: &[(&Value, &'static str)]) -> Typed {
             continue;
         }
         let prefix = if i == 0 { "" } else { root };
-        let l = crate::lower::lower(schema, root, prefix);
+        let mut l = crate::lower::lower(schema, root, prefix, i);
         fallbacks.extend(l.fallbacks.into_iter().map(|f| (i, f)));
+        // The root's doc says what it is and where: on its definition when it is recursive.
+        let recursive = l.schema.get("$ref").is_some();
+        let target = if recursive {
+            l.schema
+                .get_mut("definitions")
+                .and_then(|d| d.get_mut(*root))
+        } else {
+            Some(&mut l.schema)
+        };
+        if let Some(Value::Object(map)) = target
+            && !map.is_empty()
+        {
+            let line = origin_placeholder(i);
+            let text = match map.get("description").and_then(Value::as_str) {
+                Some(d) => format!("{d}\n\n{line}"),
+                None => line,
+            };
+            map.insert("description".to_owned(), Value::String(text));
+        }
         lowered.push((l.schema, *root, None));
     }
     match typify_items(&lowered) {
@@ -331,7 +390,7 @@ fn typify_items(
                     .and_then(|m| m.description.clone());
                 let doc = match description {
                     Some(d) => format!(" {}", d.replace('\n', "\n ")),
-                    None => role_doc(root),
+                    None => format!(" {}", origin_placeholder(i)),
                 };
                 aliases.extend(quote! {
                     #[doc = #doc]
@@ -382,6 +441,22 @@ fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
                     " Typed from a part of the schema without a `description`; add one in the manifest to document it here.".to_owned()
                 };
                 out.extend(quote!(#[doc = #doc]));
+                i += 2;
+                continue;
+            }
+            // typify writes `#[doc = "Text"]`; a doc comment reads `/// Text`.
+            if text.starts_with('"')
+                && !text.starts_with("\" ")
+                && text.len() > 2
+                && let Ok(spaced) = format!("\" {}", &text[1..]).parse::<Literal>()
+                && !text.contains("<details>")
+                && !in_details
+            {
+                out.push(tokens[i].clone());
+                out.push(TokenTree::Group(Group::new(
+                    Delimiter::Bracket,
+                    quote!(doc = #spaced),
+                )));
                 i += 2;
                 continue;
             }
@@ -929,10 +1004,12 @@ mod tests {
             Job {
                 key: "tools/a-b".into(),
                 roots: vec![(&a, "Input", "/a".into())],
+                origins: vec!["The input of the tool `a-b`".into()],
             },
             Job {
                 key: "tools/b".into(),
                 roots: vec![(&b, "Input", "/b".into())],
+                origins: vec!["The input of the tool `b`".into()],
             },
         ]);
         let typed = types.items("tools/a-b", &["Input"]);
@@ -940,6 +1017,13 @@ mod tests {
         let marker = typed.tokens;
         let text = types.splice(format!("pub mod a {{ {marker} }}"));
         assert!(text.contains("pub struct Input"), "{text}");
+        assert!(
+            text.contains(
+                "The input of the tool `a-b`, typed from the schema at `/a` in the manifest."
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("@@host-"), "{text}");
         assert!(text.parse::<TokenStream>().is_ok());
         let typed = types.items("tools/b", &["Input"]);
         let (pointer, message) = typed.failed.expect("a failure");

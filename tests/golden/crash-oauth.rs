@@ -172,7 +172,7 @@ pub mod tools {
         pub const ID: &str = "top-crash-groups";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/top-crash-groups";
-        /// The call's `input`, typed from the `input` schema.
+        /// The input of the tool `top-crash-groups`, typed from the schema at `/contributes/ai/tools/0/input` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -182,14 +182,14 @@ pub mod tools {
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
-            ///Marketing version, such as 4.2.0.
+            /// Marketing version, such as 4.2.0.
             #[serde(rename = "appVersion")]
             pub app_version: InputAppVersion,
-            ///Default: `10` (not filled in when absent).
+            /// Default: `10` (not filled in when absent).
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub limit: ::std::option::Option<::std::num::NonZeroU64>,
         }
-        ///Marketing version, such as 4.2.0.
+        /// Marketing version, such as 4.2.0.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -356,7 +356,7 @@ pub mod webhooks {
     pub mod crash_spiked {
         /// The event name.
         pub const EVENT: &str = "crash.spiked";
-        /// The event's payload, typed from its `payload` schema.
+        /// The payload of the event `crash.spiked`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -381,10 +381,10 @@ pub mod webhooks {
             /// `signature`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub signature: ::std::option::Option<::std::string::String>,
-            ///One sentence shown to the owner.
+            /// One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        ///One sentence shown to the owner.
+        /// One sentence shown to the owner.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,

@@ -203,7 +203,7 @@ pub mod storage {
     /// Documents of the storage collection `watchlists` (owned per install).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod watchlists {
-        /// One document of the collection, typed from its `schema`.
+        /// One document of the storage collection `watchlists`, typed from the schema at `/contributes/storage/watchlists/schema` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -290,7 +290,7 @@ pub mod storage {
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    /// The settings panel's values, typed from its `schema`.
+    /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
@@ -301,7 +301,7 @@ pub mod settings {
     #[serde(crate = "::host_runtime::codegen::serde")]
     #[serde(deny_unknown_fields)]
     pub struct Settings {
-        /**Rank positions lost before an alert is raised.
+        /** Rank positions lost before an alert is raised.
 
 Default: `10` (not filled in when absent).*/
         #[serde(
@@ -309,7 +309,7 @@ Default: `10` (not filled in when absent).*/
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub alert_threshold: ::std::option::Option<::std::num::NonZeroU64>,
-        /**Store country used when none is picked.
+        /** Store country used when none is picked.
 
 Default: `"US"` (not filled in when absent).*/
         #[serde(
@@ -317,7 +317,7 @@ Default: `"US"` (not filled in when absent).*/
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub default_country: ::std::option::Option<::std::string::String>,
-        ///Default: `true` (not filled in when absent).
+        /// Default: `true` (not filled in when absent).
         #[serde(
             rename = "weeklyDigest",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -353,7 +353,7 @@ pub mod tools {
         pub const ID: &str = "keyword-ranks";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
-        /// The call's `input`, typed from the `input` schema.
+        /// The input of the tool `keyword-ranks`, typed from the schema at `/contributes/ai/tools/0/input` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -363,18 +363,18 @@ pub mod tools {
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
-            ///ISO 3166-1 alpha-2 store country.
+            /// ISO 3166-1 alpha-2 store country.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub country: ::std::option::Option<::std::string::String>,
-            /**Days of history, counting back from today.
+            /** Days of history, counting back from today.
 
 Default: `30` (not filled in when absent).*/
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub days: ::std::option::Option<::std::num::NonZeroU64>,
-            ///The keyword exactly as tracked.
+            /// The keyword exactly as tracked.
             pub keyword: InputKeyword,
         }
-        ///The keyword exactly as tracked.
+        /// The keyword exactly as tracked.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -453,7 +453,7 @@ Default: `30` (not filled in when absent).*/
         pub const ID: &str = "compare-keywords";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/tools/compare-keywords";
-        /// The call's `input`, typed from the `input` schema.
+        /// The input of the tool `compare-keywords`, typed from the schema at `/contributes/ai/tools/1/input` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -481,7 +481,7 @@ pub mod actions {
         pub const ROUTE: &str = "/host/actions/save-insight";
         /// The scope the action needs.
         pub const SCOPE: &str = "insights:write";
-        /// The call's `input`, typed from the `input` schema.
+        /// The input of the action `save-insight`, typed from the schema at `/contributes/ai/actions/0/input` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -571,7 +571,7 @@ pub mod procedures {
         pub const NAME: &str = "listWatchlists";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/listWatchlists";
-        /// The call's `input`, typed from the `input` schema.
+        /// The input of the procedure `listWatchlists`, typed from the schema at `/server/procedures/listWatchlists/input` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -582,7 +582,7 @@ pub mod procedures {
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {}
-        /// The answer, typed from the `output` schema.
+        /// The output of the procedure `listWatchlists`, typed from the schema at `/server/procedures/listWatchlists/output` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -881,7 +881,7 @@ pub mod webhooks {
     pub mod rank_dropped {
         /// The event name.
         pub const EVENT: &str = "rank.dropped";
-        /// The event's payload, typed from its `payload` schema.
+        /// The payload of the event `rank.dropped`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -900,10 +900,10 @@ pub mod webhooks {
             /// `previous`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub previous: ::std::option::Option<i64>,
-            ///One sentence shown to the owner.
+            /// One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        ///One sentence shown to the owner.
+        /// One sentence shown to the owner.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -978,7 +978,7 @@ pub mod webhooks {
     pub mod rank_collapsed {
         /// The event name.
         pub const EVENT: &str = "rank.collapsed";
-        /// The event's payload, typed from its `payload` schema.
+        /// The payload of the event `rank.collapsed`, typed from the schema at `/contributes/webhooks/1/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -991,10 +991,10 @@ pub mod webhooks {
             /// `keywords`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub keywords: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-            ///One sentence shown to the owner.
+            /// One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        ///One sentence shown to the owner.
+        /// One sentence shown to the owner.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,
@@ -1069,7 +1069,7 @@ pub mod webhooks {
     pub mod store_algorithm_updated {
         /// The event name.
         pub const EVENT: &str = "store.algorithm_updated";
-        /// The event's payload, typed from its `payload` schema.
+        /// The payload of the event `store.algorithm_updated`, typed from the schema at `/contributes/webhooks/2/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -1079,10 +1079,10 @@ pub mod webhooks {
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
-            /// `store`.
+            /// The member `store`, at `/contributes/webhooks/2/payload/properties/store`.
             pub store: PayloadStore,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        /// The member `store`, at `/contributes/webhooks/2/payload/properties/store`.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,

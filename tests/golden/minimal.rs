@@ -86,7 +86,7 @@ pub type Credentials = ::host_runtime::NoCredentials;
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    /// The settings panel's values, typed from its `schema`.
+    /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,

@@ -125,7 +125,7 @@ pub mod storage {
     /// Documents of the storage collection `export_runs` (owned per organization).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod export_runs {
-        /// One document of the collection, typed from its `schema`.
+        /// One document of the storage collection `export_runs`, typed from the schema at `/contributes/storage/export_runs/schema` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -141,10 +141,10 @@ pub mod storage {
             /// `startedAt`.
             #[serde(rename = "startedAt")]
             pub started_at: ::std::string::String,
-            /// `status`.
+            /// The member `status`, at `/contributes/storage/export_runs/schema/properties/status`.
             pub status: DocumentStatus,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        /// The member `status`, at `/contributes/storage/export_runs/schema/properties/status`.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -212,7 +212,7 @@ pub mod storage {
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    /// The settings panel's values, typed from its `schema`.
+    /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
@@ -222,13 +222,13 @@ pub mod settings {
     #[serde(crate = "::host_runtime::codegen::serde")]
     #[serde(deny_unknown_fields)]
     pub struct Settings {
-        ///Destination dataset.
+        /// Destination dataset.
         pub dataset: SettingsDataset,
-        ///UTC hour of the nightly export.
+        /// UTC hour of the nightly export.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub hour: ::std::option::Option<i64>,
     }
-    ///Destination dataset.
+    /// Destination dataset.
     #[derive(
         ::host_runtime::codegen::serde::Serialize,
         Clone,
@@ -363,7 +363,7 @@ pub mod webhooks {
     pub mod export_failed {
         /// The event name.
         pub const EVENT: &str = "export.failed";
-        /// The event's payload, typed from its `payload` schema.
+        /// The payload of the event `export.failed`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -382,10 +382,10 @@ pub mod webhooks {
                 skip_serializing_if = "::std::option::Option::is_none"
             )]
             pub run_id: ::std::option::Option<::std::string::String>,
-            ///One sentence shown to the owner.
+            /// One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        ///One sentence shown to the owner.
+        /// One sentence shown to the owner.
         #[derive(
             ::host_runtime::codegen::serde::Serialize,
             Clone,

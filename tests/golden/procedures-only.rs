@@ -86,7 +86,7 @@ pub type Credentials = ::host_runtime::NoCredentials;
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
 pub mod settings {
-    /// The settings panel's values, typed from its `schema`.
+    /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
         ::host_runtime::codegen::serde::Deserialize,
         ::host_runtime::codegen::serde::Serialize,
@@ -123,7 +123,7 @@ pub mod procedures {
         pub const NAME: &str = "get-result";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/get-result";
-        /// The call's `input`, typed from the `input` schema.
+        /// The input of the procedure `get-result`, typed from the schema at `/server/procedures/get-result/input` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -202,7 +202,7 @@ pub mod procedures {
                     })
             }
         }
-        /// The answer, typed from the `output` schema.
+        /// The output of the procedure `get-result`, typed from the schema at `/server/procedures/get-result/output` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -228,7 +228,7 @@ pub mod procedures {
         pub const NAME: &str = "listExperiments";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/listExperiments";
-        /// The call's `input`, typed from the `input` schema.
+        /// The input of the procedure `listExperiments`, typed from the schema at `/server/procedures/listExperiments/input` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -239,11 +239,11 @@ pub mod procedures {
         #[serde(crate = "::host_runtime::codegen::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
-            /// `status`.
+            /// The member `status`, at `/server/procedures/listExperiments/input/properties/status`.
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub status: ::std::option::Option<InputStatus>,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        /// The member `status`, at `/server/procedures/listExperiments/input/properties/status`.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -306,7 +306,7 @@ pub mod procedures {
                 value.parse()
             }
         }
-        /// The answer, typed from the `output` schema.
+        /// The output of the procedure `listExperiments`, typed from the schema at `/server/procedures/listExperiments/output` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -319,7 +319,7 @@ pub mod procedures {
             /// `items`.
             pub items: ::std::vec::Vec<OutputItemsItem>,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        /// An item of the array at `/server/procedures/listExperiments/output/properties/items`.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -343,7 +343,7 @@ pub mod procedures {
         pub const NAME: &str = "start_experiment";
         /// The route the host calls.
         pub const ROUTE: &str = "/host/procedures/start_experiment";
-        /// The call's `input`, typed from the `input` schema.
+        /// The input of the procedure `start_experiment`, typed from the schema at `/server/procedures/start_experiment/input` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,
@@ -422,7 +422,7 @@ pub mod procedures {
                     })
             }
         }
-        /// The answer, typed from the `output` schema.
+        /// The output of the procedure `start_experiment`, typed from the schema at `/server/procedures/start_experiment/output` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,

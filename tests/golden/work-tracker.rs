@@ -185,7 +185,7 @@ pub mod webhooks {
     pub mod issue_status_changed {
         /// The event name.
         pub const EVENT: &str = "issue.status_changed";
-        /// The event's payload, typed from its `payload` schema.
+        /// The payload of the event `issue.status_changed`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
             ::host_runtime::codegen::serde::Serialize,

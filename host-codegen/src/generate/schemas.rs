@@ -18,10 +18,11 @@ use crate::types::{Job, Types};
 pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
     let c = &m.contributes;
     let mut jobs = Vec::new();
-    let mut one = |key: String, schema, root, pointer: String| {
+    let mut one = |key: String, schema, root, pointer: String, origin: String| {
         jobs.push(Job {
             key,
             roots: vec![(schema, root, pointer)],
+            origins: vec![origin],
         });
     };
     for (name, coll) in &c.storage {
@@ -30,6 +31,7 @@ pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
             &coll.schema,
             "Document",
             format!("/contributes/storage/{}/schema", esc(name)),
+            format!("One document of the storage collection `{name}`"),
         );
     }
     if let Some(settings) = &c.settings {
@@ -38,6 +40,7 @@ pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
             &settings.schema,
             "Settings",
             "/contributes/settings/schema".to_owned(),
+            "The values of the settings panel".to_owned(),
         );
     }
     for (i, t) in c.ai.tools.iter().enumerate() {
@@ -46,6 +49,7 @@ pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
             &t.input,
             "Input",
             format!("/contributes/ai/tools/{i}/input"),
+            format!("The input of the tool `{}`", t.id),
         );
     }
     for (i, a) in c.ai.actions.iter().enumerate() {
@@ -54,6 +58,7 @@ pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
             &a.input,
             "Input",
             format!("/contributes/ai/actions/{i}/input"),
+            format!("The input of the action `{}`", a.id),
         );
     }
     for (i, p) in c.ai.prompts.iter().enumerate() {
@@ -63,6 +68,7 @@ pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
                 input,
                 "Input",
                 format!("/contributes/ai/prompts/{i}/input"),
+                format!("The owner form of the prompt `{}`", p.id),
             );
         }
     }
@@ -72,6 +78,7 @@ pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
             &w.payload,
             "Payload",
             format!("/contributes/webhooks/{i}/payload"),
+            format!("The payload of the event `{}`", w.event),
         );
     }
     for (name, p) in m.server.iter().flat_map(|s| s.procedures.iter()) {
@@ -81,6 +88,10 @@ pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
             roots: vec![
                 (&p.input, "Input", format!("{at}/input")),
                 (&p.output, "Output", format!("{at}/output")),
+            ],
+            origins: vec![
+                format!("The input of the procedure `{name}`"),
+                format!("The output of the procedure `{name}`"),
             ],
         });
     }
