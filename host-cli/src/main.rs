@@ -58,6 +58,19 @@ enum Command {
         #[arg(default_value = host_manifest::MANIFEST_FILE)]
         path: PathBuf,
     },
+    /// Print an `impl` of every handler trait the manifest needs, for a server type, with a `todo!()`
+    /// in each method: a start that compiles.
+    ///
+    /// Editors' "implement missing members" writes the traits' `impl Future + Send` signatures with a
+    /// `todo!()` body, which does not compile; these are `async fn`s, which the traits accept.
+    Stubs {
+        /// The manifest file, or a folder holding `host.extension.json`.
+        #[arg(default_value = host_manifest::MANIFEST_FILE)]
+        path: PathBuf,
+        /// The name of your server type.
+        #[arg(long = "type", default_value = "Server")]
+        server: String,
+    },
     /// Run a local host on loopback for a vendor server in development.
     ///
     /// Serves the development key set at `GET /.well-known/jwks.json` (Cache-Control: max-age=300) and
@@ -163,6 +176,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Validate { format, path } => validate(&path, format, color),
         Command::Expand { path } => expand(&path),
+        Command::Stubs { path, server } => stubs(&path, &server),
         Command::Schema => {
             println!("{}", host_manifest::SCHEMA_JSON.trim_end());
             ExitCode::SUCCESS
@@ -172,6 +186,31 @@ fn main() -> ExitCode {
         Command::Call(args) => local::block_on(local::call::run(args, term)),
         Command::Trigger(args) => local::block_on(local::trigger::run(args, term)),
         Command::Check(args) => local::block_on(local::check::run(args, term)),
+    }
+}
+
+/// `cargo host stubs`: the handler stubs of a valid manifest.
+fn stubs(path: &std::path::Path, server: &str) -> ExitCode {
+    let (file, report) = match load(path) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
+    };
+    let Some(manifest) = report.manifest() else {
+        eprintln!(
+            "{} is invalid; `cargo host validate` lists its errors",
+            file.display()
+        );
+        return ExitCode::from(1);
+    };
+    match host_codegen::handler_stubs(manifest, server) {
+        Ok(stubs) => {
+            print!("{stubs}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::from(2)
+        }
     }
 }
 

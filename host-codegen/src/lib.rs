@@ -21,7 +21,7 @@ use host_manifest::{Manifest, Severity};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-pub use generate::Notes;
+pub use generate::{Notes, handler_stubs};
 
 /// The expansion of `host_extension!(<path>)`, before it meets the compiler: the messages to report on
 /// the path literal and the generated items as Rust source text.

@@ -229,4 +229,15 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn the_build_script_writes_what_cargo_host_expand_prints() {
+        let (_dir, krate, out) = setup();
+        write("host.extension.json", &krate, &out).unwrap();
+        let items = read(&out, host_codegen::build::items_file("host.extension.json"));
+        let body = items.split_once("\n\n").map_or("", |(_, body)| body);
+        let expanded = host_codegen::expand_pretty("host.extension.json", Some(&krate));
+        let dir = krate.display().to_string();
+        assert_eq!(body.replace(&dir, "$CARGO_MANIFEST_DIR"), expanded);
+    }
 }

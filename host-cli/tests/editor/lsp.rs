@@ -249,7 +249,13 @@ impl Server {
                     "textDocument": {
                         "completion": { "completionItem": { "snippetSupport": false } },
                         "hover": { "contentFormat": ["markdown", "plaintext"] },
-                        "definition": { "linkSupport": false }
+                        "definition": { "linkSupport": false },
+                        "codeAction": {
+                            "codeActionLiteralSupport": {
+                                "codeActionKind": { "valueSet": ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite"] }
+                            },
+                            "resolveSupport": { "properties": ["edit"] }
+                        }
                     }
                 },
                 "initializationOptions": {

@@ -16,6 +16,7 @@
 //! | `webhooks::*` and the `Webhooks` sender                 | `webhooks.rs`   |
 //! | the private dispatcher and `handler`                    | `dispatch.rs`   |
 //! | stand-ins for a manifest that cannot be read            | `stubs.rs`      |
+//! | handler stubs for a vendor to start from (`cargo host stubs`) | `handlers.rs` |
 //!
 //! Everything at the call site names `::core`, `::std` and `::host_runtime` paths in full, so a vendor's
 //! own `Result`, `Option`, `String` or `Box` cannot change its meaning.
@@ -24,6 +25,7 @@ mod calls;
 mod credentials;
 mod dispatch;
 mod documents;
+mod handlers;
 mod manifest;
 mod methods;
 mod schemas;
@@ -37,6 +39,7 @@ use proc_macro2::TokenStream;
 use crate::names::{camel, snake};
 use crate::types::Types;
 
+pub use handlers::handler_stubs;
 pub use stubs::stubs;
 
 /// What generation found besides code, each about one place in the manifest: `(JSON pointer,
