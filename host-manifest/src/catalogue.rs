@@ -180,9 +180,22 @@ pub fn slots_of(page: &str) -> Option<&'static [&'static str]> {
 /// The SDK major version the host serves.
 pub const SERVED_MAJOR: u64 = 2;
 
+/// The version of the extension interface this SDK implements: what the health route reports as
+/// `sdk`, so that it satisfies the `sdk` range a manifest states (`^2.0.0`).
+pub const INTERFACE_VERSION: &str = "2.0.0";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interface_version_is_of_the_served_major() {
+        let major = INTERFACE_VERSION
+            .split('.')
+            .next()
+            .and_then(|m| m.parse::<u64>().ok());
+        assert_eq!(major, Some(SERVED_MAJOR));
+    }
 
     #[test]
     fn catalogue_has_twelve_published_and_nine_reserved_names() {

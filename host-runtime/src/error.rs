@@ -44,8 +44,16 @@ pub mod codes {
     /// (502). The interface calls such answers invalid but names no code for them; this SDK adds one.
     pub const METRICS_RESPONSE_INVALID: &str = "METRICS_RESPONSE_INVALID";
 
+    /// A duplicate event delivery arrived while the first was still being processed, and that took
+    /// longer than the handler waits (503, with `Retry-After`). Retryable on purpose: a 4xx would tell
+    /// the host the event was recorded, and it would be lost if the first attempt then failed.
+    pub const EVENT_IN_FLIGHT: &str = "EVENT_IN_FLIGHT";
+    /// The deduplication store (Redis, say) cannot be reached, so an event cannot be run safely once
+    /// (503, with `Retry-After`).
+    pub const DEDUPE_UNAVAILABLE: &str = "DEDUPE_UNAVAILABLE";
+
     /// Every SDK code with its status: the interface's, in its order, then this SDK's own.
-    pub const ALL: [(&str, u16); 17] = [
+    pub const ALL: [(&str, u16); 19] = [
         (UNAUTHORIZED, 401),
         (INSTALL_MISMATCH, 403),
         (SCOPE_MISSING, 403),
@@ -63,6 +71,8 @@ pub mod codes {
         (TOOL_TIMEOUT, 504),
         (INTERNAL, 500),
         (METRICS_RESPONSE_INVALID, 502),
+        (EVENT_IN_FLIGHT, 503),
+        (DEDUPE_UNAVAILABLE, 503),
     ];
 }
 
@@ -81,6 +91,7 @@ pub struct HostError {
     code: Cow<'static, str>,
     message: String,
     status: StatusCode,
+    retry_after: Option<u32>,
 }
 
 impl HostError {
@@ -90,6 +101,7 @@ impl HostError {
             code: code.into(),
             message: message.into(),
             status: StatusCode::INTERNAL_SERVER_ERROR,
+            retry_after: None,
         }
     }
 
@@ -101,6 +113,17 @@ impl HostError {
             self.status = s;
         }
         self
+    }
+
+    /// Asks the caller to retry after `seconds` (the `Retry-After` header).
+    pub fn with_retry_after(mut self, seconds: u32) -> Self {
+        self.retry_after = Some(seconds);
+        self
+    }
+
+    /// The `Retry-After` seconds, if set.
+    pub fn retry_after(&self) -> Option<u32> {
+        self.retry_after
     }
 
     /// One of the SDK's own codes ([`codes`]) with its HTTP status.
@@ -161,6 +184,10 @@ impl HostError {
             http::header::CONTENT_TYPE,
             http::HeaderValue::from_static("application/json"),
         );
+        if let Some(seconds) = self.retry_after {
+            res.headers_mut()
+                .insert(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
+        }
         res
     }
 }
@@ -188,6 +215,22 @@ mod tests {
         for (code, status) in codes::ALL {
             assert_eq!(HostError::sdk(code, "x").status(), status, "{code}");
         }
+    }
+
+    #[test]
+    fn retry_after_is_a_header() {
+        let r = HostError::sdk(codes::EVENT_IN_FLIGHT, "busy")
+            .with_retry_after(30)
+            .to_response();
+        assert_eq!(r.status(), 503);
+        assert_eq!(r.headers()[http::header::RETRY_AFTER], "30");
+        assert!(
+            HostError::new("X", "m")
+                .to_response()
+                .headers()
+                .get(http::header::RETRY_AFTER)
+                .is_none()
+        );
     }
 
     #[test]

@@ -25,6 +25,9 @@ use crate::error::HostError;
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The tool time limit: 30 s; it may be configured lower, never higher.
 pub const TOOL_DEADLINE: Duration = Duration::from_secs(host_manifest::limits::TOOL_DEADLINE_SECS);
+/// How long a duplicate event delivery waits for the one in flight by default: under the 30 s most
+/// HTTP clients give a call, so the host gets an answer it can act on.
+pub const DEFAULT_EVENT_WAIT: Duration = Duration::from_secs(20);
 /// The health route's own deadline for the vendor's check: over 2.5 s is degraded.
 pub const HEALTH_DEADLINE: Duration = Duration::from_millis(2500);
 
@@ -55,6 +58,8 @@ pub(crate) struct Config {
     pub tool_deadline: Duration,
     pub health: Option<HealthCheck>,
     pub dedupe: Arc<dyn DedupeStore>,
+    /// How long a duplicate delivery waits for the one in flight before answering 503.
+    pub event_wait: Duration,
 }
 
 /// Compiled JSON Schemas of the manifest, by `(kind, id)`: tool, action and procedure inputs and
@@ -113,6 +118,7 @@ impl Handler {
             tool_deadline: TOOL_DEADLINE,
             health: None,
             dedupe: Arc::new(MemoryStore::new()),
+            event_wait: DEFAULT_EVENT_WAIT,
         };
         let extension_id = manifest.as_ref().map(|m| m.id.clone()).unwrap_or_default();
         let verifier = Verifier::new(verify_options(&extension_id, &config));
@@ -187,6 +193,12 @@ impl Handler {
     {
         let check: HealthCheck = Arc::new(move || Box::pin(check()));
         self.configure(|c| c.health = Some(check))
+    }
+
+    /// How long a duplicate event delivery waits for the delivery of the same content in flight
+    /// (default 20 s) before answering a retryable `503 EVENT_IN_FLIGHT` with `Retry-After`.
+    pub fn with_event_wait(self, wait: Duration) -> Self {
+        self.configure(|c| c.event_wait = wait)
     }
 
     /// Uses another store for event deduplication (the default keeps keys in this process).

@@ -239,7 +239,9 @@ async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
     let body = serde_json::json!({
         "status": if healthy { "ok" } else { "degraded" },
         "extensionId": extension_id,
-        "sdk": env!("CARGO_PKG_VERSION"),
+        // The interface version (what a manifest's `sdk` range is about), then this crate's own.
+        "sdk": host_manifest::catalogue::INTERFACE_VERSION,
+        "runtime": concat!("host-runtime ", env!("CARGO_PKG_VERSION")),
     });
     let status = if healthy {
         StatusCode::OK
@@ -575,6 +577,9 @@ fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
     Ok(reply)
 }
 
+/// The `Retry-After` of a delivery that could not run yet: the host's own first retry wait.
+const RETRY_AFTER_SECS: u32 = host_manifest::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
+
 /// An event delivery: 204, once per content key, whatever `X-Host-Event-Id` says.
 async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, HostError> {
     let event = raw.body.get("event").and_then(Json::as_object);
@@ -598,16 +603,18 @@ async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, Hos
     let key = dedupe::key_of(&name, &raw.claims.sub, &payload);
     let store = &inner.config.dedupe;
     if let Some(key) = &key {
-        // A concurrent duplicate waits for the delivery in flight (a minute at most), then looks again.
-        let give_up = Instant::now() + std::time::Duration::from_secs(60);
+        // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
+        // answers a retryable 503: a 4xx would mean "recorded" to the host, and the event would be
+        // lost if the attempt in flight then failed.
+        let give_up = Instant::now() + inner.config.event_wait;
         loop {
             let claim = store.claim(key).await.map_err(|e| {
                 tracing::warn!(error = %e, "the deduplication store is unavailable");
-                HostError::new(
-                    "DEDUPE_UNAVAILABLE",
+                HostError::sdk(
+                    codes::DEDUPE_UNAVAILABLE,
                     "events cannot be deduplicated right now; retry later",
                 )
-                .with_status(503)
+                .with_retry_after(RETRY_AFTER_SECS)
             })?;
             let waited = match claim {
                 Claim::Run => break,
@@ -628,10 +635,11 @@ async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, Hos
                 }
             };
             if !waited {
-                return Err(
-                    HostError::new("EVENT_IN_FLIGHT", "this event is being processed")
-                        .with_status(409),
-                );
+                return Err(HostError::sdk(
+                    codes::EVENT_IN_FLIGHT,
+                    "this event is still being processed by an earlier delivery; retry later",
+                )
+                .with_retry_after(RETRY_AFTER_SECS));
             }
         }
     }

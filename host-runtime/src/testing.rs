@@ -59,6 +59,8 @@ pub struct TestResponse {
     pub json: Value,
     /// The raw body.
     pub body: Bytes,
+    /// The response headers.
+    pub headers: http::HeaderMap,
 }
 
 impl TestResponse {
@@ -289,9 +291,15 @@ impl TestHost {
     pub async fn send(&self, handler: &Handler, request: http::Request<Bytes>) -> TestResponse {
         let response = handler.handle(request).await;
         let status = response.status().as_u16();
+        let headers = response.headers().clone();
         let body = response.into_body();
         let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        TestResponse { status, json, body }
+        TestResponse {
+            status,
+            json,
+            body,
+            headers,
+        }
     }
 
     /// POSTs the shared call body with `input` to `path`, in process.
@@ -385,9 +393,15 @@ impl TestHost {
             .await
             .map_err(|e| e.to_string())?;
         let status = response.status().as_u16();
+        let headers = response.headers().clone();
         let body = response.bytes().await.map_err(|e| e.to_string())?;
         let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        Ok(TestResponse { status, json, body })
+        Ok(TestResponse {
+            status,
+            json,
+            body,
+            headers,
+        })
     }
 }
 

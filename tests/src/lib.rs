@@ -29,6 +29,8 @@ pub struct Behaviour {
     pub delay_ms: std::sync::atomic::AtomicU64,
     /// The next `release.shipped` deliveries that fail with a 503.
     pub fail_events: std::sync::atomic::AtomicUsize,
+    /// `release.shipped` works this long before it succeeds or fails.
+    pub event_delay_ms: std::sync::atomic::AtomicU64,
     /// `release.shipped` deliveries handled successfully.
     pub releases_handled: std::sync::atomic::AtomicUsize,
     /// `top-movers` and `tracked-keywords` answer what the interface forbids (a row key that is no
@@ -189,6 +191,9 @@ impl Events for Server {
     ) -> Result<(), HostError> {
         use std::sync::atomic::Ordering;
         let _version: &str = &call.input.version;
+        // Slow enough that a concurrent duplicate arrives while this one is in flight.
+        let delay = 50 + self.behaviour.event_delay_ms.load(Ordering::SeqCst);
+        tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
         let failing = self.behaviour.fail_events.load(Ordering::SeqCst);
         if failing > 0 {
             self.behaviour
@@ -196,8 +201,6 @@ impl Events for Server {
                 .store(failing - 1, Ordering::SeqCst);
             return Err(HostError::new("RANKS_DOWN", "the rank store is down").with_status(503));
         }
-        // Slow enough that a concurrent duplicate arrives while this one is in flight.
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         self.behaviour
             .releases_handled
             .fetch_add(1, Ordering::SeqCst);

@@ -355,6 +355,22 @@ async fn health_answers_without_a_token_and_degrades() {
         (body["status"].as_str(), body["extensionId"].as_str()),
         (Some("ok"), Some("keyword-tracker"))
     );
+    // `sdk` satisfies the manifest's `^2.0.0`; the crate's own version is apart.
+    let sdk = body["sdk"].as_str().unwrap_or_default();
+    let range = handler
+        .manifest()
+        .map(|m| m.sdk.clone())
+        .unwrap_or_default();
+    assert_eq!(range, "^2.0.0");
+    assert!(
+        sdk.starts_with("2.") && sdk.split('.').count() == 3,
+        "sdk: {sdk}"
+    );
+    assert!(
+        body["runtime"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("host-runtime "))
+    );
     let r = handler.handle(get(Method::HEAD)).await;
     assert_eq!((r.status().as_u16(), r.body().len()), (200, 0));
 
@@ -462,6 +478,47 @@ async fn concurrent_duplicates_run_once() {
         assert_eq!(t.await.unwrap().status, 204);
     }
     assert_eq!(server.behaviour.releases_handled.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_duplicate_during_a_delivery_that_then_fails_is_not_lost() {
+    let (host, handler, server) = setup();
+    let handler = handler.with_event_wait(std::time::Duration::from_millis(100));
+    let host = Arc::new(host);
+    server.behaviour.event_delay_ms.store(400, Ordering::SeqCst);
+    server.behaviour.fail_events.store(1, Ordering::SeqCst);
+    let payload = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
+    let first = {
+        let (host, handler, payload) = (host.clone(), handler.clone(), payload.clone());
+        tokio::spawn(async move {
+            host.deliver(&handler, "release.shipped", payload, "evt_first")
+                .await
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    // The same content while the first is in flight, past the wait: retryable, never "recorded".
+    let duplicate = host
+        .deliver(&handler, "release.shipped", payload.clone(), "evt_dup")
+        .await;
+    duplicate.assert_error(503, "EVENT_IN_FLIGHT");
+    assert_eq!(duplicate.headers[http::header::RETRY_AFTER], "30");
+    // The first attempt fails: the host retries it, and that retry runs the event.
+    first.await.unwrap().assert_error(503, "RANKS_DOWN");
+    assert_eq!(server.behaviour.releases_handled.load(Ordering::SeqCst), 0);
+    server.behaviour.event_delay_ms.store(0, Ordering::SeqCst);
+    let retry = host
+        .deliver(&handler, "release.shipped", payload.clone(), "evt_retry")
+        .await;
+    assert_eq!(retry.status, 204, "{}", retry.json);
+    let again = host
+        .deliver(&handler, "release.shipped", payload, "evt_again")
+        .await;
+    assert_eq!(again.status, 204);
+    assert_eq!(
+        server.behaviour.releases_handled.load(Ordering::SeqCst),
+        1,
+        "exactly once"
+    );
 }
 
 #[tokio::test]
