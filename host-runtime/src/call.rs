@@ -144,6 +144,48 @@ pub struct OAuthToken {
     pub scopes: Vec<String>,
 }
 
+/// The HTTP request a call arrived in, read-only: its method, path (without the query) and headers,
+/// for a trace id or a user agent. The `Authorization` header is left out: the verified token's
+/// claims are in the call.
+#[derive(Debug, Clone, Default)]
+pub struct RequestParts {
+    method: http::Method,
+    path: String,
+    headers: http::HeaderMap,
+}
+
+impl RequestParts {
+    pub(crate) fn of<B>(request: &http::Request<B>) -> Self {
+        let mut headers = request.headers().clone();
+        headers.remove(http::header::AUTHORIZATION);
+        RequestParts {
+            method: request.method().clone(),
+            path: request.uri().path().to_owned(),
+            headers,
+        }
+    }
+
+    /// The HTTP method.
+    pub fn method(&self) -> &http::Method {
+        &self.method
+    }
+
+    /// The path, as the host sent it (with the base path, if any; without the query).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The headers, without `Authorization`.
+    pub fn headers(&self) -> &http::HeaderMap {
+        &self.headers
+    }
+
+    /// One header's value, when present and readable as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
 /// One verified host call, with its typed input, credentials and documents.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -162,6 +204,8 @@ pub struct Call<I, C, D> {
     pub claims: Claims,
     /// `X-Host-Event-Id` of an event delivery: differs per attempt, so never a deduplication key.
     pub event_id: Option<String>,
+    /// The HTTP request, read-only.
+    pub request: RequestParts,
 }
 
 /// An action call the owner approved. Only the runtime builds one, from the host's call to the action
@@ -199,6 +243,8 @@ pub struct MentionCall {
     pub install: Install,
     /// The verified token claims.
     pub claims: Claims,
+    /// The HTTP request, read-only.
+    pub request: RequestParts,
 }
 
 /// A context provider call (`GET /host/context/<id>`): no body, so no input, credentials or documents.
@@ -209,4 +255,6 @@ pub struct ContextCall {
     pub install: Install,
     /// The verified token claims.
     pub claims: Claims,
+    /// The HTTP request, read-only.
+    pub request: RequestParts,
 }

@@ -67,6 +67,7 @@ pub struct RawCall {
     pub(crate) extension_id: String,
     pub(crate) query: Option<String>,
     pub(crate) event_id: Option<String>,
+    pub(crate) request: crate::call::RequestParts,
 }
 
 impl RawCall {
@@ -77,6 +78,7 @@ impl RawCall {
             extension_id,
             query: None,
             event_id: None,
+            request: Default::default(),
         }
     }
 
@@ -134,6 +136,7 @@ impl RawCall {
             context,
             claims: self.claims,
             event_id: self.event_id,
+            request: self.request,
         })
     }
 }
@@ -213,6 +216,7 @@ pub fn mention(mut raw: RawCall) -> Result<MentionCall, HostError> {
         q: raw.query.take().unwrap_or_default(),
         install,
         claims: raw.claims,
+        request: raw.request,
     })
 }
 
@@ -222,6 +226,7 @@ pub fn context(mut raw: RawCall) -> Result<ContextCall, HostError> {
     Ok(ContextCall {
         install,
         claims: raw.claims,
+        request: raw.request,
     })
 }
 
@@ -239,6 +244,7 @@ pub fn work_comment<C: DeserializeOwned, D: DeserializeOwned>(
         context: call.context,
         claims: call.claims,
         event_id: call.event_id,
+        request: call.request,
     })
 }
 

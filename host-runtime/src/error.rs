@@ -44,6 +44,9 @@ pub mod codes {
     /// (502). The interface calls such answers invalid but names no code for them; this SDK adds one.
     pub const METRICS_RESPONSE_INVALID: &str = "METRICS_RESPONSE_INVALID";
 
+    /// A work destination's answer breaks the interface: an item or comment `url` that is not https
+    /// (502). The interface names no code for it; this SDK adds one.
+    pub const WORK_RESPONSE_INVALID: &str = "WORK_RESPONSE_INVALID";
     /// A duplicate event delivery arrived while the first was still being processed, and that took
     /// longer than the handler waits (503, with `Retry-After`). Retryable on purpose: a 4xx would tell
     /// the host the event was recorded, and it would be lost if the first attempt then failed.
@@ -53,7 +56,7 @@ pub mod codes {
     pub const DEDUPE_UNAVAILABLE: &str = "DEDUPE_UNAVAILABLE";
 
     /// Every SDK code with its status: the interface's, in its order, then this SDK's own.
-    pub const ALL: [(&str, u16); 19] = [
+    pub const ALL: [(&str, u16); 20] = [
         (UNAUTHORIZED, 401),
         (INSTALL_MISMATCH, 403),
         (SCOPE_MISSING, 403),
@@ -71,6 +74,7 @@ pub mod codes {
         (TOOL_TIMEOUT, 504),
         (INTERNAL, 500),
         (METRICS_RESPONSE_INVALID, 502),
+        (WORK_RESPONSE_INVALID, 502),
         (EVENT_IN_FLIGHT, 503),
         (DEDUPE_UNAVAILABLE, 503),
     ];

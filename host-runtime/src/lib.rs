@@ -37,7 +37,7 @@ pub mod work;
 pub use answer::{Comparison, ContextBlock, List, MentionItem, MentionItems, Series, Table};
 pub use call::{
     Approved, Call, CallContext, Claims, ContextCall, DateRange, Document, Filters, Install,
-    MentionCall, NoCredentials, NoDocuments, OAuthToken,
+    MentionCall, NoCredentials, NoDocuments, OAuthToken, RequestParts,
 };
 pub use error::{ConversionError, HostError, codes};
 pub use events::{HostEvent, Timestamp};

@@ -318,6 +318,7 @@ async fn call(
         _ => None,
     };
     raw.event_id = event_id;
+    raw.request = crate::call::RequestParts::of(request);
     match target {
         Target::Tool(id) => run_tool(inner, Route::Tool(id), raw).await,
         Target::Action(id) => run(inner, Route::Action(id), raw).await,
@@ -338,8 +339,15 @@ async fn call(
             }
             run(inner, Route::WorkContainers, raw).await
         }
-        Target::WorkItems => run(inner, Route::WorkItem, raw).await,
-        Target::WorkComment(item) => run(inner, Route::WorkComment(item), raw).await,
+        Target::WorkItems => {
+            check_new_item(m, &raw.body)?;
+            let reply = run(inner, Route::WorkItem, raw).await?;
+            check_work_url(reply, "item")
+        }
+        Target::WorkComment(item) => {
+            let reply = run(inner, Route::WorkComment(item), raw).await?;
+            check_work_url(reply, "comment")
+        }
         Target::Events => deliver(inner, m, raw).await,
         Target::Health => Err(HostError::internal("unreachable route")),
     }
@@ -520,6 +528,60 @@ fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostEr
 }
 
 /// Metrics answers: every point's dimensions are declared by its metric, and values are finite.
+/// A new work item: its `kind` is one the destination `creates`, its attachments are https.
+fn check_new_item(m: &Manifest, body: &Map<String, Json>) -> Result<(), HostError> {
+    let input = body.get("input");
+    let creates: Vec<Json> = m
+        .contributes
+        .work
+        .iter()
+        .flat_map(|w| w.creates.iter())
+        .filter_map(|k| serde_json::to_value(k).ok())
+        .collect();
+    if let Some(kind) = input.and_then(|i| i.get("kind"))
+        && !creates.contains(kind)
+    {
+        let names: Vec<String> = creates.iter().map(Json::to_string).collect();
+        return Err(HostError::input_invalid(format!(
+            "/input/kind: {kind} is not a kind this destination creates ({})",
+            names.join(", ")
+        )));
+    }
+    let attachments = input
+        .and_then(|i| i.get("attachments"))
+        .and_then(Json::as_array);
+    for (i, a) in attachments.into_iter().flatten().enumerate() {
+        if let Some(url) = a.get("url").and_then(Json::as_str)
+            && !is_https(url)
+        {
+            return Err(HostError::input_invalid(format!(
+                "/input/attachments/{i}/url: `{url}` is not an https URL"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A created item's or comment's `url` is https.
+fn check_work_url(reply: Reply, what: &str) -> Result<Reply, HostError> {
+    if let Reply::Json(value) = &reply
+        && let Some(url) = value.get("url").and_then(Json::as_str)
+        && !is_https(url)
+    {
+        return Err(HostError::sdk(
+            codes::WORK_RESPONSE_INVALID,
+            format!("the created {what}'s `url` must be an https URL, not `{url}`"),
+        ));
+    }
+    Ok(reply)
+}
+
+fn is_https(url: &str) -> bool {
+    url.get(..8)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+        && url.len() > 8
+}
+
 fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
     let Reply::Json(value) = &reply else {
         return Ok(reply);

@@ -137,7 +137,16 @@ impl Mentions for Server {
 }
 
 impl ContextProviders for Server {
-    async fn tracked_keywords(&self, _call: ContextCall) -> Result<ContextBlock, HostError> {
+    async fn tracked_keywords(&self, call: ContextCall) -> Result<ContextBlock, HostError> {
+        // The request is readable: a trace id the host sent comes back in the block.
+        if let Some(trace) = call.request.header("x-trace-id") {
+            let token_seen = call.request.header("authorization").is_some();
+            return Ok(ContextBlock::new(format!(
+                "trace {trace} on {} {}; token visible: {token_seen}",
+                call.request.method(),
+                call.request.path()
+            )));
+        }
         if self
             .behaviour
             .bad_answers
@@ -279,15 +288,20 @@ pub mod work_tracker {
         }
 
         async fn create_item(&self, call: WorkCall<NewItem>) -> Result<CreatedItem, HostError> {
-            if call.input.container != "prj-mobile" && call.input.container != "prj-web" {
-                return Err(
-                    HostError::new("NO_SUCH_PROJECT", "that project does not exist")
-                        .with_status(404),
-                );
-            }
+            let url = match call.input.container.as_str() {
+                "prj-mobile" | "prj-web" => "https://tracker.example/ISS-101",
+                // A project whose links the tracker gets wrong: the runtime must refuse the answer.
+                "prj-insecure" => "http://tracker.example/ISS-101",
+                _ => {
+                    return Err(
+                        HostError::new("NO_SUCH_PROJECT", "that project does not exist")
+                            .with_status(404),
+                    );
+                }
+            };
             Ok(CreatedItem {
                 id: "ISS-101".into(),
-                url: "https://tracker.example/ISS-101".into(),
+                url: url.into(),
                 status: "Backlog".into(),
             })
         }

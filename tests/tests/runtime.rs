@@ -522,6 +522,23 @@ async fn a_duplicate_during_a_delivery_that_then_fails_is_not_lost() {
 }
 
 #[tokio::test]
+async fn handlers_read_the_request_but_not_its_token() {
+    let (host, handler, _) = setup();
+    let mut request = host.request(Method::GET, "/host/context/tracked-keywords", None);
+    request
+        .headers_mut()
+        .insert("x-trace-id", http::HeaderValue::from_static("trace-42"));
+    let r = host.send(&handler, request).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(
+        r.json["summary"],
+        "trace trace-42 on GET /host/context/tracked-keywords; token visible: false",
+        "{}",
+        r.json
+    );
+}
+
+#[tokio::test]
 async fn a_failed_delivery_is_retried_not_recorded() {
     let (host, handler, server) = setup();
     server.behaviour.fail_events.store(1, Ordering::SeqCst);

@@ -89,6 +89,50 @@ async fn item_calls_refuse_bad_methods_bodies_and_inputs() {
 }
 
 #[tokio::test]
+async fn items_are_checked_against_the_manifest_and_https() {
+    let (host, handler) = setup();
+    let post = |input: serde_json::Value| {
+        let body = host.call_body(input);
+        host.request(Method::POST, "/host/work/items", Some(&body))
+    };
+    // `page` is an item kind, but not one this destination `creates`.
+    let mut page = item();
+    page["kind"] = json!("page");
+    let r = host.send(&handler, post(page)).await;
+    r.assert_error(422, "INPUT_INVALID");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("/input/kind"),
+        "{}",
+        r.json
+    );
+    // Attachments are https links.
+    let mut attached = item();
+    attached["attachments"] = json!([{ "type": "link", "url": "http://example.com/trace" }]);
+    let r = host.send(&handler, post(attached)).await;
+    r.assert_error(422, "INPUT_INVALID");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("/input/attachments/0/url"),
+        "{}",
+        r.json
+    );
+    let mut attached = item();
+    attached["attachments"] = json!([{ "type": "link", "url": "https://example.com/trace" }]);
+    assert_eq!(host.send(&handler, post(attached)).await.status, 200);
+    // The created item's link must be https too.
+    let mut insecure = item();
+    insecure["container"] = json!("prj-insecure");
+    host.send(&handler, post(insecure))
+        .await
+        .assert_error(502, "WORK_RESPONSE_INVALID");
+}
+
+#[tokio::test]
 async fn a_vendor_error_keeps_its_code() {
     let (host, handler) = setup();
     let mut other = item();

@@ -1,9 +1,7 @@
 //! The work destination: follow-up tasks on the vendor's own board, with two-way comments.
 
 use host_runtime::HostError;
-use host_runtime::work::{
-    Container, Containers, CreatedComment, CreatedItem, ItemKind, NewComment, NewItem,
-};
+use host_runtime::work::{Container, Containers, CreatedComment, CreatedItem, NewComment, NewItem};
 
 use crate::{ContainersCall, Task, Tracker, Work, WorkCall};
 
@@ -28,12 +26,9 @@ impl Work for Tracker {
     }
 
     async fn create_item(&self, call: WorkCall<NewItem>) -> Result<CreatedItem, HostError> {
+        // The runtime has already refused kinds the manifest's `creates` does not list (`issue` only)
+        // and attachments that are not https links.
         let item = call.input;
-        if item.kind != ItemKind::Issue {
-            return Err(HostError::bad_request(
-                "/kind: the Keyword Tracker board holds tasks (`issue`) only",
-            ));
-        }
         if !BOARDS.iter().any(|(id, _)| *id == item.container) {
             return Err(HostError::new(
                 "BOARD_NOT_FOUND",

@@ -544,7 +544,7 @@ async fn the_work_destination_creates_tasks_and_takes_comments() {
         json!({"kind": "page", "container": "aso", "title": "x"}),
     )
     .await
-    .assert_error(400, "BAD_REQUEST");
+    .assert_error(422, "INPUT_INVALID");
     assert_eq!(
         s.install().tasks,
         [("KT-1".to_owned(), "Win back “journal”".to_owned(), 1)]
