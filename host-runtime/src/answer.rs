@@ -101,21 +101,6 @@ impl<T: Into<Cell>> From<Option<T>> for Cell {
     }
 }
 
-/// The `returns` kind of a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `value`
-    Value,
-    /// `list`
-    List,
-    /// `table`
-    Table,
-    /// `series`
-    Series,
-    /// `comparison`
-    Comparison,
-}
-
 /// The largest tool answer, in bytes; larger answers are `TOOL_RESPONSE_TOO_LARGE`.
 pub const TOOL_ANSWER_LIMIT: usize = host_manifest::limits::TOOL_ANSWER_BYTES;
 /// The largest context block, in bytes of compact JSON; larger blocks are `CONTEXT_TOO_LARGE`.
@@ -127,8 +112,6 @@ pub const MENTION_LABEL_CHARS: usize = host_manifest::limits::MENTION_LABEL_CHAR
 
 /// A tool answer of one `returns` kind. Implemented by the five card types only.
 pub trait ToolAnswer: Serialize + Send + sealed::Sealed + 'static {
-    /// The `returns` kind this answer draws.
-    const KIND: Kind;
     /// Checks what the type cannot express; the error names the offending member.
     fn check(&self) -> Result<(), String>;
 }
@@ -201,7 +184,6 @@ impl Value {
 }
 
 impl ToolAnswer for Value {
-    const KIND: Kind = Kind::Value;
     fn check(&self) -> Result<(), String> {
         scalar_finite(&self.value, || "`value`".to_owned())?;
         self.change
@@ -245,7 +227,6 @@ impl ListItem {
 }
 
 impl ToolAnswer for List {
-    const KIND: Kind = Kind::List;
     fn check(&self) -> Result<(), String> {
         for (i, item) in self.items.iter().enumerate() {
             if let Some(url) = &item.url
@@ -328,7 +309,6 @@ impl Table {
 }
 
 impl ToolAnswer for Table {
-    const KIND: Kind = Kind::Table;
     fn check(&self) -> Result<(), String> {
         for (i, row) in self.rows.iter().enumerate() {
             for (key, cell) in row {
@@ -377,7 +357,6 @@ pub struct Point {
 }
 
 impl ToolAnswer for Series {
-    const KIND: Kind = Kind::Series;
     fn check(&self) -> Result<(), String> {
         for (i, line) in self.series.iter().enumerate() {
             for (j, p) in line.points.iter().enumerate() {
@@ -413,7 +392,6 @@ pub struct ComparisonRow {
 }
 
 impl ToolAnswer for Comparison {
-    const KIND: Kind = Kind::Comparison;
     fn check(&self) -> Result<(), String> {
         if self.subjects.len() < 2 {
             return Err(format!(

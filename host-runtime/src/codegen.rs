@@ -18,7 +18,6 @@ pub use ::serde_json;
 use crate::answer::{ContextBlock, MentionItems, ToolAnswer};
 use crate::call::{Approved, Call, CallContext, Claims, ContextCall, Install, MentionCall};
 use crate::error::{HostError, codes};
-use crate::events::HostEvent;
 
 /// A boxed `Send` future, what the dispatcher returns.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -53,8 +52,6 @@ pub enum Route<'a> {
 pub enum Reply {
     /// 200 with a JSON body.
     Json(Json),
-    /// 200 with a JSON body already encoded (tool answers, encoded once to be measured).
-    Encoded(bytes::Bytes),
     /// 204 (event deliveries).
     NoContent,
 }
@@ -202,11 +199,6 @@ pub fn event<P: DeserializeOwned, C: DeserializeOwned, D: DeserializeOwned>(
         .ok_or_else(|| HostError::bad_request("the event body has no `event.payload`"))?;
     raw.body.remove("event");
     raw.into_call(Some(payload))
-}
-
-/// The deduplication key of a typed event payload.
-pub fn dedupe_key<P: HostEvent>(install_id: &str, payload: &P) -> String {
-    format!("{}|{install_id}|{}", P::NAME, payload.dedupe_key())
 }
 
 /// A mention picker call.

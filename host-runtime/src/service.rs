@@ -180,14 +180,6 @@ async fn answer(
     };
     let response = match result {
         Ok(Reply::Json(body)) => json_response(StatusCode::OK, &body),
-        Ok(Reply::Encoded(bytes)) => {
-            let mut r = Response::new(bytes);
-            r.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            r
-        }
         Ok(Reply::NoContent) => {
             let mut r = Response::new(Bytes::new());
             *r.status_mut() = StatusCode::NO_CONTENT;
