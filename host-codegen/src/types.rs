@@ -227,8 +227,8 @@ impl Types {
             return text.to_owned();
         }
         let mut text = text.to_owned();
-        let pointers = self.pointers.get(key).cloned().unwrap_or_default();
-        let origins = self.origins.get(key).cloned().unwrap_or_default();
+        let pointers = self.pointers.get(key).map_or(&[][..], Vec::as_slice);
+        let origins = self.origins.get(key).map_or(&[][..], Vec::as_slice);
         for (i, pointer) in pointers.iter().enumerate() {
             let origin = origins.get(i).map_or("The value", String::as_str);
             let line = format!("{origin}, typed from the schema at `{pointer}` in the manifest.");

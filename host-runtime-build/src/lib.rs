@@ -76,11 +76,13 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// What [`write`] generated: the files the build must be redone after.
+/// What [`write`] generated: the files the build must be redone after, and the manifest's errors.
 #[derive(Debug)]
 pub struct Written {
     /// The manifest and every file it names that exists.
     pub files: Vec<PathBuf>,
+    /// The manifest's errors, each `FILE:LINE:COL: /pointer: message [rule]` (empty when it is valid).
+    pub errors: Vec<String>,
 }
 
 /// Writes the expansion of `path` (relative to `crate_dir`) into `out_dir`, as [`generate`] does but
@@ -109,6 +111,7 @@ pub fn write(path: &str, crate_dir: &Path, out_dir: &Path) -> Result<Written, Er
     }
     Ok(Written {
         files: expansion.files,
+        errors: expansion.errors,
     })
 }
 

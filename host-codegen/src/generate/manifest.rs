@@ -150,10 +150,7 @@ fn string_enum(
         };
     }
     let enum_doc = doc(what);
-    let variants: Vec<Ident> = values
-        .iter()
-        .map(|(v, _)| ident(&camel(&v.replace(':', "_"))))
-        .collect();
+    let variants: Vec<Ident> = values.iter().map(|(v, _)| ident(&camel(v))).collect();
     let texts: Vec<&str> = values.iter().map(|(v, _)| v.as_str()).collect();
     let docs: Vec<TokenStream> = values.iter().map(|(_, d)| doc(d)).collect();
     quote! {
