@@ -14,7 +14,7 @@
 //!
 //! Needs `rust-analyzer` on the PATH (`rustup component add rust-analyzer`; `.ci/run` installs it);
 //! without it the editor test prints why and passes. The figures are printed and written to
-//! `target/editor-test/report.json`.
+//! `<target dir>/tmp/editor-test/report.json`.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -99,7 +99,7 @@ fn position(text: &str, needle: &str) -> (usize, usize) {
         .unwrap_or_else(|| panic!("`{needle}` is not in the text"))
 }
 
-/// A fresh copy of the README's hello-extension crate in `target/editor-test/<name>`, wired with the
+/// A fresh copy of the README's hello-extension crate in `<target dir>/tmp/editor-test/<name>`, wired with the
 /// build script; `src/main.rs` has a `let probe = &call.input;` line to complete on.
 fn hello_crate(name: &str) -> PathBuf {
     hello_crate_wired(name, true)
@@ -107,7 +107,7 @@ fn hello_crate(name: &str) -> PathBuf {
 
 /// [`hello_crate`], with or without the build script.
 fn hello_crate_wired(name: &str, build_script: bool) -> PathBuf {
-    let dir = root().join("target/editor-test").join(name);
+    let dir = scratch().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let path = |krate: &str| root().join(krate).display().to_string();
@@ -169,8 +169,18 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
     dir
 }
 
+/// The target folder this test was built in (wherever `CARGO_TARGET_DIR` puts it), shared with the
+/// crates the test builds so that the SDK's dependencies are compiled once.
 fn target_dir() -> PathBuf {
-    root().join("target")
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("CARGO_TARGET_TMPDIR lies in the target folder")
+        .to_path_buf()
+}
+
+/// Where this test writes its crates and reports: `<target dir>/tmp/editor-test`.
+fn scratch() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("editor-test")
 }
 
 /// `cargo check` of a crate: whether it passed, and its output.
@@ -249,7 +259,7 @@ fn cargo_check_follows_the_manifest_through_the_build_script() {
 #[test]
 fn cargo_host_stubs_compile_for_every_trait_of_the_example() {
     let fixture = root().join("host-manifest/tests/fixtures/valid/keyword-tracker");
-    let dir = root().join("target/editor-test/stubs");
+    let dir = scratch().join("stubs");
     let _ = std::fs::remove_dir_all(&dir);
     let copy = Command::new("cp")
         .arg("-r")
@@ -391,11 +401,7 @@ fn rust_analyzer_navigates_the_plain_macro() {
         }
     }
     println!("{measured:#}");
-    std::fs::write(
-        root().join("target/editor-test/assist.json"),
-        format!("{measured:#}\n"),
-    )
-    .unwrap();
+    std::fs::write(scratch().join("assist.json"), format!("{measured:#}\n")).unwrap();
 }
 
 /// Lines appended to the hello crate's `main.rs` that name one generated item of each kind.
@@ -647,9 +653,5 @@ fn rust_analyzer_follows_the_manifest() {
         "manifest_error_diagnostic_seconds": to_error.as_secs_f64(),
     });
     println!("{report:#}");
-    std::fs::write(
-        root().join("target/editor-test/report.json"),
-        format!("{report:#}\n"),
-    )
-    .unwrap();
+    std::fs::write(scratch().join("report.json"), format!("{report:#}\n")).unwrap();
 }

@@ -16,7 +16,7 @@
 //!
 //! The suite lives outside the repository, beside it at `../shared/corpora/json-schema-test-suite`
 //! (or wherever `JSON_SCHEMA_TEST_SUITE` points); without it the test prints why and passes.
-//! The figures are printed and written to `target/json-schema-suite/report.json`.
+//! The figures are printed and written to `<target dir>/tmp/json-schema-suite/report.json`.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -183,7 +183,7 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
         return;
     };
     let groups = read_groups(&dir);
-    let work = root().join("target/json-schema-suite");
+    let work = Path::new(env!("CARGO_TARGET_TMPDIR")).join("json-schema-suite");
     std::fs::create_dir_all(work.join("manifests")).expect("a scratch folder");
     std::fs::create_dir_all(work.join("src")).expect("a scratch folder");
     std::fs::copy(
@@ -334,7 +334,11 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
         .args(["run", "--quiet", "--manifest-path"])
         .arg(work.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(root().join("target"))
+        .arg(
+            Path::new(env!("CARGO_TARGET_TMPDIR"))
+                .parent()
+                .expect("CARGO_TARGET_TMPDIR lies in the target folder"),
+        )
         .arg("--")
         .arg(work.join("cases.json"))
         .output()

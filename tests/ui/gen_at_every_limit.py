@@ -38,7 +38,7 @@ def main():
         'use host_runtime::metrics::SyncAnswer;',
         'use host_runtime::work::{Containers, CreatedComment, CreatedItem, NewComment, NewItem};',
         'use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItems};\n',
-        f'host_runtime::host_extension!("../../../../{FIXTURE}");\n',
+        f'host_runtime::host_extension!("repo/{FIXTURE}");\n',
         'struct Server;\n',
         'fn later<T>() -> Result<T, HostError> {\n    Err(HostError::new("NOT_IN_THIS_TEST", "signatures only"))\n}\n',
         'impl Tools for Server {',

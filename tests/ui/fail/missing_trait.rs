@@ -1,6 +1,6 @@
 // The entry point requires exactly the traits the manifest needs: a server without them is refused.
 
-host_runtime::host_extension!("../../../../host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json");
+host_runtime::host_extension!("repo/host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json");
 
 struct Server;
 

@@ -1,5 +1,5 @@
 // The manifest breaks one rule: the error names the file, line, column and pointer.
 
-host_runtime::host_extension!("../../../../host-manifest/tests/fixtures/invalid/sdk-range-not-a-range.json");
+host_runtime::host_extension!("repo/host-manifest/tests/fixtures/invalid/sdk-range-not-a-range.json");
 
 fn main() {}

@@ -3,7 +3,7 @@
 use host_runtime::answer::{Comparison, List, Series, Table};
 use host_runtime::HostError;
 
-host_runtime::host_extension!("../../../../host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json");
+host_runtime::host_extension!("repo/host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json");
 
 struct Server;
 

@@ -7,7 +7,7 @@ use host_runtime::metrics::SyncAnswer;
 use host_runtime::work::{Containers, CreatedComment, CreatedItem, NewComment, NewItem};
 use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItems};
 
-host_runtime::host_extension!("../../../../host-manifest/tests/fixtures/valid/at-every-limit/host.extension.json");
+host_runtime::host_extension!("repo/host-manifest/tests/fixtures/valid/at-every-limit/host.extension.json");
 
 struct Server;
 

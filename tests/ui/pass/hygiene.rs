@@ -20,6 +20,6 @@ mod serde_json {}
 mod core {}
 mod std {}
 
-::host_runtime::host_extension!("../../../../host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json");
+::host_runtime::host_extension!("repo/host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json");
 
 fn main() {}
