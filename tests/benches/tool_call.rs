@@ -242,6 +242,11 @@ fn drive(seconds: u64) {
         })
         .collect();
     let pool = Arc::new(pool);
+    let verify_rate = verification_rate(&jwks, &pool);
+    println!(
+        "Ed25519 signature verification alone, one core: {verify_rate:.0}/s ({:.1} us each)",
+        1e6 / verify_rate
+    );
     println!(
         "tool call end to end, {CONNECTIONS} connections, {seconds} s per run, 1 server worker thread"
     );
@@ -279,4 +284,40 @@ fn drive(seconds: u64) {
         "fresh tokens:    host-runtime / axum = {:.2}x",
         rates[&("serve-sdk", true)] / rates[&("serve-axum", true)]
     );
+    println!(
+        "fresh tokens:    host-runtime / signature verification alone = {:.0} %",
+        100.0 * rates[&("serve-sdk", true)] / verify_rate
+    );
+}
+
+/// How many of the pool's token signatures one core verifies per second, with the same library and
+/// call the SDK uses (`ed25519-dalek`, `verify_strict`) and nothing else: the ceiling for a server that
+/// verifies a fresh token on every call with one worker thread.
+fn verification_rate(jwks: &Value, pool: &[String]) -> f64 {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let x = jwks["keys"][0]["x"].as_str().unwrap();
+    let key: [u8; 32] = URL_SAFE_NO_PAD.decode(x).unwrap().try_into().unwrap();
+    let key = ed25519_dalek::VerifyingKey::from_bytes(&key).unwrap();
+    let signed: Vec<(&[u8], ed25519_dalek::Signature)> = pool
+        .iter()
+        .take(20_000)
+        .map(|token| {
+            let (message, signature) = token.rsplit_once('.').unwrap();
+            let signature = URL_SAFE_NO_PAD.decode(signature).unwrap();
+            (
+                message.as_bytes(),
+                ed25519_dalek::Signature::from_slice(&signature).unwrap(),
+            )
+        })
+        .collect();
+    let mut best = 0.0f64;
+    for _ in 0..3 {
+        let started = Instant::now();
+        for (message, signature) in &signed {
+            assert!(key.verify_strict(message, signature).is_ok());
+        }
+        best = best.max(signed.len() as f64 / started.elapsed().as_secs_f64());
+    }
+    best
 }

@@ -9,6 +9,8 @@
 //! which reads the same on every machine and for every target folder. Bless new output with
 //! `TRYBUILD=overwrite cargo test -p host-sdk-tests --test ui`.
 
+#![allow(clippy::expect_used)] // Tests fail loudly on purpose.
+
 use std::path::Path;
 
 #[test]

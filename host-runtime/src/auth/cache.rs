@@ -88,16 +88,26 @@ impl TokenCache {
             entries.retain(|_, e| e.valid_until >= now);
             if entries.len() >= self.capacity {
                 // Make room for a tenth of the capacity at once, soonest-expiring first, so that a
-                // full cache costs an amortised constant per insert and not a scan per call.
+                // full cache costs an amortised constant per insert and not a scan per call. Only the
+                // expiry times are copied (no token text), so making room allocates one small vector.
                 let room = (self.capacity / 10).max(1).min(entries.len());
-                let mut by_expiry: Vec<(i64, Box<str>)> = entries
-                    .iter()
-                    .map(|(t, e)| (e.valid_until, t.clone()))
-                    .collect();
-                by_expiry.select_nth_unstable_by_key(room - 1, |(until, _)| *until);
-                for (_, t) in by_expiry.into_iter().take(room) {
-                    entries.remove(&t);
-                }
+                let mut expiries: Vec<i64> = entries.values().map(|e| e.valid_until).collect();
+                let (_, cutoff, _) = expiries.select_nth_unstable(room - 1);
+                let cutoff = *cutoff;
+                // Everything expiring before the cutoff goes, then entries at the cutoff until
+                // `room` are gone (ties are common: tokens are minted with the same lifetime).
+                let below = expiries.iter().filter(|until| **until < cutoff).count();
+                let mut at_cutoff = room - below;
+                entries.retain(|_, e| {
+                    if e.valid_until < cutoff {
+                        false
+                    } else if e.valid_until == cutoff && at_cutoff > 0 {
+                        at_cutoff -= 1;
+                        false
+                    } else {
+                        true
+                    }
+                });
             }
         }
         let (valid_from, valid_until) = valid;

@@ -9,7 +9,8 @@
 //!    (`RS256`, `PS256`, `ES256`, `EdDSA`; `none` and `HS*` never reach a key) and a bounded `kid`;
 //! 2. `keys.rs`, `fetch.rs`, `jwks.rs`: the key for the token, from inline keys or the fetched and
 //!    cached key set; the algorithm is fixed by the key and must equal the header's;
-//! 3. the signature, through `jsonwebtoken` with its own claim checks switched off;
+//! 3. `jwks.rs`: the signature, with the key decoded when the key set was read (`ring` for RS256,
+//!    PS256 and ES256, `ed25519-dalek` for EdDSA); RSA keys under 2,048 bits are never used;
 //! 4. `claims.rs`: the claim checks, strictly typed, with the leeway;
 //! 5. `cache.rs`: the verified token is remembered until it expires, so the host sending it again costs
 //!    a lookup.
@@ -183,9 +184,6 @@ impl Verifier {
 
     /// A verifier reading the time from `clock` (unix seconds).
     pub(crate) fn with_clock(options: VerifyOptions, clock: Clock) -> Verifier {
-        // Only `rust_crypto` is enabled; naming it keeps `jsonwebtoken` from refusing to pick one if
-        // another crate in the build enables its other backend too.
-        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
         let keys = match &options.keys {
             KeySource::Url(url) => KeyStore::remote(url.clone(), options.fetch_timeout),
             KeySource::Inline(document) => KeyStore::inline(document),
@@ -332,8 +330,7 @@ impl Inner {
 /// unverified payload is not parsed).
 ///
 /// The key was decoded once, when the key set was read (`jwks.rs`); the header was parsed once, by
-/// `token::parse_header`. Handing the token to `jsonwebtoken::decode` instead would parse the header
-/// twice more and the payload twice, and rebuild the public key on every call.
+/// `token::parse_header`; the payload is parsed once, here.
 fn check_signature(segments: &token::Segments<'_>, key: &VerifyKey) -> Result<Value, AuthError> {
     let signature = URL_SAFE_NO_PAD
         .decode(segments.signature)

@@ -8,7 +8,6 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::Algorithm;
 use serde_json::Value;
 
 use super::AuthError;
@@ -17,6 +16,19 @@ use super::AuthError;
 pub(crate) const MAX_TOKEN_BYTES: usize = 8 * 1024;
 /// The longest `kid` accepted, in characters.
 pub(crate) const MAX_KID_CHARS: usize = 256;
+
+/// The four signature algorithms an install token may use; the key decides which one applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Algorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PSS with SHA-256.
+    PS256,
+    /// ECDSA on P-256 with SHA-256.
+    ES256,
+    /// Ed25519.
+    EdDSA,
+}
 
 /// What the header says, once it passed the checks.
 #[derive(Debug, Clone, PartialEq, Eq)]

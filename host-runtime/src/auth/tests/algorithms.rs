@@ -1,6 +1,8 @@
 //! The algorithm is fixed by the key: `none`, `HS*`, `oct` entries and mismatches are refused.
 
-use jsonwebtoken::{Algorithm, EncodingKey};
+use super::super::token::Algorithm;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::json;
 
 use super::support::*;
@@ -41,12 +43,12 @@ async fn hmac_signed_with_the_public_key_is_refused() {
         ("rsa-1", rsa.to_string().into_bytes()),
     ];
     for (kid, secret) in secrets {
-        for alg in [Algorithm::HS256, Algorithm::HS384, Algorithm::HS512] {
+        for alg in ["HS256", "HS384", "HS512"] {
             let token = mint(
                 alg,
                 Some(kid),
                 &claims_at(T0),
-                &EncodingKey::from_secret(&secret),
+                &TestSigner::Secret(secret.clone()),
             );
             assert_eq!(
                 verifier.verify(&token).await,
@@ -70,10 +72,10 @@ async fn oct_entries_of_the_key_set_are_never_used() {
     );
     let verifier = inline(jwks(&[oct, ed.jwk()]), &clock);
     let hs = mint(
-        Algorithm::HS256,
+        "HS256",
         Some("shared"),
         &claims_at(T0),
-        &EncodingKey::from_secret(b"shared secret"),
+        &TestSigner::Secret(b"shared secret".to_vec()),
     );
     assert_eq!(
         verifier.verify(&hs).await,
@@ -95,22 +97,12 @@ async fn a_header_algorithm_other_than_the_keys_is_refused() {
         jwks(&[ed.jwk(), rsa_jwk("rsa-1", None), ec_jwk("ec-1")]),
         &clock,
     );
-    let rs_for_ed = mint(
-        Algorithm::RS256,
-        Some("ed-1"),
-        &claims_at(T0),
-        &rsa_encoding(),
-    );
+    let rs_for_ed = mint("RS256", Some("ed-1"), &claims_at(T0), &rsa_encoding());
     assert_eq!(
         verifier.verify(&rs_for_ed).await,
         Err(AuthError::AlgorithmMismatch)
     );
-    let es_for_rsa = mint(
-        Algorithm::ES256,
-        Some("rsa-1"),
-        &claims_at(T0),
-        &ec_encoding(),
-    );
+    let es_for_rsa = mint("ES256", Some("rsa-1"), &claims_at(T0), &ec_encoding());
     assert_eq!(
         verifier.verify(&es_for_rsa).await,
         Err(AuthError::AlgorithmMismatch)
@@ -228,4 +220,49 @@ async fn a_bad_signature_is_refused() {
     );
     let truncated = &good[..good.len() - 8];
     assert!(verifier.verify(truncated).await.is_err());
+}
+
+/// Public moduli of a 1,024-bit and a 512-bit RSA key (`openssl genrsa -traditional`), and a token each
+/// signed with `openssl dgst -sha256 -sign` over claims valid at `T0`: real signatures, so only the
+/// key-size rule stands between them and a verified call.
+const WEAK_1024_N: &str = "3PxyoV87ma13-jKPp2sMv2vh1SlFUb3E4pnz2GtDbQC8x9-We7qm5Wkp5pm990dVVLrnAavvzyPKbSD9-G569Fl2gEA7a-N51q4uJBFigjDYB0YYFV0JErw2mwGmiI_vxC-JM9W-uKRKoiWuNJyO04Gt2sM35Ee5c0vH9L7_g5E";
+const WEAK_1024_TOKEN: &str = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6IndlYWstMTAyNCJ9.eyJpc3MiOiJodHRwczovL2F1dGguaG9zdC5leGFtcGxlIiwiYXVkIjoia2V5d29yZC10cmFja2VyIiwic3ViIjoiaW5zXzEiLCJpYXQiOjE4MDAwMDAwMDAsImV4cCI6MTgwMDAwMzYwMCwib3JnYW5pemF0aW9uSWQiOiJvcmdfMSIsInByb2plY3RJZCI6InByal8xIiwiZ2VuZXJhdGlvbiI6Mywic2NvcGVzIjpbIm1ldHJpY3M6cmVhZCIsImFsZXJ0czp3cml0ZSJdLCJqdGkiOiJ0b2tfd2Vha18xMDI0In0.D0pAS3lqqyaFC_O2OibVbulrcog9F1Z43Z7BHrwQhE6BaDFfealL1Vypnu9U__d16oUUucHSLYwdiVApYvRNTrdIREtlVvCGfDMclqTbhNFEJQZsxcnFg1B5SRk84Rre2vspEhcFp50YgizuvXObd0BBUKyBtOvGODBaZiUiaLw";
+const WEAK_512_N: &str =
+    "7Ie4kIuSmajtb_MLeApIpEqTrV9q52xBSCNs_E5fA2nW8sTcS3HAYHBXHoY8upDI54CZoBl2o9_CmZ-LZIM7JQ";
+const WEAK_512_TOKEN: &str = "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6IndlYWstNTEyIn0.eyJpc3MiOiJodHRwczovL2F1dGguaG9zdC5leGFtcGxlIiwiYXVkIjoia2V5d29yZC10cmFja2VyIiwic3ViIjoiaW5zXzEiLCJpYXQiOjE4MDAwMDAwMDAsImV4cCI6MTgwMDAwMzYwMCwib3JnYW5pemF0aW9uSWQiOiJvcmdfMSIsInByb2plY3RJZCI6InByal8xIiwiZ2VuZXJhdGlvbiI6Mywic2NvcGVzIjpbIm1ldHJpY3M6cmVhZCIsImFsZXJ0czp3cml0ZSJdLCJqdGkiOiJ0b2tfd2Vha181MTIifQ.1TT3-2WdVSgE5wroOCLWyeSRPetER5V5S33wdiqmJYHF3N77hKmj4w7yhItzNbG5fZ33oLOmFPXPM0DcakbPYw";
+
+#[tokio::test]
+async fn tokens_signed_with_rsa_keys_under_2048_bits_are_refused() {
+    let clock = TestClock::new();
+    let ed = EdKey::new("ed-1");
+    for (bits, n, token) in [
+        (1024, WEAK_1024_N, WEAK_1024_TOKEN),
+        (512, WEAK_512_N, WEAK_512_TOKEN),
+    ] {
+        let kid = format!("weak-{bits}");
+        let weak = json!({ "kty": "RSA", "n": n, "e": RSA_E, "kid": kid });
+        assert_eq!(
+            KeySet::from_document(&jwks(std::slice::from_ref(&weak)))
+                .unwrap()
+                .len(),
+            0,
+            "a {bits}-bit key is not usable"
+        );
+        // Leading zero bytes do not make a short modulus long enough.
+        let padded = {
+            let mut bytes = vec![0u8; 160];
+            bytes.extend(URL_SAFE_NO_PAD.decode(n).unwrap());
+            json!({ "kty": "RSA", "n": b64(bytes), "e": RSA_E, "kid": kid })
+        };
+        let verifier = inline(jwks(&[weak, padded, ed.jwk()]), &clock);
+        assert_eq!(
+            verifier.verify(token).await,
+            Err(AuthError::UnknownKey),
+            "{bits} bits"
+        );
+    }
+    // The 2,048-bit test key still verifies.
+    let verifier = inline(jwks(&[rsa_jwk("rsa-1", None)]), &clock);
+    let token = mint("RS256", Some("rsa-1"), &claims_at(T0), &rsa_encoding());
+    assert!(verifier.verify(&token).await.is_ok());
 }

@@ -1,5 +1,5 @@
 //! What the install token tests are made of: a settable clock, signing keys with their JWK, token
-//! minting (through `jsonwebtoken` or by hand for headers it cannot write), and a tiny key set server
+//! minting (any header, signed with `ring`, `ed25519-dalek` or an HMAC), and a tiny key set server
 //! that counts requests and can fail, stall or change its keys.
 
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use ed25519_dalek::pkcs8::EncodePrivateKey;
 use ed25519_dalek::{Signer as _, SigningKey};
-use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use hmac::{Hmac, Mac};
+use ring::signature as sig;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -146,20 +146,18 @@ impl EdKey {
         json!({ "kty": "OKP", "crv": "Ed25519", "x": self.x(), "kid": self.kid })
     }
 
-    pub fn encoding(&self) -> EncodingKey {
-        EncodingKey::from_ed_der(self.key.to_pkcs8_der().unwrap().as_bytes())
+    pub fn encoding(&self) -> TestSigner {
+        TestSigner::Ed(self.key.clone())
     }
 
-    /// A token with this key's `kid`, through `jsonwebtoken`.
+    /// A token with this key's `kid`.
     pub fn mint(&self, claims: &Value) -> String {
         self.mint_as(Some(&self.kid), claims)
     }
 
-    /// A token with any (or no) `kid`, through `jsonwebtoken`.
+    /// A token with any (or no) `kid`.
     pub fn mint_as(&self, kid: Option<&str>, claims: &Value) -> String {
-        let mut header = Header::new(Algorithm::EdDSA);
-        header.kid = kid.map(str::to_owned);
-        jsonwebtoken::encode(&header, claims, &self.encoding()).unwrap()
+        mint("EdDSA", kid, claims, &self.encoding())
     }
 
     /// A token with a hand-written header, signed by this key.
@@ -177,8 +175,8 @@ pub fn raw_token(header: &str, claims: &Value, sign: impl FnOnce(&[u8]) -> Vec<u
     format!("{message}.{}", b64(signature))
 }
 
-pub fn rsa_encoding() -> EncodingKey {
-    EncodingKey::from_rsa_der(&pem_der(RSA_PEM))
+pub fn rsa_encoding() -> TestSigner {
+    TestSigner::Rsa
 }
 
 pub fn rsa_jwk(kid: &str, alg: Option<&str>) -> Value {
@@ -189,19 +187,76 @@ pub fn rsa_jwk(kid: &str, alg: Option<&str>) -> Value {
     jwk
 }
 
-pub fn ec_encoding() -> EncodingKey {
-    EncodingKey::from_ec_der(&pem_der(EC_PEM))
+pub fn ec_encoding() -> TestSigner {
+    TestSigner::Ec
 }
 
 pub fn ec_jwk(kid: &str) -> Value {
     json!({ "kty": "EC", "crv": "P-256", "x": EC_X, "y": EC_Y, "kid": kid })
 }
 
-/// A token signed through `jsonwebtoken` with any algorithm and key.
-pub fn mint(alg: Algorithm, kid: Option<&str>, claims: &Value, key: &EncodingKey) -> String {
-    let mut header = Header::new(alg);
-    header.kid = kid.map(str::to_owned);
-    jsonwebtoken::encode(&header, claims, key).unwrap()
+/// A key the tests sign tokens with: the RSA and P-256 test keys above, an Ed25519 key, or a shared
+/// secret (for the `HS*` tokens that must be refused).
+pub enum TestSigner {
+    Rsa,
+    Ec,
+    Ed(SigningKey),
+    Secret(Vec<u8>),
+}
+
+impl TestSigner {
+    /// The JWS signature of `message` with `alg`, which must suit the key.
+    pub fn sign(&self, alg: &str, message: &[u8]) -> Vec<u8> {
+        let rng = ring::rand::SystemRandom::new();
+        match (self, alg) {
+            (TestSigner::Rsa, "RS256" | "PS256") => {
+                let pair = sig::RsaKeyPair::from_der(&pem_der(RSA_PEM)).unwrap();
+                let scheme: &dyn sig::RsaEncoding = if alg == "RS256" {
+                    &sig::RSA_PKCS1_SHA256
+                } else {
+                    &sig::RSA_PSS_SHA256
+                };
+                let mut signature = vec![0; pair.public().modulus_len()];
+                pair.sign(scheme, &rng, message, &mut signature).unwrap();
+                signature
+            }
+            (TestSigner::Ec, "ES256") => {
+                let pair = sig::EcdsaKeyPair::from_pkcs8(
+                    &sig::ECDSA_P256_SHA256_FIXED_SIGNING,
+                    &pem_der(EC_PEM),
+                    &rng,
+                )
+                .unwrap();
+                pair.sign(&rng, message).unwrap().as_ref().to_vec()
+            }
+            (TestSigner::Ed(key), "EdDSA") => key.sign(message).to_bytes().to_vec(),
+            (TestSigner::Secret(secret), "HS256") => {
+                let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).unwrap();
+                mac.update(message);
+                mac.finalize().into_bytes().to_vec()
+            }
+            (TestSigner::Secret(secret), "HS384") => {
+                let mut mac = Hmac::<sha2::Sha384>::new_from_slice(secret).unwrap();
+                mac.update(message);
+                mac.finalize().into_bytes().to_vec()
+            }
+            (TestSigner::Secret(secret), "HS512") => {
+                let mut mac = Hmac::<sha2::Sha512>::new_from_slice(secret).unwrap();
+                mac.update(message);
+                mac.finalize().into_bytes().to_vec()
+            }
+            _ => panic!("a test signs {alg} with a key of another kind"),
+        }
+    }
+}
+
+/// A token with header `{"alg", "typ": "JWT", "kid"}`, signed by `key`.
+pub fn mint(alg: &str, kid: Option<&str>, claims: &Value, key: &TestSigner) -> String {
+    let mut header = json!({ "alg": alg, "typ": "JWT" });
+    if let Some(kid) = kid {
+        header["kid"] = json!(kid);
+    }
+    raw_token(&header.to_string(), claims, |m| key.sign(alg, m))
 }
 
 /// A verifier over inline keys, on `clock`.

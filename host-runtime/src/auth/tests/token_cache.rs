@@ -1,6 +1,6 @@
 //! The verified-token cache: hits, expiry, bounds, and entries dropped with their key.
 
-use jsonwebtoken::Algorithm;
+use super::super::token::Algorithm;
 use serde_json::json;
 
 use super::support::*;
