@@ -5,9 +5,6 @@
 //!
 //! Not a stable API: it changes with the generator.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value as Json};
@@ -17,10 +14,10 @@ pub use ::serde_json;
 
 use crate::answer::{ContextBlock, MentionItems, ToolAnswer};
 use crate::call::{Approved, Call, CallContext, Claims, ContextCall, Install, MentionCall};
-use crate::error::{HostError, codes};
+use crate::error::{ErrorCode, HostError};
 
 /// A boxed `Send` future, what the dispatcher returns.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::BoxFuture;
 
 /// Which contribution a host call is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,20 +244,20 @@ pub use crate::answer::{
 /// Checks and encodes a tool answer (its card shape and size limit).
 pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
     answer.check().map_err(|e| {
-        HostError::sdk(
-            codes::TOOL_RESPONSE_INVALID,
+        HostError::from_code(
+            ErrorCode::ToolResponseInvalid,
             format!("the tool's answer is invalid: {e}"),
         )
     })?;
     let bytes = serde_json::to_vec(&answer).map_err(|e| {
-        HostError::sdk(
-            codes::TOOL_RESPONSE_INVALID,
+        HostError::from_code(
+            ErrorCode::ToolResponseInvalid,
             format!("the tool's answer cannot be encoded: {e}"),
         )
     })?;
     if bytes.len() > TOOL_ANSWER_LIMIT {
-        return Err(HostError::sdk(
-            codes::TOOL_RESPONSE_TOO_LARGE,
+        return Err(HostError::from_code(
+            ErrorCode::ToolResponseTooLarge,
             format!(
                 "the tool's answer is {} bytes; the limit is {TOOL_ANSWER_LIMIT}",
                 bytes.len()
@@ -280,15 +277,15 @@ pub fn mention_answer(mut answer: MentionItems) -> Result<Reply, HostError> {
             item.label.truncate(cut);
         }
     }
-    encode(&answer, codes::MENTION_RESPONSE_INVALID)
+    encode(&answer, ErrorCode::Internal)
 }
 
 /// Checks and encodes a context block (at most 2,048 bytes of compact JSON).
 pub fn context_answer(answer: ContextBlock) -> Result<Reply, HostError> {
     let bytes = serde_json::to_vec(&answer).map_err(|e| HostError::internal(e.to_string()))?;
     if bytes.len() > CONTEXT_LIMIT {
-        return Err(HostError::sdk(
-            codes::CONTEXT_TOO_LARGE,
+        return Err(HostError::from_code(
+            ErrorCode::ContextTooLarge,
             format!(
                 "the context block is {} bytes once rendered; the limit is {CONTEXT_LIMIT}",
                 bytes.len()
@@ -302,12 +299,12 @@ pub fn context_answer(answer: ContextBlock) -> Result<Reply, HostError> {
 
 /// Encodes a procedure's typed output.
 pub fn procedure_answer<O: Serialize>(answer: O) -> Result<Reply, HostError> {
-    encode(&answer, codes::PROCEDURE_RESPONSE_INVALID)
+    encode(&answer, ErrorCode::ProcedureResponseInvalid)
 }
 
 /// Encodes any other answer (actions, metrics, work).
 pub fn json_answer<T: Serialize>(answer: T) -> Result<Reply, HostError> {
-    encode(&answer, codes::INTERNAL)
+    encode(&answer, ErrorCode::Internal)
 }
 
 /// An event handler's success: 204.
@@ -315,10 +312,10 @@ pub fn event_answer(_: ()) -> Result<Reply, HostError> {
     Ok(Reply::NoContent)
 }
 
-fn encode<T: Serialize>(answer: &T, code: &'static str) -> Result<Reply, HostError> {
+fn encode<T: Serialize>(answer: &T, code: ErrorCode) -> Result<Reply, HostError> {
     serde_json::to_value(answer)
         .map(Reply::Json)
-        .map_err(|e| HostError::sdk(code, format!("the answer cannot be encoded: {e}")))
+        .map_err(|e| HostError::from_code(code, format!("the answer cannot be encoded: {e}")))
 }
 
 /// No route of the manifest matches.
@@ -330,8 +327,8 @@ pub fn not_found(route: Route<'_>) -> HostError {
         Route::Context(id) => format!("no context provider `{id}`"),
         Route::Procedure(name) => format!("no procedure `{name}`"),
         Route::Event(name) => {
-            return HostError::sdk(
-                codes::EVENT_NOT_SUBSCRIBED,
+            return HostError::from_code(
+                ErrorCode::EventNotSubscribed,
                 format!("the server does not subscribe to `{name}`"),
             );
         }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use crate::codegen::BoxFuture;
+use crate::BoxFuture;
 use crate::events::{self, HostEvent};
 
 /// How long a processed key is remembered: at least 15 minutes (the host's retries span 12.5).

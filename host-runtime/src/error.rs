@@ -6,79 +6,132 @@ use std::fmt;
 
 use http::StatusCode;
 
-/// The SDK's own error codes and their HTTP statuses.
-pub mod codes {
-    /// Missing, malformed, expired or unverifiable token (401).
-    pub const UNAUTHORIZED: &str = "UNAUTHORIZED";
-    /// The body's install differs from the token's (403).
-    pub const INSTALL_MISMATCH: &str = "INSTALL_MISMATCH";
-    /// The install lacks a scope the called contribution needs (403).
-    pub const SCOPE_MISSING: &str = "SCOPE_MISSING";
-    /// No such route, tool, action, mention, context provider or procedure (404).
-    pub const NOT_FOUND: &str = "NOT_FOUND";
-    /// Wrong HTTP method for the route (405).
-    pub const METHOD_NOT_ALLOWED: &str = "METHOD_NOT_ALLOWED";
-    /// Request body over the limit (413).
-    pub const PAYLOAD_TOO_LARGE: &str = "PAYLOAD_TOO_LARGE";
-    /// Body is not JSON or misses a required member (400).
-    pub const BAD_REQUEST: &str = "BAD_REQUEST";
-    /// `input` fails the declared JSON Schema (422).
-    pub const INPUT_INVALID: &str = "INPUT_INVALID";
-    /// An event name not in `server.events` (422).
-    pub const EVENT_NOT_SUBSCRIBED: &str = "EVENT_NOT_SUBSCRIBED";
-    /// Tool answer does not match its `returns` kind (502).
-    pub const TOOL_RESPONSE_INVALID: &str = "TOOL_RESPONSE_INVALID";
-    /// Mention answer is not the mention-items shape (502).
-    pub const MENTION_RESPONSE_INVALID: &str = "MENTION_RESPONSE_INVALID";
-    /// Procedure answer fails its `output` schema (502).
-    pub const PROCEDURE_RESPONSE_INVALID: &str = "PROCEDURE_RESPONSE_INVALID";
-    /// Context block over 2 KB once rendered (502).
-    pub const CONTEXT_TOO_LARGE: &str = "CONTEXT_TOO_LARGE";
-    /// Tool answer over 1 MB (502).
-    pub const TOOL_RESPONSE_TOO_LARGE: &str = "TOOL_RESPONSE_TOO_LARGE";
-    /// Tool handler did not answer within the tool time limit (504).
-    pub const TOOL_TIMEOUT: &str = "TOOL_TIMEOUT";
-    /// A handler panicked (500).
-    pub const INTERNAL: &str = "INTERNAL";
-    /// A metrics sync answer names a dimension its metric does not declare, or a non-finite value
-    /// (502). The interface calls such answers invalid but names no code for them; this SDK adds one.
-    pub const METRICS_RESPONSE_INVALID: &str = "METRICS_RESPONSE_INVALID";
+/// Declares [`ErrorCode`] from one table: variant, stable string, HTTP status, docs.
+macro_rules! error_codes {
+    ($( $(#[doc = $doc:literal])+ $variant:ident = $code:literal, $status:literal; )+) => {
+        /// Every error code the SDK itself answers, with its HTTP status.
+        ///
+        /// The SDK never answers a code outside this list; a handler's own [`HostError`]s carry the
+        /// vendor's codes. The interface's `MENTION_RESPONSE_INVALID` is not in it: mention answers
+        /// are typed ([`crate::MentionItems`]) and trimmed to the limits, so none can break the shape. The list and what the host does with each status are in
+        /// `docs/interface.md`, section "Errors". New codes may be added in a minor release, hence
+        /// `#[non_exhaustive]`.
+        ///
+        /// ```
+        /// use host_runtime::ErrorCode;
+        /// assert_eq!(ErrorCode::EventInFlight.as_str(), "EVENT_IN_FLIGHT");
+        /// assert_eq!(ErrorCode::EventInFlight.status(), 503);
+        /// assert_eq!("SCOPE_MISSING".parse(), Ok(ErrorCode::ScopeMissing));
+        /// ```
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum ErrorCode {
+            $( $(#[doc = $doc])+ $variant, )+
+        }
 
-    /// A work destination's answer breaks the interface: an item or comment `url` that is not https
-    /// (502). The interface names no code for it; this SDK adds one.
-    pub const WORK_RESPONSE_INVALID: &str = "WORK_RESPONSE_INVALID";
-    /// A duplicate event delivery arrived while the first was still being processed, and that took
-    /// longer than the handler waits (503, with `Retry-After`). Retryable on purpose: a 4xx would tell
-    /// the host the event was recorded, and it would be lost if the first attempt then failed.
-    pub const EVENT_IN_FLIGHT: &str = "EVENT_IN_FLIGHT";
-    /// The deduplication store (Redis, say) cannot be reached, so an event cannot be run safely once
-    /// (503, with `Retry-After`).
-    pub const DEDUPE_UNAVAILABLE: &str = "DEDUPE_UNAVAILABLE";
+        impl ErrorCode {
+            /// Every code, the interface's first (in its order), then those this SDK adds.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),+];
 
-    /// Every SDK code with its status: the interface's, in its order, then this SDK's own.
-    pub const ALL: [(&str, u16); 20] = [
-        (UNAUTHORIZED, 401),
-        (INSTALL_MISMATCH, 403),
-        (SCOPE_MISSING, 403),
-        (NOT_FOUND, 404),
-        (METHOD_NOT_ALLOWED, 405),
-        (PAYLOAD_TOO_LARGE, 413),
-        (BAD_REQUEST, 400),
-        (INPUT_INVALID, 422),
-        (EVENT_NOT_SUBSCRIBED, 422),
-        (TOOL_RESPONSE_INVALID, 502),
-        (MENTION_RESPONSE_INVALID, 502),
-        (PROCEDURE_RESPONSE_INVALID, 502),
-        (CONTEXT_TOO_LARGE, 502),
-        (TOOL_RESPONSE_TOO_LARGE, 502),
-        (TOOL_TIMEOUT, 504),
-        (INTERNAL, 500),
-        (METRICS_RESPONSE_INVALID, 502),
-        (WORK_RESPONSE_INVALID, 502),
-        (EVENT_IN_FLIGHT, 503),
-        (DEDUPE_UNAVAILABLE, 503),
-    ];
+            /// The stable string in the error body (`"UNAUTHORIZED"`).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)+
+                }
+            }
+
+            /// The HTTP status the SDK answers with this code.
+            pub const fn status(self) -> u16 {
+                match self {
+                    $(ErrorCode::$variant => $status,)+
+                }
+            }
+        }
+
+        impl std::str::FromStr for ErrorCode {
+            type Err = UnknownErrorCode;
+
+            fn from_str(code: &str) -> Result<Self, Self::Err> {
+                match code {
+                    $($code => Ok(ErrorCode::$variant),)+
+                    _ => Err(UnknownErrorCode),
+                }
+            }
+        }
+    };
 }
+
+error_codes! {
+    /// Missing, malformed, expired or unverifiable install token.
+    Unauthorized = "UNAUTHORIZED", 401;
+    /// The body's `install` differs from the token's.
+    InstallMismatch = "INSTALL_MISMATCH", 403;
+    /// The install lacks a scope the called contribution needs.
+    ScopeMissing = "SCOPE_MISSING", 403;
+    /// No such route, tool, action, mention, context provider or procedure.
+    NotFound = "NOT_FOUND", 404;
+    /// Wrong HTTP method for the route (with an `Allow` header).
+    MethodNotAllowed = "METHOD_NOT_ALLOWED", 405;
+    /// The request body is over the limit (refused before it is parsed).
+    PayloadTooLarge = "PAYLOAD_TOO_LARGE", 413;
+    /// The body is not JSON or misses a required member.
+    BadRequest = "BAD_REQUEST", 400;
+    /// `input` fails its declared JSON Schema, or a work item breaks the manifest; the message names
+    /// the pointer.
+    InputInvalid = "INPUT_INVALID", 422;
+    /// An event the manifest's `server.events` does not list.
+    EventNotSubscribed = "EVENT_NOT_SUBSCRIBED", 422;
+    /// A tool answer does not match its `returns` kind.
+    ToolResponseInvalid = "TOOL_RESPONSE_INVALID", 502;
+    /// A procedure answer fails its `output` schema.
+    ProcedureResponseInvalid = "PROCEDURE_RESPONSE_INVALID", 502;
+    /// A context block over 2 KB once rendered.
+    ContextTooLarge = "CONTEXT_TOO_LARGE", 502;
+    /// A tool answer over 1 MB.
+    ToolResponseTooLarge = "TOOL_RESPONSE_TOO_LARGE", 502;
+    /// A tool handler did not answer within the tool deadline.
+    ToolTimeout = "TOOL_TIMEOUT", 504;
+    /// A handler panicked, or an answer could not be encoded.
+    Internal = "INTERNAL", 500;
+    /// A metrics sync answer names a dimension its metric does not declare, or a value that is not
+    /// finite. The interface calls such answers invalid without naming a code; this SDK adds one.
+    MetricsResponseInvalid = "METRICS_RESPONSE_INVALID", 502;
+    /// A work destination answered an item or comment `url` that is not https. The interface names no
+    /// code for it; this SDK adds one.
+    WorkResponseInvalid = "WORK_RESPONSE_INVALID", 502;
+    /// A duplicate event delivery arrived while the first was still being processed, and that took
+    /// longer than the handler waits (with `Retry-After`). Retryable on purpose: a 4xx would tell the
+    /// host the event was recorded, and it would be lost if the first attempt then failed.
+    EventInFlight = "EVENT_IN_FLIGHT", 503;
+    /// The deduplication store (Redis, say) cannot be reached, so an event cannot be run safely once
+    /// (with `Retry-After`).
+    DedupeUnavailable = "DEDUPE_UNAVAILABLE", 503;
+}
+
+impl ErrorCode {
+    /// Whether the host retries a call answered with this code (every 5xx; a 4xx is final).
+    pub const fn is_retryable(self) -> bool {
+        self.status() >= 500
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A string that is not one of the SDK's [`ErrorCode`]s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnknownErrorCode;
+
+impl fmt::Display for UnknownErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not one of the SDK's error codes")
+    }
+}
+
+impl std::error::Error for UnknownErrorCode {}
 
 /// A failure answered to the host: a stable `code`, a `message` that reaches the owner's screen, and an
 /// HTTP status (default 500 for a handler's own errors).
@@ -130,33 +183,34 @@ impl HostError {
         self.retry_after
     }
 
-    /// One of the SDK's own codes ([`codes`]) with its HTTP status.
-    pub(crate) fn sdk(code: &'static str, message: impl Into<String>) -> Self {
-        let status = codes::ALL
-            .iter()
-            .find(|(c, _)| *c == code)
-            .map_or(500, |(_, s)| *s);
-        HostError::new(code, message).with_status(status)
+    /// One of the SDK's own codes with its HTTP status.
+    pub fn from_code(code: ErrorCode, message: impl Into<String>) -> Self {
+        HostError::new(code.as_str(), message).with_status(code.status())
+    }
+
+    /// The SDK code this error carries, if its code is one of them.
+    pub fn error_code(&self) -> Option<ErrorCode> {
+        self.code.parse().ok()
     }
 
     /// `BAD_REQUEST` (400): the body is not JSON or misses a required member.
     pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::sdk(codes::BAD_REQUEST, message)
+        Self::from_code(ErrorCode::BadRequest, message)
     }
 
     /// `INPUT_INVALID` (422): `input` fails its declared schema; say where.
     pub fn input_invalid(message: impl Into<String>) -> Self {
-        Self::sdk(codes::INPUT_INVALID, message)
+        Self::from_code(ErrorCode::InputInvalid, message)
     }
 
     /// `NOT_FOUND` (404).
     pub fn not_found(message: impl Into<String>) -> Self {
-        Self::sdk(codes::NOT_FOUND, message)
+        Self::from_code(ErrorCode::NotFound, message)
     }
 
     /// `INTERNAL` (500): something failed that the owner should not see details of.
     pub fn internal(message: impl Into<String>) -> Self {
-        Self::sdk(codes::INTERNAL, message)
+        Self::from_code(ErrorCode::Internal, message)
     }
 
     /// The stable code.
@@ -215,15 +269,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sdk_codes_carry_their_d3_status() {
-        for (code, status) in codes::ALL {
-            assert_eq!(HostError::sdk(code, "x").status(), status, "{code}");
+    fn sdk_codes_carry_their_status_and_read_back() {
+        for &code in ErrorCode::ALL {
+            let e = HostError::from_code(code, "x");
+            assert_eq!(e.status(), code.status(), "{code}");
+            assert_eq!(e.code(), code.as_str());
+            assert_eq!(e.error_code(), Some(code));
+            assert_eq!(code.as_str().parse(), Ok(code));
+            assert_eq!(code.is_retryable(), code.status() >= 500);
         }
+        assert_eq!("RATE_LIMITED".parse::<ErrorCode>(), Err(UnknownErrorCode));
+        assert_eq!(HostError::new("RATE_LIMITED", "m").error_code(), None);
+        let mut strings: Vec<_> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        strings.sort_unstable();
+        strings.dedup();
+        assert_eq!(strings.len(), ErrorCode::ALL.len(), "codes are unique");
     }
 
     #[test]
     fn retry_after_is_a_header() {
-        let r = HostError::sdk(codes::EVENT_IN_FLIGHT, "busy")
+        let r = HostError::from_code(ErrorCode::EventInFlight, "busy")
             .with_retry_after(30)
             .to_response();
         assert_eq!(r.status(), 503);
@@ -246,7 +311,7 @@ mod tests {
     }
 
     #[test]
-    fn the_body_is_the_d3_shape() {
+    fn the_body_is_the_interface_shape() {
         let res = HostError::not_found("no tool `x`").to_response();
         assert_eq!(res.status(), 404);
         assert_eq!(res.headers()["content-type"], "application/json");

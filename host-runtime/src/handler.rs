@@ -16,8 +16,9 @@ use bytes::Bytes;
 use host_manifest::Manifest;
 use http_body_util::BodyExt;
 
+use crate::BoxFuture;
 use crate::auth::{KeySource, Verifier, VerifyOptions};
-use crate::codegen::{BoxFuture, Dispatch};
+use crate::codegen::Dispatch;
 use crate::dedupe::{DedupeStore, MemoryStore};
 use crate::error::HostError;
 

@@ -39,12 +39,15 @@ pub use call::{
     Approved, Call, CallContext, Claims, ContextCall, DateRange, Document, Filters, Install,
     MentionCall, NoCredentials, NoDocuments, OAuthToken, RequestParts,
 };
-pub use error::{ConversionError, HostError, codes};
+pub use error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
 pub use events::{HostEvent, Timestamp};
 pub use handler::{DEFAULT_BODY_LIMIT, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;
 pub use host_manifest::Manifest;
 pub use webhook::EventSender;
+
+/// A boxed, sendable future: what [`dedupe::DedupeStore`] methods and health checks return.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// `serde_json`, re-exported so action answers and free-form payloads need no extra dependency.
 pub use serde_json;

@@ -21,7 +21,7 @@ use serde_json::{Map, Value as Json};
 use crate::call::Claims;
 use crate::codegen::{RawCall, Reply, Route};
 use crate::dedupe::{self, Claim};
-use crate::error::{HostError, codes};
+use crate::error::{ErrorCode, HostError};
 use crate::handler::{HEALTH_DEADLINE, Inner};
 
 /// What a path names, before the manifest is consulted.
@@ -105,8 +105,8 @@ fn target(path: &str, manifest: Option<&Manifest>) -> Option<Target> {
 
 /// The answer for a body over the limit.
 pub(crate) fn too_large(limit: usize) -> Response<Bytes> {
-    HostError::sdk(
-        codes::PAYLOAD_TOO_LARGE,
+    HostError::from_code(
+        ErrorCode::PayloadTooLarge,
         format!("the request body is over the {limit}-byte limit"),
     )
     .to_response()
@@ -192,8 +192,8 @@ async fn answer(
 
 fn method_not_allowed(target: &Target) -> Response<Bytes> {
     let allowed: Vec<&str> = target.methods().iter().map(Method::as_str).collect();
-    let mut r = HostError::sdk(
-        codes::METHOD_NOT_ALLOWED,
+    let mut r = HostError::from_code(
+        ErrorCode::MethodNotAllowed,
         format!("this route answers {}", allowed.join(" and ")),
     )
     .to_response();
@@ -395,8 +395,8 @@ fn check_install(
     let id = install.get("id").and_then(Json::as_str);
     let ext = install.get("extensionId").and_then(Json::as_str);
     if id != Some(claims.sub.as_str()) || ext != Some(extension_id) {
-        return Err(HostError::sdk(
-            codes::INSTALL_MISMATCH,
+        return Err(HostError::from_code(
+            ErrorCode::InstallMismatch,
             "the call's install does not match the install token",
         ));
     }
@@ -435,8 +435,8 @@ fn check_scopes(
         needed.push(a.scope.as_str());
     }
     match needed.into_iter().find(|s| !claims.has_scope(s)) {
-        Some(scope) => Err(HostError::sdk(
-            codes::SCOPE_MISSING,
+        Some(scope) => Err(HostError::from_code(
+            ErrorCode::ScopeMissing,
             format!("the install was not granted `{scope}`"),
         )),
         None => Ok(()),
@@ -488,8 +488,8 @@ async fn run_tool(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply
     let deadline = inner.config.tool_deadline;
     match tokio::time::timeout(deadline, run(inner, route, raw)).await {
         Ok(result) => result,
-        Err(_) => Err(HostError::sdk(
-            codes::TOOL_TIMEOUT,
+        Err(_) => Err(HostError::from_code(
+            ErrorCode::ToolTimeout,
             format!(
                 "the tool did not answer within {} s",
                 deadline.as_secs_f64()
@@ -508,8 +508,8 @@ fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostEr
     ) && let Some(e) = validator.iter_errors(value).next()
     {
         let at = e.instance_path().as_str();
-        return Err(HostError::sdk(
-            codes::PROCEDURE_RESPONSE_INVALID,
+        return Err(HostError::from_code(
+            ErrorCode::ProcedureResponseInvalid,
             format!(
                 "the procedure's answer fails its `output` schema at `{}`: {e}",
                 if at.is_empty() { "/" } else { at }
@@ -560,8 +560,8 @@ fn check_work_url(reply: Reply, what: &str) -> Result<Reply, HostError> {
         && let Some(url) = value.get("url").and_then(Json::as_str)
         && !is_https(url)
     {
-        return Err(HostError::sdk(
-            codes::WORK_RESPONSE_INVALID,
+        return Err(HostError::from_code(
+            ErrorCode::WorkResponseInvalid,
             format!("the created {what}'s `url` must be an https URL, not `{url}`"),
         ));
     }
@@ -599,8 +599,8 @@ fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
         .enumerate()
     {
         let invalid = |why: String| {
-            HostError::sdk(
-                codes::METRICS_RESPONSE_INVALID,
+            HostError::from_code(
+                ErrorCode::MetricsResponseInvalid,
                 format!("the sync answer's `points[{i}]` {why}"),
             )
         };
@@ -645,8 +645,8 @@ async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, Hos
         return Err(HostError::bad_request("the event body has no `event.name`"));
     };
     if !m.subscribed_events().iter().any(|e| e == &name) {
-        return Err(HostError::sdk(
-            codes::EVENT_NOT_SUBSCRIBED,
+        return Err(HostError::from_code(
+            ErrorCode::EventNotSubscribed,
             format!("the server does not subscribe to `{name}`"),
         ));
     }
@@ -664,8 +664,8 @@ async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, Hos
         loop {
             let claim = store.claim(key).await.map_err(|e| {
                 tracing::warn!(error = %e, "the deduplication store is unavailable");
-                HostError::sdk(
-                    codes::DEDUPE_UNAVAILABLE,
+                HostError::from_code(
+                    ErrorCode::DedupeUnavailable,
                     "events cannot be deduplicated right now; retry later",
                 )
                 .with_retry_after(RETRY_AFTER_SECS)
@@ -689,8 +689,8 @@ async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, Hos
                 }
             };
             if !waited {
-                return Err(HostError::sdk(
-                    codes::EVENT_IN_FLIGHT,
+                return Err(HostError::from_code(
+                    ErrorCode::EventInFlight,
                     "this event is still being processed by an earlier delivery; retry later",
                 )
                 .with_retry_after(RETRY_AFTER_SECS));

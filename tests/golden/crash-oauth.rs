@@ -16,6 +16,7 @@ const _: &[u8] = ::core::include_bytes!(
 /// What `host.extension.json` declares for `crash-lens` (Crash Lens), as constants and enums.
 ///
 /// Crash-free users and top crash groups from your crash reporter, per release.
+#[allow(dead_code)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "crash-lens";
@@ -169,8 +170,10 @@ pub mod tools {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod top_crash_groups {
         /// The tool id.
+        #[allow(dead_code)]
         pub const ID: &str = "top-crash-groups";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/tools/top-crash-groups";
         /// The input of the tool `top-crash-groups`, typed from the schema at `/contributes/ai/tools/0/input` in the manifest.
         #[derive(

@@ -7,6 +7,7 @@ const _: &[u8] = ::core::include_bytes!(
 /// What `host.extension.json` declares for `keyword-radar` (Keyword Radar), as constants and enums.
 ///
 /// Tracks keyword ranks in both stores and alerts you when a tracked keyword drops.
+#[allow(dead_code)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "keyword-radar";
@@ -350,8 +351,10 @@ pub mod tools {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod keyword_ranks {
         /// The tool id.
+        #[allow(dead_code)]
         pub const ID: &str = "keyword-ranks";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
         /// The input of the tool `keyword-ranks`, typed from the schema at `/contributes/ai/tools/0/input` in the manifest.
         #[derive(
@@ -450,8 +453,10 @@ Default: `30` (not filled in when absent).*/
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod compare_keywords {
         /// The tool id.
+        #[allow(dead_code)]
         pub const ID: &str = "compare-keywords";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/tools/compare-keywords";
         /// The input of the tool `compare-keywords`, typed from the schema at `/contributes/ai/tools/1/input` in the manifest.
         #[derive(
@@ -476,10 +481,13 @@ pub mod actions {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod save_insight {
         /// The action id.
+        #[allow(dead_code)]
         pub const ID: &str = "save-insight";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/actions/save-insight";
         /// The scope the action needs.
+        #[allow(dead_code)]
         pub const SCOPE: &str = "insights:write";
         /// The input of the action `save-insight`, typed from the schema at `/contributes/ai/actions/0/input` in the manifest.
         #[derive(
@@ -568,8 +576,10 @@ pub mod procedures {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod list_watchlists {
         /// The procedure name.
+        #[allow(dead_code)]
         pub const NAME: &str = "listWatchlists";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/procedures/listWatchlists";
         /// The input of the procedure `listWatchlists`, typed from the schema at `/server/procedures/listWatchlists/input` in the manifest.
         #[derive(

@@ -37,6 +37,7 @@ const _: &[u8] = ::core::include_bytes!(
 /// What `host.extension.json` declares for `keyword-tracker` (Keyword Tracker), as constants and enums.
 ///
 /// Daily App Store and Google Play keyword ranks, with alerts when a tracked keyword drops.
+#[allow(dead_code)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "keyword-tracker";
@@ -501,8 +502,10 @@ pub mod tools {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod keyword_ranks {
         /// The tool id.
+        #[allow(dead_code)]
         pub const ID: &str = "keyword-ranks";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
         /// The input of the tool `keyword-ranks`, typed from the schema at `/contributes/ai/tools/0/input` in the manifest.
         #[derive(
@@ -601,8 +604,10 @@ Default: `30` (not filled in when absent).*/
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod compare_keywords {
         /// The tool id.
+        #[allow(dead_code)]
         pub const ID: &str = "compare-keywords";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/tools/compare-keywords";
         /// The input of the tool `compare-keywords`, typed from the schema at `/contributes/ai/tools/1/input` in the manifest.
         #[derive(
@@ -694,8 +699,10 @@ Default: `30` (not filled in when absent).*/
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod top_movers {
         /// The tool id.
+        #[allow(dead_code)]
         pub const ID: &str = "top-movers";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/tools/top-movers";
         /// The input of the tool `top-movers`, typed from the schema at `/contributes/ai/tools/2/input` in the manifest.
         #[derive(
@@ -785,8 +792,10 @@ Default: `30` (not filled in when absent).*/
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod keyword_ideas {
         /// The tool id.
+        #[allow(dead_code)]
         pub const ID: &str = "keyword-ideas";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/tools/keyword-ideas";
         /// The input of the tool `keyword-ideas`, typed from the schema at `/contributes/ai/tools/3/input` in the manifest.
         #[derive(
@@ -877,8 +886,10 @@ Default: `30` (not filled in when absent).*/
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod visibility_score {
         /// The tool id.
+        #[allow(dead_code)]
         pub const ID: &str = "visibility-score";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/tools/visibility-score";
         /// The input of the tool `visibility-score`, typed from the schema at `/contributes/ai/tools/4/input` in the manifest.
         #[derive(
@@ -905,10 +916,13 @@ pub mod actions {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod save_rank_insight {
         /// The action id.
+        #[allow(dead_code)]
         pub const ID: &str = "save-rank-insight";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/actions/save-rank-insight";
         /// The scope the action needs.
+        #[allow(dead_code)]
         pub const SCOPE: &str = "insights:write";
         /// The input of the action `save-rank-insight`, typed from the schema at `/contributes/ai/actions/0/input` in the manifest.
         #[derive(
@@ -1070,6 +1084,7 @@ pub mod prompts {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod why_rank_dropped {
         /// The prompt id.
+        #[allow(dead_code)]
         pub const ID: &str = "why-rank-dropped";
         /// The owner form of the prompt `why-rank-dropped`, typed from the schema at `/contributes/ai/prompts/0/input` in the manifest.
         #[derive(
@@ -1158,8 +1173,10 @@ pub mod procedures {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod add_keyword {
         /// The procedure name.
+        #[allow(dead_code)]
         pub const NAME: &str = "addKeyword";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/procedures/addKeyword";
         /// The input of the procedure `addKeyword`, typed from the schema at `/server/procedures/addKeyword/input` in the manifest.
         #[derive(
@@ -1260,8 +1277,10 @@ pub mod procedures {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod list_watchlists {
         /// The procedure name.
+        #[allow(dead_code)]
         pub const NAME: &str = "listWatchlists";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/procedures/listWatchlists";
         /// The input of the procedure `listWatchlists`, typed from the schema at `/server/procedures/listWatchlists/input` in the manifest.
         #[derive(

@@ -10,6 +10,7 @@ const _: &[u8] = ::core::include_bytes!(
 /// What `host.extension.json` declares for `hello-panel` (Hello Panel), as constants and enums.
 ///
 /// Keeps a greeting for the project in a settings panel.
+#[allow(dead_code)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "hello-panel";

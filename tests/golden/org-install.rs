@@ -13,6 +13,7 @@ const _: &[u8] = ::core::include_bytes!(
 /// What `host.extension.json` declares for `warehouse-export` (Warehouse Export), as constants and enums.
 ///
 /// Exports the organization's metrics to your data warehouse every night.
+#[allow(dead_code)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "warehouse-export";

@@ -10,6 +10,7 @@ const _: &[u8] = ::core::include_bytes!(
 /// What `host.extension.json` declares for `pricing-lab` (Pricing Lab), as constants and enums.
 ///
 /// Price experiments configured in a settings panel and run by the vendor server.
+#[allow(dead_code)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "pricing-lab";
@@ -120,8 +121,10 @@ pub mod procedures {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod get_result {
         /// The procedure name.
+        #[allow(dead_code)]
         pub const NAME: &str = "get-result";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/procedures/get-result";
         /// The input of the procedure `get-result`, typed from the schema at `/server/procedures/get-result/input` in the manifest.
         #[derive(
@@ -225,8 +228,10 @@ pub mod procedures {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod list_experiments {
         /// The procedure name.
+        #[allow(dead_code)]
         pub const NAME: &str = "listExperiments";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/procedures/listExperiments";
         /// The input of the procedure `listExperiments`, typed from the schema at `/server/procedures/listExperiments/input` in the manifest.
         #[derive(
@@ -340,8 +345,10 @@ pub mod procedures {
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
     pub mod start_experiment {
         /// The procedure name.
+        #[allow(dead_code)]
         pub const NAME: &str = "start_experiment";
         /// The route the host calls.
+        #[allow(dead_code)]
         pub const ROUTE: &str = "/host/procedures/start_experiment";
         /// The input of the procedure `start_experiment`, typed from the schema at `/server/procedures/start_experiment/input` in the manifest.
         #[derive(

@@ -10,6 +10,7 @@ const _: &[u8] = ::core::include_bytes!(
 /// What `host.extension.json` declares for `issue-bridge` (Issue Bridge), as constants and enums.
 ///
 /// Turns reviews and alerts into tracker issues and keeps their status in sync.
+#[allow(dead_code)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "issue-bridge";

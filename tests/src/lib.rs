@@ -180,11 +180,23 @@ impl Procedures for Server {
 
 impl Connector for Server {
     async fn sync(&self, call: SyncCall) -> Result<SyncAnswer<manifest::Metric>, HostError> {
+        let bad = self
+            .behaviour
+            .bad_answers
+            .load(std::sync::atomic::Ordering::SeqCst);
         let points = call
             .input
             .metrics
             .iter()
-            .map(|m| MetricPoint::new(*m, call.input.to.clone(), 1.0))
+            .map(|m| {
+                let point = MetricPoint::new(*m, call.input.to.clone(), 1.0);
+                if bad {
+                    // No metric of the manifest declares a `planet` dimension.
+                    point.dimension("planet", "mars")
+                } else {
+                    point
+                }
+            })
             .collect();
         Ok(SyncAnswer {
             points,

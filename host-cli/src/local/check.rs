@@ -13,8 +13,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use host_runtime::ErrorCode;
 use host_runtime::answer::{CONTEXT_LIMIT, ContextBlock, MentionItems, check_tool_answer};
-use host_runtime::codes;
 use http::Method;
 use serde_json::Value;
 
@@ -322,16 +322,16 @@ fn judge(job: &Job, result: Result<Answer, SendError>) -> Verdict {
             output::raw_body(&answer.body)
         ));
     };
-    let sdk_code = codes::ALL.iter().any(|(c, _)| *c == code);
-    let refused_input = code == codes::INPUT_INVALID
-        || (!sdk_code && (400..500).contains(&answer.status) && answer.status != 401);
+    let sdk_code = code.parse::<ErrorCode>().ok();
+    let refused_input = sdk_code == Some(ErrorCode::InputInvalid)
+        || (sdk_code.is_none() && (400..500).contains(&answer.status) && answer.status != 401);
     if !refused_input {
-        let hint = match (answer.status, code.as_str()) {
+        let hint = match (answer.status, sdk_code) {
             (401, _) => {
                 "; the server does not accept the development key: start it against `cargo host dev` (HOST_JWKS_URL) or with development_jwks()"
             }
-            (404, codes::NOT_FOUND) => "; the route is missing",
-            (403, codes::SCOPE_MISSING) => {
+            (404, Some(ErrorCode::NotFound)) => "; the route is missing",
+            (403, Some(ErrorCode::ScopeMissing)) => {
                 "; the local install has the manifest's scopes: do the server and this manifest agree?"
             }
             _ => "",

@@ -112,6 +112,8 @@ pub fn module(m: &Manifest) -> TokenStream {
     };
     quote! {
         #module_doc
+        // Facts of the manifest for the vendor's own use; in a binary crate, unused ones must not warn.
+        #[allow(dead_code)]
         pub mod manifest {
             /// The extension id.
             pub const EXTENSION_ID: &str = #id;

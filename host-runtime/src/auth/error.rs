@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::error::{HostError, codes};
+use crate::error::{ErrorCode, HostError};
 
 /// Why an install token was refused. Every variant answers `UNAUTHORIZED` (401).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub enum AuthError {
 impl AuthError {
     /// The answer to the host: `UNAUTHORIZED`, status 401, with this error's message.
     pub fn to_host_error(&self) -> HostError {
-        HostError::sdk(codes::UNAUTHORIZED, self.to_string())
+        HostError::from_code(ErrorCode::Unauthorized, self.to_string())
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::support::*;
 use crate::auth::*;
-use crate::error::codes;
+use crate::error::ErrorCode;
 
 #[tokio::test]
 async fn a_valid_eddsa_token_yields_its_claims() {
@@ -166,7 +166,7 @@ async fn every_refusal_is_a_401_that_never_echoes_the_token() {
     ];
     for e in &all {
         let host = e.to_host_error();
-        assert_eq!(host.code(), codes::UNAUTHORIZED);
+        assert_eq!(host.error_code(), Some(ErrorCode::Unauthorized));
         assert_eq!(host.status(), 401);
         assert!(
             host.message().starts_with("install token refused: "),

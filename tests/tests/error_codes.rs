@@ -1,0 +1,262 @@
+//! Every code of [`ErrorCode`] answered by a real handler, each through the situation that calls for
+//! it, with its status (and `Retry-After` where the code promises one). A code added to the enum
+//! without a scenario here fails the test.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use bytes::Bytes;
+use host_runtime::dedupe::{Claim, DedupeStore};
+use host_runtime::testing::{TestHost, TestResponse};
+use host_runtime::{BoxFuture, ErrorCode, Handler, HostError, HostEvent};
+use host_sdk_tests::{Server, handler};
+use http::Method;
+use serde_json::json;
+
+/// A procedure whose Rust output type cannot carry its schema's `pattern`: the runtime checks it.
+mod labels {
+    host_runtime::host_extension!("manifests/error-codes/host.extension.json");
+
+    /// Answers whatever label it is told to.
+    pub struct Labels;
+
+    impl Tools for Labels {
+        async fn echo(
+            &self,
+            call: ToolCall<tools::echo::Input>,
+        ) -> Result<host_runtime::answer::Value, host_runtime::HostError> {
+            Ok(host_runtime::answer::Value::new(
+                call.input.text.len() as f64
+            ))
+        }
+    }
+
+    impl Procedures for Labels {
+        async fn label(
+            &self,
+            call: ProcedureCall<procedures::label::Input>,
+        ) -> Result<procedures::label::Output, host_runtime::HostError> {
+            Ok(call.input.text.clone())
+        }
+    }
+}
+
+fn keyword_tracker() -> (TestHost, Handler, Arc<Server>) {
+    let mut host = TestHost::new("keyword-tracker");
+    host.credentials = json!({ "api_key": "kt_live_123" });
+    let server = Arc::new(Server {
+        keywords: vec!["notes".into()],
+        ..Server::default()
+    });
+    let handler = host.configure(handler(server.clone()));
+    (host, handler, server)
+}
+
+/// A deduplication store that cannot be reached.
+struct Unreachable;
+
+impl DedupeStore for Unreachable {
+    fn claim<'a>(&'a self, _key: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
+        Box::pin(async { Err("connection refused".to_owned()) })
+    }
+    fn complete<'a>(&'a self, _key: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+    fn release<'a>(&'a self, _key: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+}
+
+fn release_shipped() -> serde_json::Value {
+    serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap()
+}
+
+/// Drives the handler into answering `code`.
+async fn reach(code: ErrorCode) -> TestResponse {
+    let (host, handler, server) = keyword_tracker();
+    let tool = "/host/tools/keyword-ranks";
+    let input = json!({ "keyword": "notes" });
+    match code {
+        ErrorCode::Unauthorized => {
+            let mut request = host.request(Method::POST, tool, Some(&host.call_body(input)));
+            request.headers_mut().remove(http::header::AUTHORIZATION);
+            host.send(&handler, request).await
+        }
+        ErrorCode::InstallMismatch => {
+            let mut body = host.call_body(input);
+            body["install"]["id"] = json!("ins_someone_else");
+            host.send(&handler, host.request(Method::POST, tool, Some(&body)))
+                .await
+        }
+        ErrorCode::ScopeMissing => {
+            let mut host = host;
+            host.scopes.retain(|s| s != "ai:tools");
+            host.call_tool(&handler, "keyword-ranks", input).await
+        }
+        ErrorCode::NotFound => host.call_tool(&handler, "no-such-tool", input).await,
+        ErrorCode::MethodNotAllowed => {
+            host.send(&handler, host.request(Method::GET, tool, None))
+                .await
+        }
+        ErrorCode::PayloadTooLarge => {
+            let handler = handler.with_body_limit(1024);
+            let mut request = host.request(Method::POST, tool, None);
+            *request.body_mut() = Bytes::from(vec![b' '; 2048]);
+            host.send(&handler, request).await
+        }
+        ErrorCode::BadRequest => {
+            let mut request = host.request(Method::POST, tool, None);
+            *request.body_mut() = Bytes::from_static(b"{not json");
+            host.send(&handler, request).await
+        }
+        ErrorCode::InputInvalid => {
+            host.call_tool(&handler, "keyword-ranks", json!({ "keyword": 5 }))
+                .await
+        }
+        ErrorCode::EventNotSubscribed => {
+            host.deliver(&handler, "price.changed", json!({}), "evt_1")
+                .await
+        }
+        ErrorCode::ToolResponseInvalid => {
+            server.behaviour.bad_answers.store(true, Ordering::SeqCst);
+            host.call_tool(&handler, "top-movers", json!({})).await
+        }
+        ErrorCode::ProcedureResponseInvalid => {
+            let host = TestHost::new("error-codes");
+            let handler = host.configure(labels::handler(labels::Labels));
+            let ok = host
+                .call_procedure(&handler, "label", json!({ "text": "ok-fine" }))
+                .await;
+            assert_eq!((ok.status, &ok.json), (200, &json!("ok-fine")));
+            host.call_procedure(&handler, "label", json!({ "text": "not ok" }))
+                .await
+        }
+        ErrorCode::ContextTooLarge => {
+            server.behaviour.bad_answers.store(true, Ordering::SeqCst);
+            host.call_context(&handler, "tracked-keywords").await
+        }
+        ErrorCode::ToolResponseTooLarge => {
+            // 12,000 keywords of 100 characters: a list card of about 1.4 MB.
+            let server = Server {
+                keywords: (0..12_000).map(|i| format!("{i:0>100}")).collect(),
+                ..Server::default()
+            };
+            let handler = host.configure(host_sdk_tests::handler(server));
+            host.call_tool(&handler, "keyword-ideas", json!({ "seed": "notes" }))
+                .await
+        }
+        ErrorCode::ToolTimeout => {
+            let handler = handler.with_tool_deadline(Duration::from_millis(50));
+            server.behaviour.delay_ms.store(2_000, Ordering::SeqCst);
+            host.call_tool(&handler, "keyword-ranks", input).await
+        }
+        ErrorCode::Internal => {
+            server.behaviour.panic.store(true, Ordering::SeqCst);
+            host.call_tool(&handler, "keyword-ranks", input).await
+        }
+        ErrorCode::MetricsResponseInvalid => {
+            server.behaviour.bad_answers.store(true, Ordering::SeqCst);
+            let body = host.call_body(json!({ "metrics": ["average_rank"], "from": "2026-11-01T00:00:00Z", "to": "2026-11-02T00:00:00Z" }));
+            host.send(
+                &handler,
+                host.request(Method::POST, "/host/metrics", Some(&body)),
+            )
+            .await
+        }
+        ErrorCode::WorkResponseInvalid => {
+            let host = TestHost::new("issue-bridge");
+            let handler = host.configure(host_sdk_tests::work_tracker::handler(
+                host_sdk_tests::work_tracker::Tracker,
+            ));
+            let item = json!({ "kind": "issue", "container": "prj-insecure", "title": "Crash" });
+            host.send(
+                &handler,
+                host.request(
+                    Method::POST,
+                    "/host/work/items",
+                    Some(&host.call_body(item)),
+                ),
+            )
+            .await
+        }
+        ErrorCode::EventInFlight => {
+            let handler = handler.with_event_wait(Duration::from_millis(50));
+            server.behaviour.event_delay_ms.store(500, Ordering::SeqCst);
+            let host = Arc::new(host);
+            let first = {
+                let (host, handler) = (host.clone(), handler.clone());
+                tokio::spawn(async move {
+                    host.deliver(&handler, "release.shipped", release_shipped(), "evt_1")
+                        .await
+                })
+            };
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let duplicate = host
+                .deliver(&handler, "release.shipped", release_shipped(), "evt_2")
+                .await;
+            assert_eq!(first.await.unwrap().status, 204);
+            duplicate
+        }
+        ErrorCode::DedupeUnavailable => {
+            let handler = handler.with_dedupe_store(Unreachable);
+            host.deliver(&handler, "release.shipped", release_shipped(), "evt_1")
+                .await
+        }
+        other => panic!("no scenario reaches {other}: add one to this test"),
+    }
+}
+
+#[tokio::test]
+async fn every_error_code_is_reached_with_its_status() {
+    for &code in ErrorCode::ALL {
+        let r = reach(code).await;
+        assert_eq!(
+            (r.status, r.error_code()),
+            (code.status(), Some(code.as_str())),
+            "{code}: {}",
+            r.json
+        );
+        let message = r.json["error"]["message"].as_str().unwrap_or_default();
+        assert!(!message.is_empty(), "{code} answers a message");
+        if matches!(
+            code,
+            ErrorCode::EventInFlight | ErrorCode::DedupeUnavailable
+        ) {
+            assert!(
+                r.headers.contains_key(http::header::RETRY_AFTER),
+                "{code} says when to retry"
+            );
+        }
+    }
+}
+
+/// The README and `docs/interface.md` list exactly the codes of the enum, with their statuses.
+#[test]
+fn the_docs_list_every_code() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for doc in ["README.md", "docs/interface.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        let table = text
+            .split("<!-- error-codes:start -->")
+            .nth(1)
+            .and_then(|rest| rest.split("<!-- error-codes:end -->").next())
+            .unwrap_or_else(|| panic!("{doc} has no error-code table between its markers"));
+        let listed: Vec<(String, u16)> = table
+            .lines()
+            .filter_map(|line| {
+                let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+                let code = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+                Some((code.to_owned(), cells.get(2)?.parse().ok()?))
+            })
+            .collect();
+        let expected: Vec<(String, u16)> = ErrorCode::ALL
+            .iter()
+            .map(|c| (c.as_str().to_owned(), c.status()))
+            .collect();
+        assert_eq!(listed, expected, "{doc}'s error-code table");
+    }
+    let _ = HostError::from_code(ErrorCode::Internal, "");
+}
