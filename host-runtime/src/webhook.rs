@@ -4,9 +4,12 @@
 //! [`sign_webhook`] and [`verify_webhook`] are the primitives; [`EventSender`] builds the signed request
 //! for one declared event. The generated `Webhooks` type wraps an `EventSender` with one typed method
 //! per webhook the manifest declares, so an undeclared event or a payload of the wrong type does not
-//! compile.
+//! compile, and each payload is checked against the webhook's declared schema (and, for alerts and
+//! banners, for a non-empty `why`) before it is signed: the host would refuse it with a 4xx after the
+//! fact, and a 4xx is final. See `docs/interface.md`, "Events and deduplication".
 
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -43,6 +46,30 @@ pub enum WebhookError {
     NoMatchingSignature,
     /// The payload could not be serialised.
     Payload(String),
+    /// The payload breaks what the manifest declares for the event; nothing was signed or sent.
+    PayloadInvalid(PayloadError),
+}
+
+/// Why a payload was refused before signing: the event, where in the payload (a JSON pointer, `/` for
+/// the payload itself) and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PayloadError {
+    /// The declared event name.
+    pub event: &'static str,
+    /// The JSON pointer of the failing value inside the payload.
+    pub pointer: String,
+    /// What is wrong, for a person.
+    pub reason: String,
+}
+
+impl fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the `{}` payload is invalid at `{}`: {}",
+            self.event, self.pointer, self.reason
+        )
+    }
 }
 
 impl fmt::Display for WebhookError {
@@ -57,6 +84,7 @@ impl fmt::Display for WebhookError {
                 f.write_str("no signature in `webhook-signature` matches")
             }
             WebhookError::Payload(e) => write!(f, "the payload cannot be serialised: {e}"),
+            WebhookError::PayloadInvalid(e) => write!(f, "{e}; the event was not sent"),
         }
     }
 }
@@ -113,6 +141,27 @@ pub fn verify_webhook(
     body: &[u8],
     now: SystemTime,
 ) -> Result<(), WebhookError> {
+    verify_webhook_any(
+        std::slice::from_ref(secret),
+        id,
+        timestamp,
+        signature_header,
+        body,
+        now,
+    )
+}
+
+/// [`verify_webhook`] against several secrets: the message is authentic when any signature of the
+/// header matches any of them. Secrets rotate with the install token's generation
+/// (`install.token_rotated`); during the switch, accept the current and the previous one.
+pub fn verify_webhook_any(
+    secrets: &[Secret],
+    id: &str,
+    timestamp: &str,
+    signature_header: &str,
+    body: &[u8],
+    now: SystemTime,
+) -> Result<(), WebhookError> {
     let ts: i64 = timestamp
         .trim()
         .parse()
@@ -123,13 +172,18 @@ pub fn verify_webhook(
     if (now_s - ts).unsigned_abs() > TIMESTAMP_TOLERANCE.as_secs() {
         return Err(WebhookError::TimestampOutOfTolerance);
     }
-    let expected = secret.mac(id, ts, body);
-    let matched = signature_header
+    let given: Vec<Vec<u8>> = signature_header
         .split_whitespace()
         .filter_map(|s| s.strip_prefix("v1,"))
         .filter_map(|b64| BASE64.decode(b64).ok())
+        .collect();
+    let matched = secrets.iter().any(|secret| {
+        let expected = secret.mac(id, ts, body);
         // Lengths are compared first (a wrong length can never match), then bytes in constant time.
-        .any(|given| given.len() == expected.len() && bool::from(given.ct_eq(&expected)));
+        given
+            .iter()
+            .any(|g| g.len() == expected.len() && bool::from(g.ct_eq(&expected)))
+    });
     if matched {
         Ok(())
     } else {
@@ -216,6 +270,8 @@ impl std::error::Error for SendError {}
 pub struct EventSender {
     post_url: String,
     secret: Secret,
+    /// Also signed with, while the host may still hold it (a rotation).
+    previous: Option<Secret>,
     build: Option<String>,
     retry: RetryPolicy,
 }
@@ -226,9 +282,17 @@ impl EventSender {
         Ok(EventSender {
             post_url: post_url.into(),
             secret: Secret::parse(secret)?,
+            previous: None,
             build: None,
             retry: RetryPolicy::default(),
         })
+    }
+
+    /// Also signs with the previous secret (`whsec_...`) while a rotation is under way, so the host
+    /// accepts the events whichever of the two it holds (the header then carries two signatures).
+    pub fn with_previous_secret(mut self, secret: &str) -> Result<Self, WebhookError> {
+        self.previous = Some(Secret::parse(secret)?);
+        Ok(self)
     }
 
     /// Sets how sends are retried.
@@ -243,35 +307,121 @@ impl EventSender {
         self
     }
 
-    /// Builds the signed envelope of one event. Generated code calls this with the declared event name
-    /// and the typed payload; `dedupe_key` is the vendor's idempotency key, stable across retries, and
-    /// becomes `webhook-id`.
+    /// Builds the envelope of one event after checking its payload against `schema` (the webhook's
+    /// declared schema and the `why` rule): generated code calls this with the event's schema and the
+    /// typed payload. `dedupe_key` is the vendor's idempotency key, stable across retries, and becomes
+    /// `webhook-id`. `occurredAt` is now unless [`OutboundEvent::with_occurred_at`] sets it.
     #[doc(hidden)]
     pub fn event<P: Serialize>(
         &self,
-        event: &'static str,
+        schema: &PayloadSchema,
         source: &str,
         dedupe_key: &str,
         payload: &P,
     ) -> Result<OutboundEvent, WebhookError> {
-        let occurred_at = crate::events::Timestamp::from(chrono::Utc::now());
+        let payload =
+            serde_json::to_value(payload).map_err(|e| WebhookError::Payload(e.to_string()))?;
+        schema
+            .check(&payload)
+            .map_err(WebhookError::PayloadInvalid)?;
         let envelope = serde_json::json!({
-            "event": event,
+            "event": schema.event,
             "source": source,
-            "occurredAt": occurred_at,
+            "occurredAt": crate::events::Timestamp::from(chrono::Utc::now()),
             "build": self.build,
             "dedupeKey": dedupe_key,
             "payload": payload,
         });
         let body =
             serde_json::to_vec(&envelope).map_err(|e| WebhookError::Payload(e.to_string()))?;
+        let mut secrets = vec![self.secret.clone()];
+        secrets.extend(self.previous.clone());
         Ok(OutboundEvent {
             url: self.post_url.clone(),
             id: dedupe_key.to_owned(),
+            envelope,
             body,
-            secret: self.secret.clone(),
+            secrets,
             retry: self.retry,
         })
+    }
+}
+
+/// What the manifest declares for one outbound event: its name, its payload schema and whether the
+/// host shows its `why` (alerts and banners). Generated code holds one per webhook, in a `static`;
+/// the schema is compiled on first use.
+pub struct PayloadSchema {
+    event: &'static str,
+    schema: &'static str,
+    shows_why: bool,
+    compiled: OnceLock<Option<jsonschema::Validator>>,
+}
+
+impl fmt::Debug for PayloadSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PayloadSchema")
+            .field("event", &self.event)
+            .field("shows_why", &self.shows_why)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PayloadSchema {
+    /// The declaration of `event`: `schema` is its payload schema as JSON text, `shows_why` whether it
+    /// is declared `as: "alert"` or `as: "banner"`.
+    #[doc(hidden)]
+    pub const fn new(event: &'static str, schema: &'static str, shows_why: bool) -> Self {
+        PayloadSchema {
+            event,
+            schema,
+            shows_why,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The event name.
+    pub fn event(&self) -> &'static str {
+        self.event
+    }
+
+    /// Checks `payload` as the host will: against the declared schema (draft 2020-12, `format` as an
+    /// annotation), then, for alerts and banners, for a `why` that is a string with something besides
+    /// white space in it (the sentence the owner reads). The first failure is returned.
+    pub fn check(&self, payload: &serde_json::Value) -> Result<(), PayloadError> {
+        let compiled = self.compiled.get_or_init(|| {
+            let schema: serde_json::Value = serde_json::from_str(self.schema).ok()?;
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(&schema)
+                .ok()
+        });
+        let fail = |pointer: &str, reason: String| PayloadError {
+            event: self.event,
+            pointer: if pointer.is_empty() { "/" } else { pointer }.to_owned(),
+            reason,
+        };
+        // The manifest engine compiled every embedded schema before this code was generated, so a
+        // schema that does not compile here is only possible if the JSON text was altered.
+        let Some(validator) = compiled else {
+            return Err(fail(
+                "/",
+                "the declared payload schema cannot be compiled".into(),
+            ));
+        };
+        if let Some(e) = validator.iter_errors(payload).next() {
+            return Err(fail(e.instance_path().as_str(), e.to_string()));
+        }
+        if self.shows_why {
+            let why = payload.get("why").and_then(serde_json::Value::as_str);
+            if why.is_none_or(|w| w.trim().is_empty()) {
+                return Err(fail(
+                    "/why",
+                    "an alert or banner needs a `why` with words in it: the sentence the owner reads"
+                        .into(),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -280,12 +430,29 @@ impl EventSender {
 pub struct OutboundEvent {
     url: String,
     id: String,
+    envelope: serde_json::Value,
     body: Vec<u8>,
-    secret: Secret,
+    /// Each signs every attempt: the current secret, then the previous one during a rotation.
+    secrets: Vec<Secret>,
     retry: RetryPolicy,
 }
 
 impl OutboundEvent {
+    /// Sets `occurredAt`, when the event happened (by default, when it was built): for an event
+    /// detected late or sent from a queue.
+    pub fn with_occurred_at(mut self, at: impl Into<crate::events::Timestamp>) -> Self {
+        self.envelope["occurredAt"] = serde_json::json!(at.into());
+        if let Ok(body) = serde_json::to_vec(&self.envelope) {
+            self.body = body;
+        }
+        self
+    }
+
+    /// The `webhook-id`: the event's dedupe key.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     /// Posts the event: every attempt is signed anew with the same `webhook-id`; a 5xx, a timeout or
     /// no connection is retried with capped exponential backoff; a 4xx is final and returned.
     pub async fn send(&self) -> Result<u16, SendError> {
@@ -336,6 +503,15 @@ impl OutboundEvent {
         &self.body
     }
 
+    /// `webhook-signature`: one `v1,` signature per secret, space-separated.
+    fn signatures(&self, ts: i64) -> String {
+        self.secrets
+            .iter()
+            .map(|secret| sign_webhook(secret, &self.id, ts, &self.body))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// The `POST` request with the Standard Webhooks headers, signed now. Every retry of the same event
     /// keeps `webhook-id`; sign each attempt anew so its timestamp is current.
     pub fn to_request(&self) -> Result<http::Request<bytes::Bytes>, http::Error> {
@@ -346,10 +522,7 @@ impl OutboundEvent {
             .header(http::header::CONTENT_TYPE, "application/json")
             .header("webhook-id", &self.id)
             .header("webhook-timestamp", ts.to_string())
-            .header(
-                "webhook-signature",
-                sign_webhook(&self.secret, &self.id, ts, &self.body),
-            )
+            .header("webhook-signature", self.signatures(ts))
             .body(bytes::Bytes::from(self.body.clone()))
     }
 }
@@ -363,6 +536,15 @@ mod tests {
     const TS: i64 = 1649367553;
     const BODY: &[u8] = br#"{"email":"test@example.com","username":"test_user"}"#;
     const SIG: &str = "v1,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw=";
+
+    /// `rank.dropped`, an alert: a `why` of at most 280 characters and a two-letter `country`.
+    static RANK_DROPPED: PayloadSchema = PayloadSchema::new(
+        "rank.dropped",
+        r#"{"type": "object", "required": ["why"], "additionalProperties": false,
+            "properties": {"why": {"type": "string", "minLength": 1, "maxLength": 280},
+                           "country": {"type": "string", "pattern": "^[A-Z]{2}$"}}}"#,
+        true,
+    );
 
     fn at(ts: i64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(ts as u64)
@@ -532,7 +714,7 @@ mod tests {
         let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
         let out = sender
             .event(
-                "rank.dropped",
+                &RANK_DROPPED,
                 "ins_1",
                 "drop-7",
                 &serde_json::json!({ "why": "x" }),
@@ -557,7 +739,7 @@ mod tests {
         let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
         let out = sender
             .event(
-                "rank.dropped",
+                &RANK_DROPPED,
                 "ins_1",
                 "drop-8",
                 &serde_json::json!({ "why": "x" }),
@@ -578,7 +760,7 @@ mod tests {
         let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
         let out = sender
             .event(
-                "rank.dropped",
+                &RANK_DROPPED,
                 "ins_1",
                 "drop-9",
                 &serde_json::json!({ "why": "x" }),
@@ -597,7 +779,7 @@ mod tests {
             .with_build("1.4.2");
         let out = sender
             .event(
-                "rank.dropped",
+                &RANK_DROPPED,
                 "ins_1",
                 "drop-42",
                 &serde_json::json!({ "why": "x" }),
@@ -628,5 +810,141 @@ mod tests {
         ] {
             assert!(env.get(key).is_some(), "{key}");
         }
+    }
+
+    #[test]
+    fn payloads_are_checked_before_signing_and_name_the_pointer() {
+        let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
+        let refused = |payload: serde_json::Value| match sender.event(
+            &RANK_DROPPED,
+            "ins_1",
+            "k",
+            &payload,
+        ) {
+            Err(WebhookError::PayloadInvalid(e)) => (e.pointer, e.reason),
+            other => panic!("{payload} was not refused: {other:?}"),
+        };
+        let (pointer, reason) = refused(serde_json::json!({ "why": "Rank fell", "country": "de" }));
+        assert_eq!(pointer, "/country");
+        assert!(reason.contains("^[A-Z]{2}$"), "{reason}");
+        assert_eq!(
+            refused(serde_json::json!({ "why": "x".repeat(281) })).0,
+            "/why"
+        );
+        assert_eq!(
+            refused(serde_json::json!({ "why": "x", "extra": 1 })).0,
+            "/"
+        );
+        // The schema admits a blank `why`; the host does not show one, so it is refused too.
+        let (pointer, reason) = refused(serde_json::json!({ "why": "   " }));
+        assert_eq!(pointer, "/why");
+        assert!(reason.contains("owner reads"), "{reason}");
+        let message = WebhookError::PayloadInvalid(PayloadError {
+            event: "rank.dropped",
+            pointer: "/why".into(),
+            reason: "r".into(),
+        })
+        .to_string();
+        assert!(
+            message.contains("`rank.dropped`") && message.contains("`/why`"),
+            "{message}"
+        );
+        assert!(
+            sender
+                .event(
+                    &RANK_DROPPED,
+                    "ins_1",
+                    "k",
+                    &serde_json::json!({ "why": "Rank fell", "country": "DE" })
+                )
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn plain_events_need_no_why() {
+        static STORE_UPDATED: PayloadSchema =
+            PayloadSchema::new("store.algorithm_updated", r#"{"type": "object"}"#, false);
+        let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
+        assert!(
+            sender
+                .event(&STORE_UPDATED, "ins_1", "k", &serde_json::json!({}))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn occurred_at_can_be_set_and_is_signed() {
+        let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
+        let out = sender
+            .event(
+                &RANK_DROPPED,
+                "ins_1",
+                "k",
+                &serde_json::json!({ "why": "x" }),
+            )
+            .unwrap()
+            .with_occurred_at("2026-11-20T08:00:00Z");
+        let req = out.to_request().unwrap();
+        let env: serde_json::Value = serde_json::from_slice(req.body()).unwrap();
+        assert_eq!(env["occurredAt"], "2026-11-20T08:00:00Z");
+        let header = |name: &str| req.headers()[name].to_str().unwrap().to_owned();
+        let secret = Secret::parse(SECRET).unwrap();
+        assert!(
+            verify_webhook(
+                &secret,
+                "k",
+                &header("webhook-timestamp"),
+                &header("webhook-signature"),
+                req.body(),
+                SystemTime::now()
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn rotation_signs_with_both_secrets_and_verifies_with_either() {
+        const NEXT: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let sender = EventSender::new("https://events.host.example/v1", NEXT)
+            .unwrap()
+            .with_previous_secret(SECRET)
+            .unwrap();
+        let req = sender
+            .event(
+                &RANK_DROPPED,
+                "ins_1",
+                "k",
+                &serde_json::json!({ "why": "x" }),
+            )
+            .unwrap()
+            .to_request()
+            .unwrap();
+        let header = |name: &str| req.headers()[name].to_str().unwrap().to_owned();
+        let (ts, sig) = (header("webhook-timestamp"), header("webhook-signature"));
+        assert_eq!(sig.split(' ').count(), 2, "{sig}");
+        let (old, new) = (Secret::parse(SECRET).unwrap(), Secret::parse(NEXT).unwrap());
+        let now = SystemTime::now();
+        // A host holding either secret accepts it.
+        assert!(verify_webhook(&old, "k", &ts, &sig, req.body(), now).is_ok());
+        assert!(verify_webhook(&new, "k", &ts, &sig, req.body(), now).is_ok());
+        // A receiver during the switch accepts a message signed by only one of its secrets.
+        let only_old = sign_webhook(&old, "k", ts.parse().unwrap(), req.body());
+        assert!(
+            verify_webhook_any(
+                &[new.clone(), old.clone()],
+                "k",
+                &ts,
+                &only_old,
+                req.body(),
+                now
+            )
+            .is_ok()
+        );
+        let stranger = Secret::parse("whsec_QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB").unwrap();
+        assert_eq!(
+            verify_webhook_any(&[new, stranger], "k", &ts, &only_old, req.body(), now),
+            Err(WebhookError::NoMatchingSignature)
+        );
     }
 }

@@ -359,6 +359,12 @@ pub mod webhooks {
     pub mod crash_spiked {
         /// The event name.
         pub const EVENT: &str = "crash.spiked";
+        /// The payload schema the manifest declares, checked before each event is signed.
+        pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
+            EVENT,
+            "{\"additionalProperties\":false,\"properties\":{\"affectedUsers\":{\"minimum\":0,\"type\":\"integer\"},\"appVersion\":{\"type\":\"string\"},\"signature\":{\"type\":\"string\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}",
+            true,
+        );
         /// The payload of the event `crash.spiked`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
@@ -471,7 +477,7 @@ impl Webhooks {
     }
     /// Signs `crash.spiked` for the install `source`: the host turns it into an inbox alert showing the payload's `why`.
     ///
-    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`). The payload is first checked against the declared schema and for a `why` with words in it; a payload the host would refuse is `WebhookError::PayloadInvalid`, naming the pointer, and is not signed.
     pub fn crash_spiked(
         &self,
         source: &str,
@@ -481,7 +487,7 @@ impl Webhooks {
         ::host_runtime::webhook::OutboundEvent,
         ::host_runtime::webhook::WebhookError,
     > {
-        self.sender.event("crash.spiked", source, dedupe_key, payload)
+        self.sender.event(&webhooks::crash_spiked::SCHEMA, source, dedupe_key, payload)
     }
 }
 struct __HostDispatch<S>(S);

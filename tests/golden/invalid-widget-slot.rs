@@ -891,6 +891,12 @@ pub mod webhooks {
     pub mod rank_dropped {
         /// The event name.
         pub const EVENT: &str = "rank.dropped";
+        /// The payload schema the manifest declares, checked before each event is signed.
+        pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
+            EVENT,
+            "{\"additionalProperties\":false,\"properties\":{\"current\":{\"type\":\"integer\"},\"keyword\":{\"type\":\"string\"},\"previous\":{\"type\":\"integer\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}",
+            true,
+        );
         /// The payload of the event `rank.dropped`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
@@ -988,6 +994,12 @@ pub mod webhooks {
     pub mod rank_collapsed {
         /// The event name.
         pub const EVENT: &str = "rank.collapsed";
+        /// The payload schema the manifest declares, checked before each event is signed.
+        pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
+            EVENT,
+            "{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}",
+            true,
+        );
         /// The payload of the event `rank.collapsed`, typed from the schema at `/contributes/webhooks/1/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
@@ -1079,6 +1091,12 @@ pub mod webhooks {
     pub mod store_algorithm_updated {
         /// The event name.
         pub const EVENT: &str = "store.algorithm_updated";
+        /// The payload schema the manifest declares, checked before each event is signed.
+        pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
+            EVENT,
+            "{\"additionalProperties\":false,\"properties\":{\"store\":{\"enum\":[\"app_store\",\"google_play\"]}},\"required\":[\"store\"],\"type\":\"object\"}",
+            false,
+        );
         /// The payload of the event `store.algorithm_updated`, typed from the schema at `/contributes/webhooks/2/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
@@ -1165,7 +1183,7 @@ impl Webhooks {
     }
     /// Signs `rank.dropped` for the install `source`: the host turns it into an inbox alert showing the payload's `why`.
     ///
-    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`). The payload is first checked against the declared schema and for a `why` with words in it; a payload the host would refuse is `WebhookError::PayloadInvalid`, naming the pointer, and is not signed.
     pub fn rank_dropped(
         &self,
         source: &str,
@@ -1175,11 +1193,11 @@ impl Webhooks {
         ::host_runtime::webhook::OutboundEvent,
         ::host_runtime::webhook::WebhookError,
     > {
-        self.sender.event("rank.dropped", source, dedupe_key, payload)
+        self.sender.event(&webhooks::rank_dropped::SCHEMA, source, dedupe_key, payload)
     }
     /// Signs `rank.collapsed` for the install `source`: the host turns it into a page banner showing the payload's `why`.
     ///
-    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`). The payload is first checked against the declared schema and for a `why` with words in it; a payload the host would refuse is `WebhookError::PayloadInvalid`, naming the pointer, and is not signed.
     pub fn rank_collapsed(
         &self,
         source: &str,
@@ -1189,11 +1207,11 @@ impl Webhooks {
         ::host_runtime::webhook::OutboundEvent,
         ::host_runtime::webhook::WebhookError,
     > {
-        self.sender.event("rank.collapsed", source, dedupe_key, payload)
+        self.sender.event(&webhooks::rank_collapsed::SCHEMA, source, dedupe_key, payload)
     }
     /// Signs `store.algorithm_updated` for the install `source`: the host turns it into an event for chart markers and client subscriptions.
     ///
-    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`). The payload is first checked against the declared schema; a payload the host would refuse is `WebhookError::PayloadInvalid`, naming the pointer, and is not signed.
     pub fn store_algorithm_updated(
         &self,
         source: &str,
@@ -1203,7 +1221,13 @@ impl Webhooks {
         ::host_runtime::webhook::OutboundEvent,
         ::host_runtime::webhook::WebhookError,
     > {
-        self.sender.event("store.algorithm_updated", source, dedupe_key, payload)
+        self.sender
+            .event(
+                &webhooks::store_algorithm_updated::SCHEMA,
+                source,
+                dedupe_key,
+                payload,
+            )
     }
 }
 struct __HostDispatch<S>(S);

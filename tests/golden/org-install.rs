@@ -364,6 +364,12 @@ pub mod webhooks {
     pub mod export_failed {
         /// The event name.
         pub const EVENT: &str = "export.failed";
+        /// The payload schema the manifest declares, checked before each event is signed.
+        pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
+            EVENT,
+            "{\"additionalProperties\":false,\"properties\":{\"error\":{\"type\":\"string\"},\"runId\":{\"type\":\"string\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}",
+            true,
+        );
         /// The payload of the event `export.failed`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
@@ -470,7 +476,7 @@ impl Webhooks {
     }
     /// Signs `export.failed` for the install `source`: the host turns it into a page banner showing the payload's `why`.
     ///
-    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`). The payload is first checked against the declared schema and for a `why` with words in it; a payload the host would refuse is `WebhookError::PayloadInvalid`, naming the pointer, and is not signed.
     pub fn export_failed(
         &self,
         source: &str,
@@ -480,7 +486,7 @@ impl Webhooks {
         ::host_runtime::webhook::OutboundEvent,
         ::host_runtime::webhook::WebhookError,
     > {
-        self.sender.event("export.failed", source, dedupe_key, payload)
+        self.sender.event(&webhooks::export_failed::SCHEMA, source, dedupe_key, payload)
     }
 }
 struct __HostDispatch<S>(S);

@@ -186,6 +186,12 @@ pub mod webhooks {
     pub mod issue_status_changed {
         /// The event name.
         pub const EVENT: &str = "issue.status_changed";
+        /// The payload schema the manifest declares, checked before each event is signed.
+        pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
+            EVENT,
+            "{\"additionalProperties\":false,\"properties\":{\"changedAt\":{\"format\":\"date-time\",\"type\":\"string\"},\"issueId\":{\"type\":\"string\"},\"status\":{\"type\":\"string\"}},\"required\":[\"issueId\"],\"type\":\"object\"}",
+            false,
+        );
         /// The payload of the event `issue.status_changed`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
             ::host_runtime::codegen::serde::Deserialize,
@@ -224,7 +230,7 @@ impl Webhooks {
     }
     /// Signs `issue.status_changed` for the install `source`: the host turns it into an event for chart markers and client subscriptions.
     ///
-    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`).
+    /// `dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`). The payload is first checked against the declared schema; a payload the host would refuse is `WebhookError::PayloadInvalid`, naming the pointer, and is not signed.
     pub fn issue_status_changed(
         &self,
         source: &str,
@@ -234,7 +240,8 @@ impl Webhooks {
         ::host_runtime::webhook::OutboundEvent,
         ::host_runtime::webhook::WebhookError,
     > {
-        self.sender.event("issue.status_changed", source, dedupe_key, payload)
+        self.sender
+            .event(&webhooks::issue_status_changed::SCHEMA, source, dedupe_key, payload)
     }
 }
 struct __HostDispatch<S>(S);

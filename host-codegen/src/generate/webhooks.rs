@@ -28,17 +28,27 @@ pub fn webhooks(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
             WebhookKind::Event => "an event for chart markers and client subscriptions",
         };
         let module_doc = doc(&format!("The payload of `{event}` (`as: \"{}\"`).", w.kind));
+        let schema = serde_json::to_string(&w.payload).unwrap_or_default();
+        let shows_why = matches!(w.kind, WebhookKind::Alert | WebhookKind::Banner);
         modules.push(quote! {
             #module_doc
             #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
             pub mod #name {
                 /// The event name.
                 pub const EVENT: &str = #event;
+                /// The payload schema the manifest declares, checked before each event is signed.
+                pub static SCHEMA: ::host_runtime::webhook::PayloadSchema =
+                    ::host_runtime::webhook::PayloadSchema::new(EVENT, #schema, #shows_why);
                 #items
             }
         });
         let d = doc(&format!(
-            "Signs `{event}` for the install `source`: the host turns it into {what}.\n\n`dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`)."
+            "Signs `{event}` for the install `source`: the host turns it into {what}.\n\n`dedupe_key` is your idempotency key for this event, kept across retries (it becomes `webhook-id`). The payload is first checked against the declared schema{}; a payload the host would refuse is `WebhookError::PayloadInvalid`, naming the pointer, and is not signed.",
+            if matches!(w.kind, WebhookKind::Alert | WebhookKind::Banner) {
+                " and for a `why` with words in it"
+            } else {
+                ""
+            }
         ));
         methods.push(quote! {
             #d
@@ -48,7 +58,7 @@ pub fn webhooks(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
                 dedupe_key: &str,
                 payload: &webhooks::#name::Payload,
             ) -> ::core::result::Result<::host_runtime::webhook::OutboundEvent, ::host_runtime::webhook::WebhookError> {
-                self.sender.event(#event, source, dedupe_key, payload)
+                self.sender.event(&webhooks::#name::SCHEMA, source, dedupe_key, payload)
             }
         });
     }
