@@ -21,9 +21,9 @@
 //! println!("{}", id.display_with_file("host.extension.json"));
 //! ```
 
-pub mod catalogue;
+pub use host_interface::catalogue;
 mod diagnostic;
-pub mod limits;
+pub use host_interface::limits;
 pub mod model;
 pub mod names;
 mod rules;

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::Ctxt;
-use crate::catalogue;
+use crate::catalogue::{self, Contribution};
 use crate::diagnostic::Rule;
 
 /// A scope that a part of the manifest needs.
@@ -22,33 +22,38 @@ pub(crate) struct ScopeNeed {
 /// Actions' own `scope` members and subscribed events are handled by their own rules.
 pub(crate) fn scope_needs(cx: &Ctxt<'_>) -> Vec<ScopeNeed> {
     let mut needs = Vec::new();
-    let mut need = |scope: &'static str, pointer: &str, what: &str| {
-        needs.push(ScopeNeed {
-            scope,
-            pointer: pointer.to_owned(),
-            what: what.to_owned(),
-        });
+    // The scopes themselves come from the interface's one table (`Contribution::scopes`), which the
+    // runtime also reads.
+    let mut need = |contribution: Contribution, pointer: &str, what: &str| {
+        for scope in contribution.scopes() {
+            needs.push(ScopeNeed {
+                scope,
+                pointer: pointer.to_owned(),
+                what: what.to_owned(),
+            });
+        }
     };
-    for (kind, what) in [
-        ("pages", "Pages"),
-        ("tabs", "Tabs"),
-        ("widgets", "Widgets"),
-        ("rowActions", "Row actions"),
-        ("markers", "Markers"),
+    for (kind, contribution, what) in [
+        ("pages", Contribution::Pages, "Pages"),
+        ("tabs", Contribution::Tabs, "Tabs"),
+        ("widgets", Contribution::Widgets, "Widgets"),
+        ("rowActions", Contribution::RowActions, "Row actions"),
+        ("markers", Contribution::Markers, "Markers"),
     ] {
         let pointer = format!("/contributes/{kind}");
         if cx.has_items(&pointer) {
-            need("ui:render", &pointer, what);
+            need(contribution, &pointer, what);
         }
     }
     if cx
         .get("/contributes/settings")
         .is_some_and(Value::is_object)
     {
-        need("ui:render", "/contributes/settings", "The settings panel");
-    }
-    if cx.has_items("/contributes/markers") {
-        need("alerts:write", "/contributes/markers", "Markers");
+        need(
+            Contribution::SettingsPanel,
+            "/contributes/settings",
+            "The settings panel",
+        );
     }
     if cx
         .get("/contributes/storage")
@@ -56,14 +61,14 @@ pub(crate) fn scope_needs(cx: &Ctxt<'_>) -> Vec<ScopeNeed> {
         .is_some_and(|m| !m.is_empty())
     {
         need(
-            "storage:write",
+            Contribution::Storage,
             "/contributes/storage",
             "storage collections",
         );
     }
     if cx.has_items("/contributes/connector/metrics") {
         need(
-            "metrics:write",
+            Contribution::ConnectorMetrics,
             "/contributes/connector/metrics",
             "connector metrics",
         );
@@ -71,28 +76,40 @@ pub(crate) fn scope_needs(cx: &Ctxt<'_>) -> Vec<ScopeNeed> {
     for (i, hook) in cx.items("/contributes/webhooks") {
         if let Some(kind @ ("alert" | "banner")) = hook.get("as").and_then(Value::as_str) {
             need(
-                "alerts:write",
+                Contribution::AlertOrBannerWebhook,
                 &format!("/contributes/webhooks/{i}/as"),
                 &format!("an {kind} webhook"),
             );
         }
     }
-    for (kind, scope, what) in [
-        ("tools", "ai:tools", "Assistant tools"),
-        ("mentions", "ai:tools", "Mentions"),
-        ("actions", "ai:actions", "Assistant actions"),
-        ("skills", "ai:skills", "Skills"),
-        ("prompts", "ai:skills", "Prompts"),
-        ("context", "ai:skills", "Context providers"),
+    for (kind, contribution, what) in [
+        ("tools", Contribution::Tools, "Assistant tools"),
+        ("mentions", Contribution::Mentions, "Mentions"),
+        ("actions", Contribution::Actions, "Assistant actions"),
+        ("skills", Contribution::Skills, "Skills"),
+        ("prompts", Contribution::Prompts, "Prompts"),
+        (
+            "context",
+            Contribution::ContextProviders,
+            "Context providers",
+        ),
     ] {
         let pointer = format!("/contributes/ai/{kind}");
         if cx.has_items(&pointer) {
-            need(scope, &pointer, what);
+            need(contribution, &pointer, what);
         }
     }
     if cx.get("/contributes/work").is_some_and(Value::is_object) {
-        need("work:create", "/contributes/work", "The work destination");
-        need("work:sync", "/contributes/work", "The work destination");
+        need(
+            Contribution::WorkItems,
+            "/contributes/work",
+            "The work destination",
+        );
+        need(
+            Contribution::WorkComments,
+            "/contributes/work",
+            "The work destination",
+        );
     }
     needs
 }

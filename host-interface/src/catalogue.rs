@@ -1,5 +1,5 @@
-//! The interface's fixed vocabularies as data: scope keys, the event catalogue and the widget slots of
-//! each host page.
+//! The interface's fixed vocabularies as data: scope keys, the scope each kind of contribution needs,
+//! the event catalogue and the widget slots of each host page.
 //!
 //! This is the one place these lists exist. The manifest JSON Schema repeats the enums for editors; a
 //! test keeps the two in step.
@@ -96,6 +96,92 @@ pub const SCOPES: [Scope; 19] = [
 /// Looks a scope up by its key.
 pub fn scope(key: &str) -> Option<&'static Scope> {
     SCOPES.iter().find(|s| s.key == key)
+}
+
+/// A kind of contribution, for the scopes it needs: the manifest engine requires them to be declared
+/// (`scope-missing`), and the runtime requires the install to have been granted them before a call
+/// reaches a handler (`SCOPE_MISSING`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Contribution {
+    /// `contributes.pages`.
+    Pages,
+    /// `contributes.tabs`.
+    Tabs,
+    /// `contributes.widgets`.
+    Widgets,
+    /// `contributes.rowActions`.
+    RowActions,
+    /// `contributes.markers`: drawn on charts from the extension's own events.
+    Markers,
+    /// `contributes.settings`, the settings panel.
+    SettingsPanel,
+    /// `contributes.storage`.
+    Storage,
+    /// The connector's metrics (`contributes.connector.metrics`), synced through `POST /host/metrics`.
+    ConnectorMetrics,
+    /// A webhook declared `as: "alert"` or `as: "banner"`.
+    AlertOrBannerWebhook,
+    /// Assistant tools (`contributes.ai.tools`).
+    Tools,
+    /// Mention pickers (`contributes.ai.mentions`).
+    Mentions,
+    /// Owner-approved actions (`contributes.ai.actions`), besides each action's own `scope`.
+    Actions,
+    /// Skills (`contributes.ai.skills`).
+    Skills,
+    /// Prompts (`contributes.ai.prompts`).
+    Prompts,
+    /// Context providers (`contributes.ai.context`).
+    ContextProviders,
+    /// The work destination's containers and new items (`contributes.work`).
+    WorkItems,
+    /// The work destination's comment sync (`contributes.work`).
+    WorkComments,
+}
+
+impl Contribution {
+    /// Every kind, in the order the manifest lists them.
+    pub const ALL: [Contribution; 17] = [
+        Contribution::Pages,
+        Contribution::Tabs,
+        Contribution::Widgets,
+        Contribution::RowActions,
+        Contribution::Markers,
+        Contribution::SettingsPanel,
+        Contribution::Storage,
+        Contribution::ConnectorMetrics,
+        Contribution::AlertOrBannerWebhook,
+        Contribution::Tools,
+        Contribution::Mentions,
+        Contribution::Actions,
+        Contribution::Skills,
+        Contribution::Prompts,
+        Contribution::ContextProviders,
+        Contribution::WorkItems,
+        Contribution::WorkComments,
+    ];
+
+    /// The scopes this kind of contribution needs: the one table of them.
+    pub const fn scopes(self) -> &'static [&'static str] {
+        match self {
+            Contribution::Pages
+            | Contribution::Tabs
+            | Contribution::Widgets
+            | Contribution::RowActions
+            | Contribution::SettingsPanel => &["ui:render"],
+            Contribution::Markers => &["ui:render", "alerts:write"],
+            Contribution::Storage => &["storage:write"],
+            Contribution::ConnectorMetrics => &["metrics:write"],
+            Contribution::AlertOrBannerWebhook => &["alerts:write"],
+            Contribution::Tools | Contribution::Mentions => &["ai:tools"],
+            Contribution::Actions => &["ai:actions"],
+            Contribution::Skills | Contribution::Prompts | Contribution::ContextProviders => {
+                &["ai:skills"]
+            }
+            Contribution::WorkItems => &["work:create"],
+            Contribution::WorkComments => &["work:sync"],
+        }
+    }
 }
 
 /// One name of the host's event catalogue.
@@ -218,6 +304,16 @@ mod tests {
                 "{} repeats",
                 s.key
             );
+        }
+    }
+
+    #[test]
+    fn every_contribution_scope_is_a_scope_key() {
+        for c in Contribution::ALL {
+            assert!(!c.scopes().is_empty(), "{c:?}");
+            for s in c.scopes() {
+                assert!(scope(s).is_some(), "{c:?} needs unknown scope {s}");
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! into the docs of the methods they bound, and the local host replays the host's own.
 //!
 //! ```
-//! use host_manifest::limits;
+//! use host_interface::limits;
 //! assert_eq!(limits::bytes_text(limits::TOOL_ANSWER_BYTES), "1 MB");
 //! assert_eq!(limits::seconds_text(limits::EVENT_RETRY_WAITS_SECS[1]), "2 min");
 //! ```
