@@ -102,13 +102,13 @@ impl<T: Into<Cell>> From<Option<T>> for Cell {
 }
 
 /// The largest tool answer, in bytes; larger answers are `TOOL_RESPONSE_TOO_LARGE`.
-pub const TOOL_ANSWER_LIMIT: usize = host_manifest::limits::TOOL_ANSWER_BYTES;
+pub const TOOL_ANSWER_LIMIT: usize = host_interface::limits::TOOL_ANSWER_BYTES;
 /// The largest context block, in bytes of compact JSON; larger blocks are `CONTEXT_TOO_LARGE`.
-pub const CONTEXT_LIMIT: usize = host_manifest::limits::CONTEXT_BYTES;
+pub const CONTEXT_LIMIT: usize = host_interface::limits::CONTEXT_BYTES;
 /// Mention items kept; the rest are dropped.
-pub const MENTION_ITEMS_KEPT: usize = host_manifest::limits::MENTION_ITEMS_KEPT;
+pub const MENTION_ITEMS_KEPT: usize = host_interface::limits::MENTION_ITEMS_KEPT;
 /// Mention label length kept, in Unicode scalar values.
-pub const MENTION_LABEL_CHARS: usize = host_manifest::limits::MENTION_LABEL_CHARS;
+pub const MENTION_LABEL_CHARS: usize = host_interface::limits::MENTION_LABEL_CHARS;
 
 /// A tool answer of one `returns` kind. Implemented by the five card types only.
 pub trait ToolAnswer: Serialize + Send + sealed::Sealed + 'static {
@@ -230,7 +230,7 @@ impl ToolAnswer for List {
     fn check(&self) -> Result<(), String> {
         for (i, item) in self.items.iter().enumerate() {
             if let Some(url) = &item.url
-                && !url.starts_with("https://")
+                && !is_https(url)
             {
                 return Err(format!(
                     "`items[{i}].url` is `{url}`; list links must be https URLs"
@@ -486,6 +486,15 @@ impl ContextBlock {
             data: None,
         }
     }
+}
+
+/// Whether `url` is an https URL with something after the scheme (the scheme is case-insensitive,
+/// as in RFC 3986). The one check of links in answers: list items, created work items and comments,
+/// work attachments.
+pub(crate) fn is_https(url: &str) -> bool {
+    url.get(..8)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+        && url.len() > 8
 }
 
 #[cfg(test)]

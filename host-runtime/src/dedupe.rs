@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use crate::BoxFuture;
-use crate::events::{self, HostEvent};
+use crate::events;
 
 /// How long a processed key is remembered: at least 15 minutes (the host's retries span 12.5).
 pub const WINDOW: Duration = Duration::from_secs(20 * 60);
@@ -203,26 +203,10 @@ impl DedupeStore for RedisStore {
 /// The deduplication key of a delivery, or `None` for a payload that does not parse as its event
 /// (the handler then reports the payload as invalid).
 pub fn key_of(event: &str, install_id: &str, payload: &serde_json::Value) -> Option<String> {
-    fn key<P: HostEvent>(payload: &serde_json::Value) -> Option<String> {
-        serde_json::from_value::<P>(payload.clone())
-            .ok()
-            .map(|p| p.dedupe_key())
-    }
-    let content = match event {
-        "release.shipped" => key::<events::ReleaseShipped>(payload),
-        "metadata.changed" => key::<events::MetadataChanged>(payload),
-        "keyword.set_changed" => key::<events::KeywordSetChanged>(payload),
-        "screenshots.updated" => key::<events::ScreenshotsUpdated>(payload),
-        "price.changed" => key::<events::PriceChanged>(payload),
-        "install.created" => key::<events::InstallCreated>(payload),
-        "install.paused" => key::<events::InstallPaused>(payload),
-        "install.resumed" => key::<events::InstallResumed>(payload),
-        "install.revoked" => key::<events::InstallRevoked>(payload),
-        "install.token_rotated" => key::<events::InstallTokenRotated>(payload),
-        "scopes.changed" => key::<events::ScopesChanged>(payload),
-        "settings.changed" => key::<events::SettingsChanged>(payload),
+    let content = match events::published_event(event) {
+        Some(published) => (published.dedupe_key)(payload),
         // Reserved events have no payload contract: the whole payload is the content.
-        _ => Some(payload.to_string()),
+        None => Some(payload.to_string()),
     }?;
     Some(format!("{event}|{install_id}|{content}"))
 }
@@ -230,6 +214,7 @@ pub fn key_of(event: &str, install_id: &str, payload: &serde_json::Value) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::HostEvent;
 
     #[tokio::test]
     async fn a_key_is_recorded_only_after_success() {

@@ -686,45 +686,63 @@ impl HostEvent for SettingsChanged {
 // The catalogue as seen from here.
 // ---------------------------------------------------------------------------------------------
 
+/// One published event as this crate handles it: its name, the content part of its deduplication
+/// key and its example payload, each read through its payload type.
+pub(crate) struct Published {
+    /// The catalogue name.
+    pub name: &'static str,
+    /// [`HostEvent::dedupe_key`] of a payload, or `None` when the payload does not parse as the event.
+    pub dedupe_key: fn(&serde_json::Value) -> Option<String>,
+    /// [`HostEvent::example`] as JSON.
+    pub example: fn() -> Option<serde_json::Value>,
+}
+
+const fn published<E: HostEvent>() -> Published {
+    fn dedupe_key<E: HostEvent>(payload: &serde_json::Value) -> Option<String> {
+        E::deserialize(payload).ok().map(|p| p.dedupe_key())
+    }
+    fn example<E: HostEvent>() -> Option<serde_json::Value> {
+        serde_json::to_value(E::example()).ok()
+    }
+    Published {
+        name: E::NAME,
+        dedupe_key: dedupe_key::<E>,
+        example: example::<E>,
+    }
+}
+
+/// The 12 published events, in catalogue order: the one list of their payload types. The names and
+/// scopes are the interface's catalogue (`host_interface::catalogue::EVENTS`); a test keeps the two
+/// in step.
+pub(crate) const PUBLISHED: [Published; 12] = [
+    published::<ReleaseShipped>(),
+    published::<MetadataChanged>(),
+    published::<KeywordSetChanged>(),
+    published::<ScreenshotsUpdated>(),
+    published::<PriceChanged>(),
+    published::<InstallCreated>(),
+    published::<InstallPaused>(),
+    published::<InstallResumed>(),
+    published::<InstallRevoked>(),
+    published::<InstallTokenRotated>(),
+    published::<ScopesChanged>(),
+    published::<SettingsChanged>(),
+];
+
+/// The published event `name`, if it is one.
+pub(crate) fn published_event(name: &str) -> Option<&'static Published> {
+    PUBLISHED.iter().find(|e| e.name == name)
+}
+
 /// The names of the 12 published events, in catalogue order.
 pub fn published_names() -> [&'static str; 12] {
-    [
-        ReleaseShipped::NAME,
-        MetadataChanged::NAME,
-        KeywordSetChanged::NAME,
-        ScreenshotsUpdated::NAME,
-        PriceChanged::NAME,
-        InstallCreated::NAME,
-        InstallPaused::NAME,
-        InstallResumed::NAME,
-        InstallRevoked::NAME,
-        InstallTokenRotated::NAME,
-        ScopesChanged::NAME,
-        SettingsChanged::NAME,
-    ]
+    PUBLISHED.map(|e| e.name)
 }
 
 /// The realistic example payload ([`HostEvent::example`]) of the published event `name`, as JSON;
 /// `None` for a reserved or unknown name. What `cargo host trigger` sends by default.
 pub fn example_payload(name: &str) -> Option<serde_json::Value> {
-    fn of<E: HostEvent>() -> Option<serde_json::Value> {
-        serde_json::to_value(E::example()).ok()
-    }
-    match name {
-        ReleaseShipped::NAME => of::<ReleaseShipped>(),
-        MetadataChanged::NAME => of::<MetadataChanged>(),
-        KeywordSetChanged::NAME => of::<KeywordSetChanged>(),
-        ScreenshotsUpdated::NAME => of::<ScreenshotsUpdated>(),
-        PriceChanged::NAME => of::<PriceChanged>(),
-        InstallCreated::NAME => of::<InstallCreated>(),
-        InstallPaused::NAME => of::<InstallPaused>(),
-        InstallResumed::NAME => of::<InstallResumed>(),
-        InstallRevoked::NAME => of::<InstallRevoked>(),
-        InstallTokenRotated::NAME => of::<InstallTokenRotated>(),
-        ScopesChanged::NAME => of::<ScopesChanged>(),
-        SettingsChanged::NAME => of::<SettingsChanged>(),
-        _ => None,
-    }
+    published_event(name).and_then(|e| (e.example)())
 }
 
 /// The payload type of a reserved event, which the host does not deliver yet.
@@ -852,7 +870,7 @@ mod tests {
 
     #[test]
     fn published_names_follow_the_catalogue() {
-        let catalogue: Vec<&str> = host_manifest::catalogue::EVENTS
+        let catalogue: Vec<&str> = host_interface::catalogue::EVENTS
             .iter()
             .filter(|e| e.published)
             .map(|e| e.name)
@@ -1021,7 +1039,7 @@ mod tests {
             .chain(changed.removed_scopes.iter().flatten());
         for key in all {
             assert!(
-                host_manifest::catalogue::scope(key).is_some(),
+                host_interface::catalogue::scope(key).is_some(),
                 "`{key}` is not a scope key"
             );
         }

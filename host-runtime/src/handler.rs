@@ -2,7 +2,6 @@
 //! it: a `tower::Service` (so it mounts in axum, hyper and anything tower-based), a ready
 //! [`Handler::serve`] on hyper, and [`Handler::into_router`] for axum.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
@@ -13,87 +12,26 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use host_manifest::Manifest;
 use http_body_util::BodyExt;
 
-use crate::BoxFuture;
 use crate::auth::{KeySource, Verifier, VerifyOptions};
-use crate::codegen::Dispatch;
 use crate::dedupe::{DedupeStore, MemoryStore};
+use crate::dispatch::Dispatch;
 use crate::error::HostError;
+use crate::service::{Config, HealthCheck, Inner, Schemas};
+use crate::spec::Spec;
 
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The tool time limit: 30 s; it may be configured lower, never higher.
-pub const TOOL_DEADLINE: Duration = Duration::from_secs(host_manifest::limits::TOOL_DEADLINE_SECS);
+pub const TOOL_DEADLINE: Duration = Duration::from_secs(host_interface::limits::TOOL_DEADLINE_SECS);
 /// How long a duplicate event delivery waits for the one in flight by default: under the 30 s most
 /// HTTP clients give a call, so the host gets an answer it can act on.
 pub const DEFAULT_EVENT_WAIT: Duration = Duration::from_secs(20);
-/// The health route's own deadline for the vendor's check: over 2.5 s is degraded.
-pub const HEALTH_DEADLINE: Duration = Duration::from_millis(2500);
-
-/// A vendor's health check: `Ok(())` when healthy, `Err(reason)` otherwise.
-pub type HealthCheck = Arc<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
-
 /// A vendor server's handler for host calls. Cheap to clone.
 #[derive(Clone)]
 pub struct Handler {
     pub(crate) inner: Arc<Inner>,
-}
-
-pub(crate) struct Inner {
-    pub manifest: Result<Manifest, String>,
-    pub dispatch: Arc<dyn Dispatch>,
-    pub config: Config,
-    pub verifier: Verifier,
-    pub schemas: Arc<Schemas>,
-}
-
-/// The handler's settings.
-#[derive(Clone)]
-pub(crate) struct Config {
-    pub base_path: String,
-    pub keys: KeySource,
-    pub issuer: String,
-    pub body_limit: usize,
-    pub tool_deadline: Duration,
-    pub health: Option<HealthCheck>,
-    pub dedupe: Arc<dyn DedupeStore>,
-    /// How long a duplicate delivery waits for the one in flight before answering 503.
-    pub event_wait: Duration,
-}
-
-/// Compiled JSON Schemas of the manifest, by `(kind, id)`: tool, action and procedure inputs and
-/// procedure outputs. Compiled once, when the handler is built.
-#[derive(Default)]
-pub(crate) struct Schemas {
-    pub validators: HashMap<(&'static str, String), jsonschema::Validator>,
-}
-
-impl Schemas {
-    fn compile(manifest: &Manifest) -> Schemas {
-        let mut validators = HashMap::new();
-        let mut add = |kind: &'static str, id: &str, schema: &serde_json::Value| {
-            // The manifest was validated at compile time, including that every schema compiles.
-            if let Ok(v) = jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .build(schema)
-            {
-                validators.insert((kind, id.to_owned()), v);
-            }
-        };
-        for t in &manifest.contributes.ai.tools {
-            add("tool", &t.id, &t.input);
-        }
-        for a in &manifest.contributes.ai.actions {
-            add("action", &a.id, &a.input);
-        }
-        for (name, p) in manifest.server.iter().flat_map(|s| s.procedures.iter()) {
-            add("procedure", name, &p.input);
-            add("procedure-output", name, &p.output);
-        }
-        Schemas { validators }
-    }
 }
 
 impl fmt::Debug for Handler {
@@ -106,11 +44,10 @@ impl fmt::Debug for Handler {
 }
 
 impl Handler {
-    pub(crate) fn new(manifest_json: &str, dispatch: Box<dyn Dispatch>) -> Self {
-        let manifest: Result<Manifest, String> = serde_json::from_str(manifest_json).map_err(|e| {
-            format!("the embedded manifest does not match this host-runtime version ({e}); rebuild the crate")
-        });
-        let schemas = manifest.as_ref().map(Schemas::compile).unwrap_or_default();
+    /// The handler of a generated extension: its [`Spec`] and its dispatcher. Generated code calls
+    /// this from `handler(server)`.
+    #[doc(hidden)]
+    pub fn generated(spec: &'static Spec, dispatch: impl Dispatch) -> Self {
         let config = Config {
             base_path: String::new(),
             keys: KeySource::Url(crate::auth::DEFAULT_JWKS_URL.to_owned()),
@@ -121,15 +58,14 @@ impl Handler {
             dedupe: Arc::new(MemoryStore::new()),
             event_wait: DEFAULT_EVENT_WAIT,
         };
-        let extension_id = manifest.as_ref().map(|m| m.id.clone()).unwrap_or_default();
-        let verifier = Verifier::new(verify_options(&extension_id, &config));
+        let verifier = Verifier::new(verify_options(spec.extension_id, &config));
         Handler {
             inner: Arc::new(Inner {
-                manifest,
-                dispatch: Arc::from(dispatch),
+                spec,
+                dispatch: Arc::new(dispatch),
                 config,
                 verifier,
-                schemas: Arc::new(schemas),
+                schemas: Arc::new(Schemas::compile(spec)),
             }),
         }
     }
@@ -139,7 +75,7 @@ impl Handler {
         change(&mut config);
         let verifier = Verifier::new(verify_options(self.extension_id(), &config));
         let inner = Inner {
-            manifest: self.inner.manifest.clone(),
+            spec: self.inner.spec,
             dispatch: self.inner.dispatch.clone(),
             config,
             verifier,
@@ -208,14 +144,9 @@ impl Handler {
         self.configure(|c| c.dedupe = store)
     }
 
-    /// The manifest this handler serves.
-    pub fn manifest(&self) -> Option<&Manifest> {
-        self.inner.manifest.as_ref().ok()
-    }
-
     /// The extension id.
     pub fn extension_id(&self) -> &str {
-        self.manifest().map_or("", |m| m.id.as_str())
+        self.inner.spec.extension_id
     }
 
     /// Answers one HTTP request in process: routing, the install token, the body, the input schema,

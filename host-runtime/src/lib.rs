@@ -25,11 +25,15 @@ mod call;
 #[doc(hidden)]
 pub mod codegen;
 pub mod dedupe;
+mod dispatch;
 mod error;
 pub mod events;
 mod handler;
 pub mod metrics;
+pub mod route;
 mod service;
+#[doc(hidden)]
+pub mod spec;
 pub mod testing;
 pub mod webhook;
 pub mod work;
@@ -43,7 +47,6 @@ pub use error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
 pub use events::{HostEvent, Timestamp};
 pub use handler::{DEFAULT_BODY_LIMIT, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;
-pub use host_manifest::Manifest;
 pub use webhook::EventSender;
 
 /// A boxed, sendable future: what [`dedupe::DedupeStore`] methods and health checks return.

@@ -9,98 +9,106 @@
 //! Everything from the network is hostile: no header, path or body reaches a panic, and messages
 //! never echo tokens.
 
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::FutureExt;
-use host_manifest::Manifest;
 use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde_json::{Map, Value as Json};
 
+use crate::BoxFuture;
+use crate::answer::is_https;
+use crate::auth::{KeySource, Verifier};
 use crate::call::Claims;
-use crate::codegen::{RawCall, Reply, Route};
-use crate::dedupe::{self, Claim};
+use crate::dedupe::{self, Claim, DedupeStore};
+use crate::dispatch::{Dispatch, RawCall, Reply};
 use crate::error::{ErrorCode, HostError};
-use crate::handler::{HEALTH_DEADLINE, Inner};
+use crate::route::Route;
+use crate::spec::Spec;
 
-/// What a path names, before the manifest is consulted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Target {
-    Health,
-    Tool(String),
-    Action(String),
-    Mention(String),
-    Context(String),
-    Procedure(String),
-    Events,
-    Metrics,
-    WorkContainers,
-    WorkItems,
-    WorkComment(String),
+/// The health route's own deadline for the vendor's check: over 2.5 s is degraded.
+pub(crate) const HEALTH_DEADLINE: Duration = Duration::from_millis(2500);
+
+/// A vendor's health check: `Ok(())` when healthy, `Err(reason)` otherwise.
+pub(crate) type HealthCheck = Arc<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+
+/// Everything one handler answers with: the extension, its dispatcher, settings, token verifier and
+/// compiled schemas.
+pub(crate) struct Inner {
+    pub spec: &'static Spec,
+    pub dispatch: Arc<dyn Dispatch>,
+    pub config: Config,
+    pub verifier: Verifier,
+    pub schemas: Arc<Schemas>,
 }
 
-impl Target {
-    fn methods(&self) -> &'static [Method] {
-        match self {
-            Target::Health => &[Method::GET, Method::HEAD],
-            Target::Mention(_) | Target::Context(_) | Target::WorkContainers => &[Method::GET],
-            _ => &[Method::POST],
-        }
-    }
-
-    fn name(&self) -> String {
-        match self {
-            Target::Health => "health".into(),
-            Target::Tool(id) => format!("tools/{id}"),
-            Target::Action(id) => format!("actions/{id}"),
-            Target::Mention(id) => format!("mentions/{id}"),
-            Target::Context(id) => format!("context/{id}"),
-            Target::Procedure(name) => format!("procedures/{name}"),
-            Target::Events => "events".into(),
-            Target::Metrics => "metrics".into(),
-            Target::WorkContainers => "work/containers".into(),
-            Target::WorkItems => "work/items".into(),
-            Target::WorkComment(_) => "work/comments".into(),
-        }
-    }
+/// The handler's settings.
+#[derive(Clone)]
+pub(crate) struct Config {
+    pub base_path: String,
+    pub keys: KeySource,
+    pub issuer: String,
+    pub body_limit: usize,
+    pub tool_deadline: Duration,
+    pub health: Option<HealthCheck>,
+    pub dedupe: Arc<dyn DedupeStore>,
+    /// How long a duplicate delivery waits for the one in flight before answering 503.
+    pub event_wait: Duration,
 }
 
-/// Reads the route from a path (already stripped of the base path).
-fn target(path: &str, manifest: Option<&Manifest>) -> Option<Target> {
-    let segment = |rest: &str| (!rest.is_empty() && !rest.contains('/')).then(|| rest.to_owned());
-    if let Some(list) = manifest
-        .and_then(|m| m.contributes.work.as_ref())
-        .map(|w| w.container.list.as_str())
-    {
-        let list = list.split('?').next().unwrap_or(list);
-        if path == list || path.strip_prefix('/') == Some(list) {
-            return Some(Target::WorkContainers);
+/// The extension's JSON Schemas, compiled once when the handler is built, each kept where its
+/// route looks for it.
+#[derive(Default)]
+pub(crate) struct Schemas {
+    tool_inputs: HashMap<&'static str, jsonschema::Validator>,
+    action_inputs: HashMap<&'static str, jsonschema::Validator>,
+    procedure_inputs: HashMap<&'static str, jsonschema::Validator>,
+    procedure_outputs: HashMap<&'static str, jsonschema::Validator>,
+}
+
+impl Schemas {
+    pub(crate) fn compile(spec: &Spec) -> Schemas {
+        fn compiled<'a>(
+            items: impl Iterator<Item = (&'static str, &'a str)>,
+        ) -> HashMap<&'static str, jsonschema::Validator> {
+            items
+                .filter_map(|(id, text)| {
+                    // The manifest was validated when the crate compiled, including that every
+                    // schema compiles; a schema that does not is left unchecked, never a panic.
+                    let schema: Json = serde_json::from_str(text).ok()?;
+                    let validator = jsonschema::options()
+                        .with_draft(jsonschema::Draft::Draft202012)
+                        .build(&schema)
+                        .ok()?;
+                    Some((id, validator))
+                })
+                .collect()
+        }
+        Schemas {
+            tool_inputs: compiled(spec.tools.iter().map(|t| (t.id, t.input))),
+            action_inputs: compiled(spec.actions.iter().map(|a| (a.id, a.input))),
+            procedure_inputs: compiled(spec.procedures.iter().map(|p| (p.name, p.input))),
+            procedure_outputs: compiled(spec.procedures.iter().map(|p| (p.name, p.output))),
         }
     }
-    match path {
-        "/host/health" => return Some(Target::Health),
-        "/host/events" => return Some(Target::Events),
-        "/host/metrics" => return Some(Target::Metrics),
-        "/host/work/items" => return Some(Target::WorkItems),
-        _ => {}
+
+    /// The `input` schema of the route's contribution, if it has one.
+    fn input(&self, route: &Route<'_>) -> Option<&jsonschema::Validator> {
+        match route {
+            Route::Tool(id) => self.tool_inputs.get(*id),
+            Route::Action(id) => self.action_inputs.get(*id),
+            Route::Procedure(name) => self.procedure_inputs.get(*name),
+            _ => None,
+        }
     }
-    if let Some(rest) = path.strip_prefix("/host/work/items/") {
-        return rest
-            .strip_suffix("/comments")
-            .and_then(segment)
-            .map(Target::WorkComment);
+
+    /// A procedure's `output` schema.
+    fn output(&self, procedure: &str) -> Option<&jsonschema::Validator> {
+        self.procedure_outputs.get(procedure)
     }
-    let (kind, rest) = path.strip_prefix("/host/")?.split_once('/')?;
-    let id = segment(rest)?;
-    Some(match kind {
-        "tools" => Target::Tool(id),
-        "actions" => Target::Action(id),
-        "mentions" => Target::Mention(id),
-        "context" => Target::Context(id),
-        "procedures" => Target::Procedure(id),
-        _ => return None,
-    })
 }
 
 /// The answer for a body over the limit.
@@ -147,20 +155,22 @@ async fn answer(
     request: http::Request<Bytes>,
     span: &tracing::Span,
 ) -> (Response<Bytes>, Option<String>) {
-    let manifest = inner.manifest.as_ref().ok();
     let base = inner.config.base_path.as_str();
     let path = request.uri().path();
-    let Some(target) = path.strip_prefix(base).and_then(|p| target(p, manifest)) else {
+    let Some(route) = path
+        .strip_prefix(base)
+        .and_then(|p| Route::parse(p, inner.spec.work_containers()))
+    else {
         return (HostError::not_found("no such route").to_response(), None);
     };
-    span.record("route", target.name().as_str());
-    if !target.methods().contains(request.method()) {
-        return (method_not_allowed(&target), None);
+    span.record("route", route.name().as_str());
+    if !route.methods().contains(request.method()) {
+        return (method_not_allowed(&route), None);
     }
     if request.body().len() > inner.config.body_limit {
         return (too_large(inner.config.body_limit), None);
     }
-    if target == Target::Health {
+    if route == Route::Health {
         return (health(inner, request.method() == Method::HEAD).await, None);
     }
     let claims = match inner
@@ -172,14 +182,9 @@ async fn answer(
         Err(e) => return (e.to_host_error().to_response(), None),
     };
     let install = Some(claims.sub.clone());
-    let result = match manifest {
-        Some(m) => call(inner, m, &target, &request, claims).await,
-        None => Err(HostError::internal(
-            "the extension's manifest could not be loaded",
-        )),
-    };
-    let response = match result {
-        Ok(Reply::Json(body)) => json_response(StatusCode::OK, &body),
+    let response = match call(inner, route, &request, claims).await {
+        Ok(Reply::Json(body)) => json_response(StatusCode::OK, Bytes::from(body.to_string())),
+        Ok(Reply::Encoded(body)) => json_response(StatusCode::OK, body),
         Ok(Reply::NoContent) => {
             let mut r = Response::new(Bytes::new());
             *r.status_mut() = StatusCode::NO_CONTENT;
@@ -190,8 +195,8 @@ async fn answer(
     (response, install)
 }
 
-fn method_not_allowed(target: &Target) -> Response<Bytes> {
-    let allowed: Vec<&str> = target.methods().iter().map(Method::as_str).collect();
+fn method_not_allowed(route: &Route<'_>) -> Response<Bytes> {
+    let allowed: Vec<&str> = route.methods().iter().map(Method::as_str).collect();
     let mut r = HostError::from_code(
         ErrorCode::MethodNotAllowed,
         format!("this route answers {}", allowed.join(" and ")),
@@ -203,8 +208,8 @@ fn method_not_allowed(target: &Target) -> Response<Bytes> {
     r
 }
 
-fn json_response(status: StatusCode, body: &Json) -> Response<Bytes> {
-    let mut r = Response::new(Bytes::from(body.to_string()));
+fn json_response(status: StatusCode, body: Bytes) -> Response<Bytes> {
+    let mut r = Response::new(body);
     *r.status_mut() = status;
     r.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -223,16 +228,11 @@ async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
             Ok(Ok(Ok(())))
         ),
     };
-    let extension_id = inner
-        .manifest
-        .as_ref()
-        .map(|m| m.id.as_str())
-        .unwrap_or_default();
     let body = serde_json::json!({
         "status": if healthy { "ok" } else { "degraded" },
-        "extensionId": extension_id,
+        "extensionId": inner.spec.extension_id,
         // The interface version (what a manifest's `sdk` range is about), then this crate's own.
-        "sdk": host_manifest::catalogue::INTERFACE_VERSION,
+        "sdk": host_interface::catalogue::INTERFACE_VERSION,
         "runtime": concat!("host-runtime ", env!("CARGO_PKG_VERSION")),
     });
     let status = if healthy {
@@ -240,7 +240,7 @@ async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    let mut r = json_response(status, &body);
+    let mut r = json_response(status, Bytes::from(body.to_string()));
     if head {
         *r.body_mut() = Bytes::new();
     }
@@ -250,18 +250,38 @@ async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
 /// The authenticated part of the pipeline.
 async fn call(
     inner: &Inner,
-    m: &Manifest,
-    target: &Target,
+    route: Route<'_>,
     request: &http::Request<Bytes>,
     claims: Claims,
 ) -> Result<Reply, HostError> {
+    let spec = inner.spec;
     let mut body = if request.method() == Method::POST {
         parse_body(request.body())?
     } else {
         Map::new()
     };
-    check_install(&body, &claims, &m.id)?;
-    check_scopes(m, target, &body, &claims)?;
+    check_install(&body, &claims, spec.extension_id)?;
+    // An event delivery names its event in the body; the route then carries the name.
+    let event_name;
+    let route = match route {
+        Route::Event(_) => {
+            event_name = body
+                .get("event")
+                .and_then(|e| e.get("name"))
+                .and_then(Json::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| HostError::bad_request("the event body has no `event.name`"))?;
+            Route::Event(Some(event_name.as_str()))
+        }
+        route => route,
+    };
+    check_scopes(spec, &route, &claims)?;
+    if !spec.declares(&route) {
+        return Err(HostError::not_found(format!(
+            "no {} in this extension",
+            route.name()
+        )));
+    }
     let query = query_q(request.uri().query());
     let event_id = request
         .headers()
@@ -269,79 +289,48 @@ async fn call(
         .and_then(|v| v.to_str().ok())
         .filter(|v| v.len() <= 256)
         .map(str::to_owned);
-    let ai = &m.contributes.ai;
-    let exists = match target {
-        Target::Tool(id) => ai.tools.iter().any(|t| &t.id == id),
-        Target::Action(id) => ai.actions.iter().any(|a| &a.id == id),
-        Target::Mention(id) => ai.mentions.iter().any(|x| &x.id == id),
-        Target::Context(id) => ai.context.iter().any(|x| &x.id == id),
-        Target::Procedure(name) => m
-            .server
-            .as_ref()
-            .is_some_and(|s| s.procedures.contains_key(name)),
-        Target::Metrics => m
-            .contributes
-            .connector
-            .as_ref()
-            .is_some_and(|c| !c.metrics.is_empty()),
-        Target::WorkContainers | Target::WorkItems => m.contributes.work.is_some(),
-        Target::WorkComment(_) => m
-            .contributes
-            .work
-            .as_ref()
-            .is_some_and(|w| w.comments == host_manifest::model::CommentSync::TwoWay),
-        Target::Events | Target::Health => true,
-    };
-    if !exists {
-        return Err(HostError::not_found(format!(
-            "no {} in this extension",
-            target.name()
-        )));
+    if matches!(
+        route,
+        Route::Tool(_) | Route::Action(_) | Route::Procedure(_)
+    ) {
+        validate_input(inner, &route, &mut body)?;
     }
-    match target {
-        Target::Tool(id) => validate_input(inner, "tool", id, &mut body)?,
-        Target::Action(id) => validate_input(inner, "action", id, &mut body)?,
-        Target::Procedure(name) => validate_input(inner, "procedure", name, &mut body)?,
-        _ => {}
-    }
-    let mut raw = RawCall::new(body, claims, m.id.clone());
-    raw.query = match target {
-        Target::Mention(_) | Target::WorkContainers => query,
+    let mut raw = RawCall::new(body, claims, spec.extension_id.to_owned());
+    raw.query = match route {
+        Route::Mention(_) | Route::WorkContainers => query,
         _ => None,
     };
     raw.event_id = event_id;
     raw.request = crate::call::RequestParts::of(request);
-    match target {
-        Target::Tool(id) => run_tool(inner, Route::Tool(id), raw).await,
-        Target::Action(id) => run(inner, Route::Action(id), raw).await,
-        Target::Mention(id) => run(inner, Route::Mention(id), raw).await,
-        Target::Context(id) => run(inner, Route::Context(id), raw).await,
-        Target::Procedure(name) => {
-            let reply = run(inner, Route::Procedure(name), raw).await?;
+    match route {
+        Route::Tool(_) => run_tool(inner, route, raw).await,
+        Route::Procedure(name) => {
+            let reply = run(inner, route, raw).await?;
             check_output(inner, name, reply)
         }
-        Target::Metrics => {
-            let reply = run(inner, Route::Sync, raw).await?;
-            check_metrics(m, reply)
+        Route::Metrics => {
+            let reply = run(inner, route, raw).await?;
+            check_metrics(spec, reply)
         }
-        Target::WorkContainers => {
+        Route::WorkContainers => {
             if let Some(q) = raw.query.take() {
                 raw.body
                     .insert("input".into(), serde_json::json!({ "q": q }));
             }
-            run(inner, Route::WorkContainers, raw).await
+            run(inner, route, raw).await
         }
-        Target::WorkItems => {
-            check_new_item(m, &raw.body)?;
-            let reply = run(inner, Route::WorkItem, raw).await?;
+        Route::WorkItems => {
+            check_new_item(spec, &raw.body)?;
+            let reply = run(inner, route, raw).await?;
             check_work_url(reply, "item")
         }
-        Target::WorkComment(item) => {
-            let reply = run(inner, Route::WorkComment(item), raw).await?;
+        Route::WorkComment(_) => {
+            let reply = run(inner, route, raw).await?;
             check_work_url(reply, "comment")
         }
-        Target::Events => deliver(inner, m, raw).await,
-        Target::Health => Err(HostError::internal("unreachable route")),
+        Route::Event(Some(name)) => deliver(inner, name, raw).await,
+        Route::Action(_) | Route::Mention(_) | Route::Context(_) => run(inner, route, raw).await,
+        Route::Event(None) | Route::Health => Err(HostError::internal("unreachable route")),
     }
 }
 
@@ -403,38 +392,11 @@ fn check_install(
     Ok(())
 }
 
-/// The scope a contribution needs, granted at install (`claims.scopes`).
-fn check_scopes(
-    m: &Manifest,
-    target: &Target,
-    body: &Map<String, Json>,
-    claims: &Claims,
-) -> Result<(), HostError> {
-    let mut needed: Vec<&str> = match target {
-        Target::Tool(_) | Target::Mention(_) => vec!["ai:tools"],
-        Target::Action(_) => vec!["ai:actions"],
-        Target::Context(_) => vec!["ai:skills"],
-        Target::Metrics => vec!["metrics:write"],
-        Target::WorkContainers | Target::WorkItems => vec!["work:create"],
-        Target::WorkComment(_) => vec!["work:sync"],
-        Target::Events => {
-            let name = body
-                .get("event")
-                .and_then(|e| e.get("name"))
-                .and_then(Json::as_str);
-            name.and_then(host_manifest::catalogue::event)
-                .and_then(|e| e.scope)
-                .into_iter()
-                .collect()
-        }
-        Target::Procedure(_) | Target::Health => vec![],
-    };
-    if let Target::Action(id) = target
-        && let Some(a) = m.contributes.ai.actions.iter().find(|a| &a.id == id)
-    {
-        needed.push(a.scope.as_str());
-    }
-    match needed.into_iter().find(|s| !claims.has_scope(s)) {
+/// The scopes the route needs (the shared table of what each contribution needs, an event's
+/// catalogue scope, an action's own `scope`), granted at install (`claims.scopes`).
+fn check_scopes(spec: &Spec, route: &Route<'_>, claims: &Claims) -> Result<(), HostError> {
+    let mut needed = route.scopes().chain(spec.action_scope(route));
+    match needed.find(|s| !claims.has_scope(s)) {
         Some(scope) => Err(HostError::from_code(
             ErrorCode::ScopeMissing,
             format!("the install was not granted `{scope}`"),
@@ -446,14 +408,13 @@ fn check_scopes(
 /// `input` against the contribution's declared schema (the message names the JSON pointer).
 fn validate_input(
     inner: &Inner,
-    kind: &'static str,
-    id: &str,
+    route: &Route<'_>,
     body: &mut Map<String, Json>,
 ) -> Result<(), HostError> {
     let input = body
         .entry("input")
         .or_insert_with(|| Json::Object(Map::new()));
-    let Some(validator) = inner.schemas.validators.get(&(kind, id.to_owned())) else {
+    let Some(validator) = inner.schemas.input(route) else {
         return Ok(());
     };
     match validator.iter_errors(input).next() {
@@ -499,13 +460,8 @@ async fn run_tool(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply
 }
 
 fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostError> {
-    if let (Reply::Json(value), Some(validator)) = (
-        &reply,
-        inner
-            .schemas
-            .validators
-            .get(&("procedure-output", name.to_owned())),
-    ) && let Some(e) = validator.iter_errors(value).next()
+    if let (Reply::Json(value), Some(validator)) = (&reply, inner.schemas.output(name))
+        && let Some(e) = validator.iter_errors(value).next()
     {
         let at = e.instance_path().as_str();
         return Err(HostError::from_code(
@@ -521,19 +477,13 @@ fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostEr
 
 /// Metrics answers: every point's dimensions are declared by its metric, and values are finite.
 /// A new work item: its `kind` is one the destination `creates`, its attachments are https.
-fn check_new_item(m: &Manifest, body: &Map<String, Json>) -> Result<(), HostError> {
+fn check_new_item(spec: &Spec, body: &Map<String, Json>) -> Result<(), HostError> {
     let input = body.get("input");
-    let creates: Vec<Json> = m
-        .contributes
-        .work
-        .iter()
-        .flat_map(|w| w.creates.iter())
-        .filter_map(|k| serde_json::to_value(k).ok())
-        .collect();
+    let creates = spec.work.map_or(&[][..], |w| w.creates);
     if let Some(kind) = input.and_then(|i| i.get("kind"))
-        && !creates.contains(kind)
+        && !kind.as_str().is_some_and(|k| creates.contains(&k))
     {
-        let names: Vec<String> = creates.iter().map(Json::to_string).collect();
+        let names: Vec<String> = creates.iter().map(|k| format!("\"{k}\"")).collect();
         return Err(HostError::input_invalid(format!(
             "/input/kind: {kind} is not a kind this destination creates ({})",
             names.join(", ")
@@ -568,29 +518,10 @@ fn check_work_url(reply: Reply, what: &str) -> Result<Reply, HostError> {
     Ok(reply)
 }
 
-fn is_https(url: &str) -> bool {
-    url.get(..8)
-        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
-        && url.len() > 8
-}
-
-fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
+fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
     let Reply::Json(value) = &reply else {
         return Ok(reply);
     };
-    let metrics = m
-        .contributes
-        .connector
-        .iter()
-        .flat_map(|c| c.metrics.iter());
-    let declared: Vec<(&str, Vec<&str>)> = metrics
-        .map(|x| {
-            (
-                x.key.as_str(),
-                x.dimensions.iter().map(|d| d.key.as_str()).collect(),
-            )
-        })
-        .collect();
     for (i, point) in value
         .get("points")
         .and_then(Json::as_array)
@@ -608,7 +539,12 @@ fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
             .get("metric")
             .and_then(Json::as_str)
             .unwrap_or_default();
-        let Some((_, dims)) = declared.iter().find(|(k, _)| *k == key) else {
+        let Some(dims) = spec
+            .metrics
+            .iter()
+            .find(|m| m.key == key)
+            .map(|m| m.dimensions)
+        else {
             return Err(invalid(format!("names the undeclared metric `{key}`")));
         };
         if !point.get("v").is_some_and(Json::is_number) {
@@ -632,19 +568,12 @@ fn check_metrics(m: &Manifest, reply: Reply) -> Result<Reply, HostError> {
 }
 
 /// The `Retry-After` of a delivery that could not run yet: the host's own first retry wait.
-const RETRY_AFTER_SECS: u32 = host_manifest::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
+const RETRY_AFTER_SECS: u32 = host_interface::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
 
 /// An event delivery: 204, once per content key, whatever `X-Host-Event-Id` says.
-async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, HostError> {
+async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostError> {
     let event = raw.body.get("event").and_then(Json::as_object);
-    let name = event
-        .and_then(|e| e.get("name"))
-        .and_then(Json::as_str)
-        .map(str::to_owned);
-    let Some(name) = name else {
-        return Err(HostError::bad_request("the event body has no `event.name`"));
-    };
-    if !m.subscribed_events().iter().any(|e| e == &name) {
+    if !inner.spec.events.contains(&name) {
         return Err(HostError::from_code(
             ErrorCode::EventNotSubscribed,
             format!("the server does not subscribe to `{name}`"),
@@ -654,7 +583,7 @@ async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, Hos
         .and_then(|e| e.get("payload"))
         .cloned()
         .unwrap_or(Json::Null);
-    let key = dedupe::key_of(&name, &raw.claims.sub, &payload);
+    let key = dedupe::key_of(name, &raw.claims.sub, &payload);
     let store = &inner.config.dedupe;
     if let Some(key) = &key {
         // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
@@ -697,7 +626,7 @@ async fn deliver(inner: &Inner, m: &Manifest, raw: RawCall) -> Result<Reply, Hos
             }
         }
     }
-    let result = run(inner, Route::Event(&name), raw).await;
+    let result = run(inner, Route::Event(Some(name)), raw).await;
     if let Some(key) = &key {
         match &result {
             Ok(_) => store.complete(key).await,
@@ -716,23 +645,6 @@ fn query_q(query: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_map_to_routes() {
-        assert_eq!(
-            target("/host/tools/keyword-ranks", None),
-            Some(Target::Tool("keyword-ranks".into()))
-        );
-        assert_eq!(target("/host/tools/a/b", None), None);
-        assert_eq!(target("/host/tools/", None), None);
-        assert_eq!(
-            target("/host/work/items/42/comments", None),
-            Some(Target::WorkComment("42".into()))
-        );
-        assert_eq!(target("/host/health", None), Some(Target::Health));
-        assert_eq!(target("/host/nothing/x", None), None);
-        assert_eq!(target("/elsewhere", None), None);
-    }
 
     #[test]
     fn the_mention_query_is_decoded_and_bounded() {

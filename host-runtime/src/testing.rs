@@ -23,6 +23,7 @@ use ed25519_dalek::SigningKey;
 use serde_json::{Value, json};
 
 use crate::Handler;
+use crate::route::Route;
 
 /// The claims a test token carries; change any of them before minting.
 #[derive(Debug, Clone)]
@@ -167,7 +168,7 @@ impl TestHost {
             install_id: "ins_test_1".to_owned(),
             organization_id: "org_test_1".to_owned(),
             project_id: Some("prj_test_1".to_owned()),
-            scopes: host_manifest::catalogue::SCOPES
+            scopes: host_interface::catalogue::SCOPES
                 .iter()
                 .map(|s| s.key.to_owned())
                 .collect(),
@@ -302,23 +303,25 @@ impl TestHost {
         }
     }
 
-    /// POSTs the shared call body with `input` to `path`, in process.
-    async fn post_call(&self, handler: &Handler, path: &str, input: Value) -> TestResponse {
-        let body = self.call_body(input);
-        self.send(handler, self.request(http::Method::POST, path, Some(&body)))
+    /// Calls `route` in process as the host would: with its method, and for a `POST` the shared call
+    /// body with `input`. The work container route is not reachable this way (its path is the
+    /// manifest's); use [`request`](Self::request) with that path.
+    pub async fn call(&self, handler: &Handler, route: Route<'_>, input: Value) -> TestResponse {
+        let path = route.path(None).unwrap_or_default();
+        let method = route.method();
+        let body = (method == http::Method::POST).then(|| self.call_body(input));
+        self.send(handler, self.request(method, &path, body.as_ref()))
             .await
     }
 
     /// Calls a tool in process.
     pub async fn call_tool(&self, handler: &Handler, id: &str, input: Value) -> TestResponse {
-        self.post_call(handler, &format!("/host/tools/{id}"), input)
-            .await
+        self.call(handler, Route::Tool(id), input).await
     }
 
     /// Calls an action in process.
     pub async fn call_action(&self, handler: &Handler, id: &str, input: Value) -> TestResponse {
-        self.post_call(handler, &format!("/host/actions/{id}"), input)
-            .await
+        self.call(handler, Route::Action(id), input).await
     }
 
     /// Calls a procedure in process.
@@ -328,31 +331,23 @@ impl TestHost {
         name: &str,
         input: Value,
     ) -> TestResponse {
-        self.post_call(handler, &format!("/host/procedures/{name}"), input)
-            .await
+        self.call(handler, Route::Procedure(name), input).await
     }
 
     /// Asks a mention picker in process.
     pub async fn call_mention(&self, handler: &Handler, id: &str, q: &str) -> TestResponse {
         let q: String = form_urlencoded::byte_serialize(q.as_bytes()).collect();
+        let path = Route::Mention(id).path(None).unwrap_or_default();
         self.send(
             handler,
-            self.request(
-                http::Method::GET,
-                &format!("/host/mentions/{id}?q={q}"),
-                None,
-            ),
+            self.request(http::Method::GET, &format!("{path}?q={q}"), None),
         )
         .await
     }
 
     /// Asks a context provider in process.
     pub async fn call_context(&self, handler: &Handler, id: &str) -> TestResponse {
-        self.send(
-            handler,
-            self.request(http::Method::GET, &format!("/host/context/{id}"), None),
-        )
-        .await
+        self.call(handler, Route::Context(id), Value::Null).await
     }
 
     /// Delivers a host event in process, with `event_id` as `X-Host-Event-Id`.
@@ -364,7 +359,8 @@ impl TestHost {
         event_id: &str,
     ) -> TestResponse {
         let body = self.event_body(name, payload);
-        let mut request = self.request(http::Method::POST, "/host/events", Some(&body));
+        let path = Route::Event(Some(name)).path(None).unwrap_or_default();
+        let mut request = self.request(http::Method::POST, &path, Some(&body));
         if let Ok(v) = http::HeaderValue::from_str(event_id) {
             request.headers_mut().insert("x-host-event-id", v);
         }

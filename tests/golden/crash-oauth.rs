@@ -490,6 +490,34 @@ impl Webhooks {
         self.sender.event(&webhooks::crash_spiked::SCHEMA, source, dedupe_key, payload)
     }
 }
+static __HOST_SPEC: ::host_runtime::codegen::Spec = {
+    use ::host_runtime::codegen as __rt;
+    __rt::Spec {
+        extension_id: "crash-lens",
+        tools: &[
+            __rt::Tool {
+                id: "top-crash-groups",
+                input: "{\"additionalProperties\":false,\"properties\":{\"appVersion\":{\"description\":\"Marketing version, such as 4.2.0.\",\"minLength\":1,\"type\":\"string\"},\"limit\":{\"default\":10,\"maximum\":50,\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"appVersion\"],\"type\":\"object\"}",
+            },
+        ],
+        actions: &[],
+        mentions: &[],
+        context: &[],
+        procedures: &[],
+        metrics: &[
+            __rt::Metric {
+                key: "crash_free_users",
+                dimensions: &["app_version", "platform"],
+            },
+            __rt::Metric {
+                key: "crash_count",
+                dimensions: &["app_version"],
+            },
+        ],
+        work: ::core::option::Option::None,
+        events: &["release.shipped"],
+    }
+};
 struct __HostDispatch<S>(S);
 impl<S: Tools + Connector + Events> ::host_runtime::codegen::Dispatch
 for __HostDispatch<S> {
@@ -514,13 +542,13 @@ for __HostDispatch<S> {
                     )
                 })
             }
-            __rt::Route::Sync => {
+            __rt::Route::Metrics => {
                 ::std::boxed::Box::pin(async move {
                     let call: SyncCall = __rt::call(call)?;
                     __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
                 })
             }
-            __rt::Route::Event("release.shipped") => {
+            __rt::Route::Event(::core::option::Option::Some("release.shipped")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::ReleaseShipped> = __rt::event(
                         call,
@@ -541,8 +569,5 @@ for __HostDispatch<S> {
 ///
 /// The value must implement `Tools`, `Connector`, `Events`: exactly the traits this manifest needs.
 pub fn handler<S: Tools + Connector + Events>(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::codegen::handler(
-        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"crash-lens\",\"name\":\"Crash Lens\",\"description\":\"Crash-free users and top crash groups from your crash reporter, per release.\",\"icon\":\"assets/icon.png\",\"category\":\"crashes\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"projects:read\"},{\"key\":\"metrics:write\",\"justification\":\"Writes the metrics the connector syncs from your account into the host metrics store, so they can be charted next to your installs.\"},{\"key\":\"alerts:write\",\"justification\":\"Raises inbox alerts and page banners when the vendor detects a change that needs your attention.\"},{\"key\":\"ai:tools\"}],\"contributes\":{\"tabs\":[{\"id\":\"crashes\",\"title\":\"Crashes\",\"entry\":\"ui/CrashesTab.tsx\",\"page\":\"deployments\"}],\"widgets\":[{\"id\":\"crash-free\",\"title\":\"Crash-free users\",\"entry\":\"ui/CrashFreeWidget.tsx\",\"page\":\"deployments\",\"slot\":\"sidebar\",\"size\":\"1x1\"}],\"series\":[{\"id\":\"crash-free-users\",\"label\":\"Crash-free users\",\"chart\":\"release-cadence\",\"metric\":\"crash_free_users\"}],\"rowActions\":[{\"id\":\"open-crash-group\",\"title\":\"Open crash groups\",\"entry\":\"ui/OpenCrashGroups.tsx\",\"table\":\"deployments.builds\"}],\"connector\":{\"auth\":{\"method\":\"oauth\",\"oauth\":{\"authorizationUrl\":\"https://auth.crashlens.example/oauth/authorize\",\"tokenUrl\":\"https://auth.crashlens.example/oauth/token\",\"scopes\":[\"crashes.read\",\"projects.read\",\"offline_access\"]}},\"sync\":\"15m\",\"metrics\":[{\"key\":\"crash_free_users\",\"label\":\"Crash-free users\",\"unit\":\"ratio\",\"kind\":\"gauge\",\"dimensions\":[{\"key\":\"app_version\",\"label\":\"App version\"},{\"key\":\"platform\",\"label\":\"Platform\"}],\"backfillDays\":14},{\"key\":\"crash_count\",\"label\":\"Crashes\",\"unit\":\"count\",\"kind\":\"counter\",\"dimensions\":[{\"key\":\"app_version\",\"label\":\"App version\"}],\"backfillDays\":14}]},\"webhooks\":[{\"event\":\"crash.spiked\",\"as\":\"alert\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"affectedUsers\":{\"minimum\":0,\"type\":\"integer\"},\"appVersion\":{\"type\":\"string\"},\"signature\":{\"type\":\"string\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}}],\"ai\":{\"tools\":[{\"id\":\"top-crash-groups\",\"description\":\"Crash groups with the most affected users for one release.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"appVersion\":{\"description\":\"Marketing version, such as 4.2.0.\",\"minLength\":1,\"type\":\"string\"},\"limit\":{\"default\":10,\"maximum\":50,\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"appVersion\"],\"type\":\"object\"},\"returns\":\"list\",\"cost\":\"medium\",\"cache\":\"5m\"}]}},\"server\":{\"baseUrl\":\"https://hooks.crashlens.example/v2\",\"events\":[\"release.shipped\"]}}",
-        __HostDispatch(server),
-    )
+    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }

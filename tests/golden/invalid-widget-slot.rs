@@ -1230,6 +1230,50 @@ impl Webhooks {
             )
     }
 }
+static __HOST_SPEC: ::host_runtime::codegen::Spec = {
+    use ::host_runtime::codegen as __rt;
+    __rt::Spec {
+        extension_id: "keyword-radar",
+        tools: &[
+            __rt::Tool {
+                id: "keyword-ranks",
+                input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"description\":\"ISO 3166-1 alpha-2 store country.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"days\":{\"default\":30,\"description\":\"Days of history, counting back from today.\",\"maximum\":90,\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"description\":\"The keyword exactly as tracked.\",\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\"],\"type\":\"object\"}",
+            },
+            __rt::Tool {
+                id: "compare-keywords",
+                input: "{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"type\":\"string\"},\"maxItems\":5,\"minItems\":2,\"type\":\"array\"}},\"required\":[\"keywords\"],\"type\":\"object\"}",
+            },
+        ],
+        actions: &[
+            __rt::Action {
+                id: "save-insight",
+                scope: "insights:write",
+                input: "{\"additionalProperties\":false,\"properties\":{\"summary\":{\"minLength\":10,\"type\":\"string\"}},\"required\":[\"summary\"],\"type\":\"object\"}",
+            },
+        ],
+        mentions: &["keyword"],
+        context: &["tracked-keywords"],
+        procedures: &[
+            __rt::Procedure {
+                name: "listWatchlists",
+                input: "{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+                output: "{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"}",
+            },
+        ],
+        metrics: &[
+            __rt::Metric {
+                key: "average_rank",
+                dimensions: &["country", "store"],
+            },
+            __rt::Metric {
+                key: "ranked_keywords",
+                dimensions: &[],
+            },
+        ],
+        work: ::core::option::Option::None,
+        events: &["release.shipped", "keyword.set_changed", "install.created"],
+    }
+};
 struct __HostDispatch<S>(S);
 impl<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
@@ -1293,13 +1337,13 @@ impl<
                     )
                 })
             }
-            __rt::Route::Sync => {
+            __rt::Route::Metrics => {
                 ::std::boxed::Box::pin(async move {
                     let call: SyncCall = __rt::call(call)?;
                     __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
                 })
             }
-            __rt::Route::Event("release.shipped") => {
+            __rt::Route::Event(::core::option::Option::Some("release.shipped")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::ReleaseShipped> = __rt::event(
                         call,
@@ -1309,7 +1353,7 @@ impl<
                     )
                 })
             }
-            __rt::Route::Event("keyword.set_changed") => {
+            __rt::Route::Event(::core::option::Option::Some("keyword.set_changed")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::KeywordSetChanged> = __rt::event(
                         call,
@@ -1319,7 +1363,7 @@ impl<
                     )
                 })
             }
-            __rt::Route::Event("install.created") => {
+            __rt::Route::Event(::core::option::Option::Some("install.created")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::InstallCreated> = __rt::event(
                         call,
@@ -1342,8 +1386,5 @@ impl<
 pub fn handler<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
 >(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::codegen::handler(
-        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"keyword-radar\",\"name\":\"Keyword Radar\",\"description\":\"Tracks keyword ranks in both stores and alerts you when a tracked keyword drops.\",\"icon\":\"assets/icon.png\",\"category\":\"market_data\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"projects:read\"},{\"key\":\"store.metadata:read\"},{\"key\":\"metrics:write\",\"justification\":\"Writes the metrics the connector syncs from your account into the host metrics store, so they can be charted next to your installs.\"},{\"key\":\"alerts:write\",\"justification\":\"Raises inbox alerts and page banners when the vendor detects a change that needs your attention.\"},{\"key\":\"insights:write\",\"justification\":\"Saves insights the assistant drafts to the project insight feed, only after you approve each one.\"},{\"key\":\"ai:tools\"},{\"key\":\"ai:actions\",\"justification\":\"Lets the assistant propose changes that run only after an owner approves them on the approval card.\"},{\"key\":\"storage:write\",\"justification\":\"Keeps your watchlists and saved views in hosted storage that belongs to this install.\"},{\"key\":\"ai:skills\"}],\"contributes\":{\"pages\":[{\"id\":\"rankings\",\"title\":\"Keyword rankings\",\"entry\":\"ui/RankingsPage.tsx\",\"nav\":true}],\"tabs\":[{\"id\":\"keyword-overview\",\"title\":\"Keywords\",\"entry\":\"ui/KeywordsTab.tsx\",\"page\":\"analytics\"}],\"widgets\":[{\"id\":\"rank-movers\",\"title\":\"Rank movers\",\"entry\":\"ui/RankMoversWidget.tsx\",\"page\":\"overview\",\"slot\":\"insights\",\"size\":\"2x1\"},{\"id\":\"ask-radar\",\"title\":\"Ask Radar\",\"entry\":\"ui/AskRadar.tsx\",\"page\":\"ai_chat\",\"slot\":\"kpi-row\",\"size\":\"1x1\"}],\"series\":[{\"id\":\"avg-rank\",\"label\":\"Average rank\",\"chart\":\"installs-activity\",\"metric\":\"average_rank\"}],\"banners\":[{\"id\":\"rank-collapse\",\"page\":\"analytics\",\"event\":\"rank.collapsed\"}],\"rowActions\":[{\"id\":\"track-keyword\",\"title\":\"Track keyword\",\"entry\":\"ui/TrackKeyword.tsx\",\"table\":\"analytics.keywords\"}],\"markers\":[{\"id\":\"algo-update\",\"label\":\"Algorithm update\",\"chart\":\"*\",\"event\":\"store.algorithm_updated\",\"glyph\":\"A\"}],\"settings\":{\"entry\":\"ui/Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"alertThreshold\":{\"default\":10,\"description\":\"Rank positions lost before an alert is raised.\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"defaultCountry\":{\"default\":\"US\",\"description\":\"Store country used when none is picked.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"weeklyDigest\":{\"default\":true,\"type\":\"boolean\"}},\"type\":\"object\"}},\"storage\":{\"watchlists\":{\"scope\":\"install\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"name\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}}},\"connector\":{\"auth\":{\"method\":\"api_key\",\"fields\":[{\"name\":\"api_key\",\"label\":\"API key\",\"type\":\"password\",\"required\":true},{\"name\":\"account\",\"label\":\"Account\",\"type\":\"text\",\"required\":false}]},\"sync\":\"6h\",\"metrics\":[{\"key\":\"average_rank\",\"label\":\"Average rank\",\"unit\":\"count\",\"kind\":\"gauge\",\"dimensions\":[{\"key\":\"country\",\"label\":\"Country\"},{\"key\":\"store\",\"label\":\"Store\"}],\"backfillDays\":30},{\"key\":\"ranked_keywords\",\"label\":\"Ranked keywords\",\"unit\":\"count\",\"kind\":\"gauge\"}]},\"webhooks\":[{\"event\":\"rank.dropped\",\"as\":\"alert\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"current\":{\"type\":\"integer\"},\"keyword\":{\"type\":\"string\"},\"previous\":{\"type\":\"integer\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}},{\"event\":\"rank.collapsed\",\"as\":\"banner\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}},{\"event\":\"store.algorithm_updated\",\"as\":\"event\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"store\":{\"enum\":[\"app_store\",\"google_play\"]}},\"required\":[\"store\"],\"type\":\"object\"}}],\"ai\":{\"tools\":[{\"id\":\"keyword-ranks\",\"description\":\"Daily rank history of one tracked keyword.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"description\":\"ISO 3166-1 alpha-2 store country.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"days\":{\"default\":30,\"description\":\"Days of history, counting back from today.\",\"maximum\":90,\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"description\":\"The keyword exactly as tracked.\",\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\"],\"type\":\"object\"},\"returns\":\"series\",\"cost\":\"low\",\"cache\":\"1h\"},{\"id\":\"compare-keywords\",\"description\":\"Compares two to five keywords side by side.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"type\":\"string\"},\"maxItems\":5,\"minItems\":2,\"type\":\"array\"}},\"required\":[\"keywords\"],\"type\":\"object\"},\"returns\":\"comparison\",\"cost\":\"medium\"}],\"mentions\":[{\"id\":\"keyword\",\"label\":\"Keyword\",\"list\":\"/host/mentions/keyword\"}],\"actions\":[{\"id\":\"save-insight\",\"description\":\"Saves an insight about a rank change.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"summary\":{\"minLength\":10,\"type\":\"string\"}},\"required\":[\"summary\"],\"type\":\"object\"},\"approval\":true,\"reversible\":true,\"scope\":\"insights:write\"}],\"knowledge\":[{\"id\":\"rank-definitions\",\"category\":\"metric_definitions\",\"file\":\"docs/rank-definitions.md\"}],\"skills\":[{\"id\":\"weekly-review\",\"name\":\"Weekly review\",\"description\":\"Reviews the week's keyword movements.\",\"file\":\"docs/weekly-review.md\",\"tools\":[\"keyword-ranks\"]}],\"prompts\":[{\"id\":\"why-drop\",\"title\":\"Why did it drop?\",\"template\":\"Why did {{input.keyword}} drop for {{project.name}}?\",\"surfaces\":[\"chat_suggestion\"],\"after\":[\"keyword-ranks\"]}],\"context\":[{\"id\":\"tracked-keywords\",\"description\":\"Tracked keywords and their current ranks.\",\"when\":[\"turn_start\"]}]}},\"server\":{\"baseUrl\":\"https://radar.example.com/host\",\"procedures\":{\"listWatchlists\":{\"input\":{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"},\"kind\":\"read\"}},\"events\":[\"release.shipped\",\"keyword.set_changed\",\"install.created\"]},\"telemetry\":[\"rankings_opened\",\"keyword_tracked\"]}",
-        __HostDispatch(server),
-    )
+    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }

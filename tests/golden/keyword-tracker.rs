@@ -2126,6 +2126,79 @@ impl Webhooks {
             )
     }
 }
+static __HOST_SPEC: ::host_runtime::codegen::Spec = {
+    use ::host_runtime::codegen as __rt;
+    __rt::Spec {
+        extension_id: "keyword-tracker",
+        tools: &[
+            __rt::Tool {
+                id: "keyword-ranks",
+                input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"description\":\"ISO 3166-1 alpha-2 store country.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"days\":{\"default\":30,\"description\":\"Days of history, counting back from today.\",\"maximum\":90,\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"description\":\"The keyword exactly as tracked.\",\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\"],\"type\":\"object\"}",
+            },
+            __rt::Tool {
+                id: "compare-keywords",
+                input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"keywords\":{\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":5,\"minItems\":2,\"type\":\"array\"}},\"required\":[\"keywords\"],\"type\":\"object\"}",
+            },
+            __rt::Tool {
+                id: "top-movers",
+                input: "{\"additionalProperties\":false,\"properties\":{\"days\":{\"default\":7,\"maximum\":30,\"minimum\":1,\"type\":\"integer\"},\"direction\":{\"default\":\"both\",\"enum\":[\"up\",\"down\",\"both\"]}},\"type\":\"object\"}",
+            },
+            __rt::Tool {
+                id: "keyword-ideas",
+                input: "{\"additionalProperties\":false,\"properties\":{\"seed\":{\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"seed\"],\"type\":\"object\"}",
+            },
+            __rt::Tool {
+                id: "visibility-score",
+                input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"}},\"type\":\"object\"}",
+            },
+        ],
+        actions: &[
+            __rt::Action {
+                id: "save-rank-insight",
+                scope: "insights:write",
+                input: "{\"additionalProperties\":false,\"properties\":{\"keyword\":{\"minLength\":1,\"type\":\"string\"},\"summary\":{\"maxLength\":500,\"minLength\":10,\"type\":\"string\"}},\"required\":[\"keyword\",\"summary\"],\"type\":\"object\"}",
+            },
+        ],
+        mentions: &["keyword"],
+        context: &["tracked-keywords"],
+        procedures: &[
+            __rt::Procedure {
+                name: "addKeyword",
+                input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"keyword\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\",\"country\"],\"type\":\"object\"}",
+                output: "{\"additionalProperties\":false,\"properties\":{\"tracked\":{\"type\":\"boolean\"}},\"required\":[\"tracked\"],\"type\":\"object\"}",
+            },
+            __rt::Procedure {
+                name: "listWatchlists",
+                input: "{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+                output: "{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\",\"name\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"}",
+            },
+        ],
+        metrics: &[
+            __rt::Metric {
+                key: "average_rank",
+                dimensions: &["country", "store"],
+            },
+            __rt::Metric {
+                key: "ranked_keywords",
+                dimensions: &["country"],
+            },
+            __rt::Metric {
+                key: "search_impressions",
+                dimensions: &["country", "keyword"],
+            },
+        ],
+        work: ::core::option::Option::None,
+        events: &[
+            "release.shipped",
+            "install.created",
+            "install.paused",
+            "install.resumed",
+            "install.revoked",
+            "install.token_rotated",
+            "settings.changed",
+        ],
+    }
+};
 struct __HostDispatch<S>(S);
 impl<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
@@ -2223,13 +2296,13 @@ impl<
                     )
                 })
             }
-            __rt::Route::Sync => {
+            __rt::Route::Metrics => {
                 ::std::boxed::Box::pin(async move {
                     let call: SyncCall = __rt::call(call)?;
                     __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
                 })
             }
-            __rt::Route::Event("release.shipped") => {
+            __rt::Route::Event(::core::option::Option::Some("release.shipped")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::ReleaseShipped> = __rt::event(
                         call,
@@ -2239,7 +2312,7 @@ impl<
                     )
                 })
             }
-            __rt::Route::Event("install.created") => {
+            __rt::Route::Event(::core::option::Option::Some("install.created")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::InstallCreated> = __rt::event(
                         call,
@@ -2249,7 +2322,7 @@ impl<
                     )
                 })
             }
-            __rt::Route::Event("install.paused") => {
+            __rt::Route::Event(::core::option::Option::Some("install.paused")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::InstallPaused> = __rt::event(
                         call,
@@ -2259,7 +2332,7 @@ impl<
                     )
                 })
             }
-            __rt::Route::Event("install.resumed") => {
+            __rt::Route::Event(::core::option::Option::Some("install.resumed")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::InstallResumed> = __rt::event(
                         call,
@@ -2269,7 +2342,7 @@ impl<
                     )
                 })
             }
-            __rt::Route::Event("install.revoked") => {
+            __rt::Route::Event(::core::option::Option::Some("install.revoked")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::InstallRevoked> = __rt::event(
                         call,
@@ -2279,7 +2352,7 @@ impl<
                     )
                 })
             }
-            __rt::Route::Event("install.token_rotated") => {
+            __rt::Route::Event(::core::option::Option::Some("install.token_rotated")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::InstallTokenRotated> = __rt::event(
                         call,
@@ -2289,7 +2362,7 @@ impl<
                     )
                 })
             }
-            __rt::Route::Event("settings.changed") => {
+            __rt::Route::Event(::core::option::Option::Some("settings.changed")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::SettingsChanged> = __rt::event(
                         call,
@@ -2312,8 +2385,5 @@ impl<
 pub fn handler<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
 >(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::codegen::handler(
-        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"keyword-tracker\",\"name\":\"Keyword Tracker\",\"description\":\"Daily App Store and Google Play keyword ranks, with alerts when a tracked keyword drops.\",\"icon\":\"assets/icon.png\",\"category\":\"market_data\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"projects:read\"},{\"key\":\"metrics:write\",\"justification\":\"Writes the metrics the connector syncs from your account into the host metrics store, so they can be charted next to your installs.\"},{\"key\":\"alerts:write\",\"justification\":\"Raises inbox alerts and page banners when the vendor detects a change that needs your attention.\"},{\"key\":\"insights:write\",\"justification\":\"Saves insights the assistant drafts to the project insight feed, only after you approve each one.\"},{\"key\":\"ai:tools\"},{\"key\":\"ai:actions\",\"justification\":\"Lets the assistant propose changes that run only after an owner approves them on the approval card.\"},{\"key\":\"storage:write\",\"justification\":\"Keeps your watchlists and saved views in hosted storage that belongs to this install.\"},{\"key\":\"ai:skills\"}],\"contributes\":{\"pages\":[{\"id\":\"rankings\",\"title\":\"Keyword rankings\",\"entry\":\"ui/RankingsPage.tsx\",\"nav\":true},{\"id\":\"opportunities\",\"title\":\"Opportunities\",\"entry\":\"ui/OpportunitiesPage.tsx\",\"mobile\":false}],\"tabs\":[{\"id\":\"keywords\",\"title\":\"Keywords\",\"entry\":\"ui/KeywordsTab.tsx\",\"page\":\"analytics\"}],\"widgets\":[{\"id\":\"rank-movers\",\"title\":\"Rank movers\",\"entry\":\"ui/RankMoversWidget.tsx\",\"page\":\"overview\",\"slot\":\"insights\",\"size\":\"2x1\",\"expandable\":true},{\"id\":\"visibility-score\",\"title\":\"Visibility\",\"entry\":\"ui/VisibilityWidget.tsx\",\"page\":\"analytics\",\"slot\":\"kpi-row\",\"size\":\"1x1\"}],\"series\":[{\"id\":\"avg-rank\",\"label\":\"Average keyword rank\",\"chart\":\"installs-activity\",\"metric\":\"average_rank\"}],\"banners\":[{\"id\":\"rank-collapse\",\"page\":\"analytics\",\"event\":\"rank.collapsed\"}],\"rowActions\":[{\"id\":\"track-keyword\",\"title\":\"Track this keyword\",\"entry\":\"ui/TrackKeywordAction.tsx\",\"table\":\"analytics.keywords\"}],\"markers\":[{\"id\":\"algorithm-update\",\"label\":\"Store algorithm update\",\"chart\":\"*\",\"event\":\"store.algorithm_updated\",\"glyph\":\"A\"}],\"settings\":{\"entry\":\"ui/Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"alertThreshold\":{\"default\":10,\"description\":\"Rank positions lost before an alert is raised.\",\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"defaultCountry\":{\"default\":\"US\",\"description\":\"Store country used when none is picked.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"weeklyDigest\":{\"default\":true,\"type\":\"boolean\"}},\"type\":\"object\"}},\"storage\":{\"preferences\":{\"scope\":\"user\",\"singleton\":true,\"schema\":{\"additionalProperties\":false,\"properties\":{\"pinnedCountries\":{\"items\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"type\":\"array\"}},\"type\":\"object\"}},\"watchlists\":{\"scope\":\"install\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":200,\"type\":\"array\"},\"name\":{\"maxLength\":60,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"name\",\"keywords\"],\"type\":\"object\"}}},\"connector\":{\"auth\":{\"method\":\"api_key\",\"fields\":[{\"name\":\"api_key\",\"label\":\"API key\",\"type\":\"password\",\"required\":true,\"help\":\"Create one under Settings, API in your Keyword Tracker account.\"},{\"name\":\"workspace\",\"label\":\"Workspace\",\"type\":\"text\",\"required\":false}]},\"sync\":\"6h\",\"metrics\":[{\"key\":\"average_rank\",\"label\":\"Average rank\",\"unit\":\"count\",\"kind\":\"gauge\",\"dimensions\":[{\"key\":\"country\",\"label\":\"Country\"},{\"key\":\"store\",\"label\":\"Store\"}],\"backfillDays\":30},{\"key\":\"ranked_keywords\",\"label\":\"Ranked keywords\",\"unit\":\"count\",\"kind\":\"gauge\",\"dimensions\":[{\"key\":\"country\",\"label\":\"Country\"}]},{\"key\":\"search_impressions\",\"label\":\"Search impressions\",\"unit\":\"count\",\"kind\":\"counter\",\"dimensions\":[{\"key\":\"country\",\"label\":\"Country\"},{\"key\":\"keyword\",\"label\":\"Keyword\"}],\"backfillDays\":90}]},\"webhooks\":[{\"event\":\"rank.dropped\",\"as\":\"alert\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"current\":{\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"type\":\"string\"},\"previous\":{\"minimum\":1,\"type\":\"integer\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}},{\"event\":\"rank.collapsed\",\"as\":\"banner\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}},{\"event\":\"store.algorithm_updated\",\"as\":\"event\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"detectedAt\":{\"format\":\"date-time\",\"type\":\"string\"},\"store\":{\"enum\":[\"app_store\",\"google_play\"]}},\"required\":[\"store\"],\"type\":\"object\"}}],\"ai\":{\"tools\":[{\"id\":\"keyword-ranks\",\"description\":\"Daily rank history of one tracked keyword in one country.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"description\":\"ISO 3166-1 alpha-2 store country.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"days\":{\"default\":30,\"description\":\"Days of history, counting back from today.\",\"maximum\":90,\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"description\":\"The keyword exactly as tracked.\",\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\"],\"type\":\"object\"},\"returns\":\"series\",\"cost\":\"low\",\"cache\":\"1h\"},{\"id\":\"compare-keywords\",\"description\":\"Compares rank, volume and difficulty of two to five keywords side by side.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"keywords\":{\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":5,\"minItems\":2,\"type\":\"array\"}},\"required\":[\"keywords\"],\"type\":\"object\"},\"returns\":\"comparison\",\"cost\":\"medium\",\"cache\":\"5m\"},{\"id\":\"top-movers\",\"description\":\"Keywords whose rank changed most over the last days.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"days\":{\"default\":7,\"maximum\":30,\"minimum\":1,\"type\":\"integer\"},\"direction\":{\"default\":\"both\",\"enum\":[\"up\",\"down\",\"both\"]}},\"type\":\"object\"},\"returns\":\"table\",\"cost\":\"low\",\"cache\":\"5m\"},{\"id\":\"keyword-ideas\",\"description\":\"Suggests new keywords related to a seed keyword.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"seed\":{\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"seed\"],\"type\":\"object\"},\"returns\":\"list\",\"cost\":\"high\"},{\"id\":\"visibility-score\",\"description\":\"Current visibility score of the app, from 0 to 100.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"}},\"type\":\"object\"},\"returns\":\"value\",\"cost\":\"low\",\"cache\":\"1m\"}],\"mentions\":[{\"id\":\"keyword\",\"label\":\"Keyword\",\"list\":\"/host/mentions/keyword\"}],\"actions\":[{\"id\":\"save-rank-insight\",\"description\":\"Saves a short insight about a keyword's rank change to the project insight feed.\",\"input\":{\"additionalProperties\":false,\"properties\":{\"keyword\":{\"minLength\":1,\"type\":\"string\"},\"summary\":{\"maxLength\":500,\"minLength\":10,\"type\":\"string\"}},\"required\":[\"keyword\",\"summary\"],\"type\":\"object\"},\"approval\":true,\"reversible\":true,\"scope\":\"insights:write\"}],\"knowledge\":[{\"id\":\"rank-definitions\",\"category\":\"metric_definitions\",\"file\":\"docs/rank-definitions.md\"},{\"id\":\"connecting\",\"category\":\"setup\",\"file\":\"docs/connecting.md\"}],\"skills\":[{\"id\":\"weekly-rank-review\",\"name\":\"Weekly rank review\",\"description\":\"Reviews the week's keyword movements and suggests what to watch next.\",\"file\":\"docs/skills/weekly-rank-review.md\",\"tools\":[\"top-movers\",\"keyword-ranks\"]}],\"prompts\":[{\"id\":\"why-rank-dropped\",\"title\":\"Why did this keyword drop?\",\"template\":\"Why did {{input.keyword}} drop in {{project.name}} between {{context.from}} and {{context.to}}?\",\"surfaces\":[\"chat_suggestion\",\"result_card\"],\"after\":[\"keyword-ranks\"],\"input\":{\"additionalProperties\":false,\"properties\":{\"keyword\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\"],\"type\":\"object\"}}],\"context\":[{\"id\":\"tracked-keywords\",\"description\":\"The tracked keywords and their current ranks in the selected country.\",\"when\":[\"turn_start\"],\"cache\":\"5m\"}]}},\"server\":{\"baseUrl\":\"https://api.keywordtracker.example/host\",\"sandboxBaseUrl\":\"https://sandbox.keywordtracker.example/host\",\"procedures\":{\"addKeyword\":{\"input\":{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"keyword\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\",\"country\"],\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"tracked\":{\"type\":\"boolean\"}},\"required\":[\"tracked\"],\"type\":\"object\"},\"kind\":\"write\"},\"listWatchlists\":{\"input\":{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\",\"name\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"},\"cache\":\"1m\",\"kind\":\"read\"}},\"events\":[\"release.shipped\",\"install.created\",\"install.paused\",\"install.resumed\",\"install.revoked\",\"install.token_rotated\",\"settings.changed\"]},\"telemetry\":[\"rankings_opened\",\"keyword_tracked\",\"digest_clicked\"]}",
-        __HostDispatch(server),
-    )
+    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }

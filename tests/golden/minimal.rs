@@ -181,6 +181,20 @@ pub struct Documents {
     #[serde(default)]
     pub settings: ::core::option::Option<settings::Settings>,
 }
+static __HOST_SPEC: ::host_runtime::codegen::Spec = {
+    use ::host_runtime::codegen as __rt;
+    __rt::Spec {
+        extension_id: "hello-panel",
+        tools: &[],
+        actions: &[],
+        mentions: &[],
+        context: &[],
+        procedures: &[],
+        metrics: &[],
+        work: ::core::option::Option::None,
+        events: &[],
+    }
+};
 struct __HostDispatch<S>(S);
 impl<
     S: ::core::marker::Send + ::core::marker::Sync + 'static,
@@ -209,8 +223,5 @@ impl<
 pub fn handler<S: ::core::marker::Send + ::core::marker::Sync + 'static>(
     server: S,
 ) -> ::host_runtime::Handler {
-    ::host_runtime::codegen::handler(
-        "{\"id\":\"hello-panel\",\"name\":\"Hello Panel\",\"description\":\"Keeps a greeting for the project in a settings panel.\",\"icon\":\"icon.png\",\"category\":\"design\",\"sdk\":\"^2.0.0\",\"visibility\":\"private\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"}],\"contributes\":{\"settings\":{\"entry\":\"Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"greeting\":{\"maxLength\":80,\"type\":\"string\"}},\"type\":\"object\"}}}}",
-        __HostDispatch(server),
-    )
+    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }

@@ -489,6 +489,20 @@ impl Webhooks {
         self.sender.event(&webhooks::export_failed::SCHEMA, source, dedupe_key, payload)
     }
 }
+static __HOST_SPEC: ::host_runtime::codegen::Spec = {
+    use ::host_runtime::codegen as __rt;
+    __rt::Spec {
+        extension_id: "warehouse-export",
+        tools: &[],
+        actions: &[],
+        mentions: &[],
+        context: &[],
+        procedures: &[],
+        metrics: &[],
+        work: ::core::option::Option::None,
+        events: &["install.created", "scopes.changed"],
+    }
+};
 struct __HostDispatch<S>(S);
 impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
@@ -502,7 +516,7 @@ impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
         use ::host_runtime::codegen as __rt;
         #[allow(unreachable_patterns)]
         match route {
-            __rt::Route::Event("install.created") => {
+            __rt::Route::Event(::core::option::Option::Some("install.created")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::InstallCreated> = __rt::event(
                         call,
@@ -512,7 +526,7 @@ impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
                     )
                 })
             }
-            __rt::Route::Event("scopes.changed") => {
+            __rt::Route::Event(::core::option::Option::Some("scopes.changed")) => {
                 ::std::boxed::Box::pin(async move {
                     let call: EventCall<::host_runtime::events::ScopesChanged> = __rt::event(
                         call,
@@ -533,8 +547,5 @@ impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
 ///
 /// The value must implement `Events`: exactly the traits this manifest needs.
 pub fn handler<S: Events>(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::codegen::handler(
-        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"warehouse-export\",\"name\":\"Warehouse Export\",\"description\":\"Exports the organization's metrics to your data warehouse every night.\",\"icon\":\"assets/icon.png\",\"category\":\"warehouse\",\"sdk\":\"^2.0.0\",\"visibility\":\"private\",\"installScope\":\"organization\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"alerts:write\",\"justification\":\"Raises inbox alerts and page banners when the vendor detects a change that needs your attention.\"},{\"key\":\"storage:write\",\"justification\":\"Keeps your watchlists and saved views in hosted storage that belongs to this install.\"}],\"contributes\":{\"banners\":[{\"id\":\"export-failed\",\"page\":\"overview\",\"event\":\"export.failed\"}],\"rowActions\":[{\"id\":\"export-release\",\"title\":\"Export this release\",\"entry\":\"ui/ExportRelease.tsx\",\"table\":\"deployments.releases\"}],\"settings\":{\"entry\":\"ui/Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"dataset\":{\"description\":\"Destination dataset.\",\"maxLength\":128,\"minLength\":1,\"type\":\"string\"},\"hour\":{\"description\":\"UTC hour of the nightly export.\",\"maximum\":23,\"minimum\":0,\"type\":\"integer\"}},\"required\":[\"dataset\"],\"type\":\"object\"}},\"storage\":{\"export_runs\":{\"scope\":\"organization\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"rows\":{\"minimum\":0,\"type\":\"integer\"},\"startedAt\":{\"format\":\"date-time\",\"type\":\"string\"},\"status\":{\"enum\":[\"running\",\"succeeded\",\"failed\"]}},\"required\":[\"startedAt\",\"status\"],\"type\":\"object\"}}},\"connector\":{\"auth\":{\"method\":\"api_key\",\"fields\":[{\"name\":\"service_account\",\"label\":\"Service account JSON\",\"type\":\"file\",\"required\":true},{\"name\":\"region\",\"label\":\"Region\",\"type\":\"select\",\"required\":true,\"options\":[\"us\",\"eu\",\"asia-northeast1\"]}]},\"sync\":\"24h\"},\"webhooks\":[{\"event\":\"export.failed\",\"as\":\"banner\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"error\":{\"type\":\"string\"},\"runId\":{\"type\":\"string\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}}]},\"server\":{\"baseUrl\":\"https://export.warehouse.example/host\",\"events\":[\"install.created\",\"scopes.changed\"]}}",
-        __HostDispatch(server),
-    )
+    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }

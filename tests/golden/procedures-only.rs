@@ -531,6 +531,36 @@ impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> 
         <T as Procedures>::start_experiment(&**self, call)
     }
 }
+static __HOST_SPEC: ::host_runtime::codegen::Spec = {
+    use ::host_runtime::codegen as __rt;
+    __rt::Spec {
+        extension_id: "pricing-lab",
+        tools: &[],
+        actions: &[],
+        mentions: &[],
+        context: &[],
+        procedures: &[
+            __rt::Procedure {
+                name: "get-result",
+                input: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
+                output: "{\"additionalProperties\":false,\"properties\":{\"significant\":{\"type\":\"boolean\"},\"uplift\":{\"type\":\"number\"}},\"type\":\"object\"}",
+            },
+            __rt::Procedure {
+                name: "listExperiments",
+                input: "{\"additionalProperties\":false,\"properties\":{\"status\":{\"enum\":[\"draft\",\"running\",\"ended\"]}},\"type\":\"object\"}",
+                output: "{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"}",
+            },
+            __rt::Procedure {
+                name: "start_experiment",
+                input: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
+                output: "{\"additionalProperties\":false,\"properties\":{\"startedAt\":{\"format\":\"date-time\",\"type\":\"string\"}},\"type\":\"object\"}",
+            },
+        ],
+        metrics: &[],
+        work: ::core::option::Option::None,
+        events: &[],
+    }
+};
 struct __HostDispatch<S>(S);
 impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
@@ -585,8 +615,5 @@ impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
 ///
 /// The value must implement `Procedures`: exactly the traits this manifest needs.
 pub fn handler<S: Procedures>(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::codegen::handler(
-        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"pricing-lab\",\"name\":\"Pricing Lab\",\"description\":\"Price experiments configured in a settings panel and run by the vendor server.\",\"icon\":\"assets/icon.png\",\"category\":\"experiments\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"}],\"contributes\":{\"settings\":{\"entry\":\"ui/Settings.tsx\",\"schema\":{\"additionalProperties\":false,\"properties\":{\"territories\":{\"items\":{\"pattern\":\"^[A-Z]{2,3}$\",\"type\":\"string\"},\"maxItems\":40,\"type\":\"array\"}},\"type\":\"object\"}}},\"server\":{\"baseUrl\":\"https://lab.pricing.example/api\",\"procedures\":{\"get-result\":{\"input\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"significant\":{\"type\":\"boolean\"},\"uplift\":{\"type\":\"number\"}},\"type\":\"object\"}},\"listExperiments\":{\"input\":{\"additionalProperties\":false,\"properties\":{\"status\":{\"enum\":[\"draft\",\"running\",\"ended\"]}},\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"},\"cache\":\"5m\",\"kind\":\"read\"},\"start_experiment\":{\"input\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"output\":{\"additionalProperties\":false,\"properties\":{\"startedAt\":{\"format\":\"date-time\",\"type\":\"string\"}},\"type\":\"object\"},\"kind\":\"write\"}}}}",
-        __HostDispatch(server),
-    )
+    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }

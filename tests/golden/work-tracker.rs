@@ -244,6 +244,24 @@ impl Webhooks {
             .event(&webhooks::issue_status_changed::SCHEMA, source, dedupe_key, payload)
     }
 }
+static __HOST_SPEC: ::host_runtime::codegen::Spec = {
+    use ::host_runtime::codegen as __rt;
+    __rt::Spec {
+        extension_id: "issue-bridge",
+        tools: &[],
+        actions: &[],
+        mentions: &[],
+        context: &[],
+        procedures: &[],
+        metrics: &[],
+        work: ::core::option::Option::Some(__rt::Work {
+            containers: "/work/projects",
+            creates: &["issue"],
+            two_way_comments: true,
+        }),
+        events: &[],
+    }
+};
 struct __HostDispatch<S>(S);
 impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
@@ -263,7 +281,7 @@ impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
                     __rt::json_answer(<S as Work>::containers(&self.0, call).await?)
                 })
             }
-            __rt::Route::WorkItem => {
+            __rt::Route::WorkItems => {
                 ::std::boxed::Box::pin(async move {
                     let call: WorkCall<::host_runtime::work::NewItem> = __rt::call(
                         call,
@@ -290,8 +308,5 @@ impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
 ///
 /// The value must implement `Work`: exactly the traits this manifest needs.
 pub fn handler<S: Work>(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::codegen::handler(
-        "{\"$schema\":\"https://host.example/schemas/extension/v2.json\",\"id\":\"issue-bridge\",\"name\":\"Issue Bridge\",\"description\":\"Turns reviews and alerts into tracker issues and keeps their status in sync.\",\"icon\":\"assets/icon.png\",\"category\":\"trackers\",\"sdk\":\"^2.0.0\",\"visibility\":\"unlisted\",\"installScope\":\"project\",\"scopes\":[{\"key\":\"ui:render\"},{\"key\":\"work:create\",\"justification\":\"Creates issues in your tracker from alerts, reviews and assistant answers when you ask for one.\"},{\"key\":\"work:sync\"}],\"contributes\":{\"rowActions\":[{\"id\":\"issue-from-review\",\"title\":\"Create issue\",\"entry\":\"ui/IssueFromReview.tsx\",\"table\":\"analytics.reviews\"}],\"webhooks\":[{\"event\":\"issue.status_changed\",\"as\":\"event\",\"payload\":{\"additionalProperties\":false,\"properties\":{\"changedAt\":{\"format\":\"date-time\",\"type\":\"string\"},\"issueId\":{\"type\":\"string\"},\"status\":{\"type\":\"string\"}},\"required\":[\"issueId\"],\"type\":\"object\"}}],\"work\":{\"kind\":\"tracker\",\"container\":{\"label\":\"Project\",\"list\":\"/work/projects\"},\"creates\":[\"issue\"],\"fields\":{\"priority\":[\"urgent\",\"high\",\"medium\",\"low\"],\"labels\":true,\"assignee\":true,\"required\":[\"priority\"]},\"attachments\":[\"image\",\"link\"],\"comments\":\"two-way\",\"status\":{\"webhook\":\"issue.status_changed\",\"map\":{\"open\":[\"Backlog\",\"Todo\"],\"in_progress\":[\"In Progress\",\"In Review\"],\"done\":[\"Done\",\"Canceled\"]}},\"identity\":\"user\"}},\"server\":{\"baseUrl\":\"https://bridge.issues.example/host\"}}",
-        __HostDispatch(server),
-    )
+    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }

@@ -16,8 +16,9 @@ use super::client::{Client, Request, SendError, no_server};
 use super::install::Local;
 use super::output::{self, Term, line};
 use super::{Fail, InstallArgs, ManifestArg, ServerArg, json_arg, listed, raw_arg};
+use host_manifest::Manifest;
 use host_manifest::closest;
-use host_runtime::Manifest;
+use host_runtime::route::Route;
 
 /// What `call` calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -232,8 +233,8 @@ fn target<'m>(
         (Some(id), _) => id,
         (None, Kind::Sync) => {
             return Ok(Target {
-                method: Method::POST,
-                route: "/host/metrics".to_owned(),
+                method: Route::Metrics.method(),
+                route: Route::Metrics.path(None).unwrap_or_default(),
                 schema: None,
                 name: "sync".to_owned(),
             });
@@ -260,38 +261,38 @@ fn target<'m>(
     let name = format!("{what} `{id}`");
     Ok(match kind {
         Kind::Tool => Target {
-            method: Method::POST,
-            route: format!("/host/tools/{id}"),
+            method: Route::Tool(id).method(),
+            route: Route::Tool(id).path(None).unwrap_or_default(),
             schema: ai.tools.iter().find(|t| t.id == id).map(|t| &t.input),
             name,
         },
         Kind::Action => Target {
-            method: Method::POST,
-            route: format!("/host/actions/{id}"),
+            method: Route::Action(id).method(),
+            route: Route::Action(id).path(None).unwrap_or_default(),
             schema: ai.actions.iter().find(|a| a.id == id).map(|a| &a.input),
             name,
         },
         Kind::Mention => Target {
-            method: Method::GET,
-            route: format!("/host/mentions/{id}"),
+            method: Route::Mention(id).method(),
+            route: Route::Mention(id).path(None).unwrap_or_default(),
             schema: None,
             name,
         },
         Kind::Context => Target {
-            method: Method::GET,
-            route: format!("/host/context/{id}"),
+            method: Route::Context(id).method(),
+            route: Route::Context(id).path(None).unwrap_or_default(),
             schema: None,
             name,
         },
         Kind::Procedure => Target {
-            method: Method::POST,
-            route: format!("/host/procedures/{id}"),
+            method: Route::Procedure(id).method(),
+            route: Route::Procedure(id).path(None).unwrap_or_default(),
             schema: procedures.and_then(|p| p.get(id)).map(|p| &p.input),
             name,
         },
         Kind::Sync => Target {
-            method: Method::POST,
-            route: "/host/metrics".to_owned(),
+            method: Route::Metrics.method(),
+            route: Route::Metrics.path(None).unwrap_or_default(),
             schema: None,
             name,
         },

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use host_runtime::ErrorCode;
 use host_runtime::answer::{CONTEXT_LIMIT, ContextBlock, MentionItems, check_tool_answer};
+use host_runtime::route::Route;
 use http::Method;
 use serde_json::Value;
 
@@ -101,8 +102,8 @@ async fn check(args: CheckArgs, term: &Term) -> Result<ExitCode, Fail> {
 
     let health = client
         .send(Request {
-            method: Method::GET,
-            route: "/host/health".to_owned(),
+            method: Route::Health.method(),
+            route: Route::Health.path(None).unwrap_or_default(),
             query: Vec::new(),
             headers: Vec::new(),
             body: None,
@@ -171,7 +172,7 @@ fn print_verdict(term: &Term, v: &Verdict) {
 }
 
 /// Every declared tool, mention, context provider and procedure, with its request.
-fn jobs_of(m: &host_runtime::Manifest, local: &Local) -> Vec<Job> {
+fn jobs_of(m: &host_manifest::Manifest, local: &Local) -> Vec<Job> {
     let mut jobs = Vec::new();
     let token = local.authorization();
     for tool in &m.contributes.ai.tools {
@@ -179,8 +180,8 @@ fn jobs_of(m: &host_runtime::Manifest, local: &Local) -> Vec<Job> {
         jobs.push(Job {
             what: "tool",
             id: tool.id.clone(),
-            method: Method::POST,
-            route: format!("/host/tools/{}", tool.id),
+            method: Route::Tool(&tool.id).method(),
+            route: Route::Tool(&tool.id).path(None).unwrap_or_default(),
             body: Some(local.call_body(input.clone())),
             input: Some(input),
             token: token.clone(),
@@ -193,8 +194,8 @@ fn jobs_of(m: &host_runtime::Manifest, local: &Local) -> Vec<Job> {
         jobs.push(Job {
             what: "mention",
             id: mention.id.clone(),
-            method: Method::GET,
-            route: format!("/host/mentions/{}", mention.id),
+            method: Route::Mention(&mention.id).method(),
+            route: Route::Mention(&mention.id).path(None).unwrap_or_default(),
             body: None,
             input: None,
             token: token.clone(),
@@ -206,8 +207,8 @@ fn jobs_of(m: &host_runtime::Manifest, local: &Local) -> Vec<Job> {
         jobs.push(Job {
             what: "context",
             id: provider.id.clone(),
-            method: Method::GET,
-            route: format!("/host/context/{}", provider.id),
+            method: Route::Context(&provider.id).method(),
+            route: Route::Context(&provider.id).path(None).unwrap_or_default(),
             body: None,
             input: None,
             token: token.clone(),
@@ -220,8 +221,8 @@ fn jobs_of(m: &host_runtime::Manifest, local: &Local) -> Vec<Job> {
         jobs.push(Job {
             what: "procedure",
             id: name.clone(),
-            method: Method::POST,
-            route: format!("/host/procedures/{name}"),
+            method: Route::Procedure(name).method(),
+            route: Route::Procedure(name).path(None).unwrap_or_default(),
             body: Some(local.call_body(input.clone())),
             input: Some(input),
             token: token.clone(),

@@ -3,8 +3,8 @@
 //! the manifest declares, with development credentials, signed with the well-known development key
 //! ([`host_runtime::testing::TestHost::development`]).
 
+use host_manifest::Manifest;
 use host_manifest::model::{AuthMethod, InstallScope};
-use host_runtime::Manifest;
 use host_runtime::testing::TestHost;
 use serde_json::{Map, Value, json};
 

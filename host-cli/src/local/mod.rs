@@ -25,7 +25,7 @@ pub mod trigger;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use host_runtime::Manifest;
+use host_manifest::Manifest;
 use serde_json::Value;
 
 use output::Term;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use chrono::{SecondsFormat, Utc};
 use host_runtime::HostEvent;
 use host_runtime::events;
+use host_runtime::route::Route;
 use http::Method;
 use serde_json::Value;
 
@@ -133,7 +134,7 @@ async fn trigger(args: TriggerArgs, term: &Term) -> Result<ExitCode, Fail> {
         "{} {name} for install {} -> POST {}",
         term.bold("trigger"),
         local.host.install_id,
-        client.url("/host/events")
+        client.url(&Route::Event(None).path(None).unwrap_or_default())
     ));
     line(&format!("payload: {payload}"));
 
@@ -148,7 +149,7 @@ async fn trigger(args: TriggerArgs, term: &Term) -> Result<ExitCode, Fail> {
         let event_id = format!("evt_{}", uuid_v4());
         let request = Request {
             method: Method::POST,
-            route: "/host/events".to_owned(),
+            route: Route::Event(None).path(None).unwrap_or_default(),
             query: Vec::new(),
             headers: vec![
                 ("authorization", local.authorization()),

@@ -8,8 +8,78 @@ use quote::quote;
 use super::methods::{Decode, Method, Reply, needed};
 use crate::docs::doc;
 
-/// The dispatcher and `handler`; `json` is the manifest the runtime serves and checks against.
-pub fn dispatcher(m: &Manifest, methods: &[Method], json: &str) -> TokenStream {
+/// What the runtime needs of the manifest, as a `static` `host_runtime::codegen::Spec`: ids, scopes,
+/// schemas as compact JSON text, metrics, the work destination and the subscribed events. The
+/// runtime compiles the schemas once and never parses the manifest.
+fn spec(m: &Manifest) -> TokenStream {
+    let text = |v: &serde_json::Value| serde_json::to_string(v).unwrap_or_default();
+    let ai = &m.contributes.ai;
+    let tools = ai.tools.iter().map(|t| {
+        let (id, input) = (&t.id, text(&t.input));
+        quote!(__rt::Tool { id: #id, input: #input })
+    });
+    let actions = ai.actions.iter().map(|a| {
+        let (id, scope, input) = (&a.id, &a.scope, text(&a.input));
+        quote!(__rt::Action { id: #id, scope: #scope, input: #input })
+    });
+    let mentions = ai.mentions.iter().map(|x| &x.id);
+    let context = ai.context.iter().map(|x| &x.id);
+    let procedures = m
+        .server
+        .iter()
+        .flat_map(|s| &s.procedures)
+        .map(|(name, p)| {
+            let (input, output) = (text(&p.input), text(&p.output));
+            quote!(__rt::Procedure { name: #name, input: #input, output: #output })
+        });
+    let metrics = m
+        .contributes
+        .connector
+        .iter()
+        .flat_map(|c| &c.metrics)
+        .map(|x| {
+            let key = &x.key;
+            let dimensions = x.dimensions.iter().map(|d| &d.key);
+            quote!(__rt::Metric { key: #key, dimensions: &[#(#dimensions),*] })
+        });
+    let work = match &m.contributes.work {
+        Some(w) => {
+            let containers = &w.container.list;
+            let creates = w.creates.iter().map(|k| match serde_json::to_value(k) {
+                Ok(serde_json::Value::String(k)) => k,
+                _ => String::new(),
+            });
+            let two_way = w.comments == host_manifest::model::CommentSync::TwoWay;
+            quote!(::core::option::Option::Some(__rt::Work {
+                containers: #containers,
+                creates: &[#(#creates),*],
+                two_way_comments: #two_way,
+            }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let events = m.subscribed_events();
+    let id = &m.id;
+    quote! {
+        static __HOST_SPEC: ::host_runtime::codegen::Spec = {
+            use ::host_runtime::codegen as __rt;
+            __rt::Spec {
+                extension_id: #id,
+                tools: &[#(#tools),*],
+                actions: &[#(#actions),*],
+                mentions: &[#(#mentions),*],
+                context: &[#(#context),*],
+                procedures: &[#(#procedures),*],
+                metrics: &[#(#metrics),*],
+                work: #work,
+                events: &[#(#events),*],
+            }
+        };
+    }
+}
+
+/// The dispatcher and `handler`, which serves the manifest's [`spec`].
+pub fn dispatcher(m: &Manifest, methods: &[Method]) -> TokenStream {
     let arms = methods.iter().map(|method| {
         let (route, call, name) = (&method.route, &method.call, &method.name);
         let owner = method.owner.ident();
@@ -54,7 +124,10 @@ pub fn dispatcher(m: &Manifest, methods: &[Method], json: &str) -> TokenStream {
             required.join(", ")
         }
     ));
+    let spec = spec(m);
     quote! {
+        #spec
+
         struct __HostDispatch<S>(S);
 
         impl<S: #bounds> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
@@ -77,7 +150,7 @@ pub fn dispatcher(m: &Manifest, methods: &[Method], json: &str) -> TokenStream {
 
         #entry_doc
         pub fn handler<S: #bounds>(server: S) -> ::host_runtime::Handler {
-            ::host_runtime::codegen::handler(#json, __HostDispatch(server))
+            ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
         }
     }
 }

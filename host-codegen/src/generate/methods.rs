@@ -115,7 +115,7 @@ pub struct Method {
     pub call: TokenStream,
     /// The `Ok` type of its answer.
     pub answer: TokenStream,
-    /// The `host_runtime::codegen::Route` pattern that reaches it (as `__rt::Route::...`).
+    /// The `host_runtime::route::Route` pattern that reaches it (as `__rt::Route::...`).
     pub route: TokenStream,
     pub decode: Decode,
     pub reply: Reply,
@@ -348,7 +348,7 @@ fn connector(m: &Manifest, out: &mut Vec<Method>) {
         doc: doc(&text),
         call: quote!(SyncCall),
         answer: quote!(::host_runtime::metrics::SyncAnswer<manifest::Metric>),
-        route: quote!(__rt::Route::Sync),
+        route: quote!(__rt::Route::Metrics),
         decode: Decode::Call,
         reply: Reply::Json,
         reserved: false,
@@ -386,7 +386,7 @@ fn work(m: &Manifest, out: &mut Vec<Method>) {
         )),
         call: quote!(WorkCall<::host_runtime::work::NewItem>),
         answer: quote!(::host_runtime::work::CreatedItem),
-        route: quote!(__rt::Route::WorkItem),
+        route: quote!(__rt::Route::WorkItems),
         decode: Decode::Call,
         reply: Reply::Json,
         reserved: false,
@@ -451,7 +451,7 @@ fn events(m: &Manifest, out: &mut Vec<Method>) {
             doc: doc(&text),
             call: quote!(EventCall<#payload>),
             answer: quote!(()),
-            route: quote!(__rt::Route::Event(#name)),
+            route: quote!(__rt::Route::Event(::core::option::Option::Some(#name))),
             decode: Decode::Event,
             reply: Reply::Event,
             reserved: !e.published,

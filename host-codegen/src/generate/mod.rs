@@ -74,7 +74,6 @@ pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes) -> String
     // compiler errors that say nothing new, so later repeats are left out.
     let unique = without_repeats(m);
     let m = &unique;
-    let json = serde_json::to_string(m).unwrap_or_default();
     let phase = crate::Phase::start();
     let types = types.unwrap_or_else(|| Types::build(schemas::jobs(m)));
     phase.done("types");
@@ -87,7 +86,7 @@ pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes) -> String
     out.extend(calls::aliases(m));
     out.extend(traits::traits(&methods));
     out.extend(webhooks::webhooks(m, &types, notes));
-    out.extend(dispatch::dispatcher(m, &methods, &json));
+    out.extend(dispatch::dispatcher(m, &methods));
     phase.done("items");
     let text = types.splice(out.to_string());
     phase.done("splice");

@@ -1,0 +1,227 @@
+//! The routes a host calls, as one type: reading a request path, writing one, the HTTP methods each
+//! answers and the scopes the install must hold. The runtime's pipeline, the generated dispatcher,
+//! `cargo host call` and [`crate::testing`] all use it, so a route is spelled in one place.
+//!
+//! The routes are listed in `docs/interface.md`, section "Routes".
+
+use host_interface::Contribution;
+use http::Method;
+
+/// One route of the interface, with the id or name its path carries.
+///
+/// ```
+/// use host_runtime::route::Route;
+/// let route = Route::parse("/host/tools/keyword-ranks", None).unwrap();
+/// assert_eq!(route, Route::Tool("keyword-ranks"));
+/// assert_eq!(route.method(), http::Method::POST);
+/// assert_eq!(route.path(None).as_deref(), Some("/host/tools/keyword-ranks"));
+/// assert_eq!(route.scopes().collect::<Vec<_>>(), ["ai:tools"]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Route<'a> {
+    /// `GET` or `HEAD /host/health`, the only route without a token.
+    Health,
+    /// `POST /host/tools/<id>`.
+    Tool(&'a str),
+    /// `POST /host/actions/<id>`.
+    Action(&'a str),
+    /// `GET /host/mentions/<id>?q=...`.
+    Mention(&'a str),
+    /// `GET /host/context/<id>`.
+    Context(&'a str),
+    /// `POST /host/procedures/<name>`.
+    Procedure(&'a str),
+    /// `POST /host/events`. The path does not name the event: `None` until the delivery's body has
+    /// been read, then `Some(name)`.
+    Event(Option<&'a str>),
+    /// `POST /host/metrics`, the connector sync.
+    Metrics,
+    /// `GET` of the path the manifest gives as `work.container.list`.
+    WorkContainers,
+    /// `POST /host/work/items`.
+    WorkItems,
+    /// `POST /host/work/items/<id>/comments`.
+    WorkComment(&'a str),
+}
+
+impl<'a> Route<'a> {
+    /// The route of `path` (without the base path), or `None` when no route has that path.
+    /// `work_containers` is the manifest's `work.container.list` path, for an extension with a work
+    /// destination (a query string in it is ignored).
+    pub fn parse(path: &'a str, work_containers: Option<&str>) -> Option<Route<'a>> {
+        if let Some(list) = work_containers {
+            let list = list.split('?').next().unwrap_or(list);
+            if path == list || path.strip_prefix('/') == Some(list) {
+                return Some(Route::WorkContainers);
+            }
+        }
+        match path {
+            "/host/health" => return Some(Route::Health),
+            "/host/events" => return Some(Route::Event(None)),
+            "/host/metrics" => return Some(Route::Metrics),
+            "/host/work/items" => return Some(Route::WorkItems),
+            _ => {}
+        }
+        let segment = |rest: &'a str| (!rest.is_empty() && !rest.contains('/')).then_some(rest);
+        if let Some(rest) = path.strip_prefix("/host/work/items/") {
+            return rest
+                .strip_suffix("/comments")
+                .and_then(segment)
+                .map(Route::WorkComment);
+        }
+        let (kind, rest) = path.strip_prefix("/host/")?.split_once('/')?;
+        let id = segment(rest)?;
+        Some(match kind {
+            "tools" => Route::Tool(id),
+            "actions" => Route::Action(id),
+            "mentions" => Route::Mention(id),
+            "context" => Route::Context(id),
+            "procedures" => Route::Procedure(id),
+            _ => return None,
+        })
+    }
+
+    /// The path to call (without a base path or query). `None` only for
+    /// [`WorkContainers`](Route::WorkContainers) without the manifest's `work.container.list`.
+    pub fn path(&self, work_containers: Option<&str>) -> Option<String> {
+        Some(match self {
+            Route::Health => "/host/health".to_owned(),
+            Route::Tool(id) => format!("/host/tools/{id}"),
+            Route::Action(id) => format!("/host/actions/{id}"),
+            Route::Mention(id) => format!("/host/mentions/{id}"),
+            Route::Context(id) => format!("/host/context/{id}"),
+            Route::Procedure(name) => format!("/host/procedures/{name}"),
+            Route::Event(_) => "/host/events".to_owned(),
+            Route::Metrics => "/host/metrics".to_owned(),
+            Route::WorkContainers => {
+                let list = work_containers?;
+                let list = list.split('?').next().unwrap_or(list);
+                if list.starts_with('/') {
+                    list.to_owned()
+                } else {
+                    format!("/{list}")
+                }
+            }
+            Route::WorkItems => "/host/work/items".to_owned(),
+            Route::WorkComment(item) => format!("/host/work/items/{item}/comments"),
+        })
+    }
+
+    /// The methods the route answers; any other is `405` with an `Allow` header.
+    pub fn methods(&self) -> &'static [Method] {
+        match self {
+            Route::Health => &[Method::GET, Method::HEAD],
+            Route::Mention(_) | Route::Context(_) | Route::WorkContainers => &[Method::GET],
+            _ => &[Method::POST],
+        }
+    }
+
+    /// The method the host calls the route with.
+    pub fn method(&self) -> Method {
+        self.methods()[0].clone()
+    }
+
+    /// The kind of contribution the route reaches, for the scopes it needs.
+    pub fn contribution(&self) -> Option<Contribution> {
+        match self {
+            Route::Tool(_) => Some(Contribution::Tools),
+            Route::Mention(_) => Some(Contribution::Mentions),
+            Route::Action(_) => Some(Contribution::Actions),
+            Route::Context(_) => Some(Contribution::ContextProviders),
+            Route::Metrics => Some(Contribution::ConnectorMetrics),
+            Route::WorkContainers | Route::WorkItems => Some(Contribution::WorkItems),
+            Route::WorkComment(_) => Some(Contribution::WorkComments),
+            Route::Health | Route::Procedure(_) | Route::Event(_) => None,
+        }
+    }
+
+    /// The scopes the install must hold for the call to reach a handler: those of the kind of
+    /// contribution, and for a named event the scope the catalogue gives it. An action's own
+    /// `scope` comes from the manifest and is added by the pipeline.
+    pub fn scopes(&self) -> impl Iterator<Item = &'static str> + use<'a> {
+        let contribution = self.contribution().map(Contribution::scopes);
+        let event = match self {
+            Route::Event(Some(name)) => {
+                host_interface::catalogue::event(name).and_then(|e| e.scope)
+            }
+            _ => None,
+        };
+        contribution.into_iter().flatten().copied().chain(event)
+    }
+
+    /// A short name for logs and messages: `tools/keyword-ranks`, `events`, `work/items`.
+    pub fn name(&self) -> String {
+        match self {
+            Route::Health => "health".into(),
+            Route::Tool(id) => format!("tools/{id}"),
+            Route::Action(id) => format!("actions/{id}"),
+            Route::Mention(id) => format!("mentions/{id}"),
+            Route::Context(id) => format!("context/{id}"),
+            Route::Procedure(name) => format!("procedures/{name}"),
+            Route::Event(_) => "events".into(),
+            Route::Metrics => "metrics".into(),
+            Route::WorkContainers => "work/containers".into(),
+            Route::WorkItems => "work/items".into(),
+            Route::WorkComment(_) => "work/comments".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_map_to_routes_and_back() {
+        let list = Some("/work/projects?mine=1");
+        for (path, route) in [
+            ("/host/tools/keyword-ranks", Route::Tool("keyword-ranks")),
+            ("/host/actions/pause", Route::Action("pause")),
+            ("/host/mentions/keyword", Route::Mention("keyword")),
+            ("/host/context/tracked", Route::Context("tracked")),
+            (
+                "/host/procedures/addKeyword",
+                Route::Procedure("addKeyword"),
+            ),
+            ("/host/events", Route::Event(None)),
+            ("/host/metrics", Route::Metrics),
+            ("/host/health", Route::Health),
+            ("/work/projects", Route::WorkContainers),
+            ("/host/work/items", Route::WorkItems),
+            ("/host/work/items/42/comments", Route::WorkComment("42")),
+        ] {
+            assert_eq!(Route::parse(path, list), Some(route), "{path}");
+            assert_eq!(route.path(list).as_deref(), Some(path));
+        }
+        assert_eq!(Route::WorkContainers.path(None), None);
+    }
+
+    #[test]
+    fn other_paths_are_no_route() {
+        for path in [
+            "/host/tools/a/b",
+            "/host/tools/",
+            "/host/nothing/x",
+            "/elsewhere",
+            "/host/work/items//comments",
+            "/host/work/items/1/2/comments",
+            "",
+        ] {
+            assert_eq!(Route::parse(path, None), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn scopes_come_from_the_shared_tables() {
+        let scopes = |r: Route<'_>| r.scopes().collect::<Vec<_>>();
+        assert_eq!(scopes(Route::Mention("k")), ["ai:tools"]);
+        assert_eq!(scopes(Route::Context("k")), ["ai:skills"]);
+        assert_eq!(scopes(Route::WorkComment("1")), ["work:sync"]);
+        assert_eq!(
+            scopes(Route::Event(Some("release.shipped"))),
+            ["projects:read"]
+        );
+        assert!(scopes(Route::Event(Some("install.created"))).is_empty());
+        assert!(scopes(Route::Procedure("p")).is_empty());
+    }
+}

@@ -1,0 +1,113 @@
+//! What the runtime needs of one extension's manifest, written by `host_extension!` as a `static`
+//! when the crate is compiled: ids, schemas as JSON text, scopes, metrics and the work destination.
+//! The runtime never parses the manifest itself; it compiles the schemas once, when the handler is
+//! built.
+//!
+//! Built by generated code only (its fields are public for that); not a stable API.
+
+/// One extension, as the runtime serves it.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The extension id.
+    pub extension_id: &'static str,
+    /// Assistant tools.
+    pub tools: &'static [Tool],
+    /// Owner-approved actions.
+    pub actions: &'static [Action],
+    /// Mention picker ids.
+    pub mentions: &'static [&'static str],
+    /// Context provider ids.
+    pub context: &'static [&'static str],
+    /// Procedures.
+    pub procedures: &'static [Procedure],
+    /// The connector's metrics.
+    pub metrics: &'static [Metric],
+    /// The work destination.
+    pub work: Option<Work>,
+    /// `server.events`: the events the server subscribes to.
+    pub events: &'static [&'static str],
+}
+
+/// A tool: its id and `input` schema.
+#[derive(Debug, Clone, Copy)]
+pub struct Tool {
+    /// The tool id.
+    pub id: &'static str,
+    /// The `input` JSON Schema, as JSON text.
+    pub input: &'static str,
+}
+
+/// An action: its id, the scope it declares and its `input` schema.
+#[derive(Debug, Clone, Copy)]
+pub struct Action {
+    /// The action id.
+    pub id: &'static str,
+    /// The action's own `scope`.
+    pub scope: &'static str,
+    /// The `input` JSON Schema, as JSON text.
+    pub input: &'static str,
+}
+
+/// A procedure: its name and `input` and `output` schemas.
+#[derive(Debug, Clone, Copy)]
+pub struct Procedure {
+    /// The procedure name.
+    pub name: &'static str,
+    /// The `input` JSON Schema, as JSON text.
+    pub input: &'static str,
+    /// The `output` JSON Schema, as JSON text.
+    pub output: &'static str,
+}
+
+/// A connector metric and the dimension keys it declares.
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    /// The metric key.
+    pub key: &'static str,
+    /// Its dimension keys.
+    pub dimensions: &'static [&'static str],
+}
+
+/// The work destination.
+#[derive(Debug, Clone, Copy)]
+pub struct Work {
+    /// `work.container.list`: the path the host lists containers at.
+    pub containers: &'static str,
+    /// `work.creates`: the item kinds a new item may have.
+    pub creates: &'static [&'static str],
+    /// Whether comments sync both ways (`comments: "two-way"`), which opens the comment route.
+    pub two_way_comments: bool,
+}
+
+impl Spec {
+    /// Whether the route's contribution is declared: a route to an undeclared one is `404`.
+    pub(crate) fn declares(&self, route: &crate::route::Route<'_>) -> bool {
+        use crate::route::Route;
+        match route {
+            Route::Tool(id) => self.tools.iter().any(|t| t.id == *id),
+            Route::Action(id) => self.actions.iter().any(|a| a.id == *id),
+            Route::Mention(id) => self.mentions.contains(id),
+            Route::Context(id) => self.context.contains(id),
+            Route::Procedure(name) => self.procedures.iter().any(|p| p.name == *name),
+            Route::Metrics => !self.metrics.is_empty(),
+            Route::WorkContainers | Route::WorkItems => self.work.is_some(),
+            Route::WorkComment(_) => self.work.is_some_and(|w| w.two_way_comments),
+            Route::Event(_) | Route::Health => true,
+        }
+    }
+
+    /// The action's own scope, for an action route.
+    pub(crate) fn action_scope(&self, route: &crate::route::Route<'_>) -> Option<&'static str> {
+        match route {
+            crate::route::Route::Action(id) => {
+                self.actions.iter().find(|a| a.id == *id).map(|a| a.scope)
+            }
+            _ => None,
+        }
+    }
+
+    /// The path the host lists work containers at, if there is a work destination.
+    pub(crate) fn work_containers(&self) -> Option<&'static str> {
+        self.work.map(|w| w.containers)
+    }
+}
