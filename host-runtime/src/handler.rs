@@ -155,7 +155,8 @@ impl Handler {
         crate::service::handle(&self.inner, request).await
     }
 
-    /// Serves the handler on `addr` with hyper (HTTP/1.1 and HTTP/2) until the future is dropped.
+    /// Serves the handler on `addr` with hyper (HTTP/1.1; with the `http2` feature also cleartext
+    /// HTTP/2) until the future is dropped.
     pub async fn serve(self, addr: SocketAddr) -> std::io::Result<()> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         self.serve_on(listener).await
@@ -168,11 +169,17 @@ impl Handler {
             let service = hyper_util::service::TowerToHyperService::new(self.clone());
             tokio::spawn(async move {
                 let io = hyper_util::rt::TokioIo::new(stream);
-                let builder = hyper_util::server::conn::auto::Builder::new(
-                    hyper_util::rt::TokioExecutor::new(),
-                );
                 // A connection error concerns that peer only.
-                let _ = builder.serve_connection(io, service).await;
+                #[cfg(feature = "http2")]
+                let _ = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                )
+                .serve_connection(io, service)
+                .await;
+                #[cfg(not(feature = "http2"))]
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(io, service)
+                    .await;
             });
         }
     }

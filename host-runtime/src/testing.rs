@@ -141,7 +141,12 @@ fn now() -> i64 {
 impl TestHost {
     /// A host with a new Ed25519 key for the extension `extension_id`.
     pub fn new(extension_id: impl Into<String>) -> Self {
-        let key = SigningKey::generate(&mut rand::rngs::OsRng);
+        use ring::rand::SecureRandom as _;
+        let mut seed = [0u8; 32];
+        // The system's random source; it does not fail on the platforms the SDK supports, and a
+        // zero seed would still give a working (if guessable) test key.
+        let _ = ring::rand::SystemRandom::new().fill(&mut seed);
+        let key = SigningKey::from_bytes(&seed);
         let kid = format!(
             "test-{}",
             &URL_SAFE_NO_PAD.encode(key.verifying_key().as_bytes())[..8]

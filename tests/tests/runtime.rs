@@ -629,3 +629,35 @@ async fn a_handler_error_keeps_its_code_and_status() {
     assert_eq!((r.status, r.error_code()), (503, Some("RANKS_DOWN")));
     assert_eq!(r.json["error"]["message"], "the rank store is down");
 }
+
+#[tokio::test]
+async fn serve_speaks_http2_with_the_feature() {
+    let (host, handler, _) = setup();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(handler.serve_on(listener));
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, connection) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(stream),
+    )
+    .await
+    .unwrap();
+    tokio::spawn(connection);
+    let body = host.call_body(json!({}));
+    let request = http::Request::post(format!("http://{addr}/host/tools/visibility-score"))
+        .header("authorization", format!("Bearer {}", host.token()))
+        .header("content-type", "application/json")
+        .body(http_body_util::Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let response = sender.send_request(request).await.unwrap();
+    assert_eq!(response.version(), http::Version::HTTP_2);
+    assert_eq!(response.status(), 200);
+    let bytes = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    let answer: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(answer["value"].as_f64(), Some(71.5));
+    server.abort();
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Benchmark: a clean debug build of the README's hello extension against a hand-written baseline.
+
+Writes two crates under target/build-cost/ (or the folder given with --dir):
+
+- hello: the README's "From an empty crate to a served extension" crate, exactly as the README has it
+  (Cargo.toml with host-runtime and the host-runtime-build build script, build.rs, the manifest,
+  src/main.rs), depending on this repository by path;
+- baseline: scripts/build-cost/baseline, the same tool call by hand on axum, jsonwebtoken and
+  jsonschema.
+
+Both get this repository's Cargo.lock, so they build the same versions of shared dependencies. After a
+`cargo fetch` (not timed), each is built `runs` times from an empty target folder with
+`cargo build` (debug, the default jobs), alternating the two; the script prints every time, the
+medians, their ratio and how many crates each build compiled (the "Compiling" lines).
+
+    python3 scripts/build_cost.py [runs] [--dir DIR]
+
+Run it on an otherwise idle machine: both builds use every core.
+"""
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def readme_block(lang, marker):
+    """The README's first ```lang block that contains `marker`."""
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    for m in re.finditer(r"```" + re.escape(lang) + r"\n(.*?)```", text, re.S):
+        if marker in m.group(1):
+            return m.group(1)
+    sys.exit(f"the README has no ```{lang} block with {marker!r}")
+
+
+def write_hello(dir):
+    os.makedirs(os.path.join(dir, "src"), exist_ok=True)
+    path = lambda krate: os.path.join(ROOT, krate)
+    with open(os.path.join(dir, "Cargo.toml"), "w") as f:
+        f.write(
+            '[package]\nname = "hello-extension"\nversion = "0.1.0"\nedition = "2024"\n\n'
+            f'[dependencies]\nhost-runtime = {{ path = "{path("host-runtime")}" }}\n'
+            'tokio = { version = "1", features = ["rt-multi-thread", "macros"] }\n\n'
+            f'[build-dependencies]\nhost-runtime-build = {{ path = "{path("host-runtime-build")}" }}\n\n'
+            "[workspace]\n"
+        )
+    with open(os.path.join(dir, "icon.svg"), "w") as f:
+        f.write('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>\n')
+    with open(os.path.join(dir, "host.extension.json"), "w") as f:
+        f.write(readme_block("json", '"hello-extension"'))
+    with open(os.path.join(dir, "build.rs"), "w") as f:
+        f.write(readme_block("rust,ignore", "host_runtime_build::generate"))
+    with open(os.path.join(dir, "src", "main.rs"), "w") as f:
+        f.write(readme_block("rust,ignore", "struct Hello"))
+
+
+def write_baseline(dir):
+    shutil.copytree(os.path.join(ROOT, "scripts", "build-cost", "baseline"), dir, dirs_exist_ok=True)
+
+
+def build(dir):
+    """Seconds for a clean `cargo build`, and the number of crates compiled."""
+    target = os.path.join(dir, "target")
+    shutil.rmtree(target, ignore_errors=True)
+    env = dict(os.environ, CARGO_TARGET_DIR=target)
+    start = time.monotonic()
+    out = subprocess.run(["cargo", "build"], cwd=dir, env=env, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    if out.returncode != 0:
+        sys.exit(f"cargo build failed in {dir}:\n{out.stderr[-4000:]}")
+    compiled = sum(1 for line in out.stderr.splitlines() if line.strip().startswith("Compiling "))
+    return seconds, compiled
+
+
+def main():
+    args = sys.argv[1:]
+    base = os.path.join(ROOT, "target", "build-cost")
+    if "--dir" in args:
+        i = args.index("--dir")
+        base = args[i + 1]
+        del args[i : i + 2]
+    runs = int(args[0]) if args else 3
+    crates = {"hello": os.path.join(base, "hello"), "baseline": os.path.join(base, "baseline")}
+    write_hello(crates["hello"])
+    write_baseline(crates["baseline"])
+    for dir in crates.values():
+        shutil.copy(os.path.join(ROOT, "Cargo.lock"), os.path.join(dir, "Cargo.lock"))
+        subprocess.run(["cargo", "fetch", "--quiet"], cwd=dir, check=True)
+    times = {name: [] for name in crates}
+    counts = {}
+    for run in range(runs):
+        for name, dir in crates.items():
+            seconds, compiled = build(dir)
+            times[name].append(seconds)
+            counts[name] = compiled
+            print(f"run {run + 1}: {name:<8} {seconds:6.1f} s, {compiled} crates compiled", flush=True)
+    hello, baseline = (statistics.median(times[n]) for n in ("hello", "baseline"))
+    print(f"median: hello {hello:.1f} s ({counts['hello']} crates), "
+          f"baseline {baseline:.1f} s ({counts['baseline']} crates), ratio {hello / baseline:.2f}")
+    for dir in crates.values():
+        shutil.rmtree(os.path.join(dir, "target"), ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
