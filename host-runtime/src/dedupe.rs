@@ -18,7 +18,7 @@ use crate::events;
 pub const WINDOW: Duration = Duration::from_secs(20 * 60);
 
 /// Where processed keys live. The default is in memory; vendors running several instances share a
-/// [`RedisStore`] (feature `redis`).
+/// `RedisStore` (feature `redis`).
 pub trait DedupeStore: Send + Sync + 'static {
     /// Claims `key` for processing.
     fn claim<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Claim, String>>;

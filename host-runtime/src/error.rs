@@ -14,7 +14,7 @@ macro_rules! error_codes {
         /// The SDK never answers a code outside this list; a handler's own [`HostError`]s carry the
         /// vendor's codes. The interface's `MENTION_RESPONSE_INVALID` is not in it: mention answers
         /// are typed ([`crate::MentionItems`]) and trimmed to the limits, so none can break the shape. The list and what the host does with each status are in
-        /// `docs/interface.md`, section "Errors". New codes may be added in a minor release, hence
+        /// [`crate::interface`], section "Errors" ([link](crate::interface#errors)). New codes may be added in a minor release, hence
         /// `#[non_exhaustive]`.
         ///
         /// ```

@@ -17,7 +17,9 @@
 //! - [`events`]: typed payloads of the 12 published host events;
 //! - [`metrics`], [`work`]: the connector sync and work destination shapes;
 //! - [`webhook`]: signing the vendor's own events (Standard Webhooks `v1`);
-//! - [`HostError`]: errors with the interface's codes and body.
+//! - [`HostError`]: errors with the interface's codes and body;
+//! - [`interface`]: the interface as this SDK implements it (install tokens, errors, routes, answer
+//!   shapes, events and deduplication, limits, health), one section per topic.
 
 pub mod answer;
 pub mod auth;
@@ -29,6 +31,8 @@ mod dispatch;
 mod error;
 pub mod events;
 mod handler;
+#[doc = include_str!("../docs/interface.md")]
+pub mod interface {}
 pub mod metrics;
 pub mod route;
 mod service;

@@ -2,7 +2,8 @@
 //! answers and the scopes the install must hold. The runtime's pipeline, the generated dispatcher,
 //! `cargo host call` and [`crate::testing`] all use it, so a route is spelled in one place.
 //!
-//! The routes are listed in `docs/interface.md`, section "Routes".
+//! The routes are listed in [`crate::interface`], section "Routes"
+//! ([link](crate::interface#routes)).
 
 use host_interface::Contribution;
 use http::Method;

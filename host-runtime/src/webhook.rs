@@ -6,7 +6,8 @@
 //! per webhook the manifest declares, so an undeclared event or a payload of the wrong type does not
 //! compile, and each payload is checked against the webhook's declared schema (and, for alerts and
 //! banners, for a non-empty `why`) before it is signed: the host would refuse it with a 4xx after the
-//! fact, and a 4xx is final. See `docs/interface.md`, "Events and deduplication".
+//! fact, and a 4xx is final. See [`crate::interface`], section "Events and deduplication"
+//! ([link](crate::interface#events-and-deduplication)).
 
 use std::fmt;
 use std::sync::OnceLock;

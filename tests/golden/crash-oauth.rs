@@ -271,6 +271,8 @@ pub type SyncCall = ::host_runtime::Call<
     Documents,
 >;
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
+///
+/// Answers are checked against the card shape of each tool's `returns` kind and the size limit; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes" and "Limits".
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Crash groups with the most affected users for one release.
     ///
@@ -303,6 +305,8 @@ impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
     }
 }
 /// The connector's metrics sync (`contributes.connector`).
+///
+/// See [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes", for what a sync answer may hold.
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
     ///
@@ -331,6 +335,8 @@ impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
     }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
+///
+/// What a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), "Events and deduplication".
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `release.shipped`.
     ///

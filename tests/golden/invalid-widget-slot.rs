@@ -627,6 +627,8 @@ pub type SyncCall = ::host_runtime::Call<
     Documents,
 >;
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
+///
+/// Answers are checked against the card shape of each tool's `returns` kind and the size limit; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes" and "Limits".
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Daily rank history of one tracked keyword.
     ///
@@ -684,6 +686,8 @@ impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
     }
 }
 /// The owner-approved actions this extension declares (`contributes.ai.actions`): one method per action.
+///
+/// See [`host_runtime::interface`](::host_runtime::interface#routes), "Routes", for the scopes a call needs.
 pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Saves an insight about a rank change.
     ///
@@ -714,6 +718,8 @@ impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
     }
 }
 /// The mention pickers this extension declares (`contributes.ai.mentions`): one method per picker.
+///
+/// Answers are trimmed to the limits in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
 pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The `keyword` mention picker (Keyword).
     ///
@@ -742,6 +748,8 @@ impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
     }
 }
 /// The context providers this extension declares (`contributes.ai.context`): one method per provider.
+///
+/// The block's size limit is in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
 pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Tracked keywords and their current ranks.
     ///
@@ -771,6 +779,8 @@ for ::std::sync::Arc<T> {
     }
 }
 /// The procedures the host may call (`server.procedures`): one method per procedure.
+///
+/// Answers are checked against each procedure's `output` schema; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `listWatchlists`.
     ///
@@ -801,6 +811,8 @@ impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> 
     }
 }
 /// The connector's metrics sync (`contributes.connector`).
+///
+/// See [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes", for what a sync answer may hold.
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
     ///
@@ -829,6 +841,8 @@ impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
     }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
+///
+/// What a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), "Events and deduplication".
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `release.shipped`.
     ///

@@ -1338,6 +1338,8 @@ pub type SyncCall = ::host_runtime::Call<
     Documents,
 >;
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
+///
+/// Answers are checked against the card shape of each tool's `returns` kind and the size limit; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes" and "Limits".
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Daily rank history of one tracked keyword in one country.
     ///
@@ -1476,6 +1478,8 @@ impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
     }
 }
 /// The owner-approved actions this extension declares (`contributes.ai.actions`): one method per action.
+///
+/// See [`host_runtime::interface`](::host_runtime::interface#routes), "Routes", for the scopes a call needs.
 pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Saves a short insight about a keyword's rank change to the project insight feed.
     ///
@@ -1506,6 +1510,8 @@ impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
     }
 }
 /// The mention pickers this extension declares (`contributes.ai.mentions`): one method per picker.
+///
+/// Answers are trimmed to the limits in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
 pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The `keyword` mention picker (Keyword).
     ///
@@ -1534,6 +1540,8 @@ impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
     }
 }
 /// The context providers this extension declares (`contributes.ai.context`): one method per provider.
+///
+/// The block's size limit is in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
 pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The tracked keywords and their current ranks in the selected country.
     ///
@@ -1563,6 +1571,8 @@ for ::std::sync::Arc<T> {
     }
 }
 /// The procedures the host may call (`server.procedures`): one method per procedure.
+///
+/// Answers are checked against each procedure's `output` schema; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `addKeyword`.
     ///
@@ -1620,6 +1630,8 @@ impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> 
     }
 }
 /// The connector's metrics sync (`contributes.connector`).
+///
+/// See [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes", for what a sync answer may hold.
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
     ///
@@ -1648,6 +1660,8 @@ impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
     }
 }
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
+///
+/// What a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), "Events and deduplication".
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `release.shipped`.
     ///

@@ -319,6 +319,8 @@ pub struct Documents {
 /// A host event delivery, with its typed payload as `input`.
 pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
+///
+/// What a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), "Events and deduplication".
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `install.created`.
     ///

@@ -452,6 +452,8 @@ pub mod procedures {
 /// A call to a procedure, with its typed `input`.
 pub type ProcedureCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
 /// The procedures the host may call (`server.procedures`): one method per procedure.
+///
+/// Answers are checked against each procedure's `output` schema; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `get-result`.
     ///

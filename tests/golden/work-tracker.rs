@@ -106,6 +106,8 @@ pub type ContainersCall = ::host_runtime::Call<
     ::host_runtime::NoDocuments,
 >;
 /// The work destination (`contributes.work`).
+///
+/// See [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes", for the checks on items and links.
 pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Lists the selectable Project (`work.container`).
     ///

@@ -233,11 +233,11 @@ async fn every_error_code_is_reached_with_its_status() {
     }
 }
 
-/// The README and `docs/interface.md` list exactly the codes of the enum, with their statuses.
+/// The README and `host-runtime/docs/interface.md` list exactly the codes of the enum, with their statuses.
 #[test]
 fn the_docs_list_every_code() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for doc in ["README.md", "docs/interface.md"] {
+    for doc in ["README.md", "host-runtime/docs/interface.md"] {
         let text = std::fs::read_to_string(root.join(doc)).unwrap();
         let table = text
             .split("<!-- error-codes:start -->")

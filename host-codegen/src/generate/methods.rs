@@ -46,24 +46,28 @@ impl Trait {
     pub fn doc(self) -> &'static str {
         match self {
             Trait::Tools => {
-                "The assistant tools this extension declares (`contributes.ai.tools`): one method per tool."
+                "The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.\n\nAnswers are checked against the card shape of each tool's `returns` kind and the size limit; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), \"Answer shapes\" and \"Limits\"."
             }
             Trait::Actions => {
-                "The owner-approved actions this extension declares (`contributes.ai.actions`): one method per action."
+                "The owner-approved actions this extension declares (`contributes.ai.actions`): one method per action.\n\nSee [`host_runtime::interface`](::host_runtime::interface#routes), \"Routes\", for the scopes a call needs."
             }
             Trait::Mentions => {
-                "The mention pickers this extension declares (`contributes.ai.mentions`): one method per picker."
+                "The mention pickers this extension declares (`contributes.ai.mentions`): one method per picker.\n\nAnswers are trimmed to the limits in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), \"Answer shapes\"."
             }
             Trait::ContextProviders => {
-                "The context providers this extension declares (`contributes.ai.context`): one method per provider."
+                "The context providers this extension declares (`contributes.ai.context`): one method per provider.\n\nThe block's size limit is in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), \"Answer shapes\"."
             }
             Trait::Procedures => {
-                "The procedures the host may call (`server.procedures`): one method per procedure."
+                "The procedures the host may call (`server.procedures`): one method per procedure.\n\nAnswers are checked against each procedure's `output` schema; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), \"Answer shapes\"."
             }
-            Trait::Connector => "The connector's metrics sync (`contributes.connector`).",
-            Trait::Work => "The work destination (`contributes.work`).",
+            Trait::Connector => {
+                "The connector's metrics sync (`contributes.connector`).\n\nSee [`host_runtime::interface`](::host_runtime::interface#answer-shapes), \"Answer shapes\", for what a sync answer may hold."
+            }
+            Trait::Work => {
+                "The work destination (`contributes.work`).\n\nSee [`host_runtime::interface`](::host_runtime::interface#answer-shapes), \"Answer shapes\", for the checks on items and links."
+            }
             Trait::Events => {
-                "The host events the vendor server subscribes to (`server.events`): one method per event."
+                "The host events the vendor server subscribes to (`server.events`): one method per event.\n\nWhat a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), \"Events and deduplication\"."
             }
         }
     }
