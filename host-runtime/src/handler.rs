@@ -5,7 +5,6 @@
 use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -18,7 +17,7 @@ use crate::auth::{KeySource, Verifier, VerifyOptions};
 use crate::dedupe::{DedupeStore, MemoryStore};
 use crate::dispatch::Dispatch;
 use crate::error::HostError;
-use crate::service::{Config, HealthCheck, Inner, Schemas};
+use crate::service::{Config, HealthCheck, Inner, Schemas, Serving};
 use crate::spec::Spec;
 
 /// The default request body limit: 1 MiB.
@@ -57,6 +56,7 @@ impl Handler {
             health: None,
             dedupe: Arc::new(MemoryStore::new()),
             event_wait: DEFAULT_EVENT_WAIT,
+            serving: Serving::default(),
         };
         let verifier = Verifier::new(verify_options(spec.extension_id, &config));
         Handler {
@@ -138,6 +138,30 @@ impl Handler {
         self.configure(|c| c.event_wait = wait)
     }
 
+    /// The longest a client may take to send a request's headers when served by
+    /// [`serve`](Self::serve) (default 10 s); a slower one is disconnected.
+    pub fn with_header_timeout(self, timeout: Duration) -> Self {
+        self.configure(|c| c.serving.header_timeout = timeout)
+    }
+
+    /// Closes a served connection with no bytes in or out for this long (default 30 s), once any
+    /// call in flight on it has been answered.
+    pub fn with_idle_timeout(self, timeout: Duration) -> Self {
+        self.configure(|c| c.serving.idle_timeout = timeout)
+    }
+
+    /// The most connections [`serve`](Self::serve) keeps open at once (default 1,000); past it, new
+    /// connections wait in the listen queue until one closes. Keep it under the process's open-file
+    /// limit (`ulimit -n`).
+    pub fn with_max_connections(self, connections: usize) -> Self {
+        self.configure(|c| c.serving.max_connections = connections.max(1))
+    }
+
+    /// How long calls in flight may finish once [`serve`](Self::serve) is told to stop (default 30 s).
+    pub fn with_shutdown_grace(self, grace: Duration) -> Self {
+        self.configure(|c| c.serving.shutdown_grace = grace)
+    }
+
     /// Uses another store for event deduplication (the default keeps keys in this process).
     pub fn with_dedupe_store(self, store: impl DedupeStore) -> Self {
         let store: Arc<dyn DedupeStore> = Arc::new(store);
@@ -153,35 +177,6 @@ impl Handler {
     /// the vendor's handler and the answer's checks, in the interface's order.
     pub async fn handle(&self, request: http::Request<Bytes>) -> http::Response<Bytes> {
         crate::service::handle(&self.inner, request).await
-    }
-
-    /// Serves the handler on `addr` with hyper (HTTP/1.1; with the `http2` feature also cleartext
-    /// HTTP/2) until the future is dropped.
-    pub async fn serve(self, addr: SocketAddr) -> std::io::Result<()> {
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        self.serve_on(listener).await
-    }
-
-    /// Serves the handler on a bound listener (for an ephemeral port in tests).
-    pub async fn serve_on(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-        loop {
-            let (stream, _) = listener.accept().await?;
-            let service = hyper_util::service::TowerToHyperService::new(self.clone());
-            tokio::spawn(async move {
-                let io = hyper_util::rt::TokioIo::new(stream);
-                // A connection error concerns that peer only.
-                #[cfg(feature = "http2")]
-                let _ = hyper_util::server::conn::auto::Builder::new(
-                    hyper_util::rt::TokioExecutor::new(),
-                )
-                .serve_connection(io, service)
-                .await;
-                #[cfg(not(feature = "http2"))]
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(io, service)
-                    .await;
-            });
-        }
     }
 
     /// An axum router serving every route of the handler (mount it with `Router::merge` or `nest`).

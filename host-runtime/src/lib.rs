@@ -35,6 +35,7 @@ mod handler;
 pub mod interface {}
 pub mod metrics;
 pub mod route;
+mod server;
 mod service;
 #[doc(hidden)]
 pub mod spec;

@@ -57,6 +57,32 @@ pub(crate) struct Config {
     pub dedupe: Arc<dyn DedupeStore>,
     /// How long a duplicate delivery waits for the one in flight before answering 503.
     pub event_wait: Duration,
+    /// How `serve` treats connections.
+    pub serving: Serving,
+}
+
+/// Connection limits of [`crate::Handler::serve`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Serving {
+    /// The longest a client may take to send a request's headers.
+    pub header_timeout: Duration,
+    /// A connection with no bytes in or out for this long is closed (after any call in flight).
+    pub idle_timeout: Duration,
+    /// Open connections at most; past it, new connections wait in the listen queue.
+    pub max_connections: usize,
+    /// How long calls in flight may finish after a shutdown signal.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Serving {
+    fn default() -> Self {
+        Serving {
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            max_connections: 1000,
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
 }
 
 /// The extension's JSON Schemas, compiled once when the handler is built, each kept where its

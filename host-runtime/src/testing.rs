@@ -84,7 +84,8 @@ impl TestResponse {
     }
 }
 
-/// A stand-in for the host.
+/// A stand-in for the host. Cloning it keeps the same signing key.
+#[derive(Clone)]
 pub struct TestHost {
     key: SigningKey,
     kid: String,

@@ -1,0 +1,274 @@
+//! Faults a host and its network inflict on a vendor server, each over real processes and sockets:
+//! the server (`src/bin/fault_server.rs`, the fixture extension on `Handler::serve_on`) runs in its
+//! own process with tight limits, and the test is its clients.
+//!
+//! - a process out of file descriptors keeps serving once they free up (it used to exit);
+//! - clients that send nothing, or headers one byte at a time, are disconnected;
+//! - past the connection limit, new connections wait instead of failing;
+//! - SIGTERM lets the calls in flight finish, then the process exits.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use host_runtime::testing::TestHost;
+use serde_json::json;
+
+/// A host for the fixture extension, with the credentials its connector declares.
+fn test_host() -> TestHost {
+    let mut host = TestHost::new("keyword-tracker");
+    host.credentials = json!({ "api_key": "kt_live_123" });
+    host
+}
+
+/// The server process; killed if a test ends early.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the fault server trusting `host`, with `env` settings, under an open-file limit if given.
+fn start(host: &TestHost, env: &[(&str, &str)], open_files: Option<u32>) -> Server {
+    let bin = env!("CARGO_BIN_EXE_fault_server");
+    let mut command = match open_files {
+        // `ulimit` is a shell builtin; `exec` keeps the server's pid the child's.
+        Some(n) => {
+            let mut c = Command::new("sh");
+            c.args(["-c", &format!("ulimit -n {n} && exec \"$0\""), bin]);
+            c
+        }
+        None => Command::new(bin),
+    };
+    command
+        .env("HOST_JWKS", host.jwks().to_string())
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = command.spawn().expect("the fault server starts");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .parse()
+        .unwrap();
+    Server {
+        child,
+        addr,
+        stdout,
+    }
+}
+
+/// One tool call over a new connection: the status, or `None` when the connection failed.
+fn call(server: SocketAddr, host: &TestHost, timeout: Duration) -> Option<u16> {
+    let mut stream = TcpStream::connect(server).ok()?;
+    stream.set_read_timeout(Some(timeout)).ok()?;
+    request(&mut stream, host)
+}
+
+/// Sends a tool call on `stream` and reads the answer's status (the connection stays open).
+fn request(stream: &mut TcpStream, host: &TestHost) -> Option<u16> {
+    let body = host.call_body(json!({ "keyword": "notes" })).to_string();
+    let head = format!(
+        "POST /host/tools/keyword-ranks HTTP/1.1\r\nhost: test\r\nauthorization: Bearer {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        host.token(),
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).ok()?;
+    stream.write_all(body.as_bytes()).ok()?;
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // Read the head and the body by content-length.
+    loop {
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        answer.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&answer).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length: usize = text[..end]
+                .lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    k.eq_ignore_ascii_case("content-length")
+                        .then(|| v.trim().parse().ok())?
+                })
+                .unwrap_or(0);
+            if answer.len() >= end + 4 + length {
+                return text.get(9..12)?.parse().ok();
+            }
+        }
+    }
+}
+
+/// Whether the server closed `stream` within `within` (a read returns end of file or an error).
+fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
+    stream.set_read_timeout(Some(within)).unwrap();
+    let mut byte = [0u8; 1];
+    match stream.read(&mut byte) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => !matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+    }
+}
+
+#[test]
+fn running_out_of_file_descriptors_does_not_stop_the_server() {
+    let host = test_host();
+    // 64 files for everything (the runtime, tokio, stdio): 80 connections cannot all be accepted.
+    let mut server = start(&host, &[("MAX_CONNECTIONS", "10000")], Some(64));
+    assert_eq!(call(server.addr, &host, Duration::from_secs(5)), Some(200));
+    let hogs: Vec<TcpStream> = (0..80)
+        .filter_map(|_| TcpStream::connect(server.addr).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server exited when it ran out of file descriptors"
+    );
+    assert!(hogs.len() > 64, "the listen queue took the connections");
+    drop(hogs);
+    // Once the descriptors are free again, calls are answered.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut status = None;
+    while Instant::now() < deadline && status != Some(200) {
+        status = call(server.addr, &host, Duration::from_secs(2));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(status, Some(200));
+    assert!(server.child.try_wait().unwrap().is_none());
+    let _ = &mut server.stdout;
+}
+
+#[test]
+fn idle_and_slow_clients_are_disconnected() {
+    let host = test_host();
+    let server = start(
+        &host,
+        &[("HEADER_TIMEOUT_MS", "400"), ("IDLE_TIMEOUT_MS", "400")],
+        None,
+    );
+    // Connected, never a byte.
+    let mut silent = TcpStream::connect(server.addr).unwrap();
+    // Headers that never end (a byte now and then would not help: the limit is on the whole head).
+    let mut slow = TcpStream::connect(server.addr).unwrap();
+    slow.write_all(b"POST /host/tools/keyword-ranks HTTP/1.1\r\nhost: t")
+        .unwrap();
+    // A kept-alive connection after one call.
+    let mut kept = TcpStream::connect(server.addr).unwrap();
+    kept.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    assert_eq!(request(&mut kept, &host), Some(200));
+    for (what, stream) in [
+        ("silent", &mut silent),
+        ("slow", &mut slow),
+        ("kept-alive", &mut kept),
+    ] {
+        assert!(
+            closed_within(stream, Duration::from_secs(3)),
+            "the {what} connection was not closed"
+        );
+    }
+    // The server itself is fine.
+    assert_eq!(call(server.addr, &host, Duration::from_secs(5)), Some(200));
+}
+
+#[test]
+fn past_the_connection_limit_new_connections_wait() {
+    let host = test_host();
+    let server = start(
+        &host,
+        &[("MAX_CONNECTIONS", "2"), ("IDLE_TIMEOUT_MS", "60000")],
+        None,
+    );
+    let mut first = TcpStream::connect(server.addr).unwrap();
+    first
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    assert_eq!(request(&mut first, &host), Some(200));
+    let mut second = TcpStream::connect(server.addr).unwrap();
+    second
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    assert_eq!(request(&mut second, &host), Some(200));
+    // The third waits in the listen queue: no answer while both others are open.
+    let waiting = {
+        let (addr, host) = (server.addr, TestHost::clone(&host));
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            let status = call(addr, &host, Duration::from_secs(10));
+            (status, started.elapsed())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(600));
+    drop(first);
+    let (status, waited) = waiting.join().unwrap();
+    assert_eq!(status, Some(200), "answered once a connection closed");
+    assert!(
+        waited >= Duration::from_millis(500),
+        "it did wait: {waited:?}"
+    );
+}
+
+#[test]
+fn sigterm_lets_calls_in_flight_finish() {
+    let host = test_host();
+    let mut server = start(&host, &[("DELAY_MS", "800"), ("GRACE_MS", "5000")], None);
+    let calls: Vec<_> = (0..5)
+        .map(|_| {
+            let (addr, host) = (server.addr, TestHost::clone(&host));
+            std::thread::spawn(move || call(addr, &host, Duration::from_secs(10)))
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    for call in calls {
+        assert_eq!(
+            call.join().unwrap(),
+            Some(200),
+            "a call in flight was dropped"
+        );
+    }
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server did not exit after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    let mut rest = String::new();
+    server.stdout.read_to_string(&mut rest).unwrap();
+    assert!(rest.contains("stopped"), "{rest}");
+    assert!(
+        TcpStream::connect(server.addr).is_err(),
+        "the listener is closed"
+    );
+}
