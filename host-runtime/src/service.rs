@@ -652,14 +652,44 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
             }
         }
     }
+    // Claimed: from here on the key is released however the attempt ends, also when this future is
+    // dropped because the host gave up on the call (the guard releases it in the background).
+    let mut claim = ClaimGuard {
+        store: Arc::clone(store),
+        key,
+    };
     let result = run(inner, Route::Event(Some(name)), raw).await;
-    if let Some(key) = &key {
+    if let Some(key) = claim.key.take() {
         match &result {
-            Ok(_) => store.complete(key).await,
-            Err(_) => store.release(key).await,
+            Ok(_) => store.complete(&key).await,
+            Err(_) => store.release(&key).await,
         }
     }
     result.map(|_| Reply::NoContent)
+}
+
+/// A claimed deduplication key that is released if the delivery ends without settling it: the
+/// host closed the connection (or timed out) while the handler ran, and the future was dropped.
+/// Without it the key would stay "in flight" and every retry would be answered 503.
+struct ClaimGuard {
+    store: Arc<dyn DedupeStore>,
+    key: Option<String>,
+}
+
+impl Drop for ClaimGuard {
+    fn drop(&mut self) {
+        let Some(key) = self.key.take() else {
+            return;
+        };
+        tracing::warn!("an event delivery ended before its handler finished; its key is released");
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let store = Arc::clone(&self.store);
+                runtime.spawn(async move { store.release(&key).await });
+            }
+            Err(_) => tracing::error!("no runtime to release an event key on"),
+        }
+    }
 }
 
 fn query_q(query: Option<&str>) -> Option<String> {

@@ -5,7 +5,9 @@
 //! - a process out of file descriptors keeps serving once they free up (it used to exit);
 //! - clients that send nothing, or headers one byte at a time, are disconnected;
 //! - past the connection limit, new connections wait instead of failing;
-//! - SIGTERM lets the calls in flight finish, then the process exits.
+//! - SIGTERM lets the calls in flight finish, then the process exits;
+//! - a host that gives up on an event delivery while its handler runs does not leave the event
+//!   "in flight" for ever: the retry runs it.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -113,6 +115,29 @@ fn request(stream: &mut TcpStream, host: &TestHost) -> Option<u16> {
             }
         }
     }
+}
+
+/// Sends an event delivery on `stream` (the answer is not read).
+fn send_event(stream: &mut TcpStream, host: &TestHost, event_id: &str) {
+    let payload = serde_json::to_value(
+        <host_runtime::events::ReleaseShipped as host_runtime::HostEvent>::example(),
+    )
+    .unwrap();
+    let body = host.event_body("release.shipped", payload).to_string();
+    let head = format!(
+        "POST /host/events HTTP/1.1\r\nhost: test\r\nauthorization: Bearer {}\r\ncontent-type: application/json\r\nx-host-event-id: {event_id}\r\ncontent-length: {}\r\n\r\n",
+        host.token(),
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+}
+
+/// The status of the answer on `stream`.
+fn status_of(stream: &mut TcpStream) -> Option<u16> {
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).ok()?;
+    std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
 }
 
 /// Whether the server closed `stream` within `within` (a read returns end of file or an error).
@@ -270,5 +295,44 @@ fn sigterm_lets_calls_in_flight_finish() {
     assert!(
         TcpStream::connect(server.addr).is_err(),
         "the listener is closed"
+    );
+}
+
+#[test]
+fn a_delivery_the_host_gave_up_on_is_run_by_the_retry() {
+    let host = test_host();
+    let server = start(
+        &host,
+        &[("EVENT_DELAY_MS", "600"), ("EVENT_WAIT_MS", "300")],
+        None,
+    );
+    // The host sends the event and gives up on it (a timeout, a dropped connection) mid-handler.
+    let mut first = TcpStream::connect(server.addr).unwrap();
+    send_event(&mut first, &host, "evt_1");
+    std::thread::sleep(Duration::from_millis(150));
+    drop(first);
+    // Its retry, after the abandoned attempt would have finished, runs the event.
+    std::thread::sleep(Duration::from_millis(700));
+    let mut retry = TcpStream::connect(server.addr).unwrap();
+    retry
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    send_event(&mut retry, &host, "evt_2");
+    assert_eq!(
+        status_of(&mut retry),
+        Some(204),
+        "the retry was not run (an abandoned claim kept the event in flight)"
+    );
+    // And it is recorded now: the next duplicate is answered at once.
+    let mut again = TcpStream::connect(server.addr).unwrap();
+    again
+        .set_read_timeout(Some(Duration::from_secs(2)))
+        .unwrap();
+    let started = Instant::now();
+    send_event(&mut again, &host, "evt_3");
+    assert_eq!(status_of(&mut again), Some(204));
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "it ran again"
     );
 }

@@ -3,7 +3,8 @@
 //! test can tighten every limit:
 //!
 //! - `HOST_JWKS`: the key set to trust (JSON; a test host's);
-//! - `DELAY_MS`: how long the `keyword-ranks` tool takes;
+//! - `DELAY_MS`: how long the `keyword-ranks` tool takes; `EVENT_DELAY_MS`: how long an event handler
+//!   takes; `EVENT_WAIT_MS`: how long a duplicate delivery waits for the one in flight;
 //! - `HEADER_TIMEOUT_MS`, `IDLE_TIMEOUT_MS`, `MAX_CONNECTIONS`, `GRACE_MS`: the serving limits.
 //!
 //! It prints `listening on <addr>` once bound and `stopped` when `serve_on` returns.
@@ -31,6 +32,11 @@ async fn main() -> std::io::Result<()> {
         u64::try_from(delay.as_millis()).unwrap_or(0),
         Ordering::SeqCst,
     );
+    let event_delay = env_ms("EVENT_DELAY_MS").unwrap_or_default();
+    server.behaviour.event_delay_ms.store(
+        u64::try_from(event_delay.as_millis()).unwrap_or(0),
+        Ordering::SeqCst,
+    );
     let jwks: host_runtime::serde_json::Value =
         host_runtime::serde_json::from_str(&std::env::var("HOST_JWKS").unwrap_or_default())
             .map_err(std::io::Error::other)?;
@@ -40,6 +46,9 @@ async fn main() -> std::io::Result<()> {
     }
     if let Some(t) = env_ms("IDLE_TIMEOUT_MS") {
         handler = handler.with_idle_timeout(t);
+    }
+    if let Some(t) = env_ms("EVENT_WAIT_MS") {
+        handler = handler.with_event_wait(t);
     }
     if let Some(t) = env_ms("GRACE_MS") {
         handler = handler.with_shutdown_grace(t);
