@@ -99,6 +99,10 @@ error_codes! {
     /// A work destination answered an item or comment `url` that is not https. The interface names no
     /// code for it; this SDK adds one.
     WorkResponseInvalid = "WORK_RESPONSE_INVALID", 502;
+    /// A handler other than a tool (procedure, action, mention, context provider, connector sync,
+    /// work destination, event) did not answer within the handler deadline. The interface sets no
+    /// limit for these; this SDK adds one, and a 5xx so that an event is retried.
+    HandlerTimeout = "HANDLER_TIMEOUT", 504;
     /// A duplicate event delivery arrived while the first was still being processed, and that took
     /// longer than the handler waits (with `Retry-After`). Retryable on purpose: a 4xx would tell the
     /// host the event was recorded, and it would be lost if the first attempt then failed.

@@ -24,6 +24,11 @@ use crate::spec::Spec;
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
 /// The tool time limit: 30 s; it may be configured lower, never higher.
 pub const TOOL_DEADLINE: Duration = Duration::from_secs(host_interface::limits::TOOL_DEADLINE_SECS);
+/// How long a handler other than a tool may take by default (procedures, actions, mentions, context
+/// providers, the connector sync, the work destination, events); a slower one is
+/// `504 HANDLER_TIMEOUT`. The interface sets no limit for them; this keeps stuck work from holding a
+/// call, a connection and, for events, the delivery's claim for ever.
+pub const HANDLER_DEADLINE: Duration = Duration::from_secs(60);
 /// How long a duplicate event delivery waits for the one in flight by default: under the 30 s most
 /// HTTP clients give a call, so the host gets an answer it can act on.
 pub const DEFAULT_EVENT_WAIT: Duration = Duration::from_secs(20);
@@ -53,6 +58,7 @@ impl Handler {
             issuer: crate::auth::DEFAULT_ISSUER.to_owned(),
             body_limit: DEFAULT_BODY_LIMIT,
             tool_deadline: TOOL_DEADLINE,
+            handler_deadline: HANDLER_DEADLINE,
             health: None,
             dedupe: Arc::new(MemoryStore::new()),
             event_wait: DEFAULT_EVENT_WAIT,
@@ -132,10 +138,22 @@ impl Handler {
         self.configure(|c| c.health = Some(check))
     }
 
+    /// How long a handler other than a tool may take by default (procedures, actions, mentions, context
+    /// providers, the connector sync, the work destination, events); a slower one is
+    /// `504 HANDLER_TIMEOUT`. The interface sets no limit for them; this keeps stuck work from holding a
+    /// call, a connection and, for events, the delivery's claim for ever.
+    pub const HANDLER_DEADLINE: Duration = Duration::from_secs(60);
     /// How long a duplicate event delivery waits for the delivery of the same content in flight
     /// (default 20 s) before answering a retryable `503 EVENT_IN_FLIGHT` with `Retry-After`.
     pub fn with_event_wait(self, wait: Duration) -> Self {
         self.configure(|c| c.event_wait = wait)
+    }
+
+    /// Sets the deadline of every handler that is not a tool (default 60 s): procedures, actions,
+    /// mentions, context providers, the connector sync, the work destination and events. A slower
+    /// handler is answered `504 HANDLER_TIMEOUT`; on the event route the host then retries.
+    pub fn with_handler_deadline(self, deadline: Duration) -> Self {
+        self.configure(|c| c.handler_deadline = deadline)
     }
 
     /// The longest a client may take to send a request's headers when served by

@@ -50,7 +50,7 @@ pub use call::{
 };
 pub use error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
 pub use events::{HostEvent, Timestamp};
-pub use handler::{DEFAULT_BODY_LIMIT, Handler, TOOL_DEADLINE};
+pub use handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;
 pub use webhook::EventSender;
 

@@ -53,6 +53,9 @@ pub(crate) struct Config {
     pub issuer: String,
     pub body_limit: usize,
     pub tool_deadline: Duration,
+    /// How long every other handler (procedures, actions, mentions, context, sync, work, events) may
+    /// take.
+    pub handler_deadline: Duration,
     pub health: Option<HealthCheck>,
     pub dedupe: Arc<dyn DedupeStore>,
     /// How long a duplicate delivery waits for the one in flight before answering 503.
@@ -329,7 +332,6 @@ async fn call(
     raw.event_id = event_id;
     raw.request = crate::call::RequestParts::of(request);
     match route {
-        Route::Tool(_) => run_tool(inner, route, raw).await,
         Route::Procedure(name) => {
             let reply = run(inner, route, raw).await?;
             check_output(inner, name, reply)
@@ -355,7 +357,9 @@ async fn call(
             check_work_url(reply, "comment")
         }
         Route::Event(Some(name)) => deliver(inner, name, raw).await,
-        Route::Action(_) | Route::Mention(_) | Route::Context(_) => run(inner, route, raw).await,
+        Route::Tool(_) | Route::Action(_) | Route::Mention(_) | Route::Context(_) => {
+            run(inner, route, raw).await
+        }
         Route::Event(None) | Route::Health => Err(HostError::internal("unreachable route")),
     }
 }
@@ -455,33 +459,36 @@ fn validate_input(
 
 /// Runs a dispatch with panic isolation: a panicking handler answers `INTERNAL` and the server keeps
 /// serving.
+/// Tools answer within the tool deadline (`TOOL_TIMEOUT`), every other handler within the handler
+/// deadline (`HANDLER_TIMEOUT`, a 504: on the event route the host retries it).
 async fn run(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, HostError> {
-    match AssertUnwindSafe(inner.dispatch.dispatch(route, raw))
-        .catch_unwind()
-        .await
-    {
-        Ok(result) => result,
-        Err(_) => {
+    let (deadline, code, what) = match route {
+        Route::Tool(_) => (inner.config.tool_deadline, ErrorCode::ToolTimeout, "tool"),
+        _ => (
+            inner.config.handler_deadline,
+            ErrorCode::HandlerTimeout,
+            "handler",
+        ),
+    };
+    let guarded = AssertUnwindSafe(inner.dispatch.dispatch(route, raw)).catch_unwind();
+    match tokio::time::timeout(deadline, guarded).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(_)) => {
             tracing::error!("a handler panicked");
             Err(HostError::internal(
                 "the extension's handler failed unexpectedly",
             ))
         }
-    }
-}
-
-/// A tool call, under the tool deadline.
-async fn run_tool(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, HostError> {
-    let deadline = inner.config.tool_deadline;
-    match tokio::time::timeout(deadline, run(inner, route, raw)).await {
-        Ok(result) => result,
-        Err(_) => Err(HostError::from_code(
-            ErrorCode::ToolTimeout,
-            format!(
-                "the tool did not answer within {} s",
-                deadline.as_secs_f64()
-            ),
-        )),
+        Err(_) => {
+            tracing::warn!(route = %route.name(), "a handler ran past its deadline");
+            Err(HostError::from_code(
+                code,
+                format!(
+                    "the {what} did not answer within {} s",
+                    deadline.as_secs_f64()
+                ),
+            ))
+        }
     }
 }
 

@@ -182,6 +182,15 @@ async fn reach(code: ErrorCode) -> TestResponse {
             )
             .await
         }
+        ErrorCode::HandlerTimeout => {
+            let handler = handler.with_handler_deadline(Duration::from_millis(50));
+            server
+                .behaviour
+                .event_delay_ms
+                .store(2_000, Ordering::SeqCst);
+            host.deliver(&handler, "release.shipped", release_shipped(), "evt_1")
+                .await
+        }
         ErrorCode::EventInFlight => {
             let handler = handler.with_event_wait(Duration::from_millis(50));
             server.behaviour.event_delay_ms.store(500, Ordering::SeqCst);

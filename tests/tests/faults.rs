@@ -6,6 +6,8 @@
 //! - clients that send nothing, or headers one byte at a time, are disconnected;
 //! - past the connection limit, new connections wait instead of failing;
 //! - SIGTERM lets the calls in flight finish, then the process exits;
+//! - an event handler that never returns is cut off at the handler deadline with a retryable 504,
+//!   and its retry is not blocked by it;
 //! - a host that gives up on an event delivery while its handler runs does not leave the event
 //!   "in flight" for ever: the retry runs it.
 
@@ -335,4 +337,30 @@ fn a_delivery_the_host_gave_up_on_is_run_by_the_retry() {
         started.elapsed() < Duration::from_millis(500),
         "it ran again"
     );
+}
+
+#[test]
+fn an_event_handler_that_never_returns_hits_the_deadline() {
+    let host = test_host();
+    let server = start(
+        &host,
+        &[
+            ("EVENT_DELAY_MS", "600000"),
+            ("HANDLER_DEADLINE_MS", "300"),
+            ("EVENT_WAIT_MS", "200"),
+        ],
+        None,
+    );
+    for event_id in ["evt_1", "evt_2"] {
+        let mut stream = TcpStream::connect(server.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let started = Instant::now();
+        send_event(&mut stream, &host, event_id);
+        // 504, retryable: the host tries again later; and the timed-out attempt released its claim,
+        // so the retry is run (and times out) rather than answered "in flight".
+        assert_eq!(status_of(&mut stream), Some(504), "{event_id}");
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
 }
