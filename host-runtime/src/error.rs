@@ -103,6 +103,11 @@ error_codes! {
     /// work destination, event) did not answer within the handler deadline. The interface sets no
     /// limit for these; this SDK adds one, and a 5xx so that an event is retried.
     HandlerTimeout = "HANDLER_TIMEOUT", 504;
+    /// An event delivery whose install token could not be checked: the host's key set is unreachable
+    /// or empty, or names no key the token's `kid` and cannot be fetched again just now (with
+    /// `Retry-After`). Retryable on purpose: a 401 would end the delivery. Every other route answers
+    /// 401.
+    KeysUnavailable = "KEYS_UNAVAILABLE", 503;
     /// A duplicate event delivery arrived while the first was still being processed, and that took
     /// longer than the handler waits (with `Retry-After`). Retryable on purpose: a 4xx would tell the
     /// host the event was recorded, and it would be lost if the first attempt then failed.

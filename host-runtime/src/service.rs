@@ -208,6 +208,17 @@ async fn answer(
         .await
     {
         Ok(c) => c,
+        // An event the server cannot check yet must not be lost: the host retries a 5xx.
+        Err(crate::auth::AuthError::KeysUnavailable | crate::auth::AuthError::NoKeys)
+            if matches!(route, Route::Event(_)) =>
+        {
+            let e = HostError::from_code(
+                ErrorCode::KeysUnavailable,
+                "the install token cannot be checked right now (the host's key set is unreachable); retry later",
+            )
+            .with_retry_after(RETRY_AFTER_SECS);
+            return (e.to_response(), None);
+        }
         Err(e) => return (e.to_host_error().to_response(), None),
     };
     let install = Some(claims.sub.clone());

@@ -191,6 +191,14 @@ async fn reach(code: ErrorCode) -> TestResponse {
             host.deliver(&handler, "release.shipped", release_shipped(), "evt_1")
                 .await
         }
+        ErrorCode::KeysUnavailable => {
+            let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let url = format!("http://{}/jwks.json", closed.local_addr().unwrap());
+            drop(closed);
+            let handler = handler.with_jwks_url(url);
+            host.deliver(&handler, "release.shipped", release_shipped(), "evt_1")
+                .await
+        }
         ErrorCode::EventInFlight => {
             let handler = handler.with_event_wait(Duration::from_millis(50));
             server.behaviour.event_delay_ms.store(500, Ordering::SeqCst);
@@ -232,7 +240,7 @@ async fn every_error_code_is_reached_with_its_status() {
         assert!(!message.is_empty(), "{code} answers a message");
         if matches!(
             code,
-            ErrorCode::EventInFlight | ErrorCode::DedupeUnavailable
+            ErrorCode::EventInFlight | ErrorCode::DedupeUnavailable | ErrorCode::KeysUnavailable
         ) {
             assert!(
                 r.headers.contains_key(http::header::RETRY_AFTER),

@@ -8,6 +8,7 @@
 //! - SIGTERM lets the calls in flight finish, then the process exits;
 //! - an event handler that never returns is cut off at the handler deadline with a retryable 504,
 //!   and its retry is not blocked by it;
+//! - an event delivered while the key set cannot be fetched is answered a retryable 503, not a 401;
 //! - a host that gives up on an event delivery while its handler runs does not leave the event
 //!   "in flight" for ever: the retry runs it.
 
@@ -133,6 +134,34 @@ fn send_event(stream: &mut TcpStream, host: &TestHost, event_id: &str) {
     );
     stream.write_all(head.as_bytes()).unwrap();
     stream.write_all(body.as_bytes()).unwrap();
+}
+
+/// The whole answer on `stream` (head and body, by `content-length`), as text.
+fn read_answer(stream: &mut TcpStream) -> String {
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut chunk).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&answer).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length: usize = text[..end]
+                .lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    k.eq_ignore_ascii_case("content-length")
+                        .then(|| v.trim().parse().ok())?
+                })
+                .unwrap_or(0);
+            if answer.len() >= end + 4 + length {
+                break;
+            }
+        }
+    }
+    String::from_utf8_lossy(&answer).to_string()
 }
 
 /// The status of the answer on `stream`.
@@ -363,4 +392,28 @@ fn an_event_handler_that_never_returns_hits_the_deadline() {
         assert_eq!(status_of(&mut stream), Some(504), "{event_id}");
         assert!(started.elapsed() < Duration::from_secs(2));
     }
+}
+
+#[test]
+fn an_event_is_not_lost_while_the_key_set_is_unreachable() {
+    let host = test_host();
+    // A port nothing listens on: every fetch is refused.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/jwks.json", closed.local_addr().unwrap());
+    drop(closed);
+    let server = start(&host, &[("HOST_JWKS_URL", url.as_str())], None);
+    let mut stream = TcpStream::connect(server.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    send_event(&mut stream, &host, "evt_1");
+    let answer = read_answer(&mut stream);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("KEYS_UNAVAILABLE"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("retry-after: 30"),
+        "{answer}"
+    );
+    // Other routes keep answering 401: the call is the host's to retry or not.
+    assert_eq!(call(server.addr, &host, Duration::from_secs(10)), Some(401));
 }

@@ -7,7 +7,9 @@ use std::fmt;
 
 use crate::error::{ErrorCode, HostError};
 
-/// Why an install token was refused. Every variant answers `UNAUTHORIZED` (401).
+/// Why an install token was refused. Every variant answers `UNAUTHORIZED` (401), except that on the
+/// event route [`AuthError::KeysUnavailable`] and [`AuthError::NoKeys`] answer a retryable
+/// `503 KEYS_UNAVAILABLE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AuthError {
@@ -23,6 +25,10 @@ pub enum AuthError {
     UnknownKey,
     /// The host's key set could not be loaded, has expired or holds no usable key.
     NoKeys,
+    /// The token's key is not among the keys this server has, and the key set could not be fetched
+    /// again just now (unreachable, or fetched moments ago): the token may be good. On the event
+    /// route this is a retryable `503 KEYS_UNAVAILABLE`, so that no delivery is lost to it.
+    KeysUnavailable,
     /// The signature does not verify with the key.
     BadSignature,
     /// `exp` (plus the leeway) has passed.
@@ -60,6 +66,9 @@ impl fmt::Display for AuthError {
                 f.write_str("the signing key (`kid`) is not in the host's key set")
             }
             AuthError::NoKeys => f.write_str("the host's key set is unavailable"),
+            AuthError::KeysUnavailable => f.write_str(
+                "the signing key (`kid`) is not among the keys this server has, and the host's key set could not be fetched again just now",
+            ),
             AuthError::BadSignature => f.write_str("the signature does not verify"),
             AuthError::Expired => f.write_str("the token has expired (`exp`)"),
             AuthError::NotYetValid => f.write_str("the token is not valid yet (`nbf`)"),

@@ -52,6 +52,19 @@ struct State {
     last_attempt: Option<i64>,
     /// Completed attempts: a caller that saw this change while it waited for its turn does not fetch.
     attempts: u64,
+    /// Whether the last attempt failed.
+    last_failed: bool,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refresh {
+    /// The keys are as the host publishes them now (or are inline, never refreshed).
+    Fresh,
+    /// The last fetch failed: the keys may be missing one the host uses.
+    Failed,
+    /// A fetch was made less than [`MIN_REFRESH_INTERVAL`] ago; none was tried.
+    HeldBack,
 }
 
 impl State {
@@ -119,23 +132,31 @@ impl KeyStore {
     }
 
     /// Refreshes fetched keys, unless an attempt was made less than [`MIN_REFRESH_INTERVAL`] ago or
-    /// completed while this caller waited for its turn. `on_new` sees a newly fetched set.
-    pub(crate) async fn refresh(&self, clock: &Clock, on_new: impl FnOnce(&KeySet)) {
+    /// completed while this caller waited for its turn. `on_new` sees a newly fetched set. Says
+    /// whether the keys are now fresh from the host (this caller's fetch or the one it waited for).
+    pub(crate) async fn refresh(&self, clock: &Clock, on_new: impl FnOnce(&KeySet)) -> Refresh {
         let KeyStore::Remote(remote) = self else {
-            return;
+            return Refresh::Fresh;
         };
         let seen = {
             let state = remote.read();
             if !state.may_attempt(clock()) {
-                return;
+                return Refresh::HeldBack;
             }
             state.attempts
         };
         let _turn = remote.turn.lock().await;
         {
             let state = remote.read();
-            if state.attempts != seen || !state.may_attempt(clock()) {
-                return;
+            if state.attempts != seen {
+                return if state.last_failed {
+                    Refresh::Failed
+                } else {
+                    Refresh::Fresh
+                };
+            }
+            if !state.may_attempt(clock()) {
+                return Refresh::HeldBack;
             }
         }
         let outcome = remote.fetch().await;
@@ -151,12 +172,16 @@ impl KeyStore {
                 state.keys = Some(Arc::clone(&set));
                 state.fetched_at = now;
                 state.fresh_until = now.saturating_add(max_age);
+                state.last_failed = false;
                 drop(state);
                 on_new(&set);
+                Refresh::Fresh
             }
             Err(reason) => {
                 let cached = state.keys.as_ref().map_or(0, |k| k.len());
+                state.last_failed = true;
                 tracing::warn!(%reason, cached, "install token key set fetch failed");
+                Refresh::Failed
             }
         }
     }

@@ -63,7 +63,7 @@ use serde_json::Value;
 use self::cache::TokenCache;
 pub use self::error::AuthError;
 use self::jwks::VerifyKey;
-use self::keys::{KeyStore, Snapshot};
+use self::keys::{KeyStore, Refresh, Snapshot};
 use self::token::TokenHeader;
 use crate::call::Claims;
 
@@ -265,13 +265,24 @@ impl Inner {
     /// The key for `header`, refreshing stale keys first and once more (rate-limited, shared) when no
     /// key matches.
     async fn key_for(&self, header: &TokenHeader) -> Result<(Snapshot, Arc<VerifyKey>), AuthError> {
+        let mut fresh = false;
         if self.keys.is_stale(self.now()) {
-            self.refresh().await;
+            fresh = self.refresh().await == Refresh::Fresh;
         }
         match self.lookup(header) {
-            Err(AuthError::UnknownKey | AuthError::NoKeys) if self.keys.is_remote() => {
-                self.refresh().await;
-                self.lookup(header)
+            Err(AuthError::UnknownKey | AuthError::NoKeys) if self.keys.is_remote() && !fresh => {
+                let refreshed = self.refresh().await;
+                match self.lookup(header) {
+                    // Definitive only against keys fetched just now. Otherwise the host may use a
+                    // key this server could not learn yet: the key set is unreachable, or it was
+                    // fetched moments ago and the host has rotated its keys since.
+                    Err(AuthError::UnknownKey | AuthError::NoKeys)
+                        if refreshed != Refresh::Fresh =>
+                    {
+                        Err(AuthError::KeysUnavailable)
+                    }
+                    found => found,
+                }
             }
             found => found,
         }
@@ -283,10 +294,10 @@ impl Inner {
         Ok((snapshot, key))
     }
 
-    async fn refresh(&self) {
+    async fn refresh(&self) -> Refresh {
         self.keys
             .refresh(&self.clock, |set| self.tokens.retain_keys(set))
-            .await;
+            .await
     }
 
     fn remember(

@@ -2,7 +2,7 @@
 //! extension served by `Handler::serve_on` in its own process, configured from the environment so a
 //! test can tighten every limit:
 //!
-//! - `HOST_JWKS`: the key set to trust (JSON; a test host's);
+//! - `HOST_JWKS`: the key set to trust (JSON; a test host's), or `HOST_JWKS_URL` to fetch one;
 //! - `DELAY_MS`: how long the `keyword-ranks` tool takes; `EVENT_DELAY_MS`: how long an event handler
 //!   takes; `EVENT_WAIT_MS`: how long a duplicate delivery waits for the one in flight;
 //!   `HANDLER_DEADLINE_MS`: the deadline of handlers other than tools;
@@ -42,6 +42,9 @@ async fn main() -> std::io::Result<()> {
         host_runtime::serde_json::from_str(&std::env::var("HOST_JWKS").unwrap_or_default())
             .map_err(std::io::Error::other)?;
     let mut handler = host_sdk_tests::handler(server).with_jwks(jwks);
+    if let Ok(url) = std::env::var("HOST_JWKS_URL") {
+        handler = handler.with_jwks_url(url);
+    }
     if let Some(t) = env_ms("HEADER_TIMEOUT_MS") {
         handler = handler.with_header_timeout(t);
     }
