@@ -122,14 +122,41 @@ pub struct RedisStore {
 #[cfg(feature = "redis")]
 impl RedisStore {
     /// Connects to `url` (`redis://host:port/db`); keys are prefixed with `host-events:`.
+    ///
+    /// Fails within [`Self::CONNECT_TIMEOUT`] when Redis cannot be reached, instead of retrying for
+    /// minutes. Once connected, each command times out after [`Self::COMMAND_TIMEOUT`] and the
+    /// connection is re-established in the background when Redis returns (a delivery meanwhile is
+    /// answered `503 DEDUPE_UNAVAILABLE`, which the host retries).
     pub async fn connect(url: &str) -> Result<Self, redis::RedisError> {
         let client = redis::Client::open(url)?;
-        let connection = redis::aio::ConnectionManager::new(client).await?;
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Self::CONNECT_TIMEOUT)
+            .set_response_timeout(Self::COMMAND_TIMEOUT)
+            // Reconnection attempts 100 ms to 2 s apart: Redis is found again within seconds.
+            .set_number_of_retries(2)
+            .set_factor(100)
+            .set_max_delay(2_000);
+        let connecting = redis::aio::ConnectionManager::new_with_config(client, config);
+        let connection = match tokio::time::timeout(Self::CONNECT_TIMEOUT, connecting).await {
+            Ok(connected) => connected?,
+            Err(_) => {
+                return Err(redis::RedisError::from((
+                    redis::ErrorKind::IoError,
+                    "Redis did not answer within the connect timeout",
+                    format!("{} s", Self::CONNECT_TIMEOUT.as_secs()),
+                )));
+            }
+        };
         Ok(RedisStore {
             connection,
             prefix: "host-events:".to_owned(),
         })
     }
+
+    /// How long [`connect`](Self::connect) may take.
+    pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+    /// How long one Redis command may take.
+    pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(2);
 
     /// Uses another key prefix (to share one Redis between extensions).
     pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {

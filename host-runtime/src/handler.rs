@@ -29,6 +29,9 @@ pub const TOOL_DEADLINE: Duration = Duration::from_secs(host_interface::limits::
 /// `504 HANDLER_TIMEOUT`. The interface sets no limit for them; this keeps stuck work from holding a
 /// call, a connection and, for events, the delivery's claim for ever.
 pub const HANDLER_DEADLINE: Duration = Duration::from_secs(60);
+/// How long one call of the deduplication store may take by default; past it the delivery answers
+/// `503 DEDUPE_UNAVAILABLE` with `Retry-After` (the host retries) instead of hanging.
+pub const DEFAULT_DEDUPE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a duplicate event delivery waits for the one in flight by default: under the 30 s most
 /// HTTP clients give a call, so the host gets an answer it can act on.
 pub const DEFAULT_EVENT_WAIT: Duration = Duration::from_secs(20);
@@ -62,6 +65,7 @@ impl Handler {
             health: None,
             dedupe: Arc::new(MemoryStore::new()),
             event_wait: DEFAULT_EVENT_WAIT,
+            dedupe_timeout: DEFAULT_DEDUPE_TIMEOUT,
             serving: Serving::default(),
         };
         let verifier = Verifier::new(verify_options(spec.extension_id, &config));
@@ -143,6 +147,9 @@ impl Handler {
     /// `504 HANDLER_TIMEOUT`. The interface sets no limit for them; this keeps stuck work from holding a
     /// call, a connection and, for events, the delivery's claim for ever.
     pub const HANDLER_DEADLINE: Duration = Duration::from_secs(60);
+    /// How long one call of the deduplication store may take by default; past it the delivery answers
+    /// `503 DEDUPE_UNAVAILABLE` with `Retry-After` (the host retries) instead of hanging.
+    pub const DEFAULT_DEDUPE_TIMEOUT: Duration = Duration::from_secs(2);
     /// How long a duplicate event delivery waits for the delivery of the same content in flight
     /// (default 20 s) before answering a retryable `503 EVENT_IN_FLIGHT` with `Retry-After`.
     pub fn with_event_wait(self, wait: Duration) -> Self {
@@ -178,6 +185,12 @@ impl Handler {
     /// How long calls in flight may finish once [`serve`](Self::serve) is told to stop (default 30 s).
     pub fn with_shutdown_grace(self, grace: Duration) -> Self {
         self.configure(|c| c.serving.shutdown_grace = grace)
+    }
+
+    /// How long one call of the deduplication store may take (default 2 s) before the delivery is
+    /// answered `503 DEDUPE_UNAVAILABLE` with `Retry-After`.
+    pub fn with_dedupe_timeout(self, timeout: Duration) -> Self {
+        self.configure(|c| c.dedupe_timeout = timeout)
     }
 
     /// Uses another store for event deduplication (the default keeps keys in this process).

@@ -60,6 +60,8 @@ pub(crate) struct Config {
     pub dedupe: Arc<dyn DedupeStore>,
     /// How long a duplicate delivery waits for the one in flight before answering 503.
     pub event_wait: Duration,
+    /// How long one call of the deduplication store may take before the delivery answers 503.
+    pub dedupe_timeout: Duration,
     /// How `serve` treats connections.
     pub serving: Serving,
 }
@@ -635,14 +637,24 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
         // lost if the attempt in flight then failed.
         let give_up = Instant::now() + inner.config.event_wait;
         loop {
-            let claim = store.claim(key).await.map_err(|e| {
-                tracing::warn!(error = %e, "the deduplication store is unavailable");
+            let unavailable = |why: String| {
+                tracing::warn!(error = %why, "the deduplication store is unavailable");
                 HostError::from_code(
                     ErrorCode::DedupeUnavailable,
                     "events cannot be deduplicated right now; retry later",
                 )
                 .with_retry_after(RETRY_AFTER_SECS)
-            })?;
+            };
+            let claim =
+                match tokio::time::timeout(inner.config.dedupe_timeout, store.claim(key)).await {
+                    Ok(claimed) => claimed.map_err(unavailable)?,
+                    Err(_) => {
+                        return Err(unavailable(format!(
+                            "no answer within {} s",
+                            inner.config.dedupe_timeout.as_secs_f64()
+                        )));
+                    }
+                };
             let waited = match claim {
                 Claim::Run => break,
                 Claim::Done => return Ok(Reply::NoContent),
@@ -678,9 +690,17 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
     };
     let result = run(inner, Route::Event(Some(name)), raw).await;
     if let Some(key) = claim.key.take() {
-        match &result {
-            Ok(_) => store.complete(&key).await,
-            Err(_) => store.release(&key).await,
+        let settle = async {
+            match &result {
+                Ok(_) => store.complete(&key).await,
+                Err(_) => store.release(&key).await,
+            }
+        };
+        if tokio::time::timeout(inner.config.dedupe_timeout, settle)
+            .await
+            .is_err()
+        {
+            tracing::warn!("the deduplication store did not record the delivery in time");
         }
     }
     result.map(|_| Reply::NoContent)

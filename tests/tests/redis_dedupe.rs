@@ -1,6 +1,8 @@
 //! Event deduplication across instances with the Redis store, against a real Redis server: the test
 //! starts `redis-server` on a free loopback port (`.ci/run` installs it). Without the binary the test
-//! is skipped locally and fails in CI.
+//! is skipped locally and fails in CI. The fault tests pause Redis (SIGSTOP), kill it and start it
+//! again on the same port: deliveries are answered a retryable 503 within the store timeout, never
+//! hang, and the store finds Redis again once it is back.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -33,6 +35,10 @@ fn start_redis() -> Option<Redis> {
         .local_addr()
         .ok()?
         .port();
+    start_redis_on(port)
+}
+
+fn start_redis_on(port: u16) -> Option<Redis> {
     let child = Command::new("redis-server")
         .args([
             "--port",
@@ -119,4 +125,127 @@ async fn two_instances_sharing_redis_run_a_delivery_once() {
         assert_eq!(t.await.unwrap().status, 204);
     }
     assert_eq!(server.behaviour.releases_handled.load(Ordering::SeqCst), 1);
+}
+
+fn signal(redis: &Redis, signal: &str) {
+    let pid = redis.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+}
+
+fn port_of(redis: &Redis) -> u16 {
+    redis
+        .url
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// A `release.shipped` payload of its own content (so it is not a duplicate of another).
+fn release(version: &str) -> serde_json::Value {
+    let mut payload =
+        serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
+    payload["version"] = json!(version);
+    payload
+}
+
+/// Delivers until the answer is 204 or `within` passes; the last answer's status.
+async fn deliver_until_done(
+    host: &TestHost,
+    handler: &host_runtime::Handler,
+    version: &str,
+    within: Duration,
+) -> u16 {
+    let deadline = Instant::now() + within;
+    loop {
+        let r = host
+            .deliver(handler, "release.shipped", release(version), "evt")
+            .await;
+        if r.status == 204 || Instant::now() > deadline {
+            return r.status;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_paused_redis_answers_a_retryable_503_quickly_then_recovers() {
+    let Some(redis) = start_redis() else { return };
+    let mut host = TestHost::new("keyword-tracker");
+    host.credentials = json!({ "api_key": "k" });
+    let handler = host
+        .configure(handler(Arc::new(Server::default())))
+        .with_dedupe_store(RedisStore::connect(&redis.url).await.unwrap())
+        .with_dedupe_timeout(Duration::from_millis(500));
+    let ok = host
+        .deliver(&handler, "release.shipped", release("1.0.0"), "evt_1")
+        .await;
+    assert_eq!(ok.status, 204);
+    signal(&redis, "-STOP");
+    let started = Instant::now();
+    let r = host
+        .deliver(&handler, "release.shipped", release("1.0.1"), "evt_2")
+        .await;
+    r.assert_error(503, "DEDUPE_UNAVAILABLE");
+    assert!(r.headers.contains_key(http::header::RETRY_AFTER));
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "answered in {:?}, not hung",
+        started.elapsed()
+    );
+    signal(&redis, "-CONT");
+    assert_eq!(
+        deliver_until_done(&host, &handler, "1.0.1", Duration::from_secs(10)).await,
+        204
+    );
+}
+
+#[tokio::test]
+async fn a_killed_redis_answers_503_and_a_restarted_one_is_found_again() {
+    let Some(redis) = start_redis() else { return };
+    let port = port_of(&redis);
+    let mut host = TestHost::new("keyword-tracker");
+    host.credentials = json!({ "api_key": "k" });
+    let handler = host
+        .configure(handler(Arc::new(Server::default())))
+        .with_dedupe_store(RedisStore::connect(&redis.url).await.unwrap())
+        .with_dedupe_timeout(Duration::from_millis(500));
+    drop(redis);
+    let started = Instant::now();
+    let r = host
+        .deliver(&handler, "release.shipped", release("2.0.0"), "evt_1")
+        .await;
+    r.assert_error(503, "DEDUPE_UNAVAILABLE");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let _again = start_redis_on(port).unwrap();
+    assert_eq!(
+        deliver_until_done(&host, &handler, "2.0.0", Duration::from_secs(15)).await,
+        204,
+        "the store did not reconnect"
+    );
+}
+
+#[tokio::test]
+async fn connecting_to_a_redis_that_is_down_fails_within_the_timeout() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let started = Instant::now();
+    let connected = RedisStore::connect(&format!("redis://127.0.0.1:{port}/")).await;
+    assert!(connected.is_err());
+    assert!(
+        started.elapsed() <= RedisStore::CONNECT_TIMEOUT + Duration::from_secs(1),
+        "took {:?}",
+        started.elapsed()
+    );
 }
