@@ -19,13 +19,28 @@ pub const WINDOW: Duration = Duration::from_secs(20 * 60);
 
 /// Where processed keys live. The default is in memory; vendors running several instances share a
 /// `RedisStore` (feature `redis`).
+///
+/// A claim is a lease held by one delivery attempt, named by `owner` (a random token per attempt):
+/// only its holder renews, completes or releases it, so an attempt that outlived its lease can never
+/// erase what another attempt recorded.
 pub trait DedupeStore: Send + Sync + 'static {
-    /// Claims `key` for processing.
-    fn claim<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Claim, String>>;
-    /// Records `key` as processed (the handler succeeded).
-    fn complete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()>;
-    /// Releases `key` without recording it (the handler failed, so a retry must run it).
-    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()>;
+    /// Claims `key` for the attempt `owner`.
+    fn claim<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<Claim, String>>;
+    /// Records `key` as processed (the handler succeeded), if `owner` still holds it.
+    fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()>;
+    /// Releases `key` without recording it (the handler failed, so a retry must run it), if `owner`
+    /// still holds it.
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()>;
+    /// Extends `owner`'s claim on `key` while its handler runs. The default does nothing (a store
+    /// whose claims do not expire).
+    fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        let _ = (key, owner);
+        Box::pin(std::future::ready(()))
+    }
+    /// How often a running attempt calls [`renew`](Self::renew); `None` (the default): never.
+    fn renew_every(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// The answer to [`DedupeStore::claim`].
@@ -43,14 +58,24 @@ pub enum Claim {
 }
 
 enum Slot {
-    InFlight(Arc<Notify>),
+    InFlight { owner: String, done: Arc<Notify> },
     Done(Instant),
 }
 
-/// The default store: a map in this process.
+/// The default store: a map in this process. Processed keys are forgotten after [`WINDOW`], oldest
+/// first from a queue in the order they were recorded, so each claim costs a constant amortised
+/// time however many keys the window holds. An in-flight claim lives until its attempt settles it;
+/// the pipeline settles it however the attempt ends (also when the host gives up on the call).
 #[derive(Default)]
 pub struct MemoryStore {
-    slots: Mutex<HashMap<String, Slot>>,
+    state: Mutex<Memory>,
+}
+
+#[derive(Default)]
+struct Memory {
+    slots: HashMap<String, Slot>,
+    /// Recorded keys, oldest first, with when they were recorded.
+    recorded: std::collections::VecDeque<(Instant, String)>,
 }
 
 impl MemoryStore {
@@ -59,65 +84,109 @@ impl MemoryStore {
         MemoryStore::default()
     }
 
-    fn claim_now(&self, key: &str) -> Claim {
-        let Ok(mut slots) = self.slots.lock() else {
+    fn claim_now(&self, key: &str, owner: &str) -> Claim {
+        let Ok(mut memory) = self.state.lock() else {
             return Claim::Run;
         };
         let now = Instant::now();
-        // Forget what is older than the window, a little at a time.
-        if slots.len() > 1024 {
-            slots.retain(|_, s| !matches!(s, Slot::Done(at) if now.duration_since(*at) > WINDOW));
+        // Forget what left the window: the queue is in recording order, so this stops at the
+        // first key still inside it.
+        while let Some((at, _)) = memory.recorded.front() {
+            if now.duration_since(*at) <= WINDOW {
+                break;
+            }
+            if let Some((at, old)) = memory.recorded.pop_front()
+                && matches!(memory.slots.get(&old), Some(Slot::Done(t)) if *t == at)
+            {
+                memory.slots.remove(&old);
+            }
         }
-        match slots.get(key) {
-            Some(Slot::Done(at)) if now.duration_since(*at) <= WINDOW => Claim::Done,
-            Some(Slot::InFlight(n)) => Claim::Wait(n.clone()),
-            _ => {
-                slots.insert(key.to_owned(), Slot::InFlight(Arc::new(Notify::new())));
+        match memory.slots.get(key) {
+            Some(Slot::Done(_)) => Claim::Done,
+            Some(Slot::InFlight { done, .. }) => Claim::Wait(done.clone()),
+            None => {
+                memory.slots.insert(
+                    key.to_owned(),
+                    Slot::InFlight {
+                        owner: owner.to_owned(),
+                        done: Arc::new(Notify::new()),
+                    },
+                );
                 Claim::Run
             }
         }
     }
 
-    fn settle(&self, key: &str, done: bool) {
-        let Ok(mut slots) = self.slots.lock() else {
+    fn settle(&self, key: &str, owner: &str, processed: bool) {
+        let Ok(mut memory) = self.state.lock() else {
             return;
         };
-        let previous = if done {
-            slots.insert(key.to_owned(), Slot::Done(Instant::now()))
-        } else {
-            slots.remove(key)
-        };
-        if let Some(Slot::InFlight(n)) = previous {
-            n.notify_waiters();
+        let held =
+            matches!(memory.slots.get(key), Some(Slot::InFlight { owner: o, .. }) if o == owner);
+        if !held {
+            return;
         }
+        let previous = if processed {
+            let at = Instant::now();
+            memory.recorded.push_back((at, key.to_owned()));
+            memory.slots.insert(key.to_owned(), Slot::Done(at))
+        } else {
+            memory.slots.remove(key)
+        };
+        if let Some(Slot::InFlight { done, .. }) = previous {
+            done.notify_waiters();
+        }
+    }
+
+    /// How many keys the store holds (in flight and recorded).
+    pub fn len(&self) -> usize {
+        self.state.lock().map_or(0, |m| m.slots.len())
+    }
+
+    /// Whether the store holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
 impl DedupeStore for MemoryStore {
-    fn claim<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
-        Box::pin(std::future::ready(Ok(self.claim_now(key))))
+    fn claim<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
+        Box::pin(std::future::ready(Ok(self.claim_now(key, owner))))
     }
 
-    fn complete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()> {
-        self.settle(key, true);
+    fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, owner, true);
         Box::pin(std::future::ready(()))
     }
 
-    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()> {
-        self.settle(key, false);
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, owner, false);
         Box::pin(std::future::ready(()))
     }
 }
 
-/// A store in Redis, shared by every instance of a vendor server: `SET key inflight NX` claims, a
-/// `done` value with the window as expiry records, `DEL` releases. An in-flight claim expires after a
-/// minute, so a crashed instance cannot hold a key for ever.
+/// A store in Redis, shared by every instance of a vendor server. A claim is a lease:
+/// `SET key inflight:<owner> NX PX <lease>`; the attempt holding it renews it every third of the
+/// lease while its handler runs, and records (`done`, expiring after the window) or releases it with
+/// a script that first checks the value is still its own, so an attempt whose lease ran out can
+/// never erase another's record. A crashed instance's claim expires after the lease (a minute).
 #[cfg(feature = "redis")]
 #[derive(Clone)]
 pub struct RedisStore {
     connection: redis::aio::ConnectionManager,
     prefix: String,
+    lease: Duration,
 }
+
+/// `SET key done PX window` (complete) or `DEL key` (release), only if the key holds the caller's
+/// claim; `PEXPIRE` (renew) likewise.
+#[cfg(feature = "redis")]
+const SETTLE_SCRIPT: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == 'complete' then return redis.call('SET', KEYS[1], 'done', 'PX', ARGV[3]) and 1 end
+if ARGV[2] == 'release' then return redis.call('DEL', KEYS[1]) end
+return redis.call('PEXPIRE', KEYS[1], ARGV[3])
+";
 
 #[cfg(feature = "redis")]
 impl RedisStore {
@@ -150,7 +219,33 @@ impl RedisStore {
         Ok(RedisStore {
             connection,
             prefix: "host-events:".to_owned(),
+            lease: Duration::from_secs(60),
         })
+    }
+
+    /// How long a claim lasts without renewal (default 60 s): what a crashed instance holds a key
+    /// for. Attempts renew it every third of it.
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(300));
+        self
+    }
+
+    async fn settle(
+        &self,
+        key: &str,
+        owner: &str,
+        action: &str,
+        ms: u64,
+    ) -> redis::RedisResult<()> {
+        let mut c = self.connection.clone();
+        redis::Script::new(SETTLE_SCRIPT)
+            .key(format!("{}{key}", self.prefix))
+            .arg(format!("inflight:{owner}"))
+            .arg(action)
+            .arg(ms)
+            .invoke_async::<i64>(&mut c)
+            .await
+            .map(|_| ())
     }
 
     /// How long [`connect`](Self::connect) may take.
@@ -164,21 +259,23 @@ impl RedisStore {
         self
     }
 
-    const IN_FLIGHT_MS: u64 = 60_000;
+    fn lease_ms(&self) -> u64 {
+        u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX)
+    }
 }
 
 #[cfg(feature = "redis")]
 impl DedupeStore for RedisStore {
-    fn claim<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
+    fn claim<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let key = format!("{}{key}", self.prefix);
             let set: Option<String> = redis::cmd("SET")
                 .arg(&key)
-                .arg("inflight")
+                .arg(format!("inflight:{owner}"))
                 .arg("NX")
                 .arg("PX")
-                .arg(Self::IN_FLIGHT_MS)
+                .arg(self.lease_ms())
                 .query_async(&mut c)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -197,33 +294,33 @@ impl DedupeStore for RedisStore {
         })
     }
 
-    fn complete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()> {
+    fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            let mut c = self.connection.clone();
-            let key = format!("{}{key}", self.prefix);
-            let window = WINDOW.as_millis() as u64;
-            let done: Result<(), _> = redis::cmd("SET")
-                .arg(&key)
-                .arg("done")
-                .arg("PX")
-                .arg(window)
-                .query_async(&mut c)
-                .await;
-            if let Err(e) = done {
+            let window = u64::try_from(WINDOW.as_millis()).unwrap_or(u64::MAX);
+            if let Err(e) = self.settle(key, owner, "complete", window).await {
                 tracing::warn!(error = %e, "could not record a processed event in Redis");
             }
         })
     }
 
-    fn release<'a>(&'a self, key: &'a str) -> BoxFuture<'a, ()> {
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            let mut c = self.connection.clone();
-            let key = format!("{}{key}", self.prefix);
-            let released: Result<(), _> = redis::cmd("DEL").arg(&key).query_async(&mut c).await;
-            if let Err(e) = released {
+            if let Err(e) = self.settle(key, owner, "release", 0).await {
                 tracing::warn!(error = %e, "could not release an event key in Redis");
             }
         })
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if let Err(e) = self.settle(key, owner, "renew", self.lease_ms()).await {
+                tracing::warn!(error = %e, "could not renew an event claim in Redis");
+            }
+        })
+    }
+
+    fn renew_every(&self) -> Option<Duration> {
+        Some(self.lease / 3)
     }
 }
 
@@ -246,15 +343,56 @@ mod tests {
     #[tokio::test]
     async fn a_key_is_recorded_only_after_success() {
         let store = MemoryStore::new();
-        assert!(matches!(store.claim("k").await, Ok(Claim::Run)));
-        assert!(matches!(store.claim("k").await, Ok(Claim::Wait(_))));
-        store.release("k").await;
+        assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
+        assert!(matches!(store.claim("k", "b").await, Ok(Claim::Wait(_))));
+        store.release("k", "a").await;
         assert!(
-            matches!(store.claim("k").await, Ok(Claim::Run)),
+            matches!(store.claim("k", "c").await, Ok(Claim::Run)),
             "a failed attempt is retried"
         );
-        store.complete("k").await;
-        assert!(matches!(store.claim("k").await, Ok(Claim::Done)));
+        store.complete("k", "c").await;
+        assert!(matches!(store.claim("k", "d").await, Ok(Claim::Done)));
+    }
+
+    #[tokio::test]
+    async fn only_the_holder_settles_a_claim() {
+        let store = MemoryStore::new();
+        assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
+        // Another attempt can neither release nor record a claim it does not hold.
+        store.release("k", "b").await;
+        assert!(matches!(store.claim("k", "b").await, Ok(Claim::Wait(_))));
+        store.complete("k", "b").await;
+        assert!(matches!(store.claim("k", "b").await, Ok(Claim::Wait(_))));
+        store.complete("k", "a").await;
+        // And a record is never erased by a late release.
+        store.release("k", "a").await;
+        assert!(matches!(store.claim("k", "e").await, Ok(Claim::Done)));
+    }
+
+    #[tokio::test]
+    async fn recorded_keys_are_forgotten_oldest_first_in_constant_time() {
+        let store = MemoryStore::new();
+        for i in 0..100_000 {
+            let key = format!("k{i}");
+            assert!(matches!(store.claim(&key, "a").await, Ok(Claim::Run)));
+            store.complete(&key, "a").await;
+        }
+        assert_eq!(store.len(), 100_000);
+        // Age every record past the window, then one claim clears them from the queue's front.
+        {
+            let mut memory = store.state.lock().unwrap();
+            let old = Instant::now()
+                .checked_sub(WINDOW + Duration::from_secs(1))
+                .unwrap();
+            let aged: Vec<(Instant, String)> =
+                memory.recorded.drain(..).map(|(_, k)| (old, k)).collect();
+            for (at, key) in &aged {
+                memory.slots.insert(key.clone(), Slot::Done(*at));
+            }
+            memory.recorded.extend(aged);
+        }
+        assert!(matches!(store.claim("k1", "b").await, Ok(Claim::Run)));
+        assert_eq!(store.len(), 1, "only the new claim is left");
     }
 
     #[test]

@@ -631,6 +631,8 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
         .unwrap_or(Json::Null);
     let key = dedupe::key_of(name, &raw.claims.sub, &payload);
     let store = &inner.config.dedupe;
+    // This attempt's name on its claim: only it may renew, record or release the claim.
+    let owner = attempt_token();
     if let Some(key) = &key {
         // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
         // answers a retryable 503: a 4xx would mean "recorded" to the host, and the event would be
@@ -646,7 +648,9 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
                 .with_retry_after(RETRY_AFTER_SECS)
             };
             let claim =
-                match tokio::time::timeout(inner.config.dedupe_timeout, store.claim(key)).await {
+                match tokio::time::timeout(inner.config.dedupe_timeout, store.claim(key, &owner))
+                    .await
+                {
                     Ok(claimed) => claimed.map_err(unavailable)?,
                     Err(_) => {
                         return Err(unavailable(format!(
@@ -687,13 +691,30 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
     let mut claim = ClaimGuard {
         store: Arc::clone(store),
         key,
+        owner: owner.clone(),
     };
-    let result = run(inner, Route::Event(Some(name)), raw).await;
+    let handling = run(inner, Route::Event(Some(name)), raw);
+    // While the handler runs, its lease is renewed (stores whose claims expire ask for it).
+    let result = match (claim.key.clone(), store.renew_every()) {
+        (Some(key), Some(every)) => {
+            tokio::pin!(handling);
+            let mut renewals = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            loop {
+                tokio::select! {
+                    result = &mut handling => break result,
+                    _ = renewals.tick() => {
+                        let _ = tokio::time::timeout(inner.config.dedupe_timeout, store.renew(&key, &owner)).await;
+                    }
+                }
+            }
+        }
+        _ => handling.await,
+    };
     if let Some(key) = claim.key.take() {
         let settle = async {
             match &result {
-                Ok(_) => store.complete(&key).await,
-                Err(_) => store.release(&key).await,
+                Ok(_) => store.complete(&key, &owner).await,
+                Err(_) => store.release(&key, &owner).await,
             }
         };
         if tokio::time::timeout(inner.config.dedupe_timeout, settle)
@@ -712,6 +733,7 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
 struct ClaimGuard {
     store: Arc<dyn DedupeStore>,
     key: Option<String>,
+    owner: String,
 }
 
 impl Drop for ClaimGuard {
@@ -722,12 +744,27 @@ impl Drop for ClaimGuard {
         tracing::warn!("an event delivery ended before its handler finished; its key is released");
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => {
-                let store = Arc::clone(&self.store);
-                runtime.spawn(async move { store.release(&key).await });
+                let (store, owner) = (Arc::clone(&self.store), self.owner.clone());
+                runtime.spawn(async move { store.release(&key, &owner).await });
             }
             Err(_) => tracing::error!("no runtime to release an event key on"),
         }
     }
+}
+
+/// A token naming one delivery attempt on its claim: 128 random bits, hex.
+fn attempt_token() -> String {
+    use ring::rand::SecureRandom as _;
+    let mut bytes = [0u8; 16];
+    // The system's random source does not fail on the platforms the SDK runs on; were it to, the
+    // time keeps tokens apart within this process.
+    if ring::rand::SystemRandom::new().fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = nanos.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn query_q(query: Option<&str>) -> Option<String> {

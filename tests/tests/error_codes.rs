@@ -59,13 +59,13 @@ fn keyword_tracker() -> (TestHost, Handler, Arc<Server>) {
 struct Unreachable;
 
 impl DedupeStore for Unreachable {
-    fn claim<'a>(&'a self, _key: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
+    fn claim<'a>(&'a self, _key: &'a str, _owner: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
         Box::pin(async { Err("connection refused".to_owned()) })
     }
-    fn complete<'a>(&'a self, _key: &'a str) -> BoxFuture<'a, ()> {
+    fn complete<'a>(&'a self, _key: &'a str, _owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
-    fn release<'a>(&'a self, _key: &'a str) -> BoxFuture<'a, ()> {
+    fn release<'a>(&'a self, _key: &'a str, _owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async {})
     }
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use host_runtime::Handler;
 use host_runtime::HostEvent;
 use host_runtime::dedupe::{Claim, DedupeStore, RedisStore};
 use host_runtime::testing::TestHost;
@@ -82,18 +83,25 @@ async fn the_redis_store_claims_records_and_releases() {
         .await
         .unwrap()
         .with_prefix("test:");
-    assert!(matches!(store.claim("k").await, Ok(Claim::Run)));
+    assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
     assert!(
-        matches!(store.claim("k").await, Ok(Claim::Busy)),
+        matches!(store.claim("k", "b").await, Ok(Claim::Busy)),
         "in flight elsewhere"
     );
-    store.release("k").await;
+    // Only the holder settles the claim.
+    store.release("k", "b").await;
+    assert!(matches!(store.claim("k", "b").await, Ok(Claim::Busy)));
+    store.release("k", "a").await;
     assert!(
-        matches!(store.claim("k").await, Ok(Claim::Run)),
+        matches!(store.claim("k", "c").await, Ok(Claim::Run)),
         "a failed attempt is retried"
     );
-    store.complete("k").await;
-    assert!(matches!(store.claim("k").await, Ok(Claim::Done)));
+    store.complete("k", "c").await;
+    assert!(matches!(store.claim("k", "d").await, Ok(Claim::Done)));
+    // A late release by an attempt that lost its claim does not erase the record.
+    store.release("k", "a").await;
+    store.release("k", "c").await;
+    assert!(matches!(store.claim("k", "e").await, Ok(Claim::Done)));
 }
 
 #[tokio::test]
@@ -248,4 +256,54 @@ async fn connecting_to_a_redis_that_is_down_fails_within_the_timeout() {
         "took {:?}",
         started.elapsed()
     );
+}
+
+/// Two instances; the first attempt outlives the claim's lease (so the lease must be renewed) and
+/// then fails; a duplicate reaches the other instance meanwhile. Before leases, the duplicate ran
+/// concurrently once the claim expired, and the failing first attempt then deleted its record, so
+/// the host's retry ran the event a second time.
+#[tokio::test]
+async fn a_slow_failing_attempt_and_a_duplicate_on_another_instance_run_the_event_once() {
+    let Some(redis) = start_redis() else { return };
+    let mut host = TestHost::new("keyword-tracker");
+    host.credentials = json!({ "api_key": "k" });
+    let server = Arc::new(Server::default());
+    server
+        .behaviour
+        .event_delay_ms
+        .store(1_500, Ordering::SeqCst);
+    server.behaviour.fail_events.store(1, Ordering::SeqCst);
+    let instance = |store: RedisStore| -> Handler {
+        host.configure(handler(server.clone()))
+            .with_dedupe_store(store.with_lease(Duration::from_millis(600)))
+            .with_event_wait(Duration::from_millis(200))
+    };
+    let a = instance(RedisStore::connect(&redis.url).await.unwrap());
+    let b = instance(RedisStore::connect(&redis.url).await.unwrap());
+    let host = Arc::new(host);
+    let first = {
+        let (host, a) = (host.clone(), a.clone());
+        tokio::spawn(async move {
+            host.deliver(&a, "release.shipped", release("3.0.0"), "evt_1")
+                .await
+        })
+    };
+    // Past the lease: the first attempt still holds its claim, renewed.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let duplicate = host
+        .deliver(&b, "release.shipped", release("3.0.0"), "evt_2")
+        .await;
+    duplicate.assert_error(503, "EVENT_IN_FLIGHT");
+    first.await.unwrap().assert_error(503, "RANKS_DOWN");
+    // The host retries: the event runs once, and once only.
+    server.behaviour.event_delay_ms.store(0, Ordering::SeqCst);
+    let retry = host
+        .deliver(&b, "release.shipped", release("3.0.0"), "evt_3")
+        .await;
+    assert_eq!(retry.status, 204, "{}", retry.json);
+    let again = host
+        .deliver(&a, "release.shipped", release("3.0.0"), "evt_4")
+        .await;
+    assert_eq!(again.status, 204);
+    assert_eq!(server.behaviour.releases_handled.load(Ordering::SeqCst), 1);
 }
