@@ -97,9 +97,25 @@ impl Handler {
     }
 
     /// Fetches the host's key set from `url` (the default is the host's published key set).
+    ///
+    /// The URL must be https (plain http only for a loopback host, see
+    /// [`check_key_set_url`](crate::auth::check_key_set_url)); another is logged as an error and
+    /// never fetched, so every call fails closed. [`try_with_jwks_url`](Self::try_with_jwks_url)
+    /// returns the error instead, to refuse to start.
     pub fn with_jwks_url(self, url: impl Into<String>) -> Self {
         let url = url.into();
+        if let Err(why) = crate::auth::check_key_set_url(&url) {
+            tracing::error!(%why, "install tokens cannot be verified: every call will be refused");
+        }
         self.configure(|c| c.keys = KeySource::Url(url))
+    }
+
+    /// [`with_jwks_url`](Self::with_jwks_url), refusing a URL that is not https (or plain http to a
+    /// loopback host): the error names the URL and what is wrong with it.
+    pub fn try_with_jwks_url(self, url: impl Into<String>) -> Result<Self, String> {
+        let url = url.into();
+        crate::auth::check_key_set_url(&url)?;
+        Ok(self.configure(|c| c.keys = KeySource::Url(url)))
     }
 
     /// Uses an inline key set (a JWKS document) instead of fetching one.

@@ -130,7 +130,11 @@ impl Config {
             }
         }
         let keys = match var("HOST_JWKS_URL") {
-            Some(url) => Keys::Url(url),
+            Some(url) => {
+                host_runtime::auth::check_key_set_url(&url)
+                    .map_err(|why| ConfigError(format!("HOST_JWKS_URL is unusable: {why}")))?;
+                Keys::Url(url)
+            }
             None => Keys::Inline(host_runtime::testing::development_jwks()),
         };
         let config = Config {
@@ -251,5 +255,31 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.0.starts_with("HOST_SIGNING_SECRET is unusable"), "{e}");
+    }
+
+    #[test]
+    fn a_key_set_url_that_is_not_https_is_refused_at_start() {
+        for url in [
+            "http://auth.example/jwks.json",
+            "ftp://auth.example/jwks.json",
+            "auth.example/jwks.json",
+        ] {
+            let e = load(
+                None,
+                true,
+                &[
+                    ("HOST_JWKS_URL", url),
+                    ("HOST_ISSUER", "https://auth.example"),
+                    ("HOST_EVENT_POST_URL", "https://events.example/v1"),
+                    (
+                        "HOST_SIGNING_SECRET",
+                        "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                    ),
+                ],
+            )
+            .unwrap_err();
+            assert!(e.0.starts_with("HOST_JWKS_URL is unusable"), "{e}");
+            assert!(e.0.contains(url), "the error names the URL: {e}");
+        }
     }
 }

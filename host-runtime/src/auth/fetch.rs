@@ -46,6 +46,8 @@ pub(crate) async fn fetch(
     url: &str,
     timeout: Duration,
 ) -> Result<Fetched, String> {
+    // Never fetched from a URL the checks refuse (the handler logged why when it was built).
+    super::check_key_set_url(url)?;
     match tokio::time::timeout(timeout, fetch_unbounded(client, url)).await {
         Ok(result) => result,
         Err(_) => Err(format!(

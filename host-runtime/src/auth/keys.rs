@@ -160,7 +160,17 @@ impl KeyStore {
             }
         }
         let outcome = remote.fetch().await;
-        let parsed = outcome.and_then(|f| Ok((KeySet::from_document(&f.document)?, f.max_age)));
+        let parsed = outcome
+            .and_then(|f| Ok((KeySet::from_document(&f.document)?, f.max_age)))
+            .and_then(|(set, max_age)| {
+                // A set without one usable key is a broken publication, not a revocation of every
+                // key: the last good keys keep serving (within their 24 h).
+                if set.len() == 0 && remote.read().keys.as_ref().is_some_and(|k| k.len() > 0) {
+                    Err("the fetched key set holds no usable key; the last good keys stay".to_owned())
+                } else {
+                    Ok((set, max_age))
+                }
+            });
         let now = clock();
         let mut state = remote.state.write().unwrap_or_else(PoisonError::into_inner);
         state.attempts += 1;

@@ -71,6 +71,40 @@ use crate::call::Claims;
 pub const DEFAULT_ISSUER: &str = "https://auth.host.example";
 /// Where the host publishes its key set unless configured otherwise.
 pub const DEFAULT_JWKS_URL: &str = "https://auth.host.example/.well-known/jwks.json";
+/// Checks a key set URL before anything is fetched from it: it must parse, name a host, and use
+/// `https`, or plain `http` only for a loopback host (`localhost`, `127.0.0.0/8`, `::1`), as the
+/// local host and tests serve. A key set fetched over plain HTTP could be replaced on the way, and
+/// with it every install token. The error names the URL and what is wrong.
+///
+/// ```
+/// use host_runtime::auth::check_key_set_url;
+/// assert!(check_key_set_url("https://auth.host.example/.well-known/jwks.json").is_ok());
+/// assert!(check_key_set_url("http://127.0.0.1:8788/.well-known/jwks.json").is_ok());
+/// assert!(check_key_set_url("http://auth.host.example/jwks.json").is_err());
+/// assert!(check_key_set_url("ftp://auth.host.example/jwks.json").is_err());
+/// assert!(check_key_set_url("auth.host.example/jwks.json").is_err());
+/// ```
+pub fn check_key_set_url(key_set_url: &str) -> Result<(), String> {
+    let parsed = url::Url::parse(key_set_url)
+        .map_err(|e| format!("the key set URL `{key_set_url}` is not a URL ({e})"))?;
+    let loopback = match parsed.host() {
+        None => return Err(format!("the key set URL `{key_set_url}` names no host")),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+    };
+    match parsed.scheme() {
+        "https" => Ok(()),
+        "http" if loopback => Ok(()),
+        "http" => Err(format!(
+            "the key set URL `{key_set_url}` is plain http; install tokens are only trusted from a key set fetched over https (http is allowed for loopback hosts only)"
+        )),
+        other => Err(format!(
+            "the key set URL `{key_set_url}` uses `{other}:`; it must be https"
+        )),
+    }
+}
+
 /// Clock skew allowed on `exp` and `nbf`.
 pub const LEEWAY: Duration = Duration::from_secs(60);
 /// How many verified tokens are remembered by default.
