@@ -166,7 +166,10 @@ impl KeyStore {
                 // A set without one usable key is a broken publication, not a revocation of every
                 // key: the last good keys keep serving (within their 24 h).
                 if set.len() == 0 && remote.read().keys.as_ref().is_some_and(|k| k.len() > 0) {
-                    Err("the fetched key set holds no usable key; the last good keys stay".to_owned())
+                    Err(
+                        "the fetched key set holds no usable key; the last good keys stay"
+                            .to_owned(),
+                    )
                 } else {
                     Ok((set, max_age))
                 }
