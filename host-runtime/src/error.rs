@@ -93,6 +93,9 @@ error_codes! {
     ToolTimeout = "TOOL_TIMEOUT", 504;
     /// A handler panicked, or an answer could not be encoded.
     Internal = "INTERNAL", 500;
+    /// A `POST` whose `Content-Type` is not JSON. The interface names no code for it; this SDK adds
+    /// one.
+    UnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE", 415;
     /// A metrics sync answer names a dimension its metric does not declare, or a value that is not
     /// finite. The interface calls such answers invalid without naming a code; this SDK adds one.
     MetricsResponseInvalid = "METRICS_RESPONSE_INVALID", 502;

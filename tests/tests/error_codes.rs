@@ -157,6 +157,14 @@ async fn reach(code: ErrorCode) -> TestResponse {
             server.behaviour.panic.store(true, Ordering::SeqCst);
             host.call_tool(&handler, "keyword-ranks", input).await
         }
+        ErrorCode::UnsupportedMediaType => {
+            let mut request = host.request(Method::POST, tool, Some(&host.call_body(input)));
+            request.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("text/plain"),
+            );
+            host.send(&handler, request).await
+        }
         ErrorCode::MetricsResponseInvalid => {
             server.behaviour.bad_answers.store(true, Ordering::SeqCst);
             let body = host.call_body(json!({ "metrics": ["average_rank"], "from": "2026-11-01T00:00:00Z", "to": "2026-11-02T00:00:00Z" }));

@@ -661,3 +661,71 @@ async fn serve_speaks_http2_with_the_feature() {
     assert_eq!(answer["value"].as_f64(), Some(71.5));
     server.abort();
 }
+
+#[tokio::test]
+async fn request_hygiene_duplicate_members_two_tokens_and_content_types() {
+    let (host, handler, _) = setup();
+    let post = |body: &str| {
+        let mut request = host.request(Method::POST, "/host/tools/keyword-ranks", None);
+        *request.body_mut() = Bytes::from(body.to_owned());
+        request
+    };
+    let body = host.call_body(json!({ "keyword": "notes" })).to_string();
+    // The same member twice, at the top or nested: refused, not "last one wins".
+    let twice = body.replacen('{', r#"{"input": {"keyword": "other"}, "#, 1);
+    let r = host.send(&handler, post(&twice)).await;
+    r.assert_error(400, "BAD_REQUEST");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`input` appears twice"),
+        "{}",
+        r.json
+    );
+    let nested = body.replacen(
+        r#""keyword":"notes""#,
+        r#""keyword":"notes","keyword":"x""#,
+        1,
+    );
+    assert_ne!(nested, body);
+    host.send(&handler, post(&nested))
+        .await
+        .assert_error(400, "BAD_REQUEST");
+    // A number JSON cannot hold is named as such.
+    let huge = body.replacen('{', r#"{"n": 1e999, "#, 1);
+    let r = host.send(&handler, post(&huge)).await;
+    r.assert_error(400, "BAD_REQUEST");
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("number out of range"),
+        "{}",
+        r.json
+    );
+    // Two Authorization headers: refused, whichever would verify.
+    let mut two = post(&body);
+    let token = http::HeaderValue::from_str(&format!("Bearer {}", host.token())).unwrap();
+    two.headers_mut().append(http::header::AUTHORIZATION, token);
+    host.send(&handler, two)
+        .await
+        .assert_error(401, "UNAUTHORIZED");
+    // A body that says it is not JSON: 415; JSON with parameters or a +json type is fine.
+    for (kind, status) in [
+        ("text/plain", 415),
+        ("application/x-www-form-urlencoded", 415),
+        ("application/json; charset=utf-8", 200),
+        ("application/vnd.host+json", 200),
+    ] {
+        let mut request = post(&body);
+        request.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static(kind),
+        );
+        let r = host.send(&handler, request).await;
+        assert_eq!(r.status, status, "{kind}: {}", r.json);
+    }
+    // And the well-formed body still works.
+    assert_eq!(host.send(&handler, post(&body)).await.status, 200);
+}
