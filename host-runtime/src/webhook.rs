@@ -192,8 +192,8 @@ pub fn verify_webhook_any(
     }
 }
 
-/// How [`OutboundEvent::send`] retries: a 5xx, a timeout or an unreachable host is retried with
-/// capped exponential backoff; a 4xx is final.
+/// How [`OutboundEvent::send`] retries: a 5xx, a 429, a timeout or an unreachable host is retried
+/// with capped exponential backoff (or after the host's `Retry-After`); any other 4xx is final.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Attempts in all, the first included.
@@ -206,18 +206,26 @@ pub struct RetryPolicy {
     pub timeout: Duration,
 }
 
+/// The default retries span 18.5 minutes (12 attempts, waits from 1 s doubling to at most 5 min),
+/// longer than the host's own 12.5-minute retry schedule for its events: an outage of the host's
+/// event endpoint that the host itself would ride out does not lose the vendor's events.
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            attempts: 6,
-            first_backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(30),
+            attempts: 12,
+            first_backoff: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(300),
             timeout: Duration::from_secs(10),
         }
     }
 }
 
 impl RetryPolicy {
+    /// The waits between all attempts added up: how long an outage the policy rides out.
+    pub fn total_wait(&self) -> Duration {
+        (1..self.attempts.max(1)).map(|n| self.backoff(n)).sum()
+    }
+
     /// The wait after failed attempt `n` (1-based).
     pub fn backoff(&self, n: u32) -> Duration {
         let factor = 2u32.saturating_pow(n.saturating_sub(1));
@@ -426,6 +434,49 @@ impl PayloadSchema {
     }
 }
 
+/// The outcome of an event sent with [`OutboundEvent::spawn`]: await it for the final status, or
+/// drop it and let the send finish on its own (its outcome is logged).
+#[derive(Debug)]
+pub struct Receipt {
+    task: tokio::task::JoinHandle<Result<u16, SendError>>,
+}
+
+impl Receipt {
+    /// The final outcome: the host's 2xx status, or why the event was not delivered.
+    pub async fn outcome(self) -> Result<u16, SendError> {
+        match self.task.await {
+            Ok(outcome) => outcome,
+            Err(e) => Err(SendError::Request(format!(
+                "the send task ended early: {e}"
+            ))),
+        }
+    }
+}
+
+/// One HTTP client for every event sent by this process (its connections are reused).
+fn shared_client() -> Option<&'static reqwest::Client> {
+    static CLIENT: OnceLock<Option<reqwest::Client>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            // reqwest is built without a default TLS provider (the SDK uses ring).
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            reqwest::Client::builder().build().ok()
+        })
+        .as_ref()
+}
+
+/// A `Retry-After` in seconds (the host's form; an HTTP date is not read).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let seconds: u64 = headers
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(seconds))
+}
+
 /// One signed event, ready to post.
 #[derive(Debug, Clone)]
 pub struct OutboundEvent {
@@ -454,30 +505,35 @@ impl OutboundEvent {
         &self.id
     }
 
-    /// Posts the event: every attempt is signed anew with the same `webhook-id`; a 5xx, a timeout or
-    /// no connection is retried with capped exponential backoff; a 4xx is final and returned.
+    /// Posts the event: every attempt is signed anew with the same `webhook-id`; a 5xx, a 429, a
+    /// timeout or no connection is retried with capped exponential backoff (a `Retry-After` on a 429
+    /// or 503 is waited for, up to the policy's longest wait); any other 4xx is final and returned.
+    ///
+    /// The send runs in the caller's task: if that task ends (a tool past its deadline, a host that
+    /// hung up), the send ends with it. [`spawn`](Self::spawn) outlives the caller.
     pub async fn send(&self) -> Result<u16, SendError> {
-        // reqwest is built without a default TLS provider (the SDK uses ring).
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(self.retry.timeout)
-            .build()
-            .map_err(|e| SendError::Request(e.to_string()))?;
+        let client = shared_client().ok_or_else(|| {
+            SendError::Request("no HTTP client could be built (TLS set-up failed)".to_owned())
+        })?;
         let attempts = self.retry.attempts.max(1);
         let mut last = String::new();
         for attempt in 1..=attempts {
             let request = self
                 .to_request()
                 .map_err(|e| SendError::Request(e.to_string()))?;
-            let mut builder = client.post(&self.url);
+            let mut builder = client.post(&self.url).timeout(self.retry.timeout);
             for (name, value) in request.headers() {
                 builder = builder.header(name, value);
             }
+            let mut wait = self.retry.backoff(attempt);
             match builder.body(request.into_body()).send().await {
                 Ok(response) if response.status().is_success() => {
                     return Ok(response.status().as_u16());
                 }
-                Ok(response) if response.status().is_client_error() => {
+                Ok(response)
+                    if response.status().is_client_error()
+                        && response.status() != reqwest::StatusCode::TOO_MANY_REQUESTS =>
+                {
                     let status = response.status().as_u16();
                     let body = response
                         .text()
@@ -488,15 +544,37 @@ impl OutboundEvent {
                         .collect();
                     return Err(SendError::Rejected { status, body });
                 }
-                Ok(response) => last = format!("status {}", response.status().as_u16()),
+                Ok(response) => {
+                    let status = response.status();
+                    if let Some(told) = retry_after(response.headers()) {
+                        // The host says when; never longer than the policy's longest wait.
+                        wait = told.min(self.retry.max_backoff);
+                    }
+                    last = format!("status {}", status.as_u16());
+                }
                 Err(e) => last = e.without_url().to_string(),
             }
             tracing::debug!(attempt, event_id = %self.id, reason = %last, "event post failed; retrying");
             if attempt < attempts {
-                tokio::time::sleep(self.retry.backoff(attempt)).await;
+                tokio::time::sleep(wait).await;
             }
         }
         Err(SendError::Exhausted { attempts, last })
+    }
+
+    /// Sends the event in a task of its own, so the delivery outlives the handler that started it
+    /// (a tool's deadline, a host that hung up). The outcome is logged either way; the
+    /// [`Receipt`] gives it to whoever wants it and may be dropped.
+    pub fn spawn(self) -> Receipt {
+        let task = tokio::spawn(async move {
+            let outcome = self.send().await;
+            match &outcome {
+                Ok(status) => tracing::info!(event_id = %self.id, status, "event delivered"),
+                Err(e) => tracing::error!(event_id = %self.id, error = %e, "event not delivered"),
+            }
+            outcome
+        });
+        Receipt { task }
     }
 
     /// The envelope's bytes, exactly as signed.
@@ -691,8 +769,14 @@ mod tests {
                         break;
                     }
                 }
+                // Busy answers say when to come back, as a host would.
+                let retry = if matches!(status, 429 | 503) {
+                    "retry-after: 1\r\n"
+                } else {
+                    ""
+                };
                 let reply = format!(
-                    "HTTP/1.1 {status} X\r\ncontent-length: 2\r\nconnection: close\r\n\r\nno"
+                    "HTTP/1.1 {status} X\r\n{retry}content-length: 2\r\nconnection: close\r\n\r\nno"
                 );
                 let _ = stream.write_all(reply.as_bytes()).await;
             }
@@ -947,5 +1031,67 @@ mod tests {
             verify_webhook_any(&[new, stranger], "k", &ts, &only_old, req.body(), now),
             Err(WebhookError::NoMatchingSignature)
         );
+    }
+
+    #[test]
+    fn the_default_retries_outlast_the_hosts_own_schedule() {
+        let total = RetryPolicy::default().total_wait();
+        // The host retries its own deliveries over 30 s + 2 min + 10 min = 12.5 min.
+        assert!(total >= Duration::from_secs(750), "{total:?}");
+    }
+
+    #[tokio::test]
+    async fn a_429_is_retried_after_the_hosts_retry_after() {
+        let (url, seen) = fake_host(vec![429, 200]).await;
+        let policy = RetryPolicy {
+            attempts: 3,
+            first_backoff: Duration::from_millis(10),
+            max_backoff: Duration::from_secs(5),
+            timeout: Duration::from_secs(2),
+        };
+        let sender = EventSender::new(url, SECRET).unwrap().with_retry(policy);
+        let out = sender
+            .event(
+                &RANK_DROPPED,
+                "ins_1",
+                "k",
+                &serde_json::json!({ "why": "x" }),
+            )
+            .unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(out.send().await, Ok(200));
+        assert!(
+            started.elapsed() >= Duration::from_millis(900),
+            "waited as told: {:?}",
+            started.elapsed()
+        );
+        assert_eq!(seen.lock().unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_spawned_send_outlives_its_caller_and_reports_its_outcome() {
+        let (url, seen) = fake_host(vec![503, 200, 200]).await;
+        let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+        let make = || {
+            sender
+                .event(
+                    &RANK_DROPPED,
+                    "ins_1",
+                    "k",
+                    &serde_json::json!({ "why": "x" }),
+                )
+                .unwrap()
+        };
+        assert_eq!(make().spawn().outcome().await, Ok(200));
+        // A dropped receipt: the send still completes.
+        drop(make().spawn());
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while seen.lock().unwrap().len() < 3 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the detached send did not arrive"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }

@@ -417,3 +417,69 @@ fn an_event_is_not_lost_while_the_key_set_is_unreachable() {
     // Other routes keep answering 401: the call is the host's to retry or not.
     assert_eq!(call(server.addr, &host, Duration::from_secs(10)), Some(401));
 }
+
+/// The host's event endpoint is down for a while (connections refused), then back: an event sent
+/// meanwhile arrives, from a send detached from its caller.
+#[tokio::test]
+async fn a_vendor_event_survives_a_short_outage_of_the_hosts_endpoint() {
+    use host_runtime::EventSender;
+    use host_runtime::webhook::RetryPolicy;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let policy = RetryPolicy {
+        attempts: 40,
+        first_backoff: Duration::from_millis(100),
+        max_backoff: Duration::from_millis(300),
+        timeout: Duration::from_secs(2),
+    };
+    let sender = EventSender::new(
+        format!("http://127.0.0.1:{port}/v1/events"),
+        "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+    )
+    .unwrap()
+    .with_retry(policy);
+    let payload = host_sdk_tests::webhooks::rank_dropped::Payload {
+        why: "Notes fell to 9".parse().unwrap(),
+        country: Some("DE".into()),
+        keyword: Some("notes".into()),
+        previous: None,
+        current: None,
+    };
+    let receipt = host_sdk_tests::Webhooks::new(sender)
+        .rank_dropped("ins_1", "drop-1", &payload)
+        .unwrap()
+        .spawn();
+    // Down for 1.5 s: every attempt meanwhile is refused.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let endpoint = tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut seen = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while !String::from_utf8_lossy(&seen).contains("\"drop-1\"") {
+            let n = stream.read(&mut chunk).await.unwrap();
+            assert!(n > 0, "the request ended early");
+            seen.extend_from_slice(&chunk[..n]);
+        }
+        stream
+            .write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n")
+            .await
+            .unwrap();
+        String::from_utf8_lossy(&seen).to_string()
+    });
+    let outcome = tokio::time::timeout(Duration::from_secs(10), receipt.outcome())
+        .await
+        .expect("the event was delivered within 10 s of the endpoint's return");
+    assert_eq!(outcome, Ok(202));
+    let request = endpoint.await.unwrap();
+    assert!(
+        request.to_ascii_lowercase().contains("webhook-id: drop-1"),
+        "{request}"
+    );
+}
