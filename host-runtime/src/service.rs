@@ -733,18 +733,25 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
                 )
                 .with_retry_after(RETRY_AFTER_SECS)
             };
-            let claim =
-                match tokio::time::timeout(inner.config.dedupe_timeout, store.claim(key, &owner))
-                    .await
-                {
-                    Ok(claimed) => claimed.map_err(unavailable)?,
-                    Err(_) => {
-                        return Err(unavailable(format!(
+            let claimed =
+                tokio::time::timeout(inner.config.dedupe_timeout, store.claim(key, &owner)).await;
+            let claim = match claimed {
+                Ok(Ok(claim)) => claim,
+                failed => {
+                    // The store may still carry out a claim it did not answer in time (a paused
+                    // Redis works through its queue when it resumes): take back this attempt's own
+                    // claim, if it was made, so that the host's retry is not locked out by it.
+                    let (store, key, owner) = (Arc::clone(store), key.clone(), owner.clone());
+                    tokio::spawn(async move { store.release(&key, &owner).await });
+                    return Err(unavailable(match failed {
+                        Ok(Err(e)) => e,
+                        _ => format!(
                             "no answer within {} s",
                             inner.config.dedupe_timeout.as_secs_f64()
-                        )));
-                    }
-                };
+                        ),
+                    }));
+                }
+            };
             let waited = match claim {
                 Claim::Run => break,
                 Claim::Done => return Ok(Reply::NoContent),

@@ -162,6 +162,7 @@ fn release(version: &str) -> serde_json::Value {
     let mut payload =
         serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
     payload["version"] = json!(version);
+    payload["releaseId"] = json!(format!("rel_{version}"));
     payload
 }
 
