@@ -625,6 +625,18 @@ mod tests {
         true,
     );
 
+    /// A valid `rank.dropped` event from `sender`, with `key` as its dedupe key.
+    fn alert(sender: &EventSender, key: &str) -> OutboundEvent {
+        sender
+            .event(
+                &RANK_DROPPED,
+                "ins_1",
+                key,
+                &serde_json::json!({ "why": "x" }),
+            )
+            .unwrap()
+    }
+
     fn at(ts: i64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(ts as u64)
     }
@@ -797,14 +809,7 @@ mod tests {
     async fn a_5xx_is_retried_with_the_same_webhook_id_until_it_succeeds() {
         let (url, seen) = fake_host(vec![503, 502, 200]).await;
         let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
-        let out = sender
-            .event(
-                &RANK_DROPPED,
-                "ins_1",
-                "drop-7",
-                &serde_json::json!({ "why": "x" }),
-            )
-            .unwrap();
+        let out = alert(&sender, "drop-7");
         assert_eq!(out.send().await, Ok(200));
         let seen = seen.lock().unwrap();
         assert_eq!(seen.len(), 3);
@@ -822,14 +827,7 @@ mod tests {
     async fn a_4xx_is_final() {
         let (url, seen) = fake_host(vec![422, 200]).await;
         let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
-        let out = sender
-            .event(
-                &RANK_DROPPED,
-                "ins_1",
-                "drop-8",
-                &serde_json::json!({ "why": "x" }),
-            )
-            .unwrap();
+        let out = alert(&sender, "drop-8");
         assert!(matches!(
             out.send().await,
             Err(SendError::Rejected { status: 422, .. })
@@ -843,14 +841,7 @@ mod tests {
         let url = format!("http://{}/events", listener.local_addr().unwrap());
         drop(listener);
         let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
-        let out = sender
-            .event(
-                &RANK_DROPPED,
-                "ins_1",
-                "drop-9",
-                &serde_json::json!({ "why": "x" }),
-            )
-            .unwrap();
+        let out = alert(&sender, "drop-9");
         assert!(matches!(
             out.send().await,
             Err(SendError::Exhausted { attempts: 4, .. })
@@ -862,14 +853,7 @@ mod tests {
         let sender = EventSender::new("https://events.host.example/v1", SECRET)
             .unwrap()
             .with_build("1.4.2");
-        let out = sender
-            .event(
-                &RANK_DROPPED,
-                "ins_1",
-                "drop-42",
-                &serde_json::json!({ "why": "x" }),
-            )
-            .unwrap();
+        let out = alert(&sender, "drop-42");
         let req = out.to_request().unwrap();
         assert_eq!(req.headers()["webhook-id"], "drop-42");
         let ts = req.headers()["webhook-timestamp"]
@@ -961,15 +945,7 @@ mod tests {
     #[test]
     fn occurred_at_can_be_set_and_is_signed() {
         let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
-        let out = sender
-            .event(
-                &RANK_DROPPED,
-                "ins_1",
-                "k",
-                &serde_json::json!({ "why": "x" }),
-            )
-            .unwrap()
-            .with_occurred_at("2026-11-20T08:00:00Z");
+        let out = alert(&sender, "k").with_occurred_at("2026-11-20T08:00:00Z");
         let req = out.to_request().unwrap();
         let env: serde_json::Value = serde_json::from_slice(req.body()).unwrap();
         assert_eq!(env["occurredAt"], "2026-11-20T08:00:00Z");
@@ -995,16 +971,7 @@ mod tests {
             .unwrap()
             .with_previous_secret(SECRET)
             .unwrap();
-        let req = sender
-            .event(
-                &RANK_DROPPED,
-                "ins_1",
-                "k",
-                &serde_json::json!({ "why": "x" }),
-            )
-            .unwrap()
-            .to_request()
-            .unwrap();
+        let req = alert(&sender, "k").to_request().unwrap();
         let header = |name: &str| req.headers()[name].to_str().unwrap().to_owned();
         let (ts, sig) = (header("webhook-timestamp"), header("webhook-signature"));
         assert_eq!(sig.split(' ').count(), 2, "{sig}");
@@ -1050,14 +1017,7 @@ mod tests {
             timeout: Duration::from_secs(2),
         };
         let sender = EventSender::new(url, SECRET).unwrap().with_retry(policy);
-        let out = sender
-            .event(
-                &RANK_DROPPED,
-                "ins_1",
-                "k",
-                &serde_json::json!({ "why": "x" }),
-            )
-            .unwrap();
+        let out = alert(&sender, "k");
         let started = std::time::Instant::now();
         assert_eq!(out.send().await, Ok(200));
         assert!(
@@ -1072,16 +1032,7 @@ mod tests {
     async fn a_spawned_send_outlives_its_caller_and_reports_its_outcome() {
         let (url, seen) = fake_host(vec![503, 200, 200]).await;
         let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
-        let make = || {
-            sender
-                .event(
-                    &RANK_DROPPED,
-                    "ins_1",
-                    "k",
-                    &serde_json::json!({ "why": "x" }),
-                )
-                .unwrap()
-        };
+        let make = || alert(&sender, "k");
         assert_eq!(make().spawn().outcome().await, Ok(200));
         // A dropped receipt: the send still completes.
         drop(make().spawn());

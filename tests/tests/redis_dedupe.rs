@@ -157,6 +157,17 @@ fn port_of(redis: &Redis) -> u16 {
         .unwrap()
 }
 
+/// A test host and an instance on `redis` whose store calls time out after 500 ms.
+async fn impatient_instance(redis: &Redis) -> (TestHost, Handler) {
+    let mut host = TestHost::new("keyword-tracker");
+    host.credentials = json!({ "api_key": "k" });
+    let handler = host
+        .configure(handler(Arc::new(Server::default())))
+        .with_dedupe_store(RedisStore::connect(&redis.url).await.unwrap())
+        .with_dedupe_timeout(Duration::from_millis(500));
+    (host, handler)
+}
+
 /// A `release.shipped` payload of its own content (so it is not a duplicate of another).
 fn release(version: &str) -> serde_json::Value {
     let mut payload =
@@ -188,12 +199,7 @@ async fn deliver_until_done(
 #[tokio::test]
 async fn a_paused_redis_answers_a_retryable_503_quickly_then_recovers() {
     let Some(redis) = start_redis() else { return };
-    let mut host = TestHost::new("keyword-tracker");
-    host.credentials = json!({ "api_key": "k" });
-    let handler = host
-        .configure(handler(Arc::new(Server::default())))
-        .with_dedupe_store(RedisStore::connect(&redis.url).await.unwrap())
-        .with_dedupe_timeout(Duration::from_millis(500));
+    let (host, handler) = impatient_instance(&redis).await;
     let ok = host
         .deliver(&handler, "release.shipped", release("1.0.0"), "evt_1")
         .await;
@@ -221,12 +227,7 @@ async fn a_paused_redis_answers_a_retryable_503_quickly_then_recovers() {
 async fn a_killed_redis_answers_503_and_a_restarted_one_is_found_again() {
     let Some(redis) = start_redis() else { return };
     let port = port_of(&redis);
-    let mut host = TestHost::new("keyword-tracker");
-    host.credentials = json!({ "api_key": "k" });
-    let handler = host
-        .configure(handler(Arc::new(Server::default())))
-        .with_dedupe_store(RedisStore::connect(&redis.url).await.unwrap())
-        .with_dedupe_timeout(Duration::from_millis(500));
+    let (host, handler) = impatient_instance(&redis).await;
     drop(redis);
     let started = Instant::now();
     let r = host
