@@ -97,7 +97,9 @@ enum Command {
     ///
     /// Mints an install token with the development key (install `ins_dev_1`, organization
     /// `org_dev_1`, project `prj_dev_1`, the manifest's scopes) and sends the call body
-    /// `{ install, context, input, credentials, documents }`. The id must be declared in the manifest.
+    /// `{ install, context, input, credentials, documents }` (`--context` sets `context`). Every
+    /// route has a kind: tools, actions, mentions, context providers, procedures, the connector
+    /// sync and the work destination's three routes. The id must be declared in the manifest.
     /// The input is checked against the declared schema first; a mismatch is a note and the call is
     /// sent anyway. Prints `<status> <reason> in <N> ms`, then the body as pretty JSON or the error
     /// as `error: <status> <CODE>: <message>`.
@@ -123,6 +125,10 @@ enum Command {
     /// against the card shape of their `returns` kind, mentions as `{items:[{id,label}]}`, context
     /// blocks within 2,048 bytes, procedures against their `output` schema. A route that refuses
     /// the sample input (INPUT_INVALID, or a 4xx with the vendor's own code) passes with a note.
+    /// A connector's sync is run twice, as after an install: a backfill followed page by page
+    /// through its `cursor`, then the scheduled 24-hour sync, each page checked. A work destination
+    /// is walked as the host uses it: the container list, a new item in the first container, a
+    /// comment on that item (two-way comments only).
     /// Prints `✓ ...` or `✗ ...: reason` per check as it completes, then `N passed, M failed`.
     ///
     /// Exits 0 when every check passes, 1 otherwise, 2 when nothing answers at all.

@@ -1,8 +1,7 @@
 //! The example extension end to end, as the README's first hour runs it: `cargo host dev` as a child
 //! process, the keyword-tracker server started from the environment `dev` prints (production mode:
 //! key set fetched from the local host, events posted to it), and every route of the example driven
-//! over real HTTP by `cargo host call`, `trigger` and `check` (work routes, which `call` does not
-//! cover, by the runtime's test host).
+//! over real HTTP by `cargo host call`, `trigger` and `check`.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -14,7 +13,6 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use host_runtime::testing::TestHost;
 use keyword_tracker::Tracker;
 use keyword_tracker::config::{Config, Mode};
 use serde_json::{Value, json};
@@ -383,56 +381,55 @@ fn the_first_hour_against_the_local_host() {
         assert!(stdout(&o).contains("-> 204"), "{event}: {}", stdout(&o));
     }
 
-    // The work destination, with the runtime's test host (same development key).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
-        let mut test_host = TestHost::development("keyword-tracker");
-        test_host.install_id = "ins_dev_1".into();
-        test_host.credentials = json!({"api_key": "kt_demo_key"});
-        let send = |method: http::Method, path: &str, body: Option<Value>| {
-            let request =
-                test_host.request(method, path, body.map(|b| test_host.call_body(b)).as_ref());
-            test_host.send_http(&server.url, request)
-        };
-        let boards = send(http::Method::GET, "/host/work/boards?q=", None)
-            .await
-            .unwrap();
-        assert_eq!(
-            boards.json["items"].as_array().map(Vec::len),
-            Some(2),
-            "{}",
-            boards.json
-        );
-        let item = send(
-            http::Method::POST,
-            "/host/work/items",
-            Some(json!({"kind": "issue", "container": "aso", "title": "Win back journal"})),
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            (item.status, item.json["id"].as_str()),
-            (200, Some("KT-1")),
-            "{}",
-            item.json
-        );
-        let comment = send(
-            http::Method::POST,
-            "/host/work/items/KT-1/comments",
-            Some(json!({"body": "Subtitle rewritten."})),
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            (comment.status, comment.json["id"].as_str()),
-            (200, Some("KT-1-c1")),
-            "{}",
-            comment.json
-        );
-    });
+    // The work destination: boards, a task on one, a comment on the task.
+    let boards = call(&server, &["work-containers", "--query", "listing"], 200);
+    assert_eq!(
+        boards,
+        json!({ "items": [ { "id": "listing", "label": "Store listing copy" } ] })
+    );
+    let task = call(
+        &server,
+        &[
+            "work-item",
+            "--input",
+            r#"{"kind": "issue", "container": "aso", "title": "Win back journal"}"#,
+        ],
+        200,
+    );
+    assert_eq!(task["id"], "KT-1", "{task}");
+    let comment = call(
+        &server,
+        &[
+            "work-comment",
+            "KT-1",
+            "--input",
+            r#"{"body": "Subtitle rewritten."}"#,
+        ],
+        200,
+    );
+    assert_eq!(comment, json!({ "id": "KT-1-c1" }));
+    let missing = call(&server, &["work-comment", "KT-9"], 404);
+    assert_eq!(missing, Value::Null);
+
+    // The platform in the call's context picks the stores: iOS is the App Store alone.
+    let ranks = |platform: &str| {
+        let context = format!(r#"{{"platform": "{platform}"}}"#);
+        call(
+            &server,
+            &[
+                "tool",
+                "keyword-ranks",
+                "--input",
+                r#"{"keyword": "habit tracker", "days": 3}"#,
+                "--context",
+                &context,
+            ],
+            200,
+        )["series"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    assert!(ranks("all") > ranks("ios"), "all stores beat one");
 
     // The publish-time checks pass.
     let o = host(&server, &["check"]);
@@ -440,6 +437,21 @@ fn the_first_hour_against_the_local_host() {
     assert_eq!(o.status.code(), Some(0), "{out}");
     assert!(
         out.lines().any(|l| l.ends_with("passed, 0 failed")),
+        "{out}"
+    );
+    for expected in [
+        "✓ sync backfill of 90 days 200, ",
+        "✓ sync scheduled sync of 24 h 200, ",
+        "✓ work-containers /host/work/boards 200 2 containers",
+        "✓ work-item in `aso` 200 KT-2 ",
+        "✓ work-comment on `KT-2` 200 KT-2-c1 ",
+    ] {
+        assert!(out.contains(expected), "`{expected}` missing in\n{out}");
+    }
+    // The backfill's 90 days do not fit one answer: the check followed the cursor.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("✓ sync backfill") && !l.contains(" in 1 page ")),
         "{out}"
     );
 

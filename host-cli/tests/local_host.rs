@@ -199,7 +199,7 @@ fn call_action_runs_as_the_local_install_or_the_one_given() {
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert_eq!(
         printed_json(&o),
-        json!({ "saved": true, "install": "ins_dev_1" })
+        json!({ "saved": true, "install": "ins_dev_1", "platform": "ios" })
     );
 
     let o = against(
@@ -544,10 +544,12 @@ fn check_passes_every_declared_route() {
         "✓ context tracked-keywords 200 ",
         "✓ procedure addKeyword 200 in ",
         "✓ procedure listWatchlists 200 in ",
+        "✓ sync backfill of 90 days 200, 3 points in 1 page in ",
+        "✓ sync scheduled sync of 24 h 200, 3 points in 1 page in ",
     ] {
         assert!(out.contains(expected), "`{expected}` missing in\n{out}");
     }
-    assert!(out.trim_end().ends_with("10 passed, 0 failed"), "{out}");
+    assert!(out.trim_end().ends_with("12 passed, 0 failed"), "{out}");
 }
 
 #[test]
@@ -565,7 +567,13 @@ fn check_fails_answers_the_interface_forbids() {
         out.contains("✗ context tracked-keywords: 502 CONTEXT_TOO_LARGE"),
         "{out}"
     );
-    assert!(out.trim_end().ends_with("8 passed, 2 failed"), "{out}");
+    assert!(
+        out.contains(
+            "✗ sync backfill of 90 days, page 1: 502 METRICS_RESPONSE_INVALID: the sync answer's `points[0]` has the dimension `planet`"
+        ),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with("8 passed, 4 failed"), "{out}");
 }
 
 /// A server that answers health for the fixture and 404 to everything else.
@@ -603,6 +611,167 @@ fn routeless_server(runtime: &tokio::runtime::Runtime) -> String {
 }
 
 #[test]
+fn check_stops_a_sync_whose_pages_never_end() {
+    let v = vendor();
+    v.server
+        .behaviour
+        .looping_cursor
+        .store(true, Ordering::SeqCst);
+    let o = against(&v.url, &["check"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("✗ sync backfill of 90 days: page 2 gives the cursor `page-2` a second time"),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with("10 passed, 2 failed"), "{out}");
+}
+
+/// The work-tracker fixture's vendor (a tracker with two projects), served like [`vendor`].
+fn work_vendor() -> (String, tokio::runtime::Runtime) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let handler = host_sdk_tests::work_tracker::handler(host_sdk_tests::work_tracker::Tracker)
+        .with_jwks(development_jwks());
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    runtime.spawn(handler.serve_on(listener));
+    (url, runtime)
+}
+
+fn work_fixture() -> String {
+    fixtures_dir()
+        .join("valid/work-tracker/host.extension.json")
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn call_reaches_every_work_route_and_check_walks_them_in_order() {
+    let (url, _runtime) = work_vendor();
+    let manifest = work_fixture();
+    let work = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(["--server", &url, "--manifest", &manifest]);
+        run(&all)
+    };
+    let o = work(&["call", "work-containers", "--query", "web"]);
+    assert_status_line(&o, "200 OK");
+    assert_eq!(
+        printed_json(&o),
+        json!({ "items": [ { "id": "prj-web", "label": "Web" } ] })
+    );
+    // No container named: the first one listed.
+    let o = work(&["call", "work-item"]);
+    assert_status_line(&o, "200 OK");
+    assert_eq!(printed_json(&o)["id"], "ISS-101");
+    let o = work(&["call", "work-item", "prj-insecure"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("error: 502 WORK_RESPONSE_INVALID"),
+        "{}",
+        stdout(&o)
+    );
+    let o = work(&[
+        "call",
+        "work-item",
+        "--input",
+        r#"{"kind": "page", "container": "prj-web", "title": "t"}"#,
+    ]);
+    assert!(
+        stdout(&o).contains("error: 422 INPUT_INVALID"),
+        "{}",
+        stdout(&o)
+    );
+    let o = work(&[
+        "call",
+        "work-comment",
+        "ISS-101",
+        "--input",
+        r#"{"body": "four"}"#,
+    ]);
+    assert_status_line(&o, "200 OK");
+    assert_eq!(printed_json(&o), json!({ "id": "ISS-101-c4" }));
+    let o = work(&["call", "work-comment"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("name the work item to comment on"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = work(&["check"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains(" work-")).collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with("✓ work-containers /work/projects 200 2 containers"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("✓ work-item in `prj-mobile` 200 ISS-101 "),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("✓ work-comment on `ISS-101` 200 ISS-101-c"),
+        "{out}"
+    );
+}
+
+#[test]
+fn call_context_reaches_the_handler_and_get_routes_say_they_have_none() {
+    let v = vendor();
+    let insight = r#"{"keyword": "notes", "summary": "Ranks fell on Monday."}"#;
+    let o = against(
+        &v.url,
+        &[
+            "call",
+            "action",
+            "save-rank-insight",
+            "--input",
+            insight,
+            "--context",
+            r#"{"platform": "android", "from": "2026-11-01T00:00:00Z"}"#,
+        ],
+    );
+    assert_status_line(&o, "200 OK");
+    assert_eq!(printed_json(&o)["platform"], "android");
+    let o = against(
+        &v.url,
+        &[
+            "call",
+            "tool",
+            "visibility-score",
+            "--context",
+            r#"{"platform": 7}"#,
+        ],
+    );
+    assert!(
+        stderr(&o).contains("`--context` is not a context the runtime can read"),
+        "{}",
+        stderr(&o)
+    );
+    let o = against(&v.url, &["call", "mention", "keyword", "--context", "{}"]);
+    assert_status_line(&o, "200 OK");
+    assert!(
+        stderr(&o).contains("has no body, so no `context`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = against(
+        &v.url,
+        &["call", "tool", "visibility-score", "--context", "[]"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
 fn check_fails_routes_a_server_lacks() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -619,7 +788,11 @@ fn check_fails_routes_a_server_lacks() {
         "{out}"
     );
     assert!(out.contains("✗ procedure addKeyword: 404"), "{out}");
-    assert!(out.trim_end().ends_with("1 passed, 9 failed"), "{out}");
+    assert!(
+        out.contains("✗ sync backfill of 90 days, page 1: 404"),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with("1 passed, 11 failed"), "{out}");
 }
 
 #[test]

@@ -36,6 +36,8 @@ pub struct Behaviour {
     /// `top-movers` and `tracked-keywords` answer what the interface forbids (a row key that is no
     /// column, a context block over 2 KB).
     pub bad_answers: std::sync::atomic::AtomicBool,
+    /// Every sync answer says more pages follow, from the same cursor: paging that never ends.
+    pub looping_cursor: std::sync::atomic::AtomicBool,
 }
 
 impl Tools for Server {
@@ -120,7 +122,11 @@ impl Actions for Server {
         &self,
         call: Approved<actions::save_rank_insight::Input>,
     ) -> Result<host_runtime::serde_json::Value, HostError> {
-        Ok(host_runtime::serde_json::json!({ "saved": true, "install": call.install.id }))
+        Ok(host_runtime::serde_json::json!({
+            "saved": true,
+            "install": call.install.id,
+            "platform": call.context.platform,
+        }))
     }
 }
 
@@ -198,9 +204,13 @@ impl Connector for Server {
                 }
             })
             .collect();
+        let looping = self
+            .behaviour
+            .looping_cursor
+            .load(std::sync::atomic::Ordering::SeqCst);
         Ok(SyncAnswer {
             points,
-            cursor: None,
+            cursor: looping.then(|| "page-2".to_owned()),
         })
     }
 }

@@ -35,6 +35,14 @@ pub enum Kind {
     Procedure,
     /// The connector sync: `POST /host/metrics`.
     Sync,
+    /// The work destination's container list: `GET` of the manifest's `work.container.list` path,
+    /// `?q=` from `--query`.
+    WorkContainers,
+    /// A new work item: `POST /host/work/items`. The id, if given, is the container [default: the
+    /// first one the container list answers].
+    WorkItem,
+    /// A comment on a work item: `POST /host/work/items/<id>/comments`; the id is the item's.
+    WorkComment,
 }
 
 /// Arguments of `cargo host call`.
@@ -44,15 +52,24 @@ pub struct CallArgs {
     #[arg(value_enum)]
     pub kind: Kind,
     /// The tool, action, mention or context provider id, or the procedure name; for `sync`, one
-    /// metric key [default for sync: every declared metric].
+    /// metric key [default for sync: every declared metric]; for `work-item`, the container
+    /// [default: the first one listed]; for `work-comment`, the item.
     pub id: Option<String>,
     /// The `input`, as JSON or `@file` [default: `{}`; for `sync`, the last 24 hours of the metrics;
-    /// for `mention`, the raw text is the `q` parameter].
+    /// for `mention`, the raw text is the `q` parameter; for `work-item`, an item of the first kind
+    /// the destination `creates`; for `work-comment`, a short comment].
     #[arg(long, value_name = "JSON|@FILE")]
     pub input: Option<String>,
-    /// The text typed in the mention picker (the `q` parameter) [default: empty].
+    /// The text typed in the mention picker or the container picker (the `q` parameter)
+    /// [default: empty].
     #[arg(long, short = 'q', value_name = "Q")]
     pub query: Option<String>,
+    /// The call body's `context` (where in the host the call comes from), as JSON or `@file`:
+    /// `projectId`, `platform` (`ios`, `android` or `all`), `from`, `to`, `filters` (`range`
+    /// with `from` and `to`, `platform`, `country`) [default: the local project, `"platform":
+    /// "ios"`]. Routes called with GET have no body, so no context.
+    #[arg(long, value_name = "JSON|@FILE")]
+    pub context: Option<String>,
     #[command(flatten)]
     pub server: ServerArg,
     #[command(flatten)]
@@ -83,13 +100,23 @@ async fn call(args: CallArgs, term: &Term) -> Result<ExitCode, Fail> {
     let loaded = super::load_manifest(&args.manifest.manifest, term)?;
     let manifest = &loaded.manifest;
     let target = target(manifest, args.kind, args.id.as_deref(), &loaded.shown)?;
-    let local = Local::new(manifest, &args.install)?;
+    let mut local = Local::new(manifest, &args.install)?;
     let client = Client::new(&args.server.server)?;
+    if let Some(text) = &args.context {
+        if target.method == Method::GET {
+            term.note(&format!(
+                "{} is called with GET and has no body, so no `context`; `--context` is ignored",
+                target.name
+            ));
+        } else {
+            local.context = Some(context_arg(text, term)?);
+        }
+    }
 
     let mut query = Vec::new();
     let mut body = None;
     match args.kind {
-        Kind::Mention => {
+        Kind::Mention | Kind::WorkContainers => {
             let q = match (&args.query, &args.input) {
                 (Some(q), _) => q.clone(),
                 // A file's final newline is not part of what the owner typed.
@@ -112,6 +139,37 @@ async fn call(args: CallArgs, term: &Term) -> Result<ExitCode, Fail> {
             };
             body = Some(local.call_body(input));
         }
+        Kind::WorkItem => {
+            let input = match &args.input {
+                Some(text) => json_arg("--input", text)?,
+                None => {
+                    let container = match &args.id {
+                        Some(id) => id.clone(),
+                        None => first_container(manifest, &local, &client).await?,
+                    };
+                    new_item(manifest, &container)
+                }
+            };
+            if let Err(e) = serde_json::from_value::<host_runtime::work::NewItem>(input.clone()) {
+                term.note(&format!(
+                    "the input is not a new work item {{kind, container, title, ...}} ({e}); the server should refuse it (sending anyway)"
+                ));
+            }
+            body = Some(local.call_body(input));
+        }
+        Kind::WorkComment => {
+            let input = match &args.input {
+                Some(text) => json_arg("--input", text)?,
+                None => json!({ "body": "A comment from `cargo host call`." }),
+            };
+            if let Err(e) = serde_json::from_value::<host_runtime::work::NewComment>(input.clone())
+            {
+                term.note(&format!(
+                    "the input is not a comment {{body}} ({e}); the server should refuse it (sending anyway)"
+                ));
+            }
+            body = Some(local.call_body(input));
+        }
         Kind::Tool | Kind::Action | Kind::Procedure => {
             let input = match &args.input {
                 Some(text) => json_arg("--input", text)?,
@@ -126,14 +184,15 @@ async fn call(args: CallArgs, term: &Term) -> Result<ExitCode, Fail> {
             body = Some(local.call_body(input));
         }
     }
-    if args.query.is_some() && args.kind != Kind::Mention {
-        term.note("`--query` is the mention picker's text; it is ignored here");
+    if args.query.is_some() && !matches!(args.kind, Kind::Mention | Kind::WorkContainers) {
+        term.note("`--query` is the text typed in a picker (mentions, work containers); it is ignored here");
     }
 
     let timeout = match args.kind {
         // The runtime answers TOOL_TIMEOUT at 30 s; wait a little longer to see it.
         Kind::Tool => Duration::from_secs(35),
-        _ => Duration::from_secs(30),
+        // The runtime answers HANDLER_TIMEOUT at 60 s by default.
+        _ => Duration::from_secs(65),
     };
     let request = Request {
         method: target.method.clone(),
@@ -176,6 +235,87 @@ async fn call(args: CallArgs, term: &Term) -> Result<ExitCode, Fail> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Reads `--context`: a JSON object. One the runtime cannot read as a context (it then hands the
+/// handler an empty one) is a note, and is sent anyway.
+fn context_arg(text: &str, term: &Term) -> Result<Value, Fail> {
+    let value = super::object_arg("--context", text)?;
+    if let Err(e) = serde_json::from_value::<host_runtime::CallContext>(value.clone()) {
+        term.note(&format!(
+            "`--context` is not a context the runtime can read ({e}); handlers would see an empty context (sending anyway)"
+        ));
+    }
+    Ok(value)
+}
+
+/// The id of the first container the server lists, for a new item without a container named.
+async fn first_container(m: &Manifest, local: &Local, client: &Client) -> Result<String, Fail> {
+    let list = m
+        .contributes
+        .work
+        .as_ref()
+        .map(|w| w.container.list.as_str());
+    let route = Route::WorkContainers.path(list).unwrap_or_default();
+    let answer = client
+        .send(Request {
+            method: Method::GET,
+            route: route.clone(),
+            query: vec![("q", String::new())],
+            headers: vec![("authorization", local.authorization())],
+            body: None,
+            timeout: Duration::from_secs(30),
+        })
+        .await;
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(SendError::Unreachable(_)) => return Err(Fail::usage(no_server(client.base()))),
+        Err(e) => return Err(Fail::usage(format!("GET {route}: {e}"))),
+    };
+    let first = answer
+        .json
+        .as_ref()
+        .filter(|_| answer.is_success())
+        .and_then(|j| j.pointer("/items/0/id"))
+        .and_then(Value::as_str);
+    match first {
+        Some(id) => Ok(id.to_owned()),
+        None => Err(Fail {
+            message: format!(
+                "no container to create the item in: `GET {route}` answered {} without items; name one: `cargo host call work-item <container>`",
+                answer.status
+            ),
+            code: 1,
+        }),
+    }
+}
+
+/// A new item the destination accepts: its first `creates` kind, a title, and a value for each
+/// field the manifest marks required.
+pub fn new_item(m: &Manifest, container: &str) -> Value {
+    let Some(work) = &m.contributes.work else {
+        return json!({});
+    };
+    let mut item = json!({
+        "kind": work.creates.first().map_or("issue", |k| k.as_str()),
+        "container": container,
+        "title": "Created by cargo host",
+    });
+    for field in &work.fields.required {
+        let value = match field.as_str() {
+            "priority" => json!(
+                work.fields
+                    .priority
+                    .first()
+                    .map_or("normal", String::as_str)
+            ),
+            "labels" => json!(["cargo-host"]),
+            "assignee" => json!("dev-user"),
+            _ => json!("A work item from the local host."),
+        };
+        item[field.as_str()] = value;
+    }
+    item
 }
 
 /// Resolves the kind and id to a declared route, or explains what is declared.
@@ -223,6 +363,9 @@ fn target<'m>(
                 .collect(),
         ),
         Kind::Sync => ("metric", "contributes.connector.metrics", metrics),
+        Kind::WorkContainers | Kind::WorkItem | Kind::WorkComment => {
+            return work_target(m, kind, id, shown);
+        }
     };
     if declared.is_empty() {
         return Err(Fail::usage(format!(
@@ -296,6 +439,56 @@ fn target<'m>(
             schema: None,
             name,
         },
+        Kind::WorkContainers | Kind::WorkItem | Kind::WorkComment => {
+            return work_target(m, kind, Some(id), shown);
+        }
+    })
+}
+
+/// The work destination's routes.
+fn work_target<'m>(
+    m: &'m Manifest,
+    kind: Kind,
+    id: Option<&str>,
+    shown: &str,
+) -> Result<Target<'m>, Fail> {
+    let Some(work) = &m.contributes.work else {
+        return Err(Fail::usage(format!(
+            "{shown} declares no work destination (under `contributes.work`), so there is nothing to call"
+        )));
+    };
+    let (route, name) = match kind {
+        Kind::WorkContainers => {
+            if let Some(id) = id {
+                return Err(Fail::usage(format!(
+                    "`work-containers` takes no id (`{id}` given); the picker's text goes in `--query`"
+                )));
+            }
+            (Route::WorkContainers, "the work container list".to_owned())
+        }
+        Kind::WorkItem => (Route::WorkItems, "a new work item".to_owned()),
+        _ => {
+            if work.comments != host_manifest::model::CommentSync::TwoWay {
+                return Err(Fail::usage(format!(
+                    "{shown} does not sync comments (`contributes.work.comments` is `{}`), so there is no comment route",
+                    work.comments.as_str()
+                )));
+            }
+            let Some(item) = id.filter(|i| !i.is_empty() && !i.contains('/')) else {
+                return Err(Fail::usage(
+                    "name the work item to comment on, e.g. `cargo host call work-comment KT-1`",
+                ));
+            };
+            (Route::WorkComment(item), format!("a comment on `{item}`"))
+        }
+    };
+    Ok(Target {
+        method: route.method(),
+        route: route
+            .path(Some(work.container.list.as_str()))
+            .unwrap_or_default(),
+        schema: None,
+        name,
     })
 }
 
@@ -307,6 +500,9 @@ fn kind_word(kind: Kind) -> &'static str {
         Kind::Context => "context",
         Kind::Procedure => "procedure",
         Kind::Sync => "sync",
+        Kind::WorkContainers => "work-containers",
+        Kind::WorkItem => "work-item",
+        Kind::WorkComment => "work-comment",
     }
 }
 

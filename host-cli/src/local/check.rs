@@ -6,6 +6,15 @@
 //! `returns` kind, mentions as mention items, context blocks within 2,048 bytes, procedures against
 //! their `output` schema. Actions are not called: they change things and run only after approval.
 //!
+//! A connector with metrics gets two syncs, as after an install: a backfill over the longest
+//! `backfillDays` (7 days when none is declared), following `cursor` page by page (at most
+//! [`MAX_PAGES`]; a cursor given twice is a loop and fails), then the scheduled sync of the last
+//! 24 hours. Every page is checked: each point names a declared metric and only its dimensions,
+//! `t` is an RFC 3339 time, `v` a finite number, `cursor` a string when present. A work
+//! destination gets its three routes in order, as the host uses them: the container list, a new
+//! item (titled "Created by cargo host check") in the first container, and with two-way comments a
+//! comment on that item; each answer has its shape, and the item's `url` is https.
+//!
 //! A route that exists but refuses the sample input (`INPUT_INVALID`, or an error with the vendor's
 //! own code and a 4xx status other than 401) passes with a note; 401, SDK errors such as
 //! `NOT_FOUND` or `SCOPE_MISSING`, any 5xx, a body that is not JSON and a timeout fail.
@@ -13,9 +22,12 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use chrono::{SecondsFormat, Utc};
+use host_manifest::Manifest;
 use host_runtime::ErrorCode;
 use host_runtime::answer::{CONTEXT_LIMIT, ContextBlock, MentionItems, check_tool_answer};
 use host_runtime::route::Route;
+use host_runtime::work::{Containers, CreatedComment, CreatedItem};
 use http::Method;
 use serde_json::Value;
 
@@ -28,8 +40,11 @@ use super::{Fail, InstallArgs, ManifestArg, ServerArg};
 pub const HEALTH_LIMIT: Duration = Duration::from_secs(3);
 /// The tool time limit.
 pub const TOOL_LIMIT: Duration = host_runtime::TOOL_DEADLINE;
-/// The limit for the other routes.
-pub const ROUTE_LIMIT: Duration = Duration::from_secs(30);
+/// The limit for the other routes: the runtime's handler deadline, and a little more to see its
+/// own `HANDLER_TIMEOUT`.
+pub const ROUTE_LIMIT: Duration = Duration::from_secs(65);
+/// Pages a backfill may take before the check calls it a loop.
+pub const MAX_PAGES: usize = 50;
 
 /// Arguments of `cargo host check`.
 #[derive(Debug, clap::Args)]
@@ -52,11 +67,20 @@ enum Expect {
     Context,
     /// A value valid against the procedure's `output` schema.
     Procedure(Option<Box<jsonschema::Validator>>),
+    /// One page of a sync answer: the declared metrics, each with its dimension keys.
+    Sync(Vec<(String, Vec<String>)>),
+    /// The work destination's container list.
+    Containers,
+    /// A created work item.
+    NewItem,
+    /// A created comment.
+    Comment,
 }
 
 /// One route to check.
 struct Job {
-    /// `tool`, `mention`, `context`, `procedure`.
+    /// `tool`, `mention`, `context`, `procedure`, `sync`, `work-containers`, `work-item`,
+    /// `work-comment`.
     what: &'static str,
     id: String,
     method: Method,
@@ -121,29 +145,28 @@ async fn check(args: CheckArgs, term: &Term) -> Result<ExitCode, Fail> {
     tally(&judge_health(health, &manifest.id));
 
     let mut jobs = tokio::task::JoinSet::new();
-    for job in jobs_of(manifest, &local) {
+    let manifest = std::sync::Arc::new(manifest.clone());
+    let local = std::sync::Arc::new(local);
+    if manifest
+        .contributes
+        .connector
+        .as_ref()
+        .is_some_and(|c| !c.metrics.is_empty())
+    {
+        let (client, manifest, local) = (client.clone(), manifest.clone(), local.clone());
+        jobs.spawn(async move { check_sync(&client, &manifest, &local).await });
+    }
+    if manifest.contributes.work.is_some() {
+        let (client, manifest, local) = (client.clone(), manifest.clone(), local.clone());
+        jobs.spawn(async move { check_work(&client, &manifest, &local).await });
+    }
+    for job in jobs_of(&manifest, &local) {
         let client = client.clone();
-        jobs.spawn(async move {
-            let result = client
-                .send(Request {
-                    method: job.method.clone(),
-                    route: job.route.clone(),
-                    query: if job.what == "mention" {
-                        vec![("q", String::new())]
-                    } else {
-                        Vec::new()
-                    },
-                    headers: vec![("authorization", job.token.clone())],
-                    body: job.body.as_ref(),
-                    timeout: job.limit,
-                })
-                .await;
-            judge(&job, result)
-        });
+        jobs.spawn(async move { vec![run_job(&client, &job).await.0] });
     }
     while let Some(done) = jobs.join_next().await {
         match done {
-            Ok(verdict) => tally(&verdict),
+            Ok(verdicts) => verdicts.iter().for_each(&mut tally),
             Err(e) => tally(&Verdict {
                 pass: false,
                 text: format!("a check stopped unexpectedly: {e}"),
@@ -172,7 +195,7 @@ fn print_verdict(term: &Term, v: &Verdict) {
 }
 
 /// Every declared tool, mention, context provider and procedure, with its request.
-fn jobs_of(m: &host_manifest::Manifest, local: &Local) -> Vec<Job> {
+fn jobs_of(m: &Manifest, local: &Local) -> Vec<Job> {
     let mut jobs = Vec::new();
     let token = local.authorization();
     for tool in &m.contributes.ai.tools {
@@ -345,6 +368,9 @@ fn judge(job: &Job, result: Result<Answer, SendError>) -> Verdict {
             format!("cargo host call {} {} --input '{input}'", job.what, job.id)
         }
         "mention" => format!("cargo host call mention {} --query TEXT", job.id),
+        "sync" | "work-item" => format!("cargo host call {} --input '{input}'", job.what),
+        "work-comment" => format!("cargo host call work-comment ITEM --input '{input}'"),
+        "work-containers" => "cargo host call work-containers --query TEXT".to_owned(),
         _ => format!("cargo host call {} {}", job.what, job.id),
     };
     Verdict {
@@ -388,7 +414,299 @@ fn check_answer(expect: &Expect, json: &Value) -> Result<String, String> {
             )),
             None => Ok(String::new()),
         },
+        Expect::Sync(metrics) => check_sync_page(metrics, json).map(|n| format!("{n} points ")),
+        Expect::Containers => {
+            let list = serde_json::from_value::<Containers>(json.clone()).map_err(|e| {
+                format!("the answer is not a container list {{items:[{{id,label}}]}}: {e}")
+            })?;
+            let n = list.items.len();
+            Ok(format!("{n} container{} ", if n == 1 { "" } else { "s" }))
+        }
+        Expect::NewItem => {
+            let item = serde_json::from_value::<CreatedItem>(json.clone()).map_err(|e| {
+                format!("the answer is not a created item {{id, url, status}}: {e}")
+            })?;
+            if !item.url.to_ascii_lowercase().starts_with("https://") {
+                return Err(format!(
+                    "the created item's `url` must be an https URL, not `{}`",
+                    item.url
+                ));
+            }
+            Ok(format!("{} ", item.id))
+        }
+        Expect::Comment => {
+            let comment = serde_json::from_value::<CreatedComment>(json.clone())
+                .map_err(|e| format!("the answer is not a created comment {{id}}: {e}"))?;
+            Ok(format!("{} ", comment.id))
+        }
     }
+}
+
+/// Checks one sync page; `Ok` holds the number of points.
+fn check_sync_page(metrics: &[(String, Vec<String>)], json: &Value) -> Result<usize, String> {
+    let points = json.get("points").and_then(Value::as_array).ok_or(
+        "the answer is not a sync answer {points:[...], cursor?}: it has no `points` list",
+    )?;
+    match json.get("cursor") {
+        None | Some(Value::Null | Value::String(_)) => {}
+        Some(other) => return Err(format!("`cursor` must be a string or null, not {other}")),
+    }
+    for (i, point) in points.iter().enumerate() {
+        let at = |why: String| format!("`points[{i}]` {why}");
+        let key = point.get("metric").and_then(Value::as_str).unwrap_or("");
+        let Some((_, dims)) = metrics.iter().find(|(k, _)| k == key) else {
+            return Err(at(format!(
+                "names `{key}`, which the connector does not declare"
+            )));
+        };
+        let t = point.get("t").and_then(Value::as_str).unwrap_or("");
+        if chrono::DateTime::parse_from_rfc3339(t).is_err() {
+            return Err(at(format!("has `t` = `{t}`, not an RFC 3339 time")));
+        }
+        if !point.get("v").is_some_and(Value::is_number) {
+            return Err(at("has no number `v`".to_owned()));
+        }
+        match point.get("dimensions") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(map)) => {
+                for (dim, value) in map {
+                    if !dims.contains(dim) {
+                        return Err(at(format!(
+                            "has the dimension `{dim}`, which `{key}` does not declare"
+                        )));
+                    }
+                    if !value.is_string() {
+                        return Err(at(format!("has a dimension `{dim}` that is not a string")));
+                    }
+                }
+            }
+            Some(_) => return Err(at("has `dimensions` that is not an object".to_owned())),
+        }
+    }
+    Ok(points.len())
+}
+
+/// Sends one job's request and judges the answer; the answer's JSON comes back for the next step.
+async fn run_job(client: &Client, job: &Job) -> (Verdict, Option<Value>) {
+    let result = client
+        .send(Request {
+            method: job.method.clone(),
+            route: job.route.clone(),
+            query: if matches!(job.what, "mention" | "work-containers") {
+                vec![("q", String::new())]
+            } else {
+                Vec::new()
+            },
+            headers: vec![("authorization", job.token.clone())],
+            body: job.body.as_ref(),
+            timeout: job.limit,
+        })
+        .await;
+    let json = result
+        .as_ref()
+        .ok()
+        .filter(|a| a.is_success())
+        .and_then(|a| a.json.clone());
+    (judge(job, result), json)
+}
+
+/// The connector's backfill, page by page, then its scheduled sync.
+async fn check_sync(client: &Client, m: &Manifest, local: &Local) -> Vec<Verdict> {
+    let Some(connector) = &m.contributes.connector else {
+        return Vec::new();
+    };
+    let days = connector
+        .metrics
+        .iter()
+        .filter_map(|x| x.backfill_days)
+        .max()
+        .map_or(7, i64::from);
+    let to = Utc::now();
+    vec![
+        sync_pages(
+            client,
+            m,
+            local,
+            to - chrono::Duration::days(days),
+            to,
+            true,
+        )
+        .await,
+        sync_pages(
+            client,
+            m,
+            local,
+            to - chrono::Duration::hours(24),
+            to,
+            false,
+        )
+        .await,
+    ]
+}
+
+/// One sync, following its cursor to the last page.
+async fn sync_pages(
+    client: &Client,
+    m: &Manifest,
+    local: &Local,
+    from: chrono::DateTime<Utc>,
+    to: chrono::DateTime<Utc>,
+    backfill: bool,
+) -> Verdict {
+    let metrics: Vec<(String, Vec<String>)> = m
+        .contributes
+        .connector
+        .iter()
+        .flat_map(|c| &c.metrics)
+        .map(|x| {
+            let dims = x.dimensions.iter().map(|d| d.key.clone()).collect();
+            (x.key.clone(), dims)
+        })
+        .collect();
+    let keys: Vec<&str> = metrics.iter().map(|(k, _)| k.as_str()).collect();
+    let label = if backfill {
+        format!("backfill of {} days", (to - from).num_days())
+    } else {
+        "scheduled sync of 24 h".to_owned()
+    };
+    let mut cursor: Option<String> = None;
+    let mut cursors = std::collections::HashSet::new();
+    let (mut pages, mut points, mut took) = (0usize, 0usize, Duration::ZERO);
+    loop {
+        let input = serde_json::json!({
+            "metrics": keys,
+            "from": from.to_rfc3339_opts(SecondsFormat::Secs, true),
+            "to": to.to_rfc3339_opts(SecondsFormat::Secs, true),
+            "backfill": backfill,
+            "cursor": cursor,
+        });
+        let job = Job {
+            what: "sync",
+            id: format!("{label}, page {}", pages + 1),
+            method: Route::Metrics.method(),
+            route: Route::Metrics.path(None).unwrap_or_default(),
+            body: Some(local.call_body(input.clone())),
+            input: Some(input),
+            token: local.authorization(),
+            limit: ROUTE_LIMIT,
+            expect: Expect::Sync(metrics.clone()),
+        };
+        let started = std::time::Instant::now();
+        let (verdict, json) = run_job(client, &job).await;
+        took += started.elapsed();
+        let Some(json) = json.filter(|_| verdict.pass && verdict.note.is_none()) else {
+            return verdict;
+        };
+        pages += 1;
+        points += json
+            .get("points")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        let Some(next) = json.get("cursor").and_then(Value::as_str) else {
+            break;
+        };
+        let fail = |why: String| Verdict {
+            pass: false,
+            text: format!("sync {label}: {why}"),
+            note: None,
+        };
+        if !cursors.insert(next.to_owned()) {
+            return fail(format!(
+                "page {pages} gives the cursor `{next}` a second time; the pages would never end"
+            ));
+        }
+        if pages >= MAX_PAGES {
+            return fail(format!(
+                "still paging after {MAX_PAGES} pages; is the cursor moving forward?"
+            ));
+        }
+        cursor = Some(next.to_owned());
+    }
+    Verdict {
+        pass: true,
+        text: format!(
+            "sync {label} 200, {points} points in {pages} page{} in {}",
+            if pages == 1 { "" } else { "s" },
+            output::millis(took)
+        ),
+        note: None,
+    }
+}
+
+/// The work destination as the host uses it: list containers, create an item in the first one,
+/// comment on it (two-way comments only).
+async fn check_work(client: &Client, m: &Manifest, local: &Local) -> Vec<Verdict> {
+    let Some(work) = &m.contributes.work else {
+        return Vec::new();
+    };
+    let token = local.authorization();
+    let list = Route::WorkContainers.path(Some(work.container.list.as_str()));
+    let containers = Job {
+        what: "work-containers",
+        id: list.clone().unwrap_or_default(),
+        method: Route::WorkContainers.method(),
+        route: list.unwrap_or_default(),
+        body: None,
+        input: None,
+        token: token.clone(),
+        limit: ROUTE_LIMIT,
+        expect: Expect::Containers,
+    };
+    let (verdict, json) = run_job(client, &containers).await;
+    let container = json
+        .as_ref()
+        .and_then(|j| j.pointer("/items/0/id"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut verdicts = vec![verdict];
+    let Some(container) = container else {
+        if let Some(first) = verdicts.first_mut()
+            && first.pass
+            && first.note.is_none()
+        {
+            first.note = Some(
+                "the list is empty for an empty query, so no item was created; the host would have nowhere to put one".to_owned(),
+            );
+        }
+        return verdicts;
+    };
+    let input = super::call::new_item(m, &container);
+    let item = Job {
+        what: "work-item",
+        id: format!("in `{container}`"),
+        method: Route::WorkItems.method(),
+        route: Route::WorkItems.path(None).unwrap_or_default(),
+        body: Some(local.call_body(input.clone())),
+        input: Some(input),
+        token: token.clone(),
+        limit: ROUTE_LIMIT,
+        expect: Expect::NewItem,
+    };
+    let (verdict, json) = run_job(client, &item).await;
+    let created = json
+        .as_ref()
+        .filter(|_| verdict.pass)
+        .and_then(|j| j.get("id"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    verdicts.push(verdict);
+    let (Some(id), host_manifest::model::CommentSync::TwoWay) = (created, work.comments) else {
+        return verdicts;
+    };
+    let input = serde_json::json!({ "body": "A comment from cargo host check." });
+    let comment = Job {
+        what: "work-comment",
+        id: format!("on `{id}`"),
+        method: Route::WorkComment(&id).method(),
+        route: Route::WorkComment(&id).path(None).unwrap_or_default(),
+        body: Some(local.call_body(input.clone())),
+        input: Some(input),
+        token,
+        limit: ROUTE_LIMIT,
+        expect: Expect::Comment,
+    };
+    verdicts.push(run_job(client, &comment).await.0);
+    verdicts
 }
 
 #[cfg(test)]
@@ -520,6 +838,65 @@ mod tests {
                 .unwrap_err()
                 .contains("at `/`")
         );
+    }
+
+    #[test]
+    fn sync_pages_name_declared_metrics_and_dimensions() {
+        let metrics = vec![("rank".to_owned(), vec!["country".to_owned()])];
+        let point = |p: Value| json!({ "points": [p] });
+        let good = json!({ "metric": "rank", "t": "2026-11-01T00:00:00Z", "v": 3, "dimensions": { "country": "US" } });
+        assert_eq!(check_sync_page(&metrics, &point(good.clone())), Ok(1));
+        let paged = json!({ "points": [], "cursor": "next" });
+        assert_eq!(check_sync_page(&metrics, &paged), Ok(0));
+        for (bad, why) in [
+            (
+                json!({ "points": [good.clone()], "cursor": 5 }),
+                "`cursor` must be",
+            ),
+            (json!({ "items": [] }), "no `points` list"),
+            (
+                point(json!({ "metric": "installs", "t": "2026-11-01T00:00:00Z", "v": 1 })),
+                "names `installs`",
+            ),
+            (
+                point(json!({ "metric": "rank", "t": "yesterday", "v": 1 })),
+                "not an RFC 3339 time",
+            ),
+            (
+                point(json!({ "metric": "rank", "t": "2026-11-01T00:00:00Z", "v": "1" })),
+                "no number `v`",
+            ),
+            (
+                point(
+                    json!({ "metric": "rank", "t": "2026-11-01T00:00:00Z", "v": 1, "dimensions": { "store": "x" } }),
+                ),
+                "dimension `store`",
+            ),
+            (
+                point(
+                    json!({ "metric": "rank", "t": "2026-11-01T00:00:00Z", "v": 1, "dimensions": { "country": 1 } }),
+                ),
+                "not a string",
+            ),
+        ] {
+            let e = check_sync_page(&metrics, &bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn work_answers_have_their_shapes() {
+        assert!(check_answer(&Expect::Containers, &json!({ "items": [] })).is_ok());
+        assert!(check_answer(&Expect::Containers, &json!({ "items": [{ "id": "a" }] })).is_err());
+        let item = json!({ "id": "T-1", "url": "https://t.example/T-1", "status": "open" });
+        assert_eq!(check_answer(&Expect::NewItem, &item), Ok("T-1 ".to_owned()));
+        let http = json!({ "id": "T-1", "url": "http://t.example/T-1", "status": "open" });
+        assert!(
+            check_answer(&Expect::NewItem, &http)
+                .unwrap_err()
+                .contains("https")
+        );
+        assert!(check_answer(&Expect::Comment, &json!({ "id": 3 })).is_err());
     }
 
     #[test]

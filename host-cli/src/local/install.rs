@@ -24,6 +24,8 @@ pub struct Local {
     pub host: TestHost,
     /// The `documents` object sent in bodies.
     pub documents: Value,
+    /// The `context` object sent in bodies, when not the test host's default.
+    pub context: Option<Value>,
 }
 
 impl Local {
@@ -56,13 +58,20 @@ impl Local {
             Some(text) => object_arg("--documents", text)?,
             None => json!({}),
         };
-        Ok(Local { host, documents })
+        Ok(Local {
+            host,
+            documents,
+            context: None,
+        })
     }
 
     /// The shared call body with `input`, carrying this install's documents.
     pub fn call_body(&self, input: Value) -> Value {
         let mut body = self.host.call_body(input);
         body["documents"] = self.documents.clone();
+        if let Some(context) = &self.context {
+            body["context"] = context.clone();
+        }
         body
     }
 
@@ -71,6 +80,9 @@ impl Local {
     pub fn event_body(&self, name: &str, payload: Value) -> Value {
         let mut body = self.host.event_body(name, payload);
         body["documents"] = self.documents.clone();
+        if let Some(context) = &self.context {
+            body["context"] = context.clone();
+        }
         body
     }
 
