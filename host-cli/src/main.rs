@@ -11,6 +11,7 @@
 //! JSON included), 2 when the file cannot be read or the arguments are wrong. The local host's
 //! commands add: 1 for a failed answer or check, 2 when no server answers.
 
+mod diff;
 mod local;
 mod render;
 mod watch;
@@ -71,6 +72,18 @@ enum Command {
         #[arg(long = "type", default_value = "Server")]
         server: String,
     },
+    /// Classify every change between the published manifest and the one to publish as breaking,
+    /// risky or safe for installed users.
+    ///
+    /// Breaking: a removed tool, action, procedure, mention, context provider, webhook, metric or
+    /// subscribed event; an input that accepts less (a new required property, a narrower type,
+    /// tighter bounds, a removed enum value); a changed `installScope`. Risky: new scopes (owners
+    /// re-approve), outputs and payloads that may carry what consumers did not expect, schema
+    /// changes that cannot be compared. Safe: additions and text. OLD may be a git revision.
+    ///
+    /// Exits 0 when nothing is breaking, 1 when something is, 2 when a manifest cannot be read or
+    /// is invalid.
+    Diff(diff::DiffArgs),
     /// Run a local host on loopback for a vendor server in development.
     ///
     /// Serves the development key set at `GET /.well-known/jwks.json` (Cache-Control: max-age=300) and
@@ -187,6 +200,7 @@ fn main() -> ExitCode {
             println!("{}", host_manifest::SCHEMA_JSON.trim_end());
             ExitCode::SUCCESS
         }
+        Command::Diff(args) => diff::run(args, &term),
         Command::Dev(args) => local::block_on(local::dev::run(args, term)),
         Command::Watch(args) => watch::run(args, term),
         Command::Call(args) => local::block_on(local::call::run(args, term)),

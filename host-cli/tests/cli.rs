@@ -171,6 +171,9 @@ fn help_works_on_every_command() {
         &["--help"][..],
         &["validate", "--help"],
         &["schema", "--help"],
+        &["diff", "--help"],
+        &["call", "--help"],
+        &["check", "--help"],
         &["help", "validate"],
     ] {
         let o = run(args);

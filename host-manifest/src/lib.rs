@@ -24,6 +24,7 @@
 pub use host_interface::catalogue;
 mod diagnostic;
 pub use host_interface::limits;
+pub mod diff;
 pub mod model;
 pub mod names;
 mod rules;
