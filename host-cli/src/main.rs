@@ -12,6 +12,7 @@
 //! commands add: 1 for a failed answer or check, 2 when no server answers.
 
 mod diff;
+mod init;
 mod local;
 mod render;
 mod watch;
@@ -35,6 +36,15 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Create a new extension crate: manifest, handlers, build script and icon, ready to serve.
+    ///
+    /// Templates: `minimal` (one tool), `assistant` (tools, an approved action, a mention, a
+    /// context provider, an event), `connector` (a metric synced page by page), `full` (all of
+    /// those, a procedure, a work destination and a signed alert). The crate builds without
+    /// warnings and passes `cargo host check` as written. Refuses to overwrite any file.
+    ///
+    /// Exits 0 when the crate is written, 2 when nothing was written (a file exists, a bad name).
+    Init(init::InitArgs),
     /// Validate a manifest: the JSON Schema v2 and every cross-field rule.
     ///
     /// Exits 0 when the manifest has no error (warnings allowed), 1 when it is invalid, 2 when the file
@@ -201,6 +211,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Diff(args) => diff::run(args, &term),
+        Command::Init(args) => init::run(args, &term),
         Command::Dev(args) => local::block_on(local::dev::run(args, term)),
         Command::Watch(args) => watch::run(args, term),
         Command::Call(args) => local::block_on(local::call::run(args, term)),

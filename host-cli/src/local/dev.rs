@@ -52,6 +52,20 @@ pub struct DevArgs {
     /// The secret vendor events must be signed with [default: the well-known development secret].
     #[arg(long, value_name = "whsec_...")]
     pub secret: Option<String>,
+    /// Also build and run the vendor server with the environment below, and rebuild and restart
+    /// it whenever its sources, `Cargo.toml`, `build.rs` or the manifest change; the local host
+    /// stays up throughout.
+    #[arg(long)]
+    pub watch: bool,
+    /// With `--watch`: the vendor crate's folder [default: the manifest's folder].
+    #[arg(long, value_name = "PATH", requires = "watch")]
+    pub crate_dir: Option<std::path::PathBuf>,
+    /// With `--watch`: `LISTEN_ADDR` for the vendor server [default: its own default].
+    #[arg(long, value_name = "ADDR", requires = "watch")]
+    pub server_listen: Option<String>,
+    /// With `--watch`: the binary to run, for a crate with several.
+    #[arg(long, value_name = "NAME", requires = "watch")]
+    pub bin: Option<String>,
 }
 
 /// What the local host knows while it serves.
@@ -154,8 +168,41 @@ async fn serve(args: DevArgs, term: Term) -> Result<ExitCode, Fail> {
         &loaded.shown,
         host.webhooks.len(),
     );
+    let running = Arc::new(Mutex::new(None));
+    if args.watch {
+        let manifest = std::path::PathBuf::from(&loaded.shown);
+        let crate_dir = match &args.crate_dir {
+            Some(dir) => dir.clone(),
+            None => manifest
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map_or_else(
+                    || std::path::PathBuf::from("."),
+                    std::path::Path::to_path_buf,
+                ),
+        };
+        let mut env = exports(bound, secret_text);
+        if let Some(listen) = &args.server_listen {
+            env.push(("LISTEN_ADDR".to_owned(), listen.clone()));
+        }
+        let supervisor = super::supervise::Supervisor {
+            crate_dir,
+            manifest,
+            bin: args.bin.clone(),
+            env,
+            running: Arc::clone(&running),
+            term,
+        };
+        std::thread::spawn(move || supervisor.run());
+    }
+    // Whatever stops the local host stops the vendor server it runs.
+    let stop_server = || {
+        if let Some(child) = running.lock().ok().and_then(|mut r| r.take()) {
+            super::supervise::stop_child(child);
+        }
+    };
 
-    let stop = tokio::signal::ctrl_c();
+    let stop = stop_signal();
     tokio::pin!(stop);
     loop {
         tokio::select! {
@@ -175,6 +222,7 @@ async fn serve(args: DevArgs, term: Term) -> Result<ExitCode, Fail> {
                 });
             }
             _ = &mut stop => {
+                stop_server();
                 line("local host stopped");
                 return Ok(ExitCode::SUCCESS);
             }
@@ -204,6 +252,44 @@ fn loopback(text: &str) -> Result<SocketAddr, Fail> {
     Ok(addr)
 }
 
+/// The environment that points a vendor server at this local host.
+fn exports(addr: SocketAddr, secret: &str) -> Vec<(String, String)> {
+    let base = format!("http://{addr}");
+    [
+        ("HOST_MODE", "production".to_owned()),
+        ("HOST_JWKS_URL", format!("{base}/.well-known/jwks.json")),
+        ("HOST_ISSUER", host_runtime::auth::DEFAULT_ISSUER.to_owned()),
+        ("HOST_EVENT_POST_URL", format!("{base}/v1/events")),
+        ("HOST_SIGNING_SECRET", secret.to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
 fn banner(term: &Term, addr: SocketAddr, secret: &str, manifest: &str, webhooks: usize) {
     let base = format!("http://{addr}");
     line(&format!("local host listening on {base}"));
@@ -217,13 +303,7 @@ fn banner(term: &Term, addr: SocketAddr, secret: &str, manifest: &str, webhooks:
     line("");
     line("Start your vendor server against it with:");
     line("");
-    for (name, value) in [
-        ("HOST_MODE", "production".to_owned()),
-        ("HOST_JWKS_URL", format!("{base}/.well-known/jwks.json")),
-        ("HOST_ISSUER", host_runtime::auth::DEFAULT_ISSUER.to_owned()),
-        ("HOST_EVENT_POST_URL", format!("{base}/v1/events")),
-        ("HOST_SIGNING_SECRET", secret.to_owned()),
-    ] {
+    for (name, value) in exports(addr, secret) {
         line(&format!("export {name}={value}"));
     }
     line("");

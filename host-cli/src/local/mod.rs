@@ -20,6 +20,7 @@ pub mod dev;
 pub mod install;
 pub mod output;
 pub mod schema;
+pub mod supervise;
 pub mod trigger;
 
 use std::path::{Path, PathBuf};

@@ -1,0 +1,347 @@
+//! `cargo host init [PATH] [--template minimal|assistant|connector|full]`: a new vendor crate that
+//! builds without warnings, serves, and passes `cargo host check` as written.
+//!
+//! The crate has the set-up the README describes: `host-runtime` and `host-runtime-build` as
+//! dependencies (path dependencies on the SDK checkout), the one-line `build.rs` that keeps the
+//! editor in step with the manifest, a manifest with its `$schema` line, an icon, and a
+//! `src/config.rs` that reads `LISTEN_ADDR`, `HOST_JWKS_URL` and `HOST_ISSUER` (what `cargo host
+//! dev` prints). Nothing is written when any file it would write already exists.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::local::output::Term;
+
+/// What the new extension contributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Template {
+    /// One assistant tool.
+    Minimal,
+    /// Assistant tools, an approved action, a mention picker, a context provider, a host event.
+    Assistant,
+    /// A connector syncing one metric with a dimension, paged by day.
+    Connector,
+    /// Everything: the assistant's contributions, a procedure, a connector, a work destination
+    /// with two-way comments, host events and a signed alert posted back to the host.
+    Full,
+}
+
+impl Template {
+    fn name(self) -> &'static str {
+        match self {
+            Template::Minimal => "minimal",
+            Template::Assistant => "assistant",
+            Template::Connector => "connector",
+            Template::Full => "full",
+        }
+    }
+
+    fn manifest(self) -> &'static str {
+        match self {
+            Template::Minimal => include_str!("../templates/minimal/host.extension.json"),
+            Template::Assistant => include_str!("../templates/assistant/host.extension.json"),
+            Template::Connector => include_str!("../templates/connector/host.extension.json"),
+            Template::Full => include_str!("../templates/full/host.extension.json"),
+        }
+    }
+
+    fn main(self) -> &'static str {
+        match self {
+            Template::Minimal => include_str!("../templates/minimal/main.rs"),
+            Template::Assistant => include_str!("../templates/assistant/main.rs"),
+            Template::Connector => include_str!("../templates/connector/main.rs"),
+            Template::Full => include_str!("../templates/full/main.rs"),
+        }
+    }
+
+    /// Dependencies beyond the SDK and tokio.
+    fn extra_dependencies(self) -> &'static str {
+        match self {
+            Template::Connector | Template::Full => {
+                "chrono = { version = \"0.4\", default-features = false, features = [\"std\", \"clock\"] }\n"
+            }
+            Template::Minimal | Template::Assistant => "",
+        }
+    }
+
+    /// What to try first, after `cargo run`.
+    fn first_call(self) -> &'static str {
+        match self {
+            Template::Minimal => "cargo host call tool greet --input '{\"name\": \"Ada\"}'",
+            Template::Assistant => {
+                "cargo host call action save-note --input '{\"text\": \"Ship on Friday\"}'"
+            }
+            Template::Connector => "cargo host call sync",
+            Template::Full => "cargo host trigger release.shipped",
+        }
+    }
+}
+
+/// Arguments of `cargo host init`.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The folder to create the crate in; created if missing [default: the current folder].
+    pub path: Option<PathBuf>,
+    /// What the extension contributes to start with.
+    #[arg(long, value_enum, default_value_t = Template::Minimal)]
+    pub template: Template,
+    /// The crate's name and the extension's `id`: lowercase letters, digits and hyphens
+    /// [default: the folder's name, lowercased, with `_` and spaces as `-`].
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The SDK checkout (the folder holding `host-runtime/`), used as path dependencies
+    /// [default: the checkout `cargo host` was built from].
+    #[arg(long, value_name = "PATH", env = "HOST_SDK_PATH")]
+    pub sdk: Option<PathBuf>,
+}
+
+/// Runs `cargo host init`.
+pub fn run(args: InitArgs, term: &Term) -> ExitCode {
+    match init(args) {
+        Ok(done) => {
+            println!("{done}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            term.error(&message);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The files of a new crate, relative to its folder.
+const FILES: [&str; 7] = [
+    "Cargo.toml",
+    "build.rs",
+    "host.extension.json",
+    "icon.svg",
+    ".gitignore",
+    "src/main.rs",
+    "src/config.rs",
+];
+
+fn init(args: InitArgs) -> Result<String, String> {
+    let dir = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
+    let folder_name = std::fs::canonicalize(&dir)
+        .ok()
+        .or_else(|| Some(dir.clone()))
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let id = match &args.name {
+        Some(name) => name.trim().to_owned(),
+        None => folder_name
+            .to_lowercase()
+            .replace(['_', ' ', '.'], "-")
+            .trim_matches('-')
+            .to_owned(),
+    };
+    let title = title_of(&id);
+    let manifest = args
+        .template
+        .manifest()
+        .replace("{{id}}", &id)
+        .replace("{{name}}", &title);
+    // The id must be one the manifest accepts; the rest of the template is known to be valid.
+    let report = host_manifest::validate_bytes(manifest.as_bytes(), None);
+    if let Some(d) = report
+        .diagnostics()
+        .iter()
+        .find(|d| d.severity == host_manifest::Severity::Error)
+    {
+        let hint = if args.name.is_some() {
+            "pick another with `--name`"
+        } else {
+            "name it with `--name my-extension`"
+        };
+        return Err(format!(
+            "`{id}` cannot be the extension's id ({} at {}); {hint}",
+            d.message, d.pointer
+        ));
+    }
+
+    let sdk = sdk_path(args.sdk.as_deref())?;
+    let existing: Vec<&str> = FILES
+        .iter()
+        .copied()
+        .filter(|f| dir.join(f).exists())
+        .collect();
+    if !existing.is_empty() {
+        return Err(format!(
+            "{} already has {}; `cargo host init` writes a new crate and overwrites nothing: pick an empty folder",
+            dir.display(),
+            existing.join(", ")
+        ));
+    }
+
+    let files = [
+        ("Cargo.toml", cargo_toml(&id, &sdk, args.template, &dir)),
+        (
+            "build.rs",
+            include_str!("../templates/common/build.rs").to_owned(),
+        ),
+        ("host.extension.json", manifest),
+        (
+            "icon.svg",
+            include_str!("../templates/common/icon.svg").to_owned(),
+        ),
+        (
+            ".gitignore",
+            include_str!("../templates/common/gitignore").to_owned(),
+        ),
+        (
+            "src/main.rs",
+            args.template
+                .main()
+                .replace("{{id}}", &id)
+                .replace("{{name}}", &title),
+        ),
+        (
+            "src/config.rs",
+            include_str!("../templates/common/config.rs").to_owned(),
+        ),
+    ];
+    std::fs::create_dir_all(dir.join("src"))
+        .map_err(|e| format!("cannot create {}: {e}", dir.join("src").display()))?;
+    for (name, text) in &files {
+        let path = dir.join(name);
+        // `create_new`: a file that appeared since the check above is not overwritten either.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let cd = match &args.path {
+        Some(p) => format!("  cd {}\n", p.display()),
+        None => String::new(),
+    };
+    Ok(format!(
+        "created `{id}` ({} template) in {}: {}\n\nnext:\n{cd}  cargo run                  # serves it on 127.0.0.1:8787\n  cargo host check           # in a second terminal: the host's publish-time checks\n  {}",
+        args.template.name(),
+        dir.display(),
+        FILES.join(", "),
+        args.template.first_call()
+    ))
+}
+
+/// `rank-watch` -> `Rank Watch`.
+fn title_of(id: &str) -> String {
+    id.split('-')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut chars = w.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join(" ")
+}
+
+/// The SDK checkout: `--sdk`, or the one this binary was built from.
+fn sdk_path(given: Option<&Path>) -> Result<PathBuf, String> {
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+    let sdk = match (given, built_from) {
+        (Some(p), _) => p.to_owned(),
+        (None, Some(p)) => p.to_owned(),
+        (None, None) => return Err("pass `--sdk PATH`, the SDK checkout".to_owned()),
+    };
+    let sdk = std::fs::canonicalize(&sdk).unwrap_or(sdk);
+    if !sdk.join("host-runtime/Cargo.toml").is_file() {
+        return Err(format!(
+            "{} is not the SDK checkout (it has no host-runtime/Cargo.toml); pass `--sdk PATH` or set HOST_SDK_PATH",
+            sdk.display()
+        ));
+    }
+    Ok(sdk)
+}
+
+fn cargo_toml(id: &str, sdk: &Path, template: Template, dir: &Path) -> String {
+    let path = |krate: &str| toml_string(&sdk.join(krate).to_string_lossy());
+    let mut text = format!(
+        "[package]\nname = \"{id}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nhost-runtime = {{ path = {} }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\", \"net\"] }}\n{}\n[build-dependencies]\n# Keeps the editor's completions in step with host.extension.json (see build.rs).\nhost-runtime-build = {{ path = {} }}\n",
+        path("host-runtime"),
+        template.extra_dependencies(),
+        path("host-runtime-build"),
+    );
+    if let Some(workspace) = enclosing_workspace(dir) {
+        text += &format!(
+            "\n# Its own workspace: the folder lies inside the workspace of {}, which does not list it.\n# To make it a member instead, delete these two lines and add it to that workspace's `members`.\n[workspace]\n",
+            workspace.display()
+        );
+    }
+    text
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The `Cargo.toml` of a workspace above `dir`, if any: cargo would refuse a package inside a
+/// workspace that does not list it.
+fn enclosing_workspace(dir: &Path) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(dir)
+        .ok()
+        .or_else(|| std::env::current_dir().ok().map(|c| c.join(dir)))?;
+    start.ancestors().skip(1).find_map(|a| {
+        let manifest = a.join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).ok()?;
+        text.lines()
+            .any(|l| l.trim() == "[workspace]")
+            .then_some(manifest)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_and_toml_strings() {
+        assert_eq!(title_of("rank-watch"), "Rank Watch");
+        assert_eq!(title_of("a--b"), "A B");
+        assert_eq!(toml_string(r#"C:\sdk "x""#), r#""C:\\sdk \"x\"""#);
+    }
+
+    #[test]
+    fn every_template_is_a_valid_manifest() {
+        for template in [
+            Template::Minimal,
+            Template::Assistant,
+            Template::Connector,
+            Template::Full,
+        ] {
+            let text = template
+                .manifest()
+                .replace("{{id}}", "rank-watch")
+                .replace("{{name}}", "Rank Watch");
+            let report = host_manifest::validate_bytes(text.as_bytes(), None);
+            assert!(
+                report.is_valid(),
+                "{}: {:?}",
+                template.name(),
+                report.diagnostics()
+            );
+            assert!(
+                report.diagnostics().is_empty(),
+                "{} has warnings: {:?}",
+                template.name(),
+                report.diagnostics()
+            );
+            assert!(text.contains("\"$schema\""));
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! `cargo host init` and `cargo host dev --watch` over real processes: every template is generated,
+//! built (no warnings), served and checked with `cargo host check`; the full one is run by `dev
+//! --watch`, reached by `trigger` (its signed alert accepted by the local host), edited, rebuilt
+//! and restarted, and kept serving through a broken build.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The SDK checkout.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// The target folder this test was built in, shared with the crates it builds.
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("init-test")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn host(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cargo-host"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env_remove("HOST_SERVER_URL")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `cargo host init <name> --template <template>` in `parent`; the crate's folder.
+fn init(parent: &Path, name: &str, template: &str) -> PathBuf {
+    let root = root();
+    let o = host(
+        parent,
+        &[
+            "init",
+            name,
+            "--template",
+            template,
+            "--sdk",
+            root.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    assert!(
+        text(&o.stdout).contains(&format!("created `{name}` ({template} template)")),
+        "{}",
+        text(&o.stdout)
+    );
+    parent.join(name)
+}
+
+/// A child process whose stdout lines arrive on a channel; stopped when dropped.
+struct Running {
+    child: Option<Child>,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Running {
+    fn start(mut command: Command) -> Running {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Running {
+            child: Some(child),
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The next line satisfying `want`, within `wait`.
+    fn wait_for(&mut self, wait: Duration, want: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + wait;
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if want(&line) {
+                        return line;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        panic!(
+            "no such line within {wait:?}; seen:\n{}",
+            self.seen.join("\n")
+        );
+    }
+
+    /// SIGTERM, then the exit status.
+    fn terminate(&mut self) -> Option<i32> {
+        let mut child = self.child.take()?;
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+        panic!("did not stop within 20 s of SIGTERM");
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// `http://ADDR` from a `listening on http://ADDR` line.
+fn url_of(line: &str) -> String {
+    line.split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_owned()
+}
+
+/// A port nothing listens on right now.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+const FIRST_BUILD: Duration = Duration::from_secs(600);
+
+#[test]
+fn every_template_builds_without_warnings_serves_and_passes_check() {
+    let parent = scratch("templates");
+    for template in ["minimal", "assistant", "connector", "full"] {
+        let name = format!("{template}-ext");
+        let dir = init(&parent, &name, template);
+        let manifest = host(&dir, &["validate"]);
+        assert_eq!(
+            manifest.status.code(),
+            Some(0),
+            "{}",
+            text(&manifest.stdout)
+        );
+        assert!(
+            text(&manifest.stdout).trim_end().ends_with("is valid"),
+            "{template}: the manifest has warnings: {}",
+            text(&manifest.stdout)
+        );
+
+        let build = Command::new(env!("CARGO"))
+            .args(["build", "--message-format=short"])
+            .current_dir(&dir)
+            .env("CARGO_TARGET_DIR", target_dir())
+            .output()
+            .unwrap();
+        let log = text(&build.stderr);
+        assert!(build.status.success(), "{template}: {log}");
+        let own_warnings: Vec<&str> = log
+            .lines()
+            .filter(|l| l.contains("warning") && !l.contains("/host-"))
+            .collect();
+        assert!(own_warnings.is_empty(), "{template}: {log}");
+
+        let mut server = Running::start({
+            let mut c = Command::new(target_dir().join("debug").join(&name));
+            c.env("LISTEN_ADDR", "127.0.0.1:0")
+                .env_remove("HOST_JWKS_URL")
+                .current_dir(&dir);
+            c
+        });
+        let url = url_of(&server.wait_for(Duration::from_secs(30), |l| {
+            l.starts_with("listening on http://")
+        }));
+        let check = host(&dir, &["check", "--server", &url]);
+        let out = text(&check.stdout);
+        assert_eq!(check.status.code(), Some(0), "{template}: {out}");
+        assert!(
+            out.trim_end().ends_with(" failed") && out.contains(" 0 failed"),
+            "{out}"
+        );
+        // Graceful shutdown on SIGTERM.
+        assert_eq!(server.terminate(), Some(0), "{template}");
+    }
+}
+
+#[test]
+fn init_overwrites_nothing_and_refuses_bad_names() {
+    let parent = scratch("refusals");
+    let dir = init(&parent, "taken-ext", "minimal");
+    let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+    std::fs::write(dir.join("src/main.rs"), "// mine\n").unwrap();
+    let o = host(&parent, &["init", "taken-ext", "--template", "full"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("already has Cargo.toml, build.rs, host.extension.json, icon.svg, .gitignore, src/main.rs, src/config.rs"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/main.rs")).unwrap(),
+        "// mine\n"
+    );
+    assert!(main.contains("impl Tools for Server"));
+
+    // One file is enough to refuse, and nothing else is written.
+    let partial = parent.join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    std::fs::write(partial.join("Cargo.toml"), "[package]\n").unwrap();
+    let o = host(&partial, &["init"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("already has Cargo.toml;"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!partial.join("host.extension.json").exists());
+
+    let o = host(&parent, &["init", "ok-folder", "--name", "Bad_Name"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("`Bad_Name` cannot be the extension's id"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!parent.join("ok-folder/Cargo.toml").exists());
+    let o = host(&parent, &["init", "x-ext", "--sdk", "/no/such/sdk"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("is not the SDK checkout"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn dev_watch_runs_rebuilds_and_restarts_the_vendor_server() {
+    let parent = scratch("watch");
+    let dir = init(&parent, "watched-ext", "full");
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let server = format!("http://{listen}");
+    let mut dev = Running::start({
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cargo-host"));
+        c.args([
+            "dev",
+            "--listen",
+            "127.0.0.1:0",
+            "--watch",
+            "--server-listen",
+            &listen,
+        ])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", target_dir());
+        c
+    });
+    dev.wait_for(FIRST_BUILD, |l| l.starts_with("listening on http://"));
+
+    let greet = |expected: &str| {
+        let o = host(
+            &dir,
+            &[
+                "call",
+                "tool",
+                "greet",
+                "--server",
+                &server,
+                "--input",
+                r#"{"name": "Ada"}"#,
+            ],
+        );
+        let out = text(&o.stdout);
+        assert!(out.starts_with("200 "), "{out}{}", text(&o.stderr));
+        assert!(out.contains(expected), "{out}");
+    };
+    greet("Hello, Ada!");
+
+    // The server runs against the local host: its signed alert is checked and accepted there.
+    let o = host(&dir, &["trigger", "release.shipped", "--server", &server]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stdout));
+    dev.wait_for(Duration::from_secs(30), |l| {
+        l.contains("accepted release.noted (alert)")
+    });
+
+    // An edit is rebuilt and served.
+    let main = dir.join("src/main.rs");
+    let source = std::fs::read_to_string(&main).unwrap();
+    std::fs::write(&main, source.replace("Hello, {}!", "Welcome back, {}!")).unwrap();
+    dev.wait_for(Duration::from_secs(300), |l| {
+        l.contains("built in") && l.contains("started")
+    });
+    dev.wait_for(Duration::from_secs(30), |l| {
+        l.starts_with("listening on http://")
+    });
+    greet("Welcome back, Ada!");
+
+    // A broken edit leaves the last good build serving.
+    std::fs::write(&main, format!("{source}\nfn broken( {{\n")).unwrap();
+    dev.wait_for(Duration::from_secs(300), |l| {
+        l.contains("the build failed") && l.contains("the last good build keeps serving")
+    });
+    greet("Welcome back, Ada!");
+
+    // Stopping the local host stops the server it runs.
+    assert_eq!(dev.terminate(), Some(0));
+    let refused = std::net::TcpStream::connect(&listen);
+    assert!(
+        refused.is_err(),
+        "the vendor server outlived `cargo host dev`"
+    );
+}
