@@ -166,6 +166,12 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
         "the README's greet handler changed"
     );
     std::fs::write(dir.join("src/main.rs"), main).unwrap();
+    // The README's main.rs uses the `config` module `cargo host init` writes.
+    std::fs::copy(
+        root().join("host-cli/templates/common/config.rs"),
+        dir.join("src/config.rs"),
+    )
+    .unwrap();
     dir
 }
 

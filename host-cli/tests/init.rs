@@ -357,3 +357,166 @@ fn dev_watch_runs_rebuilds_and_restarts_the_vendor_server() {
         "the vendor server outlived `cargo host dev`"
     );
 }
+
+/// The ```sh block of the README holding `marker`, as (command, expected status) pairs: the comment
+/// after a command may start with the HTTP status it prints (`# 200 ...`, `# 422 ...`, `# 204; ...`).
+fn readme_commands(marker: &str) -> Vec<(String, Option<u16>)> {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = readme
+        .split("```sh\n")
+        .skip(1)
+        .filter_map(|b| b.split("\n```").next())
+        .find(|b| b.contains(marker))
+        .unwrap_or_else(|| panic!("README.md has no ```sh block with `{marker}`"));
+    block
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let (command, comment) = match l.find("  #") {
+                Some(i) => (&l[..i], l[i + 3..].trim()),
+                None => (l, ""),
+            };
+            let status = comment
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|d| d.parse().ok());
+            (command.trim().to_owned(), status)
+        })
+        .collect()
+}
+
+/// `PATH` with `cargo-host` and `cargo` first, so `cargo host ...` runs this build.
+fn path_with_cargo_host() -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_cargo-host"))
+        .parent()
+        .unwrap();
+    let cargo = Path::new(env!("CARGO")).parent().unwrap();
+    format!(
+        "{}:{}:{}",
+        bin.display(),
+        cargo.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// Runs one README command with `sh`, as a reader would paste it.
+fn shell(dir: &Path, command: &str, server: &str) -> Output {
+    Command::new("sh")
+        .args(["-c", command])
+        .current_dir(dir)
+        .env("PATH", path_with_cargo_host())
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("HOST_SERVER_URL", server)
+        .output()
+        .unwrap()
+}
+
+/// `cargo run` in `dir` on `listen`, until `listening on` is printed.
+fn cargo_run(dir: &Path, listen: &str) -> Running {
+    let mut server = Running::start({
+        let mut c = Command::new(env!("CARGO"));
+        c.args(["run", "--quiet"])
+            .current_dir(dir)
+            .env("CARGO_TARGET_DIR", target_dir())
+            .env("LISTEN_ADDR", listen)
+            .env_remove("HOST_JWKS_URL");
+        c
+    });
+    server.wait_for(FIRST_BUILD, |l| l.starts_with("listening on http://"));
+    server
+}
+
+/// Runs README commands against `server`, checking each one's exit code and printed status.
+fn run_readme_commands(dir: &Path, commands: &[(String, Option<u16>)], server: &str) {
+    for (command, status) in commands {
+        let o = shell(dir, command, server);
+        let out = text(&o.stdout);
+        let expected_exit = match status {
+            Some(s) if *s >= 300 => 1,
+            _ => 0,
+        };
+        assert_eq!(
+            o.status.code(),
+            Some(expected_exit),
+            "`{command}`:\n{out}{}",
+            text(&o.stderr)
+        );
+        if let Some(status) = status {
+            assert!(
+                out.starts_with(&format!("{status} ")) || out.contains(&format!("-> {status} ")),
+                "`{command}` should print {status}:\n{out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_readme_walkthrough_runs_as_written() {
+    let parent = scratch("readme");
+    let listen = format!("127.0.0.1:{}", free_port());
+    let server_url = format!("http://{listen}");
+    // Section 2: `cargo host init`, `cd`, `cargo run`. (`cargo install` is what put `cargo-host`
+    // on the PATH; this test puts its own build there instead.)
+    let mut dir = parent.clone();
+    let mut server = None;
+    for (command, _) in readme_commands("cargo host init hello-extension") {
+        if command.starts_with("cargo install") {
+            continue;
+        } else if let Some(folder) = command.strip_prefix("cd ") {
+            dir = dir.join(folder.trim());
+        } else if command == "cargo run" {
+            server = Some(cargo_run(&dir, &listen));
+        } else {
+            let o = shell(&dir, &command, &server_url);
+            assert_eq!(o.status.code(), Some(0), "`{command}`: {}", text(&o.stderr));
+        }
+    }
+    assert!(server.is_some(), "the block runs the server");
+    run_readme_commands(
+        &dir,
+        &readme_commands("cargo host call tool greet --input '{}'"),
+        &server_url,
+    );
+
+    // Section 3: the manifest and main.rs as the README shows them after the edit.
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let block = |lang: &str, marker: &str| {
+        readme
+            .split(&format!("```{lang}\n"))
+            .skip(1)
+            .filter_map(|b| b.split("\n```").next())
+            .find(|b| b.contains(marker))
+            .unwrap()
+            .to_owned()
+    };
+    std::fs::write(
+        dir.join("host.extension.json"),
+        block("json", "\"hello-extension\""),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/main.rs"),
+        block("rust,ignore", "struct Hello"),
+    )
+    .unwrap();
+    if let Some(mut old) = server.take() {
+        old.terminate();
+    }
+    let _server = cargo_run(&dir, &listen);
+    let commands = readme_commands("cargo host trigger release.shipped                      #");
+    run_readme_commands(&dir, &commands, &server_url);
+    let o = shell(
+        &dir,
+        &commands
+            .iter()
+            .find(|(c, _)| c.contains("call tool greet"))
+            .unwrap()
+            .0,
+        &server_url,
+    );
+    assert!(
+        text(&o.stdout).contains("1 releases seen"),
+        "{}",
+        text(&o.stdout)
+    );
+}
