@@ -150,6 +150,36 @@ fn keyed<'v>(v: Option<&'v Value>, key: &str) -> Vec<(String, usize, &'v Value)>
         .collect()
 }
 
+/// The members of a list at `base`: for an array of objects, each keyed by its `key` member and
+/// pointed to by index; for an object (`key` is `None`), each keyed by its name.
+fn members<'v>(
+    v: Option<&'v Value>,
+    base: &str,
+    key: Option<&str>,
+) -> Vec<(String, String, &'v Value)> {
+    match (v, key) {
+        (Some(Value::Object(map)), None) => map
+            .iter()
+            .map(|(name, item)| (name.clone(), format!("{base}/{}", seg(name)), item))
+            .collect(),
+        (v, Some(key)) => keyed(v, key)
+            .into_iter()
+            .map(|(id, i, item)| (id, format!("{base}/{i}"), item))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// One item in both manifests, matched by its key.
+struct Pair<'v> {
+    /// Its key (id, name, event).
+    id: String,
+    /// Where it is in the new manifest.
+    pointer: String,
+    old: &'v Value,
+    new: &'v Value,
+}
+
 /// The strings of an array.
 fn strings(v: Option<&Value>) -> Vec<(String, usize)> {
     v.and_then(Value::as_array)
@@ -169,6 +199,54 @@ impl Diff {
             side,
             message,
         });
+    }
+
+    /// Matches the items of the list at `base` by `key` (`None`: an object's names). A removed item
+    /// is reported with `removed` ("{what} `id` is removed: {gone}"), an added one as safe; the
+    /// list is then covered, and the items in both come back for their own comparison.
+    #[allow(clippy::too_many_arguments)]
+    fn pairs<'v>(
+        &mut self,
+        old: &'v Value,
+        new: &'v Value,
+        base: &str,
+        key: Option<&str>,
+        what: &str,
+        removed: Class,
+        gone: &str,
+    ) -> Vec<Pair<'v>> {
+        let was = members(at(old, base), base, key);
+        let now = members(at(new, base), base, key);
+        let mut both = Vec::new();
+        for (id, pointer, a) in &was {
+            match now.iter().find(|(k, _, _)| k == id) {
+                Some((_, p, b)) => both.push(Pair {
+                    id: id.clone(),
+                    pointer: p.clone(),
+                    old: a,
+                    new: b,
+                }),
+                None => self.push(
+                    removed,
+                    Side::Old,
+                    pointer.clone(),
+                    format!("{what} `{id}` is removed: {gone}"),
+                ),
+            }
+        }
+        for (id, pointer, _) in &now {
+            if !was.iter().any(|(k, _, _)| k == id) {
+                self.push(
+                    Class::Safe,
+                    Side::New,
+                    pointer.clone(),
+                    format!("new {what} `{id}`"),
+                );
+            }
+        }
+        // The generic pass compares by position; items that moved are matched by key here.
+        self.cover(base);
+        both
     }
 
     /// Marks a pointer as explained without reporting a change.
@@ -293,30 +371,20 @@ impl Diff {
             }
         }
         self.cover("/server/events");
-        // Procedures: an object keyed by name.
-        let none = Map::new();
-        let was = at(old, "/server/procedures")
-            .and_then(Value::as_object)
-            .unwrap_or(&none);
-        let now = at(new, "/server/procedures")
-            .and_then(Value::as_object)
-            .unwrap_or(&none);
-        for (name, a) in was {
-            let p = format!("/server/procedures/{}", seg(name));
-            let Some(b) = now.get(name) else {
-                self.push(
-                    Class::Breaking,
-                    Side::Old,
-                    p,
-                    format!(
-                        "procedure `{name}` is removed: the extension's pages that call it get 404 NOT_FOUND until they are updated too"
-                    ),
-                );
-                continue;
-            };
-            let what = format!("procedure `{name}`");
-            self.schema_at(a, b, &p, "input", PROCEDURE_INPUT, &what);
-            self.schema_at(a, b, &p, "output", PROCEDURE_OUTPUT, &what);
+        let procedures = self.pairs(
+            old,
+            new,
+            "/server/procedures",
+            None,
+            "procedure",
+            Class::Breaking,
+            "the extension's pages that call it get 404 NOT_FOUND until they are updated too",
+        );
+        for pair in procedures {
+            let (a, b, p) = (pair.old, pair.new, &pair.pointer);
+            let what = format!("procedure `{}`", pair.id);
+            self.schema_at(a, b, p, "input", PROCEDURE_INPUT, &what);
+            self.schema_at(a, b, p, "output", PROCEDURE_OUTPUT, &what);
             if let (Some(x), Some(y)) = (a.get("kind"), b.get("kind"))
                 && x != y
             {
@@ -327,17 +395,8 @@ impl Diff {
                     format!("{what} changes `kind` from {x} to {y}"),
                 );
             }
-            self.rest_of(a, b, &p, &what, &["input", "output", "kind"]);
+            self.rest_of(a, b, p, &what, &["input", "output", "kind"]);
         }
-        for name in now.keys().filter(|n| !was.contains_key(*n)) {
-            self.push(
-                Class::Safe,
-                Side::New,
-                format!("/server/procedures/{}", seg(name)),
-                format!("new procedure `{name}`"),
-            );
-        }
-        self.cover("/server/procedures");
     }
 
     fn ai(&mut self, old: &Value, new: &Value) {
@@ -364,24 +423,10 @@ impl Diff {
             ),
         ] {
             let base = format!("/contributes/ai/{list}");
-            let was = keyed(at(old, &base), "id");
-            let now = keyed(at(new, &base), "id");
-            for (id, i, a) in &was {
-                let Some((_, j, b)) = now.iter().find(|(k, _, _)| k == id) else {
-                    self.push(
-                        Class::Breaking,
-                        Side::Old,
-                        format!("{base}/{i}"),
-                        format!("{what} `{id}` is removed: {gone}"),
-                    );
-                    continue;
-                };
-                let p = format!("{base}/{j}");
-                let name = format!("{what} `{id}`");
-                // The generic pass compares by position; items that moved are matched by id here.
-                self.cover(&format!("{base}/{i}"));
-                self.cover(&p);
-                self.schema_at(a, b, &p, "input", TOOL_INPUT, &name);
+            for pair in self.pairs(old, new, &base, Some("id"), what, Class::Breaking, gone) {
+                let (a, b, p) = (pair.old, pair.new, &pair.pointer);
+                let name = format!("{what} `{}`", pair.id);
+                self.schema_at(a, b, p, "input", TOOL_INPUT, &name);
                 if let (Some(x), Some(y)) = (a.get("returns"), b.get("returns"))
                     && x != y
                 {
@@ -406,42 +451,25 @@ impl Diff {
                         ),
                     );
                 }
-                self.rest_of(a, b, &p, &name, &["input", "returns", "scope", "id"]);
+                self.rest_of(a, b, p, &name, &["input", "returns", "scope", "id"]);
             }
-            for (id, j, _) in &now {
-                if !was.iter().any(|(k, _, _)| k == id) {
-                    self.push(
-                        Class::Safe,
-                        Side::New,
-                        format!("{base}/{j}"),
-                        format!("new {what} `{id}`"),
-                    );
-                }
-            }
-            self.cover(&base);
         }
     }
 
     fn webhooks(&mut self, old: &Value, new: &Value) {
-        let base = "/contributes/webhooks";
-        let was = keyed(at(old, base), "event");
-        let now = keyed(at(new, base), "event");
-        for (event, i, a) in &was {
-            let Some((_, j, b)) = now.iter().find(|(k, _, _)| k == event) else {
-                self.push(
-                    Class::Breaking,
-                    Side::Old,
-                    format!("{base}/{i}"),
-                    format!(
-                        "webhook `{event}` is removed: the host refuses it from then on, and the banners, markers and automations that follow it go quiet"
-                    ),
-                );
-                continue;
-            };
-            let p = format!("{base}/{j}");
-            let name = format!("webhook `{event}`");
-            self.cover(&format!("{base}/{i}"));
-            self.cover(&p);
+        let gone = "the host refuses it from then on, and the banners, markers and automations that follow it go quiet";
+        let webhooks = self.pairs(
+            old,
+            new,
+            "/contributes/webhooks",
+            Some("event"),
+            "webhook",
+            Class::Breaking,
+            gone,
+        );
+        for pair in webhooks {
+            let (a, b, p) = (pair.old, pair.new, &pair.pointer);
+            let name = format!("webhook `{}`", pair.id);
             if let (Some(x), Some(y)) = (a.get("as"), b.get("as"))
                 && x != y
             {
@@ -454,41 +482,23 @@ impl Diff {
                     ),
                 );
             }
-            self.schema_at(a, b, &p, "payload", PAYLOAD, &name);
-            self.rest_of(a, b, &p, &name, &["event", "as", "payload"]);
+            self.schema_at(a, b, p, "payload", PAYLOAD, &name);
+            self.rest_of(a, b, p, &name, &["event", "as", "payload"]);
         }
-        for (event, j, _) in &now {
-            if !was.iter().any(|(k, _, _)| k == event) {
-                self.push(
-                    Class::Safe,
-                    Side::New,
-                    format!("{base}/{j}"),
-                    format!("new webhook `{event}`"),
-                );
-            }
-        }
-        self.cover(base);
     }
 
     fn connector(&mut self, old: &Value, new: &Value) {
-        let base = "/contributes/connector/metrics";
-        let was = keyed(at(old, base), "key");
-        let now = keyed(at(new, base), "key");
-        for (key, i, a) in &was {
-            let Some((_, j, b)) = now.iter().find(|(k, _, _)| k == key) else {
-                self.push(
-                    Class::Breaking,
-                    Side::Old,
-                    format!("{base}/{i}"),
-                    format!(
-                        "metric `{key}` is removed: the series, widgets and dashboards that chart it stop getting data"
-                    ),
-                );
-                continue;
-            };
-            let p = format!("{base}/{j}");
-            self.cover(&format!("{base}/{i}"));
-            self.cover(&p);
+        let metrics = self.pairs(
+            old,
+            new,
+            "/contributes/connector/metrics",
+            Some("key"),
+            "metric",
+            Class::Breaking,
+            "the series, widgets and dashboards that chart it stop getting data",
+        );
+        for pair in metrics {
+            let (a, b, p, key) = (pair.old, pair.new, &pair.pointer, &pair.id);
             let dims_a = keyed(a.get("dimensions"), "key");
             let dims_b = keyed(b.get("dimensions"), "key");
             for (dim, k, _) in &dims_a {
@@ -517,7 +527,7 @@ impl Diff {
             self.rest_of(
                 a,
                 b,
-                &p,
+                p,
                 &format!("metric `{key}`"),
                 &["key", "dimensions", "unit", "kind"],
             );
@@ -536,17 +546,6 @@ impl Diff {
                 }
             }
         }
-        for (key, j, _) in &now {
-            if !was.iter().any(|(k, _, _)| k == key) {
-                self.push(
-                    Class::Safe,
-                    Side::New,
-                    format!("{base}/{j}"),
-                    format!("new metric `{key}`"),
-                );
-            }
-        }
-        self.cover(base);
 
         let auth = "/contributes/connector/auth";
         if let (Some(x), Some(y)) = (
@@ -720,76 +719,35 @@ impl Diff {
         if let (Some(a), Some(b)) = (at(old, p), at(new, p)) {
             self.schema_at(a, b, p, "schema", SETTINGS, "the settings");
         }
-        let base = "/contributes/storage";
-        let none = Map::new();
-        let was = at(old, base).and_then(Value::as_object).unwrap_or(&none);
-        let now = at(new, base).and_then(Value::as_object).unwrap_or(&none);
-        for (name, a) in was {
-            let p = format!("{base}/{}", seg(name));
-            match now.get(name) {
-                None => self.push(
-                    Class::Breaking,
-                    Side::Old,
-                    p,
-                    format!(
-                        "storage collection `{name}` is removed: the documents installs keep in it are no longer reachable"
-                    ),
-                ),
-                Some(b) => {
-                    let what = format!("storage collection `{name}`");
-                    self.schema_at(a, b, &p, "schema", STORAGE, &what);
-                    self.rest_of(a, b, &p, &what, &["schema"]);
-                }
-            }
+        let collections = self.pairs(
+            old,
+            new,
+            "/contributes/storage",
+            None,
+            "storage collection",
+            Class::Breaking,
+            "the documents installs keep in it are no longer reachable",
+        );
+        for pair in collections {
+            let what = format!("storage collection `{}`", pair.id);
+            self.schema_at(pair.old, pair.new, &pair.pointer, "schema", STORAGE, &what);
+            self.rest_of(pair.old, pair.new, &pair.pointer, &what, &["schema"]);
         }
-        for name in now.keys().filter(|n| !was.contains_key(*n)) {
-            self.push(
-                Class::Safe,
-                Side::New,
-                format!("{base}/{}", seg(name)),
-                format!("new storage collection `{name}`"),
-            );
-        }
-        self.cover(base);
     }
 
     /// Pages, tabs, widgets and the other UI surfaces, matched by id.
     fn surfaces(&mut self, old: &Value, new: &Value, list: &str) {
-        let base = format!("/contributes/{list}");
-        let was = keyed(at(old, &base), "id");
-        let now = keyed(at(new, &base), "id");
         let what = match list {
             "rowActions" => "row action".to_owned(),
             "series" => "series".to_owned(),
             other => other.trim_end_matches('s').to_owned(),
         };
-        for (id, i, a) in &was {
-            match now.iter().find(|(k, _, _)| k == id) {
-                None => self.push(
-                    Class::Risky,
-                    Side::Old,
-                    format!("{base}/{i}"),
-                    format!("{what} `{id}` is removed: owners who use it no longer find it"),
-                ),
-                Some((_, j, b)) => {
-                    let p = format!("{base}/{j}");
-                    self.cover(&format!("{base}/{i}"));
-                    self.cover(&p);
-                    self.rest_of(a, b, &p, &format!("{what} `{id}`"), &["id"]);
-                }
-            }
+        let base = format!("/contributes/{list}");
+        let gone = "owners who use it no longer find it";
+        for pair in self.pairs(old, new, &base, Some("id"), &what, Class::Risky, gone) {
+            let name = format!("{what} `{}`", pair.id);
+            self.rest_of(pair.old, pair.new, &pair.pointer, &name, &["id"]);
         }
-        for (id, j, _) in &now {
-            if !was.iter().any(|(k, _, _)| k == id) {
-                self.push(
-                    Class::Safe,
-                    Side::New,
-                    format!("{base}/{j}"),
-                    format!("new {what} `{id}`"),
-                );
-            }
-        }
-        self.cover(&base);
     }
 
     /// Compares the schemas at `member` of two items at `pointer` (in the new manifest).
