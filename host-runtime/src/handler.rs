@@ -67,6 +67,7 @@ impl Handler {
             event_wait: DEFAULT_EVENT_WAIT,
             dedupe_timeout: DEFAULT_DEDUPE_TIMEOUT,
             serving: Serving::default(),
+            http_client: None,
         };
         let verifier = Verifier::new(verify_options(spec.extension_id, &config));
         Handler {
@@ -116,6 +117,12 @@ impl Handler {
         let url = url.into();
         crate::auth::check_key_set_url(&url)?;
         Ok(self.configure(|c| c.keys = KeySource::Url(url)))
+    }
+
+    /// Fetches the key set with `client` instead of the platform's default (reqwest natively; a
+    /// platform without one, such as Workers, must give one to use a key set URL).
+    pub fn with_http_client(self, client: crate::client::Client) -> Self {
+        self.configure(|c| c.http_client = Some(client))
     }
 
     /// Uses an inline key set (a JWKS document) instead of fetching one.
@@ -234,9 +241,13 @@ impl Handler {
 }
 
 fn verify_options(extension_id: &str, config: &Config) -> VerifyOptions {
-    VerifyOptions::new(extension_id)
+    let options = VerifyOptions::new(extension_id)
         .with_keys(config.keys.clone())
-        .with_issuer(config.issuer.clone())
+        .with_issuer(config.issuer.clone());
+    match &config.http_client {
+        Some(client) => options.with_http_client(client.clone()),
+        None => options,
+    }
 }
 
 /// The handler as a `tower::Service` over any request body: the body is read up to the limit, then

@@ -25,6 +25,7 @@ pub mod answer;
 pub mod auth;
 mod call;
 #[doc(hidden)]
+pub mod client;
 pub mod codegen;
 pub mod dedupe;
 mod dispatch;
@@ -35,6 +36,8 @@ mod handler;
 pub mod interface {}
 pub mod metrics;
 pub mod route;
+mod rt;
+#[cfg(feature = "server")]
 mod server;
 mod service;
 #[doc(hidden)]

@@ -12,7 +12,9 @@
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::rt::Instant;
 
 use bytes::Bytes;
 use futures_util::FutureExt;
@@ -64,6 +66,8 @@ pub(crate) struct Config {
     pub dedupe_timeout: Duration,
     /// How `serve` treats connections.
     pub serving: Serving,
+    /// What fetches the key set; `None` keeps the platform's default.
+    pub http_client: Option<crate::client::Client>,
 }
 
 /// Connection limits of [`crate::Handler::serve`].
@@ -287,7 +291,7 @@ async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
     let healthy = match &inner.config.health {
         None => true,
         Some(check) => matches!(
-            tokio::time::timeout(HEALTH_DEADLINE, AssertUnwindSafe(check()).catch_unwind()).await,
+            crate::rt::timeout(HEALTH_DEADLINE, AssertUnwindSafe(check()).catch_unwind()).await,
             Ok(Ok(Ok(())))
         ),
     };
@@ -570,7 +574,7 @@ async fn run(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, Hos
         ),
     };
     let guarded = AssertUnwindSafe(inner.dispatch.dispatch(route, raw)).catch_unwind();
-    match tokio::time::timeout(deadline, guarded).await {
+    match crate::rt::timeout(deadline, guarded).await {
         Ok(Ok(result)) => result,
         Ok(Err(_)) => {
             tracing::error!("a handler panicked");
@@ -734,7 +738,7 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
                 .with_retry_after(RETRY_AFTER_SECS)
             };
             let claimed =
-                tokio::time::timeout(inner.config.dedupe_timeout, store.claim(key, &owner)).await;
+                crate::rt::timeout(inner.config.dedupe_timeout, store.claim(key, &owner)).await;
             let claim = match claimed {
                 Ok(Ok(claim)) => claim,
                 failed => {
@@ -742,7 +746,9 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
                     // Redis works through its queue when it resumes): take back this attempt's own
                     // claim, if it was made, so that the host's retry is not locked out by it.
                     let (store, key, owner) = (Arc::clone(store), key.clone(), owner.clone());
-                    tokio::spawn(async move { store.release(&key, &owner).await });
+                    crate::rt::spawn(async move {
+                        let _ = store.release(&key, &owner).await;
+                    });
                     return Err(unavailable(match failed {
                         Ok(Err(e)) => e,
                         _ => format!(
@@ -758,7 +764,7 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
                 // Woken when the delivery in flight settles; the short timeout covers a wake-up that
                 // came before this wait began.
                 Claim::Wait(notify) => {
-                    let _ = tokio::time::timeout(
+                    let _ = crate::rt::timeout(
                         std::time::Duration::from_millis(100),
                         notify.notified(),
                     )
@@ -766,7 +772,7 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
                     Instant::now() < give_up
                 }
                 Claim::Busy => {
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    crate::rt::sleep(std::time::Duration::from_millis(100)).await;
                     Instant::now() < give_up
                 }
             };
@@ -790,13 +796,14 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
     // While the handler runs, its lease is renewed (stores whose claims expire ask for it).
     let result = match (claim.key.clone(), store.renew_every()) {
         (Some(key), Some(every)) => {
-            tokio::pin!(handling);
-            let mut renewals = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            let mut handling = std::pin::pin!(handling);
             loop {
-                tokio::select! {
-                    result = &mut handling => break result,
-                    _ = renewals.tick() => {
-                        let _ = tokio::time::timeout(inner.config.dedupe_timeout, store.renew(&key, &owner)).await;
+                let tick = std::pin::pin!(crate::rt::sleep(every));
+                match futures_util::future::select(handling.as_mut(), tick).await {
+                    futures_util::future::Either::Left((result, _)) => break result,
+                    futures_util::future::Either::Right(((), _)) => {
+                        let renewal = store.renew(&key, &owner);
+                        let _ = crate::rt::timeout(inner.config.dedupe_timeout, renewal).await;
                     }
                 }
             }
@@ -810,7 +817,7 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
                 Err(_) => store.release(&key, &owner).await,
             }
         };
-        if tokio::time::timeout(inner.config.dedupe_timeout, settle)
+        if crate::rt::timeout(inner.config.dedupe_timeout, settle)
             .await
             .is_err()
         {
@@ -835,12 +842,12 @@ impl Drop for ClaimGuard {
             return;
         };
         tracing::warn!("an event delivery ended before its handler finished; its key is released");
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                let (store, owner) = (Arc::clone(&self.store), self.owner.clone());
-                runtime.spawn(async move { store.release(&key, &owner).await });
-            }
-            Err(_) => tracing::error!("no runtime to release an event key on"),
+        let (store, owner) = (Arc::clone(&self.store), self.owner.clone());
+        let released = crate::rt::spawn(async move {
+            let _ = store.release(&key, &owner).await;
+        });
+        if !released {
+            tracing::error!("no runtime to release an event key on");
         }
     }
 }
@@ -867,8 +874,8 @@ fn attempt_token() -> String {
     // The system's random source does not fail on the platforms the SDK runs on; were it to, the
     // time keeps tokens apart within this process.
     if ring::rand::SystemRandom::new().fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
+        let nanos = crate::rt::SystemTime::now()
+            .duration_since(crate::rt::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         bytes = nanos.to_le_bytes();
     }

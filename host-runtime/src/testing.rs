@@ -14,7 +14,7 @@
 //! assert_eq!(answer.status, 200);
 //! ```
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use crate::rt::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -374,6 +374,7 @@ impl TestHost {
     }
 
     /// Sends a request over HTTP to a running server at `base_url` (for example `http://127.0.0.1:8787`).
+    #[cfg(feature = "client")]
     pub async fn send_http(
         &self,
         base_url: &str,

@@ -278,6 +278,8 @@ impl std::error::Error for SendError {}
 #[derive(Debug, Clone)]
 pub struct EventSender {
     post_url: String,
+    /// What posts the events (default: the platform's, reqwest natively).
+    client: Option<crate::client::Client>,
     secret: Secret,
     /// Also signed with, while the host may still hold it (a rotation).
     previous: Option<Secret>,
@@ -290,6 +292,7 @@ impl EventSender {
     pub fn new(post_url: impl Into<String>, secret: &str) -> Result<Self, WebhookError> {
         Ok(EventSender {
             post_url: post_url.into(),
+            client: crate::client::Client::platform_default(),
             secret: Secret::parse(secret)?,
             previous: None,
             build: None,
@@ -302,6 +305,13 @@ impl EventSender {
     pub fn with_previous_secret(mut self, secret: &str) -> Result<Self, WebhookError> {
         self.previous = Some(Secret::parse(secret)?);
         Ok(self)
+    }
+
+    /// Sets what posts the events: the platform's own client where there is no default (the
+    /// Workers adapter's `fetch`), or one of your own.
+    pub fn with_http_client(mut self, client: crate::client::Client) -> Self {
+        self.client = Some(client);
+        self
     }
 
     /// Sets how sends are retried.
@@ -336,7 +346,7 @@ impl EventSender {
         let envelope = serde_json::json!({
             "event": schema.event,
             "source": source,
-            "occurredAt": crate::events::Timestamp::from(chrono::Utc::now()),
+            "occurredAt": crate::events::Timestamp::from(crate::rt::now_utc()),
             "build": self.build,
             "dedupeKey": dedupe_key,
             "payload": payload,
@@ -347,6 +357,7 @@ impl EventSender {
         secrets.extend(self.previous.clone());
         Ok(OutboundEvent {
             url: self.post_url.clone(),
+            client: self.client.clone(),
             id: dedupe_key.to_owned(),
             envelope,
             body,
@@ -438,37 +449,28 @@ impl PayloadSchema {
 /// drop it and let the send finish on its own (its outcome is logged).
 #[derive(Debug)]
 pub struct Receipt {
-    task: tokio::task::JoinHandle<Result<u16, SendError>>,
+    outcome: futures_channel::oneshot::Receiver<Result<u16, SendError>>,
 }
 
 impl Receipt {
     /// The final outcome: the host's 2xx status, or why the event was not delivered.
     pub async fn outcome(self) -> Result<u16, SendError> {
-        match self.task.await {
+        match self.outcome.await {
             Ok(outcome) => outcome,
-            Err(e) => Err(SendError::Request(format!(
-                "the send task ended early: {e}"
-            ))),
+            Err(_) => Err(SendError::Request(
+                "the send task ended before it finished".to_owned(),
+            )),
         }
     }
 }
 
-/// One HTTP client for every event sent by this process (its connections are reused).
-fn shared_client() -> Option<&'static reqwest::Client> {
-    static CLIENT: OnceLock<Option<reqwest::Client>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            // reqwest is built without a default TLS provider (the SDK uses ring).
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            reqwest::Client::builder().build().ok()
-        })
-        .as_ref()
-}
+/// The largest answer body read from the event-post endpoint.
+const ANSWER_LIMIT: usize = 64 * 1024;
 
 /// A `Retry-After` in seconds (the host's form; an HTTP date is not read).
-fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
     let seconds: u64 = headers
-        .get(reqwest::header::RETRY_AFTER)?
+        .get(http::header::RETRY_AFTER)?
         .to_str()
         .ok()?
         .trim()
@@ -481,6 +483,7 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
 #[derive(Debug, Clone)]
 pub struct OutboundEvent {
     url: String,
+    client: Option<crate::client::Client>,
     id: String,
     envelope: serde_json::Value,
     body: Vec<u8>,
@@ -512,8 +515,11 @@ impl OutboundEvent {
     /// The send runs in the caller's task: if that task ends (a tool past its deadline, a host that
     /// hung up), the send ends with it. [`spawn`](Self::spawn) outlives the caller.
     pub async fn send(&self) -> Result<u16, SendError> {
-        let client = shared_client().ok_or_else(|| {
-            SendError::Request("no HTTP client could be built (TLS set-up failed)".to_owned())
+        let client = self.client.as_ref().ok_or_else(|| {
+            SendError::Request(
+                "no HTTP client on this platform: give the sender one with `with_http_client`"
+                    .to_owned(),
+            )
         })?;
         let attempts = self.retry.attempts.max(1);
         let mut last = String::new();
@@ -521,42 +527,39 @@ impl OutboundEvent {
             let request = self
                 .to_request()
                 .map_err(|e| SendError::Request(e.to_string()))?;
-            let mut builder = client.post(&self.url).timeout(self.retry.timeout);
-            for (name, value) in request.headers() {
-                builder = builder.header(name, value);
-            }
             let mut wait = self.retry.backoff(attempt);
-            match builder.body(request.into_body()).send().await {
-                Ok(response) if response.status().is_success() => {
+            let answer =
+                crate::rt::timeout(self.retry.timeout, client.send(request, ANSWER_LIMIT)).await;
+            match answer {
+                Ok(Ok(response)) if response.status().is_success() => {
                     return Ok(response.status().as_u16());
                 }
-                Ok(response)
+                Ok(Ok(response))
                     if response.status().is_client_error()
-                        && response.status() != reqwest::StatusCode::TOO_MANY_REQUESTS =>
+                        && response.status() != http::StatusCode::TOO_MANY_REQUESTS =>
                 {
                     let status = response.status().as_u16();
-                    let body = response
-                        .text()
-                        .await
-                        .unwrap_or_default()
+                    let body = String::from_utf8_lossy(response.body())
                         .chars()
                         .take(2048)
                         .collect();
                     return Err(SendError::Rejected { status, body });
                 }
-                Ok(response) => {
-                    let status = response.status();
+                Ok(Ok(response)) => {
                     if let Some(told) = retry_after(response.headers()) {
                         // The host says when; never longer than the policy's longest wait.
                         wait = told.min(self.retry.max_backoff);
                     }
-                    last = format!("status {}", status.as_u16());
+                    last = format!("status {}", response.status().as_u16());
                 }
-                Err(e) => last = e.without_url().to_string(),
+                Ok(Err(e)) => last = e.0,
+                Err(_) => {
+                    last = format!("no answer within {} ms", self.retry.timeout.as_millis());
+                }
             }
             tracing::debug!(attempt, event_id = %self.id, reason = %last, "event post failed; retrying");
             if attempt < attempts {
-                tokio::time::sleep(wait).await;
+                crate::rt::sleep(wait).await;
             }
         }
         Err(SendError::Exhausted { attempts, last })
@@ -566,15 +569,20 @@ impl OutboundEvent {
     /// (a tool's deadline, a host that hung up). The outcome is logged either way; the
     /// [`Receipt`] gives it to whoever wants it and may be dropped.
     pub fn spawn(self) -> Receipt {
-        let task = tokio::spawn(async move {
+        let (done, outcome) = futures_channel::oneshot::channel();
+        let id = self.id.clone();
+        let started = crate::rt::spawn(async move {
             let outcome = self.send().await;
             match &outcome {
                 Ok(status) => tracing::info!(event_id = %self.id, status, "event delivered"),
                 Err(e) => tracing::error!(event_id = %self.id, error = %e, "event not delivered"),
             }
-            outcome
+            let _ = done.send(outcome);
         });
-        Receipt { task }
+        if !started {
+            tracing::error!(event_id = %id, "no async runtime to send the event on");
+        }
+        Receipt { outcome }
     }
 
     /// The envelope's bytes, exactly as signed.
@@ -594,9 +602,7 @@ impl OutboundEvent {
     /// The `POST` request with the Standard Webhooks headers, signed now. Every retry of the same event
     /// keeps `webhook-id`; sign each attempt anew so its timestamp is current.
     pub fn to_request(&self) -> Result<http::Request<bytes::Bytes>, http::Error> {
-        let ts = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64);
+        let ts = crate::rt::unix_seconds();
         http::Request::post(&self.url)
             .header(http::header::CONTENT_TYPE, "application/json")
             .header("webhook-id", &self.id)

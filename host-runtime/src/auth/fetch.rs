@@ -1,6 +1,6 @@
 //! One HTTP fetch of the host's key set, and how long its answer may be cached.
 //!
-//! The client is reqwest over rustls with the `ring` provider; the whole fetch (connect, headers,
+//! The client is the handler's [`Client`] (reqwest natively); the whole fetch (connect, headers,
 //! body) is bounded by the configured timeout and the body by [`MAX_JWKS_BYTES`]. Caching policy and
 //! single-flight live in `keys.rs`.
 
@@ -9,6 +9,8 @@ use std::time::Duration;
 use http::HeaderMap;
 use http::header::{ACCEPT, CACHE_CONTROL};
 use serde_json::Value;
+
+use crate::client::Client;
 
 /// The shortest time fetched keys are considered fresh, whatever `Cache-Control` says (seconds).
 pub(crate) const MIN_MAX_AGE: i64 = 5 * 60;
@@ -23,32 +25,15 @@ pub(crate) struct Fetched {
     pub(crate) max_age: i64,
 }
 
-/// A client for key set fetches, or `None` (logged) when one cannot be built.
-pub(crate) fn client(timeout: Duration) -> Option<reqwest::Client> {
-    // reqwest is built without a default TLS provider; an already installed one is fine too.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    match reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout)
-        .build()
-    {
-        Ok(client) => Some(client),
-        Err(e) => {
-            tracing::warn!(error = %e.without_url(), "no HTTP client for the install token key set");
-            None
-        }
-    }
-}
-
 /// Fetches the key set at `url` within `timeout`. The error is a reason for the log.
 pub(crate) async fn fetch(
-    client: &reqwest::Client,
+    client: &Client,
     url: &str,
     timeout: Duration,
 ) -> Result<Fetched, String> {
     // Never fetched from a URL the checks refuse (the handler logged why when it was built).
     super::check_key_set_url(url)?;
-    match tokio::time::timeout(timeout, fetch_unbounded(client, url)).await {
+    match crate::rt::timeout(timeout, fetch_unbounded(client, url)).await {
         Ok(result) => result,
         Err(_) => Err(format!(
             "no complete answer within {} ms",
@@ -57,30 +42,21 @@ pub(crate) async fn fetch(
     }
 }
 
-async fn fetch_unbounded(client: &reqwest::Client, url: &str) -> Result<Fetched, String> {
-    let mut response = client
-        .get(url)
+async fn fetch_unbounded(client: &Client, url: &str) -> Result<Fetched, String> {
+    let request = http::Request::get(url)
         .header(ACCEPT, "application/json")
-        .send()
+        .body(bytes::Bytes::new())
+        .map_err(|e| e.to_string())?;
+    let response = client
+        .send(request, MAX_JWKS_BYTES)
         .await
-        .map_err(|e| e.without_url().to_string())?;
+        .map_err(|e| e.0)?;
     if !response.status().is_success() {
         return Err(format!("status {}", response.status()));
     }
     let max_age = max_age(response.headers());
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| e.without_url().to_string())?
-    {
-        if body.len() + chunk.len() > MAX_JWKS_BYTES {
-            return Err("the key set is larger than 1 MiB".to_owned());
-        }
-        body.extend_from_slice(&chunk);
-    }
-    let document =
-        serde_json::from_slice(&body).map_err(|_| "the key set is not JSON".to_owned())?;
+    let document = serde_json::from_slice(response.body())
+        .map_err(|_| "the key set is not JSON".to_owned())?;
     Ok(Fetched { document, max_age })
 }
 

@@ -8,7 +8,7 @@
 //!   [`MIN_REFRESH_INTERVAL`] apart, and concurrent callers share one attempt: a flood of random `kid`s
 //!   costs the host at most one fetch per 30 s.
 
-use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -38,7 +38,8 @@ pub(crate) enum KeyStore {
 pub(crate) struct Remote {
     url: String,
     timeout: Duration,
-    client: OnceLock<Option<reqwest::Client>>,
+    /// `None` where the platform has no default client and none was given.
+    client: Option<crate::client::Client>,
     state: RwLock<State>,
     /// Held for the whole of a fetch: the single flight.
     turn: tokio::sync::Mutex<()>,
@@ -86,11 +87,15 @@ impl KeyStore {
     }
 
     /// Keys fetched from `url`, each fetch bounded by `timeout`.
-    pub(crate) fn remote(url: String, timeout: Duration) -> KeyStore {
+    pub(crate) fn remote(
+        url: String,
+        timeout: Duration,
+        client: Option<crate::client::Client>,
+    ) -> KeyStore {
         KeyStore::Remote(Remote {
             url,
             timeout,
-            client: OnceLock::new(),
+            client,
             state: RwLock::default(),
             turn: tokio::sync::Mutex::new(()),
         })
@@ -206,9 +211,11 @@ impl Remote {
     }
 
     async fn fetch(&self) -> Result<Fetched, String> {
-        let client = self.client.get_or_init(|| fetch::client(self.timeout));
-        let Some(client) = client else {
-            return Err("no HTTP client".to_owned());
+        let Some(client) = &self.client else {
+            return Err(
+                "no HTTP client on this platform: give the handler one with `with_http_client`"
+                    .to_owned(),
+            );
         };
         fetch::fetch(client, &self.url, self.timeout).await
     }

@@ -54,7 +54,7 @@ mod tests;
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -136,6 +136,8 @@ pub struct VerifyOptions {
     pub token_cache: usize,
     /// How long one key set fetch may take (default [`DEFAULT_FETCH_TIMEOUT`]).
     pub fetch_timeout: Duration,
+    /// What fetches the key set (default: the platform's, reqwest natively).
+    pub http_client: Option<crate::client::Client>,
 }
 
 impl VerifyOptions {
@@ -148,7 +150,14 @@ impl VerifyOptions {
             leeway: LEEWAY,
             token_cache: DEFAULT_TOKEN_CACHE,
             fetch_timeout: DEFAULT_FETCH_TIMEOUT,
+            http_client: crate::client::Client::platform_default(),
         }
+    }
+
+    /// Sets what fetches the key set.
+    pub fn with_http_client(mut self, client: crate::client::Client) -> Self {
+        self.http_client = Some(client);
+        self
     }
 
     /// Sets where the keys come from.
@@ -219,7 +228,11 @@ impl Verifier {
     /// A verifier reading the time from `clock` (unix seconds).
     pub(crate) fn with_clock(options: VerifyOptions, clock: Clock) -> Verifier {
         let keys = match &options.keys {
-            KeySource::Url(url) => KeyStore::remote(url.clone(), options.fetch_timeout),
+            KeySource::Url(url) => KeyStore::remote(
+                url.clone(),
+                options.fetch_timeout,
+                options.http_client.clone(),
+            ),
             KeySource::Inline(document) => KeyStore::inline(document),
         };
         let inner = Inner {
@@ -416,7 +429,5 @@ fn bearer_token(header: Option<&http::HeaderValue>) -> Result<&str, AuthError> {
 }
 
 fn system_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+    crate::rt::unix_seconds()
 }
