@@ -34,6 +34,8 @@ pub mod events;
 mod handler;
 #[doc = include_str!("../docs/interface.md")]
 pub mod interface {}
+#[cfg(feature = "lambda")]
+pub mod lambda;
 pub mod metrics;
 pub mod route;
 mod rt;

@@ -1,0 +1,131 @@
+//! AWS Lambda (feature `lambda`): the handler behind API Gateway REST APIs (payload v1), HTTP APIs
+//! (payload v2) and Lambda Function URLs.
+//!
+//! ```no_run
+//! # fn handler() -> host_runtime::Handler { unimplemented!() }
+//! #[tokio::main]
+//! async fn main() -> Result<(), host_runtime::lambda::Error> {
+//!     // `handler(MyServer)`, as `host_extension!` generates it, configured as for any server.
+//!     host_runtime::lambda::run(handler()).await
+//! }
+//! ```
+//!
+//! **The stage prefix.** An API Gateway stage other than `$default` (`/prod`) is part of the path
+//! the function sees (`/prod/host/tools/keyword-ranks`), while the host calls `server.baseUrl` +
+//! `/host/...`. The adapter removes `/<stage>` from the front of the path when the request names
+//! a stage, so the routes match whether the base URL is the stage's invoke URL or a custom domain
+//! mapped to it. (A stage named like the first segment of a route, such as `host`, cannot be told
+//! apart from that route on HTTP APIs: do not name a stage `host`.) A path under the stage, such as
+//! `https://....amazonaws.com/prod/ext`, is the handler's `with_base_path("/ext")`.
+//!
+//! Everything else is the handler's: the body limit (API Gateway's own is 10 MB), token checks,
+//! answers. A cold start fetches the host's key set on the first call; `with_jwks` avoids that
+//! round trip where the key set is known. Event deduplication in memory only covers one warm
+//! instance: use a shared store (`RedisStore`, or your own `DedupeStore`) for Lambda.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use lambda_http::request::RequestContext;
+use lambda_http::{Body, RequestExt};
+
+use crate::Handler;
+
+/// The Lambda HTTP layer the adapter is built on, for tests that parse recorded events
+/// (`lambda_http::request::from_str`).
+pub use lambda_http;
+/// The error [`run`] ends with: the Lambda runtime API failed.
+pub use lambda_http::Error;
+
+/// Serves `handler` as this Lambda function's HTTP handler until the runtime stops it.
+pub async fn run(handler: Handler) -> Result<(), Error> {
+    lambda_http::run(lambda_http::service_fn(
+        move |request: lambda_http::Request| {
+            let handler = handler.clone();
+            async move { Ok::<_, Infallible>(respond(&handler, request).await) }
+        },
+    ))
+    .await
+}
+
+/// Answers one request as [`run`] does: the stage removed from the path, the body read, the
+/// handler's answer turned into Lambda's response.
+pub async fn respond(handler: &Handler, request: lambda_http::Request) -> http::Response<Body> {
+    let stage = stage_of(&request);
+    let (mut parts, body) = request.into_parts();
+    if let Some(stage) = stage
+        && let Some(uri) = without_stage(&parts.uri, &stage)
+    {
+        parts.uri = uri;
+    }
+    let body = match body {
+        Body::Empty => Bytes::new(),
+        Body::Text(text) => Bytes::from(text),
+        Body::Binary(bytes) => Bytes::from(bytes),
+        // `Body` may grow variants; anything else is read as no body.
+        #[allow(unreachable_patterns)]
+        _ => Bytes::new(),
+    };
+    let answer = handler.handle(http::Request::from_parts(parts, body)).await;
+    let (parts, body) = answer.into_parts();
+    let body = if body.is_empty() {
+        Body::Empty
+    } else {
+        match String::from_utf8(body.to_vec()) {
+            Ok(text) => Body::Text(text),
+            Err(e) => Body::Binary(e.into_bytes()),
+        }
+    };
+    http::Response::from_parts(parts, body)
+}
+
+/// The API Gateway stage the request came through, when it names one other than `$default`.
+fn stage_of(request: &lambda_http::Request) -> Option<String> {
+    let stage = match request.request_context_ref()? {
+        RequestContext::ApiGatewayV1(context) => context.stage.clone(),
+        RequestContext::ApiGatewayV2(context) => context.stage.clone(),
+        #[allow(unreachable_patterns)]
+        _ => None,
+    }?;
+    (!stage.is_empty() && stage != "$default").then_some(stage)
+}
+
+/// `uri` without a leading `/<stage>` segment; `None` when the path does not start with it.
+fn without_stage(uri: &http::Uri, stage: &str) -> Option<http::Uri> {
+    let path = uri.path();
+    let rest = path.strip_prefix('/')?.strip_prefix(stage)?;
+    let rest = match rest {
+        "" => "/",
+        r if r.starts_with('/') => r,
+        _ => return None,
+    };
+    let path_and_query = match uri.query() {
+        Some(query) => format!("{rest}?{query}"),
+        None => rest.to_owned(),
+    };
+    let mut parts = uri.clone().into_parts();
+    parts.path_and_query = path_and_query.parse().ok();
+    http::Uri::from_parts(parts).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stage_is_removed_from_the_front_only() {
+        let uri = |s: &str| s.parse::<http::Uri>().ok();
+        let stripped = |u: &str, stage: &str| {
+            uri(u)
+                .and_then(|u| without_stage(&u, stage))
+                .map(|u| u.to_string())
+        };
+        assert_eq!(
+            stripped("https://a.example/prod/host/tools/x?q=1", "prod").as_deref(),
+            Some("https://a.example/host/tools/x?q=1")
+        );
+        assert_eq!(stripped("/prod", "prod").as_deref(), Some("/"));
+        assert_eq!(stripped("/production/host/health", "prod"), None);
+        assert_eq!(stripped("/host/health", "prod"), None);
+    }
+}
