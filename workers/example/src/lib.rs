@@ -1,0 +1,142 @@
+//! Edge Release Notes: a host extension served by a Cloudflare Worker.
+//!
+//! The same `host_extension!` traits as a native server; [`fetch`] hands each request to the
+//! handler through `host_runtime_workers::respond`. Settings come from the Worker's variables and
+//! secrets: `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`.
+//! State lives in the isolate (see the adapter's notes on what that means for deduplication).
+
+host_runtime::host_extension!("host.extension.json");
+
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use host_runtime::answer::Value;
+use host_runtime::events::ReleaseShipped;
+use host_runtime::serde_json::{self, json};
+use host_runtime::webhook::{EventSender, RetryPolicy};
+use host_runtime::{Handler, HostError};
+use host_runtime_workers::FetchClient;
+use worker::{Context, Env, Request, Response, Result, event};
+
+/// What the Worker keeps between requests of one isolate.
+struct Edge {
+    notes: Mutex<Vec<String>>,
+    releases: Mutex<Vec<String>>,
+    webhooks: Webhooks,
+}
+
+impl Tools for Edge {
+    async fn latest_release(
+        &self,
+        _call: ToolCall<tools::latest_release::Input>,
+    ) -> std::result::Result<Value, HostError> {
+        let (latest, releases) = {
+            let releases = lock(&self.releases);
+            (releases.last().cloned(), releases.len())
+        };
+        let notes = lock(&self.notes).len();
+        Ok(Value::new(latest.unwrap_or_else(|| "none yet".to_owned()))
+            .label(format!("{releases} releases seen, {notes} notes kept")))
+    }
+}
+
+impl Actions for Edge {
+    async fn add_note(
+        &self,
+        call: Approved<actions::add_note::Input>,
+    ) -> std::result::Result<serde_json::Value, HostError> {
+        let mut notes = lock(&self.notes);
+        notes.push(call.input.text.as_str().to_owned());
+        Ok(json!({ "added": true, "notes": notes.len() }))
+    }
+}
+
+impl Events for Edge {
+    async fn release_shipped(
+        &self,
+        call: EventCall<ReleaseShipped>,
+    ) -> std::result::Result<(), HostError> {
+        let release = call.input;
+        lock(&self.releases).push(release.version.to_string());
+        let payload = webhooks::release_noted::Payload {
+            why: format!("Version {} shipped; its notes are ready.", release.version)
+                .parse()
+                .map_err(|_| HostError::internal("the alert sentence does not fit its schema"))?,
+            version: Some(release.version.to_string()),
+        };
+        let key = format!(
+            "release.noted-{}-{}",
+            call.install.id,
+            release.release_id.as_deref().unwrap_or(&release.version)
+        );
+        let event = self
+            .webhooks
+            .release_noted(&call.install.id, &key, &payload)
+            .map_err(|e| HostError::internal(format!("the alert was not signed: {e}")))?;
+        // A Worker's tasks end with its request: the alert is sent before the delivery is answered.
+        // A failure to send is logged and does not fail the delivery (the host would retry it, and
+        // the release is already recorded).
+        if let Err(e) = event.send().await {
+            worker::console_error!("release.noted not delivered: {e}");
+        }
+        Ok(())
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The handler, built on the isolate's first request.
+static HANDLER: OnceLock<Handler> = OnceLock::new();
+
+fn build(env: &Env) -> std::result::Result<Handler, String> {
+    let var = |name: &str| {
+        env.secret(name)
+            .map(|s| s.to_string())
+            .or_else(|_| env.var(name).map(|v| v.to_string()))
+            .ok()
+            .filter(|v| !v.is_empty())
+    };
+    let jwks_url = var("HOST_JWKS_URL").ok_or("HOST_JWKS_URL is not set")?;
+    let post_url = var("HOST_EVENT_POST_URL").ok_or("HOST_EVENT_POST_URL is not set")?;
+    let secret = var("HOST_SIGNING_SECRET").ok_or("HOST_SIGNING_SECRET is not set")?;
+    let sender = EventSender::new(post_url, &secret)
+        .map_err(|e| format!("HOST_SIGNING_SECRET is unusable: {e}"))?
+        .with_http_client(FetchClient::client())
+        // Sent within the request: a few quick attempts, not the native 18-minute schedule.
+        .with_retry(RetryPolicy {
+            attempts: 3,
+            first_backoff: Duration::from_millis(200),
+            max_backoff: Duration::from_secs(2),
+            timeout: Duration::from_secs(5),
+        });
+    let edge = Edge {
+        notes: Mutex::default(),
+        releases: Mutex::default(),
+        webhooks: Webhooks::new(sender),
+    };
+    let handler = handler(edge)
+        .with_http_client(FetchClient::client())
+        .try_with_jwks_url(jwks_url)?;
+    Ok(match var("HOST_ISSUER") {
+        Some(issuer) => handler.with_issuer(issuer),
+        None => handler,
+    })
+}
+
+/// The Worker's entry point.
+#[event(fetch)]
+async fn fetch(request: Request, env: Env, _ctx: Context) -> Result<Response> {
+    let handler = match HANDLER.get() {
+        Some(handler) => handler,
+        None => match build(&env) {
+            Ok(built) => HANDLER.get_or_init(|| built),
+            Err(why) => {
+                worker::console_error!("not configured: {why}");
+                return Response::error(format!("not configured: {why}"), 500);
+            }
+        },
+    };
+    host_runtime_workers::respond(handler, request).await
+}

@@ -1,0 +1,137 @@
+//! Cloudflare Workers for host extensions: [`respond`] answers a Worker's request with the
+//! extension's `Handler`, and [`FetchClient`] lets the handler fetch the host's key set and post
+//! events with the Worker's own `fetch`.
+//!
+//! ```ignore
+//! use std::sync::OnceLock;
+//! use worker::{Context, Env, Request, Response, Result, event};
+//!
+//! static HANDLER: OnceLock<host_runtime::Handler> = OnceLock::new();
+//!
+//! #[event(fetch)]
+//! async fn fetch(request: Request, env: Env, _ctx: Context) -> Result<Response> {
+//!     let handler = HANDLER.get_or_init(|| {
+//!         handler(MyServer::default())
+//!             .with_http_client(host_runtime_workers::FetchClient::client())
+//!             .with_jwks_url(env.var("HOST_JWKS_URL").map(|v| v.to_string()).unwrap_or_default())
+//!     });
+//!     host_runtime_workers::respond(handler, request).await
+//! }
+//! ```
+//!
+//! What differs from a native server:
+//!
+//! - **Key set.** Fetched with the Worker's `fetch` ([`FetchClient`]); it is cached per isolate, so
+//!   each new isolate fetches it once. `with_jwks` avoids the fetch where the key set is known.
+//! - **Deduplication.** The default memory store lives in one isolate: a retry that reaches
+//!   another isolate (another location, or after the isolate was evicted) runs again. Give the
+//!   handler a store on a Durable Object (strongly consistent) where that matters; Workers KV is
+//!   eventually consistent and cannot claim a key atomically.
+//! - **Background work.** A Worker's tasks end with its request: send outbound events with
+//!   `OutboundEvent::send().await` inside the handler (not `spawn`), or hand them to
+//!   `ctx.wait_until`.
+//! - **Limits.** Workers read at most 100 MB of body; the handler's own limit (1 MiB by default)
+//!   still answers 413 above it.
+
+use bytes::Bytes;
+use host_runtime::client::{Client, ClientError, HttpClient};
+use host_runtime::{BoxFuture, Handler};
+use worker::{Fetch, Headers, Method, Request, RequestInit, Response, Result};
+
+/// Answers one Worker request with `handler`: the method, path, query, headers and body become
+/// the handler's request, and its answer the Worker's response.
+pub async fn respond(handler: &Handler, mut request: Request) -> Result<Response> {
+    let url = request.url()?;
+    let target = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    let mut builder = http::Request::builder()
+        .method(request.method().as_ref())
+        .uri(target);
+    for (name, value) in request.headers() {
+        builder = builder.header(name, value);
+    }
+    let body = request.bytes().await?;
+    let request = builder
+        .body(Bytes::from(body))
+        .map_err(|e| worker::Error::RustError(format!("the request cannot be read: {e}")))?;
+    let answer = handler.handle(request).await;
+    to_worker(answer)
+}
+
+/// The handler's answer as a Worker response.
+fn to_worker(answer: http::Response<Bytes>) -> Result<Response> {
+    let (parts, body) = answer.into_parts();
+    let headers = Headers::new();
+    for (name, value) in &parts.headers {
+        if let Ok(value) = value.to_str() {
+            headers.append(name.as_str(), value)?;
+        }
+    }
+    let response = if body.is_empty() {
+        Response::empty()?
+    } else {
+        Response::from_bytes(body.to_vec())?
+    };
+    Ok(response
+        .with_status(parts.status.as_u16())
+        .with_headers(headers))
+}
+
+/// The Worker's `fetch`, as the handler's and the event sender's HTTP client.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FetchClient;
+
+impl FetchClient {
+    /// A shared [`Client`] for `with_http_client`.
+    pub fn client() -> Client {
+        Client::new(FetchClient)
+    }
+}
+
+impl HttpClient for FetchClient {
+    fn send(
+        &self,
+        request: http::Request<Bytes>,
+        max_body: usize,
+    ) -> BoxFuture<'_, std::result::Result<http::Response<Bytes>, ClientError>> {
+        // JavaScript values live on the isolate's one thread; the wrapper only satisfies `Send`.
+        Box::pin(send_wrapper::SendWrapper::new(async move {
+            fetch(request, max_body)
+                .await
+                .map_err(|e| ClientError(e.to_string()))
+        }))
+    }
+}
+
+async fn fetch(request: http::Request<Bytes>, max_body: usize) -> Result<http::Response<Bytes>> {
+    let (parts, body) = request.into_parts();
+    let headers = Headers::new();
+    for (name, value) in &parts.headers {
+        if let Ok(value) = value.to_str() {
+            headers.append(name.as_str(), value)?;
+        }
+    }
+    let mut init = RequestInit::new();
+    init.with_method(Method::from(parts.method.to_string()))
+        .with_headers(headers);
+    if !body.is_empty() {
+        init.with_body(Some(js_sys::Uint8Array::from(&body[..]).into()));
+    }
+    let outgoing = Request::new_with_init(&parts.uri.to_string(), &init)?;
+    let mut response = Fetch::Request(outgoing).send().await?;
+    let bytes = response.bytes().await?;
+    if bytes.len() > max_body {
+        return Err(worker::Error::RustError(format!(
+            "the answer is larger than {max_body} bytes"
+        )));
+    }
+    let mut answer = http::Response::builder().status(response.status_code());
+    for (name, value) in response.headers() {
+        answer = answer.header(name, value);
+    }
+    answer
+        .body(Bytes::from(bytes))
+        .map_err(|e| worker::Error::RustError(e.to_string()))
+}
