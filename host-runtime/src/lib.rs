@@ -20,6 +20,12 @@
 //! - [`HostError`]: errors with the interface's codes and body;
 //! - [`interface`]: the interface as this SDK implements it (install tokens, errors, routes, answer
 //!   shapes, events and deduplication, limits, health), one section per topic.
+//!
+//! Features: `server` (default) serves the handler on hyper and tokio and brings `client`, the
+//! native HTTP client ([`client`]) that fetches the key set and posts events. Without default
+//! features the crate is the portable core, `Handler::handle` over `http` types, which also builds
+//! for `wasm32-unknown-unknown` (Cloudflare Workers, with the `host-runtime-workers` adapter).
+//! `lambda` adds the AWS Lambda adapter; `axum`, `http2` and `redis` add to the server.
 
 pub mod answer;
 pub mod auth;

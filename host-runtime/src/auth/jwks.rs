@@ -179,6 +179,25 @@ fn usable_key(entry: &Value) -> Option<VerifyKey> {
     })
 }
 
+/// Whether an ignored key (`kid`, `bits`) is seen for the first time in this process: each is
+/// warned about once, not on every refresh of the key set (the first 256 are remembered).
+fn first_sighting(kid: &str, bits: usize) -> bool {
+    static SEEN: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<String>>> =
+        std::sync::OnceLock::new();
+    let seen = SEEN.get_or_init(Default::default);
+    let mut seen = seen
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let key = format!("{kid}/{bits}");
+    if seen.contains(&key) {
+        return false;
+    }
+    if seen.len() < 256 {
+        seen.insert(key);
+    }
+    true
+}
+
 /// The smallest RSA modulus accepted, in bits. Shorter keys are factorable (512 bits in hours) or
 /// deprecated (1,024 bits); a token signed with one could be forged.
 pub(crate) const RSA_MIN_BITS: usize = 2048;
@@ -202,11 +221,15 @@ fn rsa(entry: &Map<String, Value>) -> Option<(PublicKey, Vec<&str>)> {
     let bits = n_bytes.len() * 8 - n_bytes.first().map_or(8, |b| b.leading_zeros() as usize);
     if !(RSA_MIN_BITS..=RSA_MAX_BITS).contains(&bits) {
         let kid = text(entry, "kid").unwrap_or("");
-        tracing::warn!(
-            kid,
-            bits,
-            "key set entry ignored: an RSA key must have 2,048 to 8,192 bits"
-        );
+        if first_sighting(kid, bits) {
+            tracing::warn!(
+                kid,
+                bits,
+                "key set entry ignored: an RSA key must have 2,048 to 8,192 bits"
+            );
+        } else {
+            tracing::debug!(kid, bits, "key set entry ignored again: RSA key size");
+        }
         return None;
     }
     let exponent = e_bytes.iter().try_fold(0u64, |acc, b| {
@@ -270,4 +293,19 @@ fn alg_absent_or(entry: &Map<String, Value>, alg: &str) -> bool {
 
 fn decoded(b64: &str) -> Option<Vec<u8>> {
     URL_SAFE_NO_PAD.decode(b64).ok()
+}
+
+#[cfg(test)]
+mod sighting_tests {
+    use super::first_sighting;
+
+    #[test]
+    fn an_ignored_key_is_warned_about_once() {
+        assert!(first_sighting("weak-once", 1024));
+        assert!(!first_sighting("weak-once", 1024));
+        assert!(
+            first_sighting("weak-once", 512),
+            "another size is another key"
+        );
+    }
 }

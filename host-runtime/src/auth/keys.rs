@@ -2,8 +2,9 @@
 //!
 //! - Inline keys are used as given, forever.
 //! - Fetched keys are fresh for their `Cache-Control: max-age` (clamped to 5 min..24 h). Stale keys are
-//!   refreshed; while a refresh fails the old keys keep serving, up to [`HARD_MAX_AGE`] after the last
-//!   successful fetch, then nothing does (fail closed).
+//!   refreshed (in the background when they hold the token's key, see `Inner::key_for`); while a
+//!   refresh fails the old keys keep serving, up to [`HARD_MAX_AGE`] after the last successful
+//!   fetch, then nothing does (fail closed).
 //! - Fetch attempts, whatever triggers them (cold start, stale keys, an unknown `kid`), are at least
 //!   [`MIN_REFRESH_INTERVAL`] apart, and concurrent callers share one attempt: a flood of random `kid`s
 //!   costs the host at most one fetch per 30 s.

@@ -212,6 +212,8 @@ pub struct Verifier {
 
 struct Inner {
     options: VerifyOptions,
+    /// A background refresh of stale keys is under way.
+    refreshing: std::sync::atomic::AtomicBool,
     /// `options.leeway` in whole seconds.
     leeway: i64,
     keys: KeyStore,
@@ -236,6 +238,7 @@ impl Verifier {
             KeySource::Inline(document) => KeyStore::inline(document),
         };
         let inner = Inner {
+            refreshing: std::sync::atomic::AtomicBool::new(false),
             leeway: i64::try_from(options.leeway.as_secs()).unwrap_or(i64::MAX),
             tokens: TokenCache::new(options.token_cache),
             keys,
@@ -274,6 +277,21 @@ impl Verifier {
     pub(crate) fn cached_tokens(&self) -> usize {
         self.inner.tokens.len()
     }
+
+    /// Waits until no background refresh is running (at most 5 s).
+    #[cfg(test)]
+    pub(crate) async fn settled(&self) {
+        for _ in 0..500 {
+            if !self
+                .inner
+                .refreshing
+                .load(std::sync::atomic::Ordering::Acquire)
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
 }
 
 impl fmt::Debug for Verifier {
@@ -295,7 +313,7 @@ pub async fn verify_host_token(token: &str, options: VerifyOptions) -> Result<Cl
 }
 
 impl Inner {
-    async fn verify(&self, token: &str) -> Result<Claims, AuthError> {
+    async fn verify(self: &Arc<Self>, token: &str) -> Result<Claims, AuthError> {
         token::check_size(token)?;
         if let Some(claims) = self.tokens.get(token, self.now()) {
             return Ok(claims);
@@ -309,11 +327,20 @@ impl Inner {
         Ok(claims)
     }
 
-    /// The key for `header`, refreshing stale keys first and once more (rate-limited, shared) when no
-    /// key matches.
-    async fn key_for(&self, header: &TokenHeader) -> Result<(Snapshot, Arc<VerifyKey>), AuthError> {
+    /// The key for `header`. Stale keys that hold it keep serving while they are refreshed in the
+    /// background, so a slow or hanging key set holds no call up; without it (no keys yet, or a key
+    /// they lack) the refresh is awaited, and made once more (rate-limited, shared) when no key
+    /// matches.
+    async fn key_for(
+        self: &Arc<Self>,
+        header: &TokenHeader,
+    ) -> Result<(Snapshot, Arc<VerifyKey>), AuthError> {
         let mut fresh = false;
         if self.keys.is_stale(self.now()) {
+            let cached = self.lookup(header);
+            if cached.is_ok() && self.refresh_in_background() {
+                return cached;
+            }
             fresh = self.refresh().await == Refresh::Fresh;
         }
         match self.lookup(header) {
@@ -339,6 +366,24 @@ impl Inner {
         let snapshot = self.keys.snapshot(self.now()).ok_or(AuthError::NoKeys)?;
         let key = snapshot.set.find(header.alg, header.kid.as_deref())?;
         Ok((snapshot, key))
+    }
+
+    /// Starts a refresh in a task of its own, unless one is running; `false` when there is no
+    /// runtime to run it on (the caller refreshes itself).
+    fn refresh_in_background(self: &Arc<Self>) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.refreshing.swap(true, Ordering::AcqRel) {
+            return true;
+        }
+        let inner = Arc::clone(self);
+        let started = crate::rt::spawn(async move {
+            let _ = inner.refresh().await;
+            inner.refreshing.store(false, Ordering::Release);
+        });
+        if !started {
+            self.refreshing.store(false, Ordering::Release);
+        }
+        started
     }
 
     async fn refresh(&self) -> Refresh {

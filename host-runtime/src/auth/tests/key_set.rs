@@ -125,12 +125,14 @@ async fn a_failed_refresh_keeps_the_old_keys_until_one_succeeds() {
     server.set_mode(Mode::Fail);
     server.set_keys(jwks(&[next.jwk()]));
     clock.advance(301);
+    // Stale keys holding the token's key answer at once; the refresh runs beside the call.
     assert!(
         verifier
             .verify(&key.mint(&claims_at(clock.now())))
             .await
             .is_ok()
     );
+    verifier.settled().await;
     assert_eq!(server.hits(), 2);
     // Failed attempts are rate-limited too: nothing within 30 s.
     clock.advance(29);
@@ -143,9 +145,21 @@ async fn a_failed_refresh_keeps_the_old_keys_until_one_succeeds() {
     assert_eq!(server.hits(), 2);
     server.set_mode(Mode::Serve);
     clock.advance(1);
-    assert_eq!(
-        verifier.verify(&key.mint(&claims_at(clock.now()))).await,
-        Err(AuthError::UnknownKey)
+    // Still stale: the old key serves this call while the refresh learns the host dropped it.
+    assert!(
+        verifier
+            .verify(&key.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    verifier.settled().await;
+    assert_eq!(server.hits(), 3);
+    assert!(
+        verifier
+            .verify(&key.mint(&claims_at(clock.now())))
+            .await
+            .is_err(),
+        "the dropped key is refused once the refreshed keys are in"
     );
     assert!(
         verifier
@@ -154,6 +168,43 @@ async fn a_failed_refresh_keeps_the_old_keys_until_one_succeeds() {
             .is_ok()
     );
     assert_eq!(server.hits(), 3);
+}
+
+#[tokio::test]
+async fn a_hanging_refresh_does_not_hold_up_calls_with_a_cached_key() {
+    let clock = TestClock::new();
+    let key = EdKey::new("ed-1");
+    let server = KeyServer::start(jwks(&[key.jwk()])).await;
+    let verifier = remote(&server, &clock);
+    assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    server.set_mode(Mode::Stall);
+    clock.advance(301);
+    // The key set is stale and its server hangs: calls with the cached key answer at once.
+    for i in 0..20 {
+        let started = Instant::now();
+        assert!(
+            verifier
+                .verify(&key.mint(&claims_at(clock.now() + i)))
+                .await
+                .is_ok()
+        );
+        assert!(
+            started.elapsed() < Duration::from_millis(200),
+            "call {i} waited {:?} for the refresh",
+            started.elapsed()
+        );
+    }
+    // One refresh at a time, however many calls saw the stale keys.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(server.hits(), 2);
+    // A token whose key the cache lacks still waits for the keys (and fails closed).
+    let other = EdKey::new("ed-2");
+    assert!(
+        verifier
+            .verify(&other.mint(&claims_at(clock.now())))
+            .await
+            .is_err()
+    );
 }
 
 #[tokio::test]
@@ -276,6 +327,7 @@ async fn fetched_keys_are_refreshed_when_their_clamped_max_age_passes() {
                 .await
                 .is_ok()
         );
+        verifier.settled().await;
         assert_eq!(server.hits(), 2, "{cache_control:?} stale");
     }
 }

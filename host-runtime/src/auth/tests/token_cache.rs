@@ -31,6 +31,7 @@ async fn a_second_verification_of_the_same_token_is_a_cache_hit() {
     // The next full verification refreshes; a set without a usable key is a broken publication,
     // so the last good keys keep serving and the cached entry stays.
     assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    verifier.settled().await;
     assert_eq!(server.hits(), 2);
     assert_eq!(verifier.cached_tokens(), 1);
     assert_eq!(verifier.verify(&token).await.unwrap(), first);
