@@ -74,6 +74,10 @@ error_codes! {
     MethodNotAllowed = "METHOD_NOT_ALLOWED", 405;
     /// The request body is over the limit (refused before it is parsed).
     PayloadTooLarge = "PAYLOAD_TOO_LARGE", 413;
+    /// The request body did not arrive within the body timeout (30 s by default): a client sending
+    /// it a byte at a time holds no connection for ever. The interface names no code for it; this
+    /// SDK adds one.
+    RequestTimeout = "REQUEST_TIMEOUT", 408;
     /// The body is not JSON or misses a required member.
     BadRequest = "BAD_REQUEST", 400;
     /// `input` fails its declared JSON Schema, or a work item breaks the manifest; the message names

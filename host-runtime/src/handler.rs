@@ -205,6 +205,12 @@ impl Handler {
         self.configure(|c| c.serving.max_connections = connections.max(1))
     }
 
+    /// The longest a request's body may take to arrive once its headers have (default 30 s), when
+    /// the handler reads it (`serve`, axum, tower); a slower one is `408 REQUEST_TIMEOUT`.
+    pub fn with_body_timeout(self, timeout: Duration) -> Self {
+        self.configure(|c| c.serving.body_timeout = timeout)
+    }
+
     /// How long calls in flight may finish once [`serve`](Self::serve) is told to stop (default 30 s).
     pub fn with_shutdown_grace(self, grace: Duration) -> Self {
         self.configure(|c| c.serving.shutdown_grace = grace)
@@ -270,8 +276,21 @@ where
         let handler = self.clone();
         Box::pin(async move {
             let limit = handler.inner.config.body_limit;
+            let patience = handler.inner.config.serving.body_timeout;
             let (parts, body) = request.into_parts();
-            let response = match http_body_util::Limited::new(body, limit).collect().await {
+            let reading = http_body_util::Limited::new(body, limit).collect();
+            let Ok(read) = crate::rt::timeout(patience, reading).await else {
+                let response = HostError::from_code(
+                    crate::ErrorCode::RequestTimeout,
+                    format!(
+                        "the request body did not arrive within {} s",
+                        patience.as_secs_f64()
+                    ),
+                )
+                .to_response();
+                return Ok(response.map(http_body_util::Full::new));
+            };
+            let response = match read {
                 Ok(collected) => {
                     handler
                         .handle(http::Request::from_parts(parts, collected.to_bytes()))

@@ -81,6 +81,8 @@ pub(crate) struct Serving {
     pub max_connections: usize,
     /// How long calls in flight may finish after a shutdown signal.
     pub shutdown_grace: Duration,
+    /// The longest a request's body may take to arrive once its headers have.
+    pub body_timeout: Duration,
 }
 
 impl Default for Serving {
@@ -90,6 +92,7 @@ impl Default for Serving {
             idle_timeout: Duration::from_secs(30),
             max_connections: 1000,
             shutdown_grace: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(30),
         }
     }
 }

@@ -107,6 +107,25 @@ async fn reach(code: ErrorCode) -> TestResponse {
             *request.body_mut() = Bytes::from(vec![b' '; 2048]);
             host.send(&handler, request).await
         }
+        ErrorCode::RequestTimeout => {
+            // A body that never finishes arriving, read through the handler as `serve` reads it.
+            use tower::ServiceExt as _;
+            let handler = handler.with_body_timeout(std::time::Duration::from_millis(100));
+            let request = host.request(Method::POST, tool, None).map(|_| NeverEnds);
+            let response = handler.oneshot(request).await.unwrap();
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            let body = http_body_util::BodyExt::collect(response.into_body())
+                .await
+                .unwrap()
+                .to_bytes();
+            TestResponse {
+                status,
+                json: serde_json::from_slice(&body).unwrap_or_default(),
+                body,
+                headers,
+            }
+        }
         ErrorCode::BadRequest => {
             let mut request = host.request(Method::POST, tool, None);
             *request.body_mut() = Bytes::from_static(b"{not json");
@@ -282,5 +301,20 @@ fn the_docs_list_every_code() {
             .map(|c| (c.as_str().to_owned(), c.status()))
             .collect();
         assert_eq!(listed, expected, "{doc}'s error-code table");
+    }
+}
+
+/// A request body whose next bytes never come.
+struct NeverEnds;
+
+impl hyper::body::Body for NeverEnds {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        std::task::Poll::Pending
     }
 }

@@ -225,6 +225,33 @@ fn idle_and_slow_clients_are_disconnected() {
 }
 
 #[test]
+fn a_body_that_stops_arriving_is_answered_408() {
+    let host = test_host();
+    let server = start(&host, &[("BODY_TIMEOUT_MS", "400")], None);
+    // The head in full, then part of a 100-byte body, then nothing.
+    let mut stalled = TcpStream::connect(server.addr).unwrap();
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let head = format!(
+        "POST /host/tools/keyword-ranks HTTP/1.1\r\nhost: test\r\nauthorization: Bearer {}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"input\":",
+        host.token()
+    );
+    stalled.write_all(head.as_bytes()).unwrap();
+    let started = std::time::Instant::now();
+    let answer = read_answer(&mut stalled);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("REQUEST_TIMEOUT"), "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    // The server itself is fine.
+    assert_eq!(call(server.addr, &host, Duration::from_secs(5)), Some(200));
+}
+
+#[test]
 fn past_the_connection_limit_new_connections_wait() {
     let host = test_host();
     let server = start(

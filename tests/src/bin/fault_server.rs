@@ -6,7 +6,8 @@
 //! - `DELAY_MS`: how long the `keyword-ranks` tool takes; `EVENT_DELAY_MS`: how long an event handler
 //!   takes; `EVENT_WAIT_MS`: how long a duplicate delivery waits for the one in flight;
 //!   `HANDLER_DEADLINE_MS`: the deadline of handlers other than tools;
-//! - `HEADER_TIMEOUT_MS`, `IDLE_TIMEOUT_MS`, `MAX_CONNECTIONS`, `GRACE_MS`: the serving limits.
+//! - `HEADER_TIMEOUT_MS`, `BODY_TIMEOUT_MS`, `IDLE_TIMEOUT_MS`, `MAX_CONNECTIONS`, `GRACE_MS`: the
+//!   serving limits.
 //!
 //! It prints `listening on <addr>` once bound and `stopped` when `serve_on` returns.
 
@@ -47,6 +48,9 @@ async fn main() -> std::io::Result<()> {
     }
     if let Some(t) = env_ms("HEADER_TIMEOUT_MS") {
         handler = handler.with_header_timeout(t);
+    }
+    if let Some(t) = env_ms("BODY_TIMEOUT_MS") {
+        handler = handler.with_body_timeout(t);
     }
     if let Some(t) = env_ms("IDLE_TIMEOUT_MS") {
         handler = handler.with_idle_timeout(t);
