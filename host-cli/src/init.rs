@@ -227,17 +227,7 @@ fn init(args: InitArgs) -> Result<String, String> {
 
 /// `rank-watch` -> `Rank Watch`.
 fn title_of(id: &str) -> String {
-    id.split('-')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut chars = w.chars();
-            match chars.next() {
-                Some(first) => first.to_uppercase().chain(chars).collect(),
-                None => String::new(),
-            }
-        })
-        .collect::<Vec<String>>()
-        .join(" ")
+    heck::ToTitleCase::to_title_case(id)
 }
 
 /// The SDK checkout: `--sdk`, or the one this binary was built from.

@@ -93,6 +93,27 @@ async fn answer(handler: &host_runtime::Handler, request: lambda_http::Request) 
     Answer { status, json }
 }
 
+/// A `POST` of `body` to `path` with `token`, as the `kind` of invocation delivers it.
+async fn post(
+    handler: &host_runtime::Handler,
+    kind: Kind,
+    path: &str,
+    token: &str,
+    extra: &[(&str, String)],
+    body: &str,
+) -> Answer {
+    let mut headers = vec![
+        ("Authorization", format!("Bearer {token}")),
+        ("Content-Type", "application/json".to_owned()),
+    ];
+    headers.extend(extra.iter().cloned());
+    answer(
+        handler,
+        event(kind, "POST", path, &headers, Some(body.to_owned())),
+    )
+    .await
+}
+
 fn setup() -> (TestHost, host_runtime::Handler, Arc<Server>) {
     let mut host = TestHost::new("keyword-tracker");
     host.credentials = json!({ "api_key": "kt_live_123" });
@@ -121,42 +142,15 @@ async fn a_tool_call_answers_and_a_forged_token_is_refused() {
     let body = host
         .call_body(json!({ "keyword": "notes", "days": 3 }))
         .to_string();
+    let tool = "/host/tools/keyword-ranks";
     for kind in KINDS {
-        let headers = [
-            ("Authorization", format!("Bearer {}", host.token())),
-            ("Content-Type", "application/json".to_owned()),
-        ];
-        let r = answer(
-            &handler,
-            event(
-                kind,
-                "POST",
-                "/host/tools/keyword-ranks",
-                &headers,
-                Some(body.clone()),
-            ),
-        )
-        .await;
+        let r = post(&handler, kind, tool, &host.token(), &[], &body).await;
         assert_eq!(r.status, 200, "{kind:?}: {}", r.json);
         assert!(r.json["series"].is_array(), "{kind:?}: {}", r.json);
 
         // Signed by another key than the one the handler trusts.
-        let forger = TestHost::new("keyword-tracker");
-        let headers = [
-            ("Authorization", format!("Bearer {}", forger.token())),
-            ("Content-Type", "application/json".to_owned()),
-        ];
-        let r = answer(
-            &handler,
-            event(
-                kind,
-                "POST",
-                "/host/tools/keyword-ranks",
-                &headers,
-                Some(body.clone()),
-            ),
-        )
-        .await;
+        let forged = TestHost::new("keyword-tracker").token();
+        let r = post(&handler, kind, tool, &forged, &[], &body).await;
         assert_eq!(r.status, 401, "{kind:?}: {}", r.json);
         assert_eq!(r.json["error"]["code"], "UNAUTHORIZED", "{kind:?}");
     }
@@ -170,16 +164,8 @@ async fn an_event_delivered_twice_runs_once() {
             serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
         let body = host.event_body("release.shipped", payload).to_string();
         for attempt in ["evt_first", "evt_retry"] {
-            let headers = [
-                ("Authorization", format!("Bearer {}", host.token())),
-                ("Content-Type", "application/json".to_owned()),
-                ("X-Host-Event-Id", attempt.to_owned()),
-            ];
-            let r = answer(
-                &handler,
-                event(kind, "POST", "/host/events", &headers, Some(body.clone())),
-            )
-            .await;
+            let id = [("X-Host-Event-Id", attempt.to_owned())];
+            let r = post(&handler, kind, "/host/events", &host.token(), &id, &body).await;
             assert_eq!(r.status, 204, "{kind:?} {attempt}: {}", r.json);
         }
         assert_eq!(
@@ -196,21 +182,8 @@ async fn a_body_over_the_limit_is_413_before_anything_else() {
     let handler = handler.with_body_limit(64 * 1024);
     let big = json!({ "input": { "keyword": "x".repeat(100 * 1024) } }).to_string();
     for kind in KINDS {
-        let headers = [
-            ("Authorization", format!("Bearer {}", host.token())),
-            ("Content-Type", "application/json".to_owned()),
-        ];
-        let r = answer(
-            &handler,
-            event(
-                kind,
-                "POST",
-                "/host/tools/keyword-ranks",
-                &headers,
-                Some(big.clone()),
-            ),
-        )
-        .await;
+        let tool = "/host/tools/keyword-ranks";
+        let r = post(&handler, kind, tool, &host.token(), &[], &big).await;
         assert_eq!(r.status, 413, "{kind:?}: {}", r.json);
         assert_eq!(r.json["error"]["code"], "PAYLOAD_TOO_LARGE", "{kind:?}");
     }
