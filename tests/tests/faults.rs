@@ -374,6 +374,169 @@ fn a_delivery_the_host_gave_up_on_is_run_by_the_retry() {
     );
 }
 
+/// An RSA key of `bits` made by openssl in `dir`: its PEM file and its public JWK (`kid`).
+fn openssl_rsa(
+    dir: &std::path::Path,
+    bits: u32,
+    kid: &str,
+) -> (std::path::PathBuf, serde_json::Value) {
+    use base64::Engine as _;
+    let pem = dir.join(format!("{kid}.pem"));
+    let made = Command::new("openssl")
+        .args(["genrsa", "-out"])
+        .arg(&pem)
+        .arg(bits.to_string())
+        .output()
+        .expect("openssl runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let modulus = Command::new("openssl")
+        .args(["rsa", "-noout", "-modulus", "-in"])
+        .arg(&pem)
+        .output()
+        .unwrap();
+    let hex = String::from_utf8_lossy(&modulus.stdout);
+    let hex = hex.trim().trim_start_matches("Modulus=");
+    let n: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let jwk = json!({ "kty": "RSA", "alg": "RS256", "kid": kid, "n": b64.encode(n), "e": "AQAB" });
+    (pem, jwk)
+}
+
+/// `host`'s token for this moment, re-signed RS256 by openssl with the key at `pem`.
+fn openssl_token(host: &TestHost, pem: &std::path::Path, kid: &str) -> String {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let claims = host.token().split('.').nth(1).unwrap().to_owned();
+    let header = b64.encode(json!({ "alg": "RS256", "typ": "JWT", "kid": kid }).to_string());
+    let input = format!("{header}.{claims}");
+    let mut signer = Command::new("openssl")
+        .args(["dgst", "-sha256", "-sign"])
+        .arg(pem)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    signer
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let signature = signer.wait_with_output().unwrap().stdout;
+    format!("{input}.{}", b64.encode(signature))
+}
+
+/// A tool call with `token` over a new connection: the answer's status.
+fn call_with(server: SocketAddr, host: &TestHost, token: &str) -> Option<u16> {
+    let mut stream = TcpStream::connect(server).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let body = host.call_body(json!({ "keyword": "notes" })).to_string();
+    let head = format!(
+        "POST /host/tools/keyword-ranks HTTP/1.1\r\nhost: test\r\nauthorization: Bearer {token}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).ok()?;
+    stream.write_all(body.as_bytes()).ok()?;
+    read_answer(&mut stream).get(9..12)?.parse().ok()
+}
+
+#[test]
+fn tokens_signed_with_weak_rsa_keys_are_refused_by_a_running_server() {
+    let host = test_host();
+    let dir = tempfile_dir("weak-rsa");
+    let (weak_pem, weak) = openssl_rsa(&dir, 1024, "weak-1024");
+    let (tiny_pem, tiny) = openssl_rsa(&dir, 512, "weak-512");
+    let (good_pem, good) = openssl_rsa(&dir, 2048, "rsa-2048");
+    let jwks = json!({ "keys": [weak, tiny, good] }).to_string();
+    let server = start(&host, &[("HOST_JWKS", jwks.as_str())], None);
+    // The same claims and the same signing path: only the key size differs.
+    let accepted = openssl_token(&host, &good_pem, "rsa-2048");
+    assert_eq!(call_with(server.addr, &host, &accepted), Some(200));
+    for (pem, kid) in [(&weak_pem, "weak-1024"), (&tiny_pem, "weak-512")] {
+        let forgeable = openssl_token(&host, pem, kid);
+        assert_eq!(
+            call_with(server.addr, &host, &forgeable),
+            Some(401),
+            "{kid}"
+        );
+    }
+}
+
+/// A fresh folder under the test's scratch space.
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("faults")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_duplicate_of_a_failing_delivery_is_neither_lost_nor_run_twice() {
+    let host = test_host();
+    // The first attempt takes 850 ms and then fails; a duplicate waits 200 ms for it.
+    let server = start(
+        &host,
+        &[
+            ("EVENT_DELAY_MS", "800"),
+            ("EVENT_WAIT_MS", "200"),
+            ("FAIL_EVENTS", "1"),
+        ],
+        None,
+    );
+    let connect = || {
+        let stream = TcpStream::connect(server.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream
+    };
+    let mut first = connect();
+    send_event(&mut first, &host, "evt_first");
+    std::thread::sleep(Duration::from_millis(100));
+    // The same content under another event id while the first is in flight: a retryable 503, not a
+    // 4xx the host would take as "recorded".
+    let mut duplicate = connect();
+    send_event(&mut duplicate, &host, "evt_duplicate");
+    let answer = read_answer(&mut duplicate);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("EVENT_IN_FLIGHT"), "{answer}");
+    assert!(
+        answer.to_ascii_lowercase().contains("retry-after:"),
+        "{answer}"
+    );
+    // The first attempt fails; its claim is released, so the host's retry runs the handler.
+    let answer = read_answer(&mut first);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("RANKS_DOWN"), "{answer}");
+    let mut retry = connect();
+    let started = Instant::now();
+    send_event(&mut retry, &host, "evt_retry");
+    assert_eq!(status_of(&mut retry), Some(204));
+    assert!(
+        started.elapsed() >= Duration::from_millis(800),
+        "the handler ran"
+    );
+    // Recorded now: another retry is answered at once, without running the handler again.
+    let mut late = connect();
+    let started = Instant::now();
+    send_event(&mut late, &host, "evt_late");
+    assert_eq!(status_of(&mut late), Some(204));
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "the handler ran a second time ({:?})",
+        started.elapsed()
+    );
+}
+
 #[test]
 fn an_event_handler_that_never_returns_hits_the_deadline() {
     let host = test_host();

@@ -142,6 +142,33 @@ fn production_mode_refuses_to_start_and_names_what_is_missing() {
     );
 }
 
+#[test]
+fn production_mode_refuses_a_key_set_url_that_is_not_https() {
+    for url in [
+        "http://auth.host.example/.well-known/jwks.json",
+        "ftp://auth.host.example/jwks.json",
+        "not a url",
+    ] {
+        let out = command()
+            .args(["--production", "--listen", "127.0.0.1:0"])
+            .env("HOST_JWKS_URL", url)
+            .env("HOST_ISSUER", "https://auth.host.example")
+            .env("HOST_EVENT_POST_URL", "https://events.host.example/v1")
+            .env(
+                "HOST_SIGNING_SECRET",
+                "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+            )
+            .output()
+            .unwrap();
+        // Refused at start, naming the URL, rather than serving and refusing every call later.
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("HOST_JWKS_URL is unusable"), "{stderr}");
+        assert!(stderr.contains(url), "{stderr}");
+        assert!(out.stdout.is_empty(), "{url}: nothing is served");
+    }
+}
+
 #[tokio::test]
 async fn production_mode_trusts_only_the_configured_key_set() {
     // A key set served over HTTP, as the host does; the development key is not in it.

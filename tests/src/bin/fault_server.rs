@@ -5,7 +5,8 @@
 //! - `HOST_JWKS`: the key set to trust (JSON; a test host's), or `HOST_JWKS_URL` to fetch one;
 //! - `DELAY_MS`: how long the `keyword-ranks` tool takes; `EVENT_DELAY_MS`: how long an event handler
 //!   takes; `EVENT_WAIT_MS`: how long a duplicate delivery waits for the one in flight;
-//!   `HANDLER_DEADLINE_MS`: the deadline of handlers other than tools;
+//!   `HANDLER_DEADLINE_MS`: the deadline of handlers other than tools; `FAIL_EVENTS`: how many
+//!   `release.shipped` deliveries fail (503) before they succeed;
 //! - `HEADER_TIMEOUT_MS`, `BODY_TIMEOUT_MS`, `IDLE_TIMEOUT_MS`, `MAX_CONNECTIONS`, `GRACE_MS`: the
 //!   serving limits.
 //!
@@ -34,6 +35,12 @@ async fn main() -> std::io::Result<()> {
         u64::try_from(delay.as_millis()).unwrap_or(0),
         Ordering::SeqCst,
     );
+    if let Some(n) = std::env::var("FAIL_EVENTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        server.behaviour.fail_events.store(n, Ordering::SeqCst);
+    }
     let event_delay = env_ms("EVENT_DELAY_MS").unwrap_or_default();
     server.behaviour.event_delay_ms.store(
         u64::try_from(event_delay.as_millis()).unwrap_or(0),
