@@ -80,6 +80,7 @@ class Process:
             text=True, start_new_session=True,
         )
         self.lines = []
+        self.ended = False  # the output is closed: no more lines will come
         self.cond = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -88,6 +89,9 @@ class Process:
             with self.cond:
                 self.lines.append(line.rstrip("\n"))
                 self.cond.notify_all()
+        with self.cond:
+            self.ended = True
+            self.cond.notify_all()
 
     def wait_for(self, pattern, timeout, start=0):
         """The index and text of the first line from `start` matching `pattern`."""
@@ -99,13 +103,10 @@ class Process:
                     if regex.search(self.lines[i]):
                         return i, self.lines[i]
                 left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None and not self._more():
+                if left <= 0 or self.ended:
                     tail = "\n".join(self.lines[-40:])
                     fail(f"no line matching {pattern!r} within {timeout} s:\n{tail}")
                 self.cond.wait(min(left, 0.5))
-
-    def _more(self):
-        return False
 
     def matching(self, pattern):
         regex = re.compile(pattern)

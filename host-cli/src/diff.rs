@@ -41,13 +41,13 @@ struct Side {
 
 /// Runs `cargo host diff`.
 pub fn run(args: DiffArgs, term: &Term) -> ExitCode {
-    let new_file = manifest_file(&args.new);
+    let new_file = crate::manifest_file(&args.new);
     let new = match read_path(&new_file, term) {
         Ok(side) => side,
         Err(code) => return code,
     };
     let old = if Path::new(&args.old).exists() {
-        read_path(&manifest_file(Path::new(&args.old)), term)
+        read_path(&crate::manifest_file(Path::new(&args.old)), term)
     } else {
         read_revision(&args.old, &new_file, term)
     };
@@ -70,14 +70,6 @@ pub fn run(args: DiffArgs, term: &Term) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-fn manifest_file(path: &Path) -> PathBuf {
-    if path.is_dir() {
-        path.join(host_manifest::MANIFEST_FILE)
-    } else {
-        path.to_owned()
     }
 }
 

@@ -247,12 +247,17 @@ fn stubs(path: &std::path::Path, server: &str) -> ExitCode {
 
 /// Reads and validates the manifest at `path` (a file, or a folder holding `host.extension.json`); a
 /// file that cannot be read is reported on stderr and exits 2.
-fn load(path: &std::path::Path) -> Result<(PathBuf, host_manifest::Report), ExitCode> {
-    let file = if path.is_dir() {
+/// The manifest file `path` names: the file itself, or `host.extension.json` in a folder.
+fn manifest_file(path: &std::path::Path) -> PathBuf {
+    if path.is_dir() {
         path.join(host_manifest::MANIFEST_FILE)
     } else {
         path.to_owned()
-    };
+    }
+}
+
+fn load(path: &std::path::Path) -> Result<(PathBuf, host_manifest::Report), ExitCode> {
+    let file = manifest_file(path);
     match host_manifest::validate_file(&file) {
         Ok(report) => Ok((file, report)),
         Err(e) => {

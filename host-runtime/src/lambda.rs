@@ -2,11 +2,10 @@
 //! (payload v2) and Lambda Function URLs.
 //!
 //! ```no_run
-//! # fn handler() -> host_runtime::Handler { unimplemented!() }
-//! #[tokio::main]
-//! async fn main() -> Result<(), host_runtime::lambda::Error> {
-//!     // `handler(MyServer)`, as `host_extension!` generates it, configured as for any server.
-//!     host_runtime::lambda::run(handler()).await
+//! // In `main`, with `handler(MyServer)` as `host_extension!` generates it, configured as for any
+//! // server.
+//! async fn serve(handler: host_runtime::Handler) -> Result<(), host_runtime::lambda::Error> {
+//!     host_runtime::lambda::run(handler).await
 //! }
 //! ```
 //!
@@ -62,9 +61,11 @@ pub async fn respond(handler: &Handler, request: lambda_http::Request) -> http::
         Body::Empty => Bytes::new(),
         Body::Text(text) => Bytes::from(text),
         Body::Binary(bytes) => Bytes::from(bytes),
-        // `Body` may grow variants; anything else is read as no body.
-        #[allow(unreachable_patterns)]
-        _ => Bytes::new(),
+        // `Body` is non-exhaustive; a kind this adapter does not know is read as no body, said.
+        _ => {
+            tracing::warn!("a Lambda request body of an unknown kind is read as empty");
+            Bytes::new()
+        }
     };
     let answer = handler.handle(http::Request::from_parts(parts, body)).await;
     let (parts, body) = answer.into_parts();
@@ -84,7 +85,7 @@ fn stage_of(request: &lambda_http::Request) -> Option<String> {
     let stage = match request.request_context_ref()? {
         RequestContext::ApiGatewayV1(context) => context.stage.clone(),
         RequestContext::ApiGatewayV2(context) => context.stage.clone(),
-        #[allow(unreachable_patterns)]
+        // Other sources (ALB, VPC Lattice, with their features) have no stage.
         _ => None,
     }?;
     (!stage.is_empty() && stage != "$default").then_some(stage)

@@ -24,7 +24,7 @@ pub struct Local {
     pub host: TestHost,
     /// The `documents` object sent in bodies.
     pub documents: Value,
-    /// The `context` object sent in bodies, when not the test host's default.
+    /// The `context` of call bodies (`call --context`), when not the test host's default.
     pub context: Option<Value>,
 }
 
@@ -80,9 +80,6 @@ impl Local {
     pub fn event_body(&self, name: &str, payload: Value) -> Value {
         let mut body = self.host.event_body(name, payload);
         body["documents"] = self.documents.clone();
-        if let Some(context) = &self.context {
-            body["context"] = context.clone();
-        }
         body
     }
 

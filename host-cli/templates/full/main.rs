@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use chrono::{Days, NaiveDate, SecondsFormat, TimeZone, Utc};
+use chrono::{Days, NaiveDate, NaiveTime, SecondsFormat, TimeZone, Utc};
 use host_runtime::answer::{Table, Value};
 use host_runtime::events::{InstallCreated, ReleaseShipped};
 use host_runtime::metrics::{MetricPoint, SyncAnswer};
@@ -188,7 +188,7 @@ impl Connector for Server {
                 answer.cursor = Some(format!("day:{day}"));
                 break;
             }
-            let midnight = Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap_or_default());
+            let midnight = Utc.from_utc_datetime(&day.and_time(NaiveTime::MIN));
             let t = midnight.to_rfc3339_opts(SecondsFormat::Secs, true);
             for metric in &request.metrics {
                 for (i, country) in COUNTRIES.iter().enumerate() {

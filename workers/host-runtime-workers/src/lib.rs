@@ -64,6 +64,7 @@ pub async fn respond(handler: &Handler, mut request: Request) -> Result<Response
 fn to_worker(answer: http::Response<Bytes>) -> Result<Response> {
     let (parts, body) = answer.into_parts();
     let headers = Headers::new();
+    // The Workers API takes header values as strings; the handler only writes visible ASCII.
     for (name, value) in &parts.headers {
         if let Ok(value) = value.to_str() {
             headers.append(name.as_str(), value)?;
