@@ -199,27 +199,8 @@ impl RedisStore {
     /// connection is re-established in the background when Redis returns (a delivery meanwhile is
     /// answered `503 DEDUPE_UNAVAILABLE`, which the host retries).
     pub async fn connect(url: &str) -> Result<Self, redis::RedisError> {
-        let client = redis::Client::open(url)?;
-        let config = redis::aio::ConnectionManagerConfig::new()
-            .set_connection_timeout(Self::CONNECT_TIMEOUT)
-            .set_response_timeout(Self::COMMAND_TIMEOUT)
-            // Reconnection attempts 100 ms to 2 s apart: Redis is found again within seconds.
-            .set_number_of_retries(2)
-            .set_factor(100)
-            .set_max_delay(2_000);
-        let connecting = redis::aio::ConnectionManager::new_with_config(client, config);
-        let connection = match tokio::time::timeout(Self::CONNECT_TIMEOUT, connecting).await {
-            Ok(connected) => connected?,
-            Err(_) => {
-                return Err(redis::RedisError::from((
-                    redis::ErrorKind::IoError,
-                    "Redis did not answer within the connect timeout",
-                    format!("{} s", Self::CONNECT_TIMEOUT.as_secs()),
-                )));
-            }
-        };
         Ok(RedisStore {
-            connection,
+            connection: redis_connection(url).await?,
             prefix: "host-events:".to_owned(),
             lease: Duration::from_secs(60),
         })
@@ -263,6 +244,32 @@ impl RedisStore {
 
     fn lease_ms(&self) -> u64 {
         u64::try_from(self.lease.as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+/// A connection to Redis at `url` that fails within [`RedisStore::CONNECT_TIMEOUT`] when Redis
+/// cannot be reached, times each command out after [`RedisStore::COMMAND_TIMEOUT`], and is
+/// re-established in the background when Redis returns. The outbox's Redis store uses it too.
+#[cfg(feature = "redis")]
+pub(crate) async fn redis_connection(
+    url: &str,
+) -> Result<redis::aio::ConnectionManager, redis::RedisError> {
+    let client = redis::Client::open(url)?;
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_connection_timeout(RedisStore::CONNECT_TIMEOUT)
+        .set_response_timeout(RedisStore::COMMAND_TIMEOUT)
+        // Reconnection attempts 100 ms to 2 s apart: Redis is found again within seconds.
+        .set_number_of_retries(2)
+        .set_factor(100)
+        .set_max_delay(2_000);
+    let connecting = redis::aio::ConnectionManager::new_with_config(client, config);
+    match tokio::time::timeout(RedisStore::CONNECT_TIMEOUT, connecting).await {
+        Ok(connected) => connected,
+        Err(_) => Err(redis::RedisError::from((
+            redis::ErrorKind::IoError,
+            "Redis did not answer within the connect timeout",
+            format!("{} s", RedisStore::CONNECT_TIMEOUT.as_secs()),
+        ))),
     }
 }
 

@@ -43,6 +43,7 @@ pub mod interface {}
 #[cfg(feature = "lambda")]
 pub mod lambda;
 pub mod metrics;
+pub mod outbox;
 pub mod route;
 mod rt;
 #[cfg(feature = "server")]

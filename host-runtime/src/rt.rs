@@ -30,6 +30,21 @@ pub(crate) fn now_utc() -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::from_timestamp_millis(millis).unwrap_or_default()
 }
 
+/// 32 random hex digits: names one attempt's claim or one process's leases.
+pub(crate) fn random_token() -> String {
+    use ring::rand::SecureRandom as _;
+    let mut bytes = [0u8; 16];
+    // The system's random source does not fail on the platforms the SDK runs on; were it to, the
+    // time keeps tokens apart within this process.
+    if ring::rand::SystemRandom::new().fill(&mut bytes).is_err() {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = nanos.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 mod imp {
     use super::{Duration, Elapsed, Future};

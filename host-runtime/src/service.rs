@@ -725,7 +725,7 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
     let key = dedupe::key_of(name, &raw.claims.sub, &payload);
     let store = &inner.config.dedupe;
     // This attempt's name on its claim: only it may renew, record or release the claim.
-    let owner = attempt_token();
+    let owner = crate::rt::random_token();
     if let Some(key) = &key {
         // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
         // answers a retryable 503: a 4xx would mean "recorded" to the host, and the event would be
@@ -868,21 +868,6 @@ fn is_json(kind: &HeaderValue) -> bool {
         .to_ascii_lowercase();
     essence == "application/json"
         || (essence.starts_with("application/") && essence.ends_with("+json"))
-}
-
-/// A token naming one delivery attempt on its claim: 128 random bits, hex.
-fn attempt_token() -> String {
-    use ring::rand::SecureRandom as _;
-    let mut bytes = [0u8; 16];
-    // The system's random source does not fail on the platforms the SDK runs on; were it to, the
-    // time keeps tokens apart within this process.
-    if ring::rand::SystemRandom::new().fill(&mut bytes).is_err() {
-        let nanos = crate::rt::SystemTime::now()
-            .duration_since(crate::rt::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        bytes = nanos.to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn query_q(query: Option<&str>) -> Option<String> {

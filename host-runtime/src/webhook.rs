@@ -10,7 +10,7 @@
 //! ([link](crate::interface#events-and-deduplication)).
 
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -19,6 +19,9 @@ use hmac::{Hmac, Mac};
 use serde::Serialize;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
+
+use crate::BoxFuture;
+use crate::outbox::{Courier, Dispatch, DrainReport, MemoryStore, Outbox, OutboxStore, Try};
 
 /// Largest accepted skew between a signature's timestamp and now.
 pub const TIMESTAMP_TOLERANCE: Duration = Duration::from_secs(300);
@@ -192,90 +195,13 @@ pub fn verify_webhook_any(
     }
 }
 
-/// How [`OutboundEvent::send`] retries: a 5xx, a 429, a timeout or an unreachable host is retried
-/// with capped exponential backoff (or after the host's `Retry-After`); any other 4xx is final.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Attempts in all, the first included.
-    pub attempts: u32,
-    /// Wait before the second attempt; it doubles after each failure.
-    pub first_backoff: Duration,
-    /// The longest wait between attempts.
-    pub max_backoff: Duration,
-    /// How long one attempt may take.
-    pub timeout: Duration,
-}
+pub use crate::outbox::{Receipt, RetryPolicy, SendError};
 
-/// The default retries span 18.5 minutes (12 attempts, waits from 1 s doubling to at most 5 min),
-/// longer than the host's own 12.5-minute retry schedule for its events: an outage of the host's
-/// event endpoint that the host itself would ride out does not lose the vendor's events.
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        RetryPolicy {
-            attempts: 12,
-            first_backoff: Duration::from_secs(1),
-            max_backoff: Duration::from_secs(300),
-            timeout: Duration::from_secs(10),
-        }
-    }
-}
-
-impl RetryPolicy {
-    /// The waits between all attempts added up: how long an outage the policy rides out.
-    pub fn total_wait(&self) -> Duration {
-        (1..self.attempts.max(1)).map(|n| self.backoff(n)).sum()
-    }
-
-    /// The wait after failed attempt `n` (1-based).
-    pub fn backoff(&self, n: u32) -> Duration {
-        let factor = 2u32.saturating_pow(n.saturating_sub(1));
-        self.first_backoff
-            .saturating_mul(factor)
-            .min(self.max_backoff)
-    }
-}
-
-/// Why an event was not delivered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SendError {
-    /// The host answered 4xx: final, not retried.
-    Rejected {
-        /// The status.
-        status: u16,
-        /// The host's answer, as text (at most 2 KB).
-        body: String,
-    },
-    /// Every attempt failed with a 5xx, a timeout or no connection.
-    Exhausted {
-        /// Attempts made.
-        attempts: u32,
-        /// What the last attempt met.
-        last: String,
-    },
-    /// The request could not be built or no HTTP client is available.
-    Request(String),
-}
-
-impl fmt::Display for SendError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SendError::Rejected { status, body } => {
-                write!(f, "the host refused the event ({status}): {body}")
-            }
-            SendError::Exhausted { attempts, last } => write!(
-                f,
-                "the event was not delivered after {attempts} attempts; last: {last}"
-            ),
-            SendError::Request(e) => write!(f, "the event could not be sent: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for SendError {}
-
-/// Posts the vendor's declared events to the host, signed with the install's inbound secret.
-#[derive(Debug, Clone)]
+/// Posts the vendor's declared events to the host, signed with the install's inbound secret,
+/// through an outbox: each event is stored before it counts as accepted, and a dispatcher posts it
+/// until the host takes it (see [`crate::outbox`]). Without [`with_outbox`](Self::with_outbox) the
+/// outbox is in memory and lost with the process.
+#[derive(Clone)]
 pub struct EventSender {
     post_url: String,
     /// What posts the events (default: the platform's, reqwest natively).
@@ -285,6 +211,22 @@ pub struct EventSender {
     previous: Option<Secret>,
     build: Option<String>,
     retry: RetryPolicy,
+    store: Arc<dyn OutboxStore>,
+    dispatch: Dispatch,
+    concurrency: usize,
+    /// Made from the settings above on first use, and shared by the clones made after that.
+    outbox: Arc<OnceLock<Arc<Outbox>>>,
+}
+
+impl fmt::Debug for EventSender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventSender")
+            .field("post_url", &self.post_url)
+            .field("build", &self.build)
+            .field("retry", &self.retry)
+            .field("dispatch", &self.dispatch)
+            .finish_non_exhaustive()
+    }
 }
 
 impl EventSender {
@@ -297,33 +239,105 @@ impl EventSender {
             previous: None,
             build: None,
             retry: RetryPolicy::default(),
+            store: Arc::new(MemoryStore::new()),
+            dispatch: Dispatch::default(),
+            concurrency: 64,
+            outbox: Arc::default(),
         })
+    }
+
+    /// A settings change: the clones made before it keep the outbox they had.
+    fn configure(mut self, change: impl FnOnce(&mut Self)) -> Self {
+        change(&mut self);
+        self.outbox = Arc::default();
+        self
     }
 
     /// Also signs with the previous secret (`whsec_...`) while a rotation is under way, so the host
     /// accepts the events whichever of the two it holds (the header then carries two signatures).
-    pub fn with_previous_secret(mut self, secret: &str) -> Result<Self, WebhookError> {
-        self.previous = Some(Secret::parse(secret)?);
-        Ok(self)
+    pub fn with_previous_secret(self, secret: &str) -> Result<Self, WebhookError> {
+        let previous = Secret::parse(secret)?;
+        Ok(self.configure(|s| s.previous = Some(previous)))
     }
 
     /// Sets what posts the events: the platform's own client where there is no default (the
     /// Workers adapter's `fetch`), or one of your own.
-    pub fn with_http_client(mut self, client: crate::client::Client) -> Self {
-        self.client = Some(client);
-        self
+    pub fn with_http_client(self, client: crate::client::Client) -> Self {
+        self.configure(|s| s.client = Some(client))
     }
 
     /// Sets how sends are retried.
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
+    pub fn with_retry(self, retry: RetryPolicy) -> Self {
+        self.configure(|s| s.retry = retry)
     }
 
     /// Sets the vendor build identifier sent as `build`.
-    pub fn with_build(mut self, build: impl Into<String>) -> Self {
-        self.build = Some(build.into());
-        self
+    pub fn with_build(self, build: impl Into<String>) -> Self {
+        let build = build.into();
+        self.configure(|s| s.build = Some(build))
+    }
+
+    /// Keeps accepted events in `store` until the host takes them: a
+    /// [`FileStore`](crate::outbox::FileStore) or [`RedisOutbox`](crate::outbox::RedisOutbox) for
+    /// events that must survive a restart. One store per sender (per signing secret): the
+    /// dispatcher signs every stored event with this sender's secrets.
+    pub fn with_outbox(self, store: impl OutboxStore) -> Self {
+        let store: Arc<dyn OutboxStore> = Arc::new(store);
+        self.configure(|s| s.store = store)
+    }
+
+    /// Sets who makes the attempts: a background task ([`Dispatch::Background`], the default on
+    /// servers) or each send and [`drain`](Self::drain) ([`Dispatch::OnDemand`], for Lambda, Vercel
+    /// and Workers, the default on wasm32).
+    pub fn with_dispatch(self, dispatch: Dispatch) -> Self {
+        self.configure(|s| s.dispatch = dispatch)
+    }
+
+    /// Sets how many attempts the background dispatcher makes at once (default 64).
+    pub fn with_concurrency(self, attempts: usize) -> Self {
+        self.configure(|s| s.concurrency = attempts.max(1))
+    }
+
+    fn outbox(&self) -> &Arc<Outbox> {
+        self.outbox.get_or_init(|| {
+            Arc::new(Outbox::new(
+                Arc::clone(&self.store),
+                Arc::new(self.poster()),
+                self.retry,
+                self.dispatch,
+                self.concurrency,
+            ))
+        })
+    }
+
+    fn poster(&self) -> Poster {
+        let mut secrets = vec![self.secret.clone()];
+        secrets.extend(self.previous.clone());
+        Poster {
+            url: self.post_url.clone(),
+            client: self.client.clone(),
+            secrets,
+        }
+    }
+
+    /// The outbox store, to list, retry or drop what it holds.
+    pub fn outbox_store(&self) -> &Arc<dyn OutboxStore> {
+        self.outbox().store()
+    }
+
+    /// Starts the background dispatcher now, so that events a previous process left in the store
+    /// are posted without waiting for a new one: call it once at start-up. `false` when there is
+    /// no background dispatcher (no async runtime, or [`Dispatch::OnDemand`]).
+    pub fn start(&self) -> bool {
+        self.outbox().start()
+    }
+
+    /// Posts due events from the outbox in the caller's task for up to `budget`, and reports what
+    /// happened: for platforms where no task outlives a request, from a scheduled trigger or at
+    /// the end of an invocation. Attempts under way when the budget runs out finish (each within
+    /// the retry policy's timeout and the budget left when it started).
+    pub async fn drain(&self, budget: Duration) -> DrainReport {
+        self.outbox().drain(budget).await
     }
 
     /// Builds the envelope of one event after checking its payload against `schema` (the webhook's
@@ -353,16 +367,90 @@ impl EventSender {
         });
         let body =
             serde_json::to_vec(&envelope).map_err(|e| WebhookError::Payload(e.to_string()))?;
-        let mut secrets = vec![self.secret.clone()];
-        secrets.extend(self.previous.clone());
         Ok(OutboundEvent {
-            url: self.post_url.clone(),
-            client: self.client.clone(),
+            poster: Arc::new(self.poster()),
+            outbox: Arc::clone(self.outbox()),
             id: dedupe_key.to_owned(),
             envelope,
             body,
-            secrets,
-            retry: self.retry,
+        })
+    }
+}
+
+/// Signs and posts stored events: the courier of a sender's outbox.
+struct Poster {
+    url: String,
+    client: Option<crate::client::Client>,
+    /// Each signs every attempt: the current secret, then the previous one during a rotation.
+    secrets: Vec<Secret>,
+}
+
+impl Poster {
+    fn client(&self) -> Result<&crate::client::Client, SendError> {
+        self.client.as_ref().ok_or_else(|| {
+            SendError::Request(
+                "no HTTP client on this platform: give the sender one with `with_http_client`"
+                    .to_owned(),
+            )
+        })
+    }
+
+    /// The `POST` of `body` as event `id`, signed now with every secret.
+    fn request(&self, id: &str, body: &[u8]) -> Result<http::Request<bytes::Bytes>, http::Error> {
+        let ts = crate::rt::unix_seconds();
+        let signatures = self
+            .secrets
+            .iter()
+            .map(|secret| sign_webhook(secret, id, ts, body))
+            .collect::<Vec<_>>()
+            .join(" ");
+        http::Request::post(&self.url)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header("webhook-id", id)
+            .header("webhook-timestamp", ts.to_string())
+            .header("webhook-signature", signatures)
+            .body(bytes::Bytes::copy_from_slice(body))
+    }
+}
+
+impl Courier for Poster {
+    fn attempt<'a>(&'a self, id: &'a str, body: &'a [u8], timeout: Duration) -> BoxFuture<'a, Try> {
+        Box::pin(async move {
+            let failed = |reason: String| Try::Failed {
+                reason,
+                retry_after: None,
+            };
+            let client = match self.client() {
+                Ok(client) => client,
+                Err(e) => return failed(e.to_string()),
+            };
+            let request = match self.request(id, body) {
+                Ok(request) => request,
+                Err(e) => return failed(format!("the request cannot be built: {e}")),
+            };
+            match crate::rt::timeout(timeout, client.send(request, ANSWER_LIMIT)).await {
+                Ok(Ok(response)) if response.status().is_success() => {
+                    Try::Delivered(response.status().as_u16())
+                }
+                Ok(Ok(response))
+                    if response.status().is_client_error()
+                        && response.status() != http::StatusCode::TOO_MANY_REQUESTS =>
+                {
+                    Try::Refused {
+                        status: response.status().as_u16(),
+                        body: String::from_utf8_lossy(response.body())
+                            .chars()
+                            .take(2048)
+                            .collect(),
+                    }
+                }
+                Ok(Ok(response)) => Try::Failed {
+                    reason: format!("status {}", response.status().as_u16()),
+                    retry_after: retry_after(response.headers()),
+                },
+                Ok(Err(e)) => failed(e.0),
+                Err(_) => failed(format!("no answer within {} ms", timeout.as_millis())),
+            }
         })
     }
 }
@@ -445,25 +533,6 @@ impl PayloadSchema {
     }
 }
 
-/// The outcome of an event sent with [`OutboundEvent::spawn`]: await it for the final status, or
-/// drop it and let the send finish on its own (its outcome is logged).
-#[derive(Debug)]
-pub struct Receipt {
-    outcome: futures_channel::oneshot::Receiver<Result<u16, SendError>>,
-}
-
-impl Receipt {
-    /// The final outcome: the host's 2xx status, or why the event was not delivered.
-    pub async fn outcome(self) -> Result<u16, SendError> {
-        match self.outcome.await {
-            Ok(outcome) => outcome,
-            Err(_) => Err(SendError::Request(
-                "the send task ended before it finished".to_owned(),
-            )),
-        }
-    }
-}
-
 /// The largest answer body read from the event-post endpoint.
 const ANSWER_LIMIT: usize = 64 * 1024;
 
@@ -479,17 +548,23 @@ fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(seconds))
 }
 
-/// One signed event, ready to post.
-#[derive(Debug, Clone)]
+/// One event, checked and enveloped, ready to be handed to the outbox.
+#[derive(Clone)]
 pub struct OutboundEvent {
-    url: String,
-    client: Option<crate::client::Client>,
+    poster: Arc<Poster>,
+    outbox: Arc<Outbox>,
     id: String,
     envelope: serde_json::Value,
     body: Vec<u8>,
-    /// Each signs every attempt: the current secret, then the previous one during a rotation.
-    secrets: Vec<Secret>,
-    retry: RetryPolicy,
+}
+
+impl fmt::Debug for OutboundEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OutboundEvent")
+            .field("id", &self.id)
+            .field("envelope", &self.envelope)
+            .finish_non_exhaustive()
+    }
 }
 
 impl OutboundEvent {
@@ -508,81 +583,55 @@ impl OutboundEvent {
         &self.id
     }
 
-    /// Posts the event: every attempt is signed anew with the same `webhook-id`; a 5xx, a 429, a
-    /// timeout or no connection is retried with capped exponential backoff (a `Retry-After` on a 429
-    /// or 503 is waited for, up to the policy's longest wait); any other 4xx is final and returned.
-    ///
-    /// The send runs in the caller's task: if that task ends (a tool past its deadline, a host that
-    /// hung up), the send ends with it. [`spawn`](Self::spawn) outlives the caller.
-    pub async fn send(&self) -> Result<u16, SendError> {
-        let client = self.client.as_ref().ok_or_else(|| {
-            SendError::Request(
-                "no HTTP client on this platform: give the sender one with `with_http_client`"
-                    .to_owned(),
-            )
-        })?;
-        let attempts = self.retry.attempts.max(1);
-        let mut last = String::new();
-        for attempt in 1..=attempts {
-            let request = self
-                .to_request()
-                .map_err(|e| SendError::Request(e.to_string()))?;
-            let mut wait = self.retry.backoff(attempt);
-            let answer =
-                crate::rt::timeout(self.retry.timeout, client.send(request, ANSWER_LIMIT)).await;
-            match answer {
-                Ok(Ok(response)) if response.status().is_success() => {
-                    return Ok(response.status().as_u16());
-                }
-                Ok(Ok(response))
-                    if response.status().is_client_error()
-                        && response.status() != http::StatusCode::TOO_MANY_REQUESTS =>
-                {
-                    let status = response.status().as_u16();
-                    let body = String::from_utf8_lossy(response.body())
-                        .chars()
-                        .take(2048)
-                        .collect();
-                    return Err(SendError::Rejected { status, body });
-                }
-                Ok(Ok(response)) => {
-                    if let Some(told) = retry_after(response.headers()) {
-                        // The host says when; never longer than the policy's longest wait.
-                        wait = told.min(self.retry.max_backoff);
-                    }
-                    last = format!("status {}", response.status().as_u16());
-                }
-                Ok(Err(e)) => last = e.0,
-                Err(_) => {
-                    last = format!("no answer within {} ms", self.retry.timeout.as_millis());
-                }
-            }
-            tracing::debug!(attempt, event_id = %self.id, reason = %last, "event post failed; retrying");
-            if attempt < attempts {
-                crate::rt::sleep(wait).await;
-            }
-        }
-        Err(SendError::Exhausted { attempts, last })
+    /// Hands the event to the outbox and returns once the outbox holds it (on disk, for a
+    /// [`FileStore`](crate::outbox::FileStore)): from then on it is posted until the host takes it
+    /// or refuses it, across restarts for a durable store. The [`Receipt`] gives the final outcome
+    /// and may be dropped. An error means the event was not accepted and will not be sent.
+    pub async fn enqueue(self) -> Result<Receipt, SendError> {
+        self.poster.client()?;
+        let receipt = self.outbox.wait(&self.id);
+        self.outbox.accept(&self.id, self.body).await?;
+        Ok(receipt)
     }
 
-    /// Sends the event in a task of its own, so the delivery outlives the handler that started it
-    /// (a tool's deadline, a host that hung up). The outcome is logged either way; the
-    /// [`Receipt`] gives it to whoever wants it and may be dropped.
+    /// Hands the event to the outbox and waits for its final outcome: every attempt is signed anew
+    /// with the same `webhook-id` and the same bytes; a 5xx, a 429, a timeout or no connection is
+    /// retried with capped exponential backoff (a `Retry-After` on a 429 or 503 is waited for, up
+    /// to the policy's longest wait); any other 4xx is final and returned.
+    ///
+    /// Dropping the future (a handler past its deadline, a host that hung up) stops the waiting,
+    /// not the delivery: the event is in the outbox and its outcome is logged. With
+    /// [`Dispatch::OnDemand`] the send makes the attempts due within one attempt's timeout and
+    /// answers [`SendError::Pending`] if the event is still waiting after them.
+    pub async fn send(&self) -> Result<u16, SendError> {
+        self.poster.client()?;
+        let receipt = self.outbox.wait(&self.id);
+        self.outbox.accept(&self.id, self.body.clone()).await?;
+        self.outbox.settle_now(&self.id, receipt).await
+    }
+
+    /// Hands the event to the outbox from a task of its own and returns at once: the delivery
+    /// outlives the handler that started it. Its outcome is logged either way, an outbox that
+    /// cannot take the event included; the [`Receipt`] gives it to whoever wants it. Prefer
+    /// [`enqueue`](Self::enqueue) where the caller can act on a store that is down.
     pub fn spawn(self) -> Receipt {
-        let (done, outcome) = futures_channel::oneshot::channel();
-        let id = self.id.clone();
+        if let Err(e) = self.poster.client() {
+            tracing::error!(event_id = %self.id, error = %e, "event not sent");
+            return Receipt::settled(Err(e));
+        }
+        let receipt = self.outbox.wait(&self.id);
+        let (outbox, id) = (Arc::clone(&self.outbox), self.id.clone());
         let started = crate::rt::spawn(async move {
-            let outcome = self.send().await;
-            match &outcome {
-                Ok(status) => tracing::info!(event_id = %self.id, status, "event delivered"),
-                Err(e) => tracing::error!(event_id = %self.id, error = %e, "event not delivered"),
+            if let Err(e) = self.outbox.accept(&self.id, self.body).await {
+                tracing::error!(event_id = %self.id, error = %e, "event not sent");
             }
-            let _ = done.send(outcome);
         });
         if !started {
-            tracing::error!(event_id = %id, "no async runtime to send the event on");
+            let e = SendError::Request("no async runtime to send the event on".to_owned());
+            tracing::error!(event_id = %id, error = %e, "event not sent");
+            outbox.finish(&id, &Err(e));
         }
-        Receipt { outcome }
+        receipt
     }
 
     /// The envelope's bytes, exactly as signed.
@@ -590,25 +639,10 @@ impl OutboundEvent {
         &self.body
     }
 
-    /// `webhook-signature`: one `v1,` signature per secret, space-separated.
-    fn signatures(&self, ts: i64) -> String {
-        self.secrets
-            .iter()
-            .map(|secret| sign_webhook(secret, &self.id, ts, &self.body))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
     /// The `POST` request with the Standard Webhooks headers, signed now. Every retry of the same event
     /// keeps `webhook-id`; sign each attempt anew so its timestamp is current.
     pub fn to_request(&self) -> Result<http::Request<bytes::Bytes>, http::Error> {
-        let ts = crate::rt::unix_seconds();
-        http::Request::post(&self.url)
-            .header(http::header::CONTENT_TYPE, "application/json")
-            .header("webhook-id", &self.id)
-            .header("webhook-timestamp", ts.to_string())
-            .header("webhook-signature", self.signatures(ts))
-            .body(bytes::Bytes::from(self.body.clone()))
+        self.poster.request(&self.id, &self.body)
     }
 }
 

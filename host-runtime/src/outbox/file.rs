@@ -1,0 +1,405 @@
+//! [`FileStore`]: the outbox in one file on local disk, with `redb`.
+//!
+//! One thread owns the database. Requests reach it over a channel; the writes waiting when it
+//! wakes are applied in one transaction and committed together (one fsync for the lot), and only
+//! then answered. Under load that groups hundreds of accepted events into each commit, so the rate
+//! is not bounded by the disk's flush latency; alone, an event waits for one commit.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use redb::{
+    Database, ReadableDatabase as _, ReadableTable as _, TableDefinition, WriteTransaction,
+};
+
+use super::{Entry, OutboxError, OutboxStore, Settlement, Which, codec};
+use crate::BoxFuture;
+
+/// Pending events by id: the record with the owner of its claim.
+const PENDING: TableDefinition<&str, &[u8]> = TableDefinition::new("pending");
+/// (due, id) of every pending event: the claim order.
+const DUE: TableDefinition<(i64, &str), ()> = TableDefinition::new("due");
+/// Dead letters by id.
+const DEAD: TableDefinition<&str, &[u8]> = TableDefinition::new("dead");
+
+/// The most writes committed together.
+const GROUP: usize = 4096;
+/// The page cache: enough for the due index and recent records; the outbox's size on disk does not
+/// change the process's memory.
+const CACHE: usize = 8 * 1024 * 1024;
+
+/// An outbox in one file (`outbox.redb` in the folder given to [`open`](Self::open)): every
+/// accepted event is on disk, fsynced, before the send reports it accepted, and the file opens
+/// whole after a crash at any point (redb commits are atomic and checksummed). For one instance:
+/// the file is locked while open, and a second process opening it is refused. Several instances
+/// share a [`RedisOutbox`](super::RedisOutbox) instead.
+#[derive(Clone)]
+pub struct FileStore {
+    jobs: mpsc::Sender<Job>,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for FileStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileStore")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+/// The answer to a request, sent once its transaction committed (or failed).
+type Reply = Box<dyn FnOnce(Result<(), OutboxError>) + Send>;
+/// A write: applied to the shared transaction (or told why there is none).
+type Write = Box<dyn FnOnce(Result<&WriteTransaction, OutboxError>) -> (bool, Reply) + Send>;
+/// A request to the database thread.
+enum Job {
+    /// Reads from a snapshot, answered at once.
+    Read(Box<dyn FnOnce(&Database) + Send>),
+    /// Writes in the shared transaction (or hears why there is none); `false` with the reply when
+    /// the write failed (the whole transaction is then abandoned).
+    Write(Write),
+}
+
+fn failed(path: &Path, what: &str, e: impl std::fmt::Display) -> OutboxError {
+    OutboxError::new("file", format!("{}: {what}: {e}", path.display()))
+}
+
+impl FileStore {
+    /// Opens (or creates) the outbox in folder `dir`, creating the folder if needed.
+    ///
+    /// Fails, naming the path, when the folder cannot be made, the file is not an outbox, or
+    /// another process has it open.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, OutboxError> {
+        let dir = dir.as_ref();
+        std::fs::create_dir_all(dir).map_err(|e| failed(dir, "cannot create the folder", e))?;
+        let path = dir.join("outbox.redb");
+        let db = Database::builder()
+            .set_cache_size(CACHE)
+            .create(&path)
+            .map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => failed(
+                    &path,
+                    "cannot open",
+                    "another process has this outbox open (one instance per file; \
+                     several instances share a Redis outbox)",
+                ),
+                e => failed(&path, "cannot open", e),
+            })?;
+        // Make the tables now, so reads never meet a missing one.
+        let made = db.begin_write().map_err(redb::Error::from).and_then(|txn| {
+            txn.open_table(PENDING)?;
+            txn.open_table(DUE)?;
+            txn.open_table(DEAD)?;
+            txn.commit()?;
+            Ok(())
+        });
+        made.map_err(|e| failed(&path, "cannot prepare", e))?;
+        let (jobs, queue) = mpsc::channel();
+        let thread_path = path.clone();
+        std::thread::Builder::new()
+            .name("host-outbox".into())
+            .spawn(move || serve(&db, &queue, &thread_path))
+            .map_err(|e| failed(&path, "cannot start its thread", e))?;
+        Ok(FileStore { jobs, path })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn stopped(&self) -> OutboxError {
+        failed(&self.path, "unavailable", "its thread stopped")
+    }
+
+    fn write<T: Send + 'static>(
+        &self,
+        op: impl FnOnce(&WriteTransaction) -> Result<T, redb::Error> + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, OutboxError>> {
+        let (tell, told) = futures_channel::oneshot::channel();
+        let path = self.path.clone();
+        let job = Job::Write(Box::new(move |txn| {
+            let result = txn.and_then(|txn| op(txn).map_err(|e| failed(&path, "cannot write", e)));
+            let ok = result.is_ok();
+            let reply: Reply = Box::new(move |committed| {
+                let _ = tell.send(committed.and(result));
+            });
+            (ok, reply)
+        }));
+        self.submit(job, told)
+    }
+
+    fn read<T: Send + 'static>(
+        &self,
+        op: impl FnOnce(&Database) -> Result<T, redb::Error> + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, OutboxError>> {
+        let (tell, told) = futures_channel::oneshot::channel();
+        let path = self.path.clone();
+        let job = Job::Read(Box::new(move |db| {
+            let _ = tell.send(op(db).map_err(|e| failed(&path, "cannot read", e)));
+        }));
+        self.submit(job, told)
+    }
+
+    fn submit<T: Send + 'static>(
+        &self,
+        job: Job,
+        told: futures_channel::oneshot::Receiver<Result<T, OutboxError>>,
+    ) -> BoxFuture<'static, Result<T, OutboxError>> {
+        let stopped = self.stopped();
+        if self.jobs.send(job).is_err() {
+            return Box::pin(std::future::ready(Err(stopped)));
+        }
+        Box::pin(async move { told.await.unwrap_or(Err(stopped)) })
+    }
+}
+
+/// The database thread: answers reads at once and commits the writes waiting together.
+fn serve(db: &Database, queue: &mpsc::Receiver<Job>, path: &Path) {
+    let mut writes = Vec::new();
+    while let Ok(first) = queue.recv() {
+        let mut next = Some(first);
+        while let Some(job) = next.take() {
+            match job {
+                Job::Read(read) => read(db),
+                Job::Write(write) => writes.push(write),
+            }
+            if writes.len() < GROUP {
+                next = queue.try_recv().ok();
+            }
+        }
+        if writes.is_empty() {
+            continue;
+        }
+        let batch = std::mem::take(&mut writes);
+        let txn = match db.begin_write() {
+            Ok(txn) => txn,
+            Err(e) => {
+                // Nothing is applied: each request hears why.
+                let e = failed(path, "cannot write", e);
+                tracing::error!(error = %e, "the outbox file cannot be written");
+                for write in batch {
+                    let (_, reply) = write(Err(e.clone()));
+                    reply(Err(e.clone()));
+                }
+                continue;
+            }
+        };
+        let mut all_ok = true;
+        let replies: Vec<Reply> = batch
+            .into_iter()
+            .map(|write| {
+                let (ok, reply) = write(Ok(&txn));
+                all_ok &= ok;
+                reply
+            })
+            .collect();
+        let committed = if all_ok {
+            txn.commit().map_err(|e| failed(path, "cannot commit", e))
+        } else {
+            // One write failed part-way: none of the batch is kept, and each request hears so.
+            let _ = txn.abort();
+            Err(failed(
+                path,
+                "cannot write",
+                "a write in the same commit failed; nothing of it was kept",
+            ))
+        };
+        if let Err(e) = &committed {
+            tracing::error!(error = %e, "outbox commit failed");
+        }
+        for reply in replies {
+            reply(committed.clone());
+        }
+    }
+}
+
+/// The record of pending event `id` and its claim's owner; a record that does not decode is
+/// reported and treated as absent.
+fn pending_record(
+    table: &impl redb::ReadableTable<&'static str, &'static [u8]>,
+    id: &str,
+) -> Result<Option<(Entry, String)>, redb::Error> {
+    let Some(raw) = table.get(id)? else {
+        return Ok(None);
+    };
+    match codec::decode(raw.value()) {
+        Ok(record) => Ok(Some(record)),
+        Err(e) => {
+            tracing::error!(event_id = %id, error = %e, "a damaged outbox record is skipped");
+            Ok(None)
+        }
+    }
+}
+
+impl OutboxStore for FileStore {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
+        self.write(move |txn| {
+            let mut pending = txn.open_table(PENDING)?;
+            if pending.get(entry.id.as_str())?.is_some() {
+                return Ok(false);
+            }
+            pending.insert(entry.id.as_str(), codec::encode(&entry, "").as_slice())?;
+            txn.open_table(DUE)?
+                .insert((entry.due, entry.id.as_str()), ())?;
+            Ok(true)
+        })
+    }
+
+    fn claim<'a>(
+        &'a self,
+        now: i64,
+        limit: usize,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
+        let owner = owner.to_owned();
+        self.write(move |txn| {
+            let mut due = txn.open_table(DUE)?;
+            let mut pending = txn.open_table(PENDING)?;
+            let keys: Vec<(i64, String)> = due
+                .range((i64::MIN, "")..(now.saturating_add(1), ""))?
+                .take(limit)
+                .map(|row| row.map(|(k, _)| (k.value().0, k.value().1.to_owned())))
+                .collect::<Result<_, _>>()?;
+            let mut claimed = Vec::with_capacity(keys.len());
+            for (at, id) in keys {
+                due.remove((at, id.as_str()))?;
+                let Some((mut entry, _)) = pending_record(&pending, &id)? else {
+                    continue;
+                };
+                claimed.push(entry.clone());
+                entry.due = lease_until;
+                pending.insert(id.as_str(), codec::encode(&entry, &owner).as_slice())?;
+                due.insert((lease_until, id.as_str()), ())?;
+            }
+            Ok(claimed)
+        })
+    }
+
+    fn settle<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        settlement: Settlement,
+    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        let (id, owner) = (id.to_owned(), owner.to_owned());
+        self.write(move |txn| {
+            let mut pending = txn.open_table(PENDING)?;
+            let Some((mut entry, holder)) = pending_record(&pending, &id)? else {
+                return Ok(false);
+            };
+            if holder != owner {
+                return Ok(false);
+            }
+            let mut due = txn.open_table(DUE)?;
+            due.remove((entry.due, id.as_str()))?;
+            match settlement {
+                Settlement::Delivered => {
+                    pending.remove(id.as_str())?;
+                }
+                Settlement::Retry {
+                    attempts,
+                    due: at,
+                    error,
+                } => {
+                    entry.attempts = attempts;
+                    entry.due = at;
+                    entry.last_error = Some(error);
+                    pending.insert(id.as_str(), codec::encode(&entry, "").as_slice())?;
+                    due.insert((at, id.as_str()), ())?;
+                }
+                Settlement::Dead {
+                    attempts,
+                    at,
+                    reason,
+                } => {
+                    pending.remove(id.as_str())?;
+                    entry.attempts = attempts;
+                    entry.due = at;
+                    entry.last_error = Some(reason);
+                    txn.open_table(DEAD)?
+                        .insert(id.as_str(), codec::encode(&entry, "").as_slice())?;
+                }
+            }
+            Ok(true)
+        })
+    }
+
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
+        self.read(|db| {
+            let txn = db.begin_read()?;
+            let due = txn.open_table(DUE)?;
+            Ok(due.first()?.map(|(k, _)| k.value().0))
+        })
+    }
+
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
+        self.read(move |db| {
+            let txn = db.begin_read()?;
+            let mut out = Vec::new();
+            match which {
+                Which::Pending => {
+                    let pending = txn.open_table(PENDING)?;
+                    for row in txn.open_table(DUE)?.iter()?.take(limit) {
+                        let (key, _) = row?;
+                        if let Some((entry, _)) = pending_record(&pending, key.value().1)? {
+                            out.push(entry);
+                        }
+                    }
+                }
+                Which::Dead => {
+                    for row in txn.open_table(DEAD)?.iter()? {
+                        let (id, raw) = row?;
+                        match codec::decode(raw.value()) {
+                            Ok((entry, _)) => out.push(entry),
+                            Err(e) => tracing::error!(event_id = %id.value(), error = %e, "a damaged dead letter is skipped"),
+                        }
+                    }
+                    out.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
+                    out.truncate(limit);
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        let id = id.to_owned();
+        self.write(move |txn| {
+            let mut dead = txn.open_table(DEAD)?;
+            let Some(raw) = dead.remove(id.as_str())? else {
+                return Ok(false);
+            };
+            let decoded = codec::decode(raw.value());
+            drop(raw);
+            let (mut entry, _) = decoded.map_err(|e| {
+                redb::Error::Corrupted(format!("dead letter `{id}` cannot be read: {e}"))
+            })?;
+            let mut pending = txn.open_table(PENDING)?;
+            if pending.get(id.as_str())?.is_some() {
+                // The same event was sent again meanwhile and is pending already.
+                return Ok(true);
+            }
+            entry.attempts = 0;
+            entry.due = now;
+            pending.insert(id.as_str(), codec::encode(&entry, "").as_slice())?;
+            txn.open_table(DUE)?.insert((now, id.as_str()), ())?;
+            Ok(true)
+        })
+    }
+
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        let id = id.to_owned();
+        self.write(move |txn| {
+            let mut pending = txn.open_table(PENDING)?;
+            let mut found = false;
+            if let Some((entry, _)) = pending_record(&pending, &id)? {
+                txn.open_table(DUE)?.remove((entry.due, id.as_str()))?;
+            }
+            found |= pending.remove(id.as_str())?.is_some();
+            found |= txn.open_table(DEAD)?.remove(id.as_str())?.is_some();
+            Ok(found)
+        })
+    }
+}

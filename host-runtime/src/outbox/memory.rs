@@ -1,0 +1,169 @@
+//! [`MemoryStore`]: the outbox in this process's memory.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, MutexGuard};
+
+use super::{Entry, OutboxError, OutboxStore, Settlement, Which};
+use crate::BoxFuture;
+
+/// An outbox in memory: what a sender uses when given no store. Events are retried as long as the
+/// process lives and lost with it; use [`FileStore`](super::FileStore) or
+/// [`RedisOutbox`](super::RedisOutbox) for events that must survive a restart.
+#[derive(Default)]
+pub struct MemoryStore {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Pending events and the owner of their claim (empty: none).
+    pending: HashMap<String, (Entry, String)>,
+    /// (due, id) of every pending event: the claim order.
+    order: BTreeSet<(i64, String)>,
+    dead: HashMap<String, Entry>,
+}
+
+impl State {
+    fn unlink(&mut self, id: &str) -> Option<(Entry, String)> {
+        let (entry, owner) = self.pending.remove(id)?;
+        self.order.remove(&(entry.due, entry.id.clone()));
+        Some((entry, owner))
+    }
+
+    fn link(&mut self, entry: Entry, owner: String) {
+        self.order.insert((entry.due, entry.id.clone()));
+        self.pending.insert(entry.id.clone(), (entry, owner));
+    }
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryStore::default()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // Each operation leaves the maps consistent before it can panic (it cannot): a poisoned
+        // lock still guards whole data.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, T> {
+    Box::pin(std::future::ready(value))
+}
+
+impl OutboxStore for MemoryStore {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
+        let mut state = self.state();
+        if state.pending.contains_key(&entry.id) {
+            return ready(Ok(false));
+        }
+        state.link(entry, String::new());
+        ready(Ok(true))
+    }
+
+    fn claim<'a>(
+        &'a self,
+        now: i64,
+        limit: usize,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
+        let mut state = self.state();
+        let due: Vec<String> = state
+            .order
+            .iter()
+            .take_while(|(at, _)| *at <= now)
+            .take(limit)
+            .map(|(_, id)| id.clone())
+            .collect();
+        let mut claimed = Vec::with_capacity(due.len());
+        for id in due {
+            if let Some((mut entry, _)) = state.unlink(&id) {
+                claimed.push(entry.clone());
+                entry.due = lease_until;
+                state.link(entry, owner.to_owned());
+            }
+        }
+        ready(Ok(claimed))
+    }
+
+    fn settle<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        settlement: Settlement,
+    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        let mut state = self.state();
+        if !matches!(state.pending.get(id), Some((_, o)) if o == owner) {
+            return ready(Ok(false));
+        }
+        let Some((mut entry, _)) = state.unlink(id) else {
+            return ready(Ok(false));
+        };
+        match settlement {
+            Settlement::Delivered => {}
+            Settlement::Retry {
+                attempts,
+                due,
+                error,
+            } => {
+                entry.attempts = attempts;
+                entry.due = due;
+                entry.last_error = Some(error);
+                state.link(entry, String::new());
+            }
+            Settlement::Dead {
+                attempts,
+                at,
+                reason,
+            } => {
+                entry.attempts = attempts;
+                entry.due = at;
+                entry.last_error = Some(reason);
+                state.dead.insert(entry.id.clone(), entry);
+            }
+        }
+        ready(Ok(true))
+    }
+
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
+        ready(Ok(self.state().order.first().map(|(at, _)| *at)))
+    }
+
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
+        let state = self.state();
+        let mut out: Vec<Entry> = match which {
+            Which::Pending => state
+                .order
+                .iter()
+                .take(limit)
+                .filter_map(|(_, id)| state.pending.get(id).map(|(e, _)| e.clone()))
+                .collect(),
+            Which::Dead => state.dead.values().cloned().collect(),
+        };
+        out.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
+        out.truncate(limit);
+        ready(Ok(out))
+    }
+
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        let mut state = self.state();
+        let Some(mut entry) = state.dead.remove(id) else {
+            return ready(Ok(false));
+        };
+        entry.attempts = 0;
+        entry.due = now;
+        state.link(entry, String::new());
+        ready(Ok(true))
+    }
+
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        let mut state = self.state();
+        let found = state.unlink(id).is_some() | state.dead.remove(id).is_some();
+        ready(Ok(found))
+    }
+}

@@ -1,0 +1,406 @@
+//! The outbox: the vendor's own events, stored before they are sent and removed only once the host
+//! took them.
+//!
+//! [`EventSender`](crate::EventSender) writes every event it is given to an [`OutboxStore`] (its id,
+//! the exact envelope bytes, the attempts made and when the next one is due) and reports it accepted
+//! only once the store holds it. A dispatcher then drains the store: it posts each due event (signed
+//! anew on every attempt, with the same `webhook-id` and the same bytes), removes it on a 2xx, moves it
+//! to the dead letters on a final 4xx or when the [`RetryPolicy`] runs out, and otherwise schedules
+//! the next attempt. A process that starts again with the same store picks up where the last one
+//! stopped, so a deploy, a crash or an out-of-memory kill loses nothing that was accepted. Delivery
+//! is at least once: an event whose 2xx arrived just before a crash is posted again, with the same
+//! `webhook-id`, and the host drops the copy.
+//!
+//! Stores:
+//!
+//! - [`FileStore`] (feature `redb`, on by default): one file on local disk, no server; each accepted
+//!   event is on disk (fsync) before the send reports it accepted. For one instance.
+//! - [`RedisOutbox`] (feature `redis`): several instances drain one outbox; an event is in flight at
+//!   one instance at a time (a lease, as for event deduplication).
+//! - [`MemoryStore`]: the default of a sender given no store; nothing survives the process. For tests
+//!   and for events you can afford to lose.
+//!
+//! Where no task outlives a request (Lambda, Vercel, Workers), the sender runs
+//! [on demand](Dispatch::OnDemand): a send makes one bounded attempt before it returns, and what is
+//! left in the store is posted by [`EventSender::drain`](crate::EventSender::drain), called by a
+//! later invocation or a scheduled trigger.
+//!
+//! The signing of each attempt is [`crate::webhook`]'s; this module stores and schedules.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::BoxFuture;
+
+#[cfg(any(feature = "redb", feature = "redis"))]
+mod codec;
+#[cfg(feature = "redb")]
+mod file;
+mod memory;
+#[cfg(feature = "redis")]
+mod redis;
+mod schedule;
+
+#[cfg(feature = "redb")]
+pub use file::FileStore;
+pub use memory::MemoryStore;
+#[cfg(feature = "redis")]
+pub use redis::RedisOutbox;
+pub(crate) use schedule::{Courier, Outbox, Try};
+pub use schedule::{Dispatch, DrainReport};
+
+/// How sends are retried: a 5xx, a 429, a timeout or an unreachable host is retried with capped
+/// exponential backoff (or after the host's `Retry-After`); any other 4xx is final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts in all, the first included.
+    pub attempts: u32,
+    /// Wait before the second attempt; it doubles after each failure.
+    pub first_backoff: Duration,
+    /// The longest wait between attempts.
+    pub max_backoff: Duration,
+    /// How long one attempt may take.
+    pub timeout: Duration,
+}
+
+/// The default retries span 18.5 minutes (12 attempts, waits from 1 s doubling to at most 5 min),
+/// longer than the host's own 12.5-minute retry schedule for its events: an outage of the host's
+/// event endpoint that the host itself would ride out does not lose the vendor's events.
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            attempts: 12,
+            first_backoff: Duration::from_secs(1),
+            max_backoff: Duration::from_secs(300),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The waits between all attempts added up: how long an outage the policy rides out.
+    pub fn total_wait(&self) -> Duration {
+        (1..self.attempts.max(1)).map(|n| self.backoff(n)).sum()
+    }
+
+    /// The wait after failed attempt `n` (1-based).
+    pub fn backoff(&self, n: u32) -> Duration {
+        let factor = 2u32.saturating_pow(n.saturating_sub(1));
+        self.first_backoff
+            .saturating_mul(factor)
+            .min(self.max_backoff)
+    }
+}
+
+/// Why an event was not delivered (yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SendError {
+    /// The host answered 4xx: final, not retried. The event is in the dead letters.
+    Rejected {
+        /// The status.
+        status: u16,
+        /// The host's answer, as text (at most 2 KB).
+        body: String,
+    },
+    /// Every attempt failed with a 5xx, a timeout or no connection. The event is in the dead
+    /// letters.
+    Exhausted {
+        /// Attempts made.
+        attempts: u32,
+        /// What the last attempt met.
+        last: String,
+    },
+    /// The request could not be built or no HTTP client is available.
+    Request(String),
+    /// The outbox could not store the event, so it was not accepted and will not be sent: tell
+    /// whoever asked for it, or try again once the store is back.
+    Store(OutboxError),
+    /// Not delivered yet: the event is in the outbox and a later attempt (the dispatcher's, or the
+    /// next [`drain`](crate::EventSender::drain) on serverless platforms) will post it.
+    Pending {
+        /// Attempts made so far.
+        attempts: u32,
+        /// What the last attempt met.
+        last: String,
+    },
+}
+
+impl fmt::Display for SendError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SendError::Rejected { status, body } => {
+                write!(f, "the host refused the event ({status}): {body}")
+            }
+            SendError::Exhausted { attempts, last } => write!(
+                f,
+                "the event was not delivered after {attempts} attempts; last: {last}"
+            ),
+            SendError::Request(e) => write!(f, "the event could not be sent: {e}"),
+            SendError::Store(e) => write!(f, "the event was not accepted: {e}"),
+            SendError::Pending { attempts, last } => write!(
+                f,
+                "the event is in the outbox, not delivered yet after {attempts} attempt(s) \
+                 (last: {last}); a later attempt will post it"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SendError {}
+
+/// Why a store could not do what was asked: it is unreachable, full, or its data is damaged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboxError {
+    store: &'static str,
+    message: String,
+}
+
+impl OutboxError {
+    /// An error of the store named `store` (`"file"`, `"redis"`, ...).
+    pub fn new(store: &'static str, message: impl Into<String>) -> Self {
+        OutboxError {
+            store,
+            message: message.into(),
+        }
+    }
+
+    /// Which store failed.
+    pub fn store(&self) -> &'static str {
+        self.store
+    }
+}
+
+impl fmt::Display for OutboxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} outbox: {}", self.store, self.message)
+    }
+}
+
+impl std::error::Error for OutboxError {}
+
+/// One stored event: pending (waiting for its next attempt) or dead (given up on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The `webhook-id`: the event's dedupe key.
+    pub id: String,
+    /// The envelope, exactly as signed on every attempt.
+    pub body: Vec<u8>,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// Pending: when the next attempt is due; dead: when it was given up on (Unix milliseconds).
+    pub due: i64,
+    /// When the event was accepted (Unix milliseconds).
+    pub accepted: i64,
+    /// What the last attempt met, if one was made.
+    pub last_error: Option<String>,
+}
+
+impl Entry {
+    /// A new event, due now.
+    pub fn new(id: impl Into<String>, body: Vec<u8>, now: i64) -> Self {
+        Entry {
+            id: id.into(),
+            body,
+            attempts: 0,
+            due: now,
+            accepted: now,
+            last_error: None,
+        }
+    }
+}
+
+/// Which list of a store to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    /// Events waiting for an attempt (or in one).
+    Pending,
+    /// Events given up on: a final 4xx, or retries run out.
+    Dead,
+}
+
+/// How an attempt ended, for the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settlement {
+    /// The host took it: remove it.
+    Delivered,
+    /// Try again at `due` (Unix milliseconds), with `attempts` made so far.
+    Retry {
+        /// Attempts made so far.
+        attempts: u32,
+        /// When the next attempt is due.
+        due: i64,
+        /// What this attempt met.
+        error: String,
+    },
+    /// Give up: move it to the dead letters.
+    Dead {
+        /// Attempts made.
+        attempts: u32,
+        /// Now (Unix milliseconds).
+        at: i64,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Where accepted events wait. Every method is a single atomic step of the store.
+///
+/// A claim is a lease held by one dispatcher, named by `owner`: the event's due time moves to the
+/// lease's end, so no other dispatcher takes it meanwhile, and only the holder settles it. A
+/// dispatcher that died holding a claim leaves the event due again when the lease ends.
+pub trait OutboxStore: Send + Sync + 'static {
+    /// Stores a new pending event, durably before it answers. `Ok(false)`: an event with this id is
+    /// already pending (the first one is kept; it carries the same id and so the same event).
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>>;
+
+    /// Claims up to `limit` pending events due at `now`, earliest first, for `owner` until
+    /// `lease_until` (all Unix milliseconds).
+    fn claim<'a>(
+        &'a self,
+        now: i64,
+        limit: usize,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>>;
+
+    /// Settles an attempt on `id`, if `owner` still holds its claim: `Ok(false)` when it does not
+    /// (the lease ran out and another dispatcher took it, or it was dropped).
+    fn settle<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        settlement: Settlement,
+    ) -> BoxFuture<'a, Result<bool, OutboxError>>;
+
+    /// When the earliest pending event is due (claimed ones count at their lease's end).
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>>;
+
+    /// Up to `limit` events of one list, earliest first.
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>>;
+
+    /// Moves dead event `id` back to pending, due at `now` with no attempts counted. `Ok(false)`:
+    /// no dead event has that id.
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>>;
+
+    /// Removes event `id`, pending or dead, for good. `Ok(false)`: no event has that id.
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>>;
+}
+
+/// Where a final outcome goes.
+type Tell = futures_channel::oneshot::Sender<Result<u16, SendError>>;
+
+/// Final outcomes waited for by senders in this process, by event id.
+#[derive(Default)]
+pub(crate) struct Waiters {
+    by_id: Mutex<HashMap<String, Vec<Tell>>>,
+}
+
+impl Waiters {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Tell>>> {
+        // Every update is one insert or remove: a panic elsewhere leaves a usable map.
+        self.by_id
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub(crate) fn wait(
+        &self,
+        id: &str,
+    ) -> futures_channel::oneshot::Receiver<Result<u16, SendError>> {
+        let (tell, told) = futures_channel::oneshot::channel();
+        self.lock().entry(id.to_owned()).or_default().push(tell);
+        told
+    }
+
+    pub(crate) fn finish(&self, id: &str, outcome: &Result<u16, SendError>) {
+        let waiting = self.lock().remove(id);
+        for tell in waiting.into_iter().flatten() {
+            let _ = tell.send(outcome.clone());
+        }
+    }
+}
+
+/// Now, in Unix milliseconds.
+pub(crate) fn now_ms() -> i64 {
+    crate::rt::SystemTime::now()
+        .duration_since(crate::rt::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// `d` in milliseconds, saturating.
+pub(crate) fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The outcome of an event: await it for the final status, or drop it and let the delivery finish
+/// on its own (its outcome is logged either way).
+#[derive(Debug)]
+pub struct Receipt {
+    pub(crate) outcome: futures_channel::oneshot::Receiver<Result<u16, SendError>>,
+}
+
+impl Receipt {
+    /// A receipt that is already settled.
+    pub(crate) fn settled(outcome: Result<u16, SendError>) -> Self {
+        let (tell, told) = futures_channel::oneshot::channel();
+        let _ = tell.send(outcome);
+        Receipt { outcome: told }
+    }
+
+    /// The final outcome: the host's 2xx status, or why the event was not delivered. If this
+    /// process stops first, the event stays in a durable store and the next process delivers it;
+    /// the receipt then answers [`SendError::Pending`].
+    pub async fn outcome(self) -> Result<u16, SendError> {
+        match self.outcome.await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(SendError::Pending {
+                attempts: 0,
+                last: "the dispatcher of this process stopped before the event was settled"
+                    .to_owned(),
+            }),
+        }
+    }
+}
+
+/// An outbox store behind an `Arc` is one too: a sender and your own code (a health check, a
+/// dead-letter report) can share it.
+impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
+        (**self).put(entry)
+    }
+    fn claim<'a>(
+        &'a self,
+        now: i64,
+        limit: usize,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
+        (**self).claim(now, limit, lease_until, owner)
+    }
+    fn settle<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        settlement: Settlement,
+    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        (**self).settle(id, owner, settlement)
+    }
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
+        (**self).next_due()
+    }
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
+        (**self).list(which, limit)
+    }
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        (**self).revive(id, now)
+    }
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        (**self).discard(id)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,465 @@
+//! The dispatcher: claims due events from a store, makes one attempt at each through a
+//! [`Courier`], and records how it went.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::Duration;
+
+use futures_util::future::{join_all, select};
+use tokio::sync::{Notify, Semaphore};
+
+use super::{
+    Entry, OutboxError, OutboxStore, Receipt, RetryPolicy, SendError, Settlement, Waiters, millis,
+    now_ms,
+};
+use crate::BoxFuture;
+use crate::rt::Instant;
+
+/// How one attempt went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Try {
+    /// A 2xx.
+    Delivered(u16),
+    /// A 4xx other than 429: the host's final answer.
+    Refused {
+        /// The status.
+        status: u16,
+        /// The answer, as text (at most 2 KB).
+        body: String,
+    },
+    /// A 5xx, a 429, a timeout or no connection: worth another attempt.
+    Failed {
+        /// What it met.
+        reason: String,
+        /// How long the host asked to wait (`Retry-After`), if it did.
+        retry_after: Option<Duration>,
+    },
+}
+
+/// What posts one stored event: [`EventSender`](crate::EventSender) signs the stored bytes with the
+/// current time and secrets and posts them.
+pub(crate) trait Courier: Send + Sync + 'static {
+    /// Makes one attempt at posting `body` as event `id`, within `timeout`.
+    fn attempt<'a>(&'a self, id: &'a str, body: &'a [u8], timeout: Duration) -> BoxFuture<'a, Try>;
+}
+
+/// Who makes the attempts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dispatch {
+    /// A task of its own drains the outbox for as long as the process lives (the default on
+    /// servers). It starts with the first event sent, or with
+    /// [`EventSender::start`](crate::EventSender::start).
+    Background,
+    /// No task outlives a request (Lambda, Vercel, Workers; the default on wasm32): each send makes
+    /// one attempt before it returns, and [`EventSender::drain`](crate::EventSender::drain) posts
+    /// what is due, within a time budget.
+    OnDemand,
+}
+
+impl Default for Dispatch {
+    fn default() -> Self {
+        if cfg!(target_arch = "wasm32") {
+            Dispatch::OnDemand
+        } else {
+            Dispatch::Background
+        }
+    }
+}
+
+/// What one [`drain`](crate::EventSender::drain) did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DrainReport {
+    /// Events the host took.
+    pub delivered: usize,
+    /// Events that failed an attempt and wait for the next.
+    pub retrying: usize,
+    /// Events given up on (a final 4xx, or retries run out), now dead letters.
+    pub dead: usize,
+    /// Whether due events were left when the budget ran out.
+    pub more: bool,
+    /// The store failed: what was drained before is counted above.
+    pub error: Option<OutboxError>,
+}
+
+/// How long a store may take over one call before it counts as unavailable.
+const STORE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The longest the background dispatcher sleeps before it looks at the store again (events from
+/// other instances, leases that ran out).
+const POLL: Duration = Duration::from_secs(1);
+/// Events claimed at once by a drain.
+const DRAIN_BATCH: usize = 16;
+
+/// A store, the courier that posts its events, and the schedule they are retried on.
+pub(crate) struct Outbox {
+    store: Arc<dyn OutboxStore>,
+    courier: Arc<dyn Courier>,
+    retry: RetryPolicy,
+    dispatch: Dispatch,
+    lease: Duration,
+    /// Names this process's claims.
+    owner: String,
+    waiters: Waiters,
+    wake: Notify,
+    slots: Arc<Semaphore>,
+    running: AtomicBool,
+    store_failures: AtomicU32,
+}
+
+impl std::fmt::Debug for Outbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outbox")
+            .field("dispatch", &self.dispatch)
+            .field("retry", &self.retry)
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How an attempt was settled, for a drain's report.
+enum Settled {
+    Delivered,
+    Retrying,
+    Dead,
+}
+
+impl Outbox {
+    /// An outbox over `store`, posting through `courier`; `concurrency` attempts at once at most.
+    pub(crate) fn new(
+        store: Arc<dyn OutboxStore>,
+        courier: Arc<dyn Courier>,
+        retry: RetryPolicy,
+        dispatch: Dispatch,
+        concurrency: usize,
+    ) -> Self {
+        Outbox {
+            store,
+            courier,
+            retry,
+            dispatch,
+            // An attempt must end well inside its claim, or another dispatcher could take the event
+            // while it is still being posted.
+            lease: Duration::from_secs(60).max(retry.timeout.saturating_mul(3)),
+            owner: crate::rt::random_token(),
+            waiters: Waiters::default(),
+            wake: Notify::new(),
+            slots: Arc::new(Semaphore::new(concurrency.max(1))),
+            running: AtomicBool::new(false),
+            store_failures: AtomicU32::new(0),
+        }
+    }
+
+    /// The store.
+    pub(crate) fn store(&self) -> &Arc<dyn OutboxStore> {
+        &self.store
+    }
+
+    /// A receipt for the final outcome of event `id` in this process. Taken before the event is
+    /// stored, so an attempt that settles it at once is not missed.
+    pub(crate) fn wait(&self, id: &str) -> Receipt {
+        Receipt {
+            outcome: self.waiters.wait(id),
+        }
+    }
+
+    /// Gives `outcome` to whoever waits for event `id`.
+    pub(crate) fn finish(&self, id: &str, outcome: &Result<u16, SendError>) {
+        self.waiters.finish(id, outcome);
+    }
+
+    /// Stores event `id` (durably, for a durable store) and wakes the dispatcher. An error means
+    /// the event was not accepted and will not be sent; those waiting for it hear it too.
+    pub(crate) async fn accept(self: &Arc<Self>, id: &str, body: Vec<u8>) -> Result<(), SendError> {
+        let stored = crate::rt::timeout(
+            STORE_TIMEOUT,
+            self.store.put(Entry::new(id, body, now_ms())),
+        )
+        .await
+        .unwrap_or_else(|_| Err(unanswered()));
+        if let Err(e) = stored {
+            let e = SendError::Store(e);
+            self.waiters.finish(id, &Err(e.clone()));
+            return Err(e);
+        }
+        if self.dispatch == Dispatch::Background {
+            self.start();
+        }
+        self.wake.notify_one();
+        Ok(())
+    }
+
+    /// Whether events are posted by a background task, started if it was not yet.
+    pub(crate) fn start(self: &Arc<Self>) -> bool {
+        if self.dispatch != Dispatch::Background {
+            return false;
+        }
+        if self.running.swap(true, Ordering::AcqRel) {
+            return true;
+        }
+        let outbox = Arc::clone(self);
+        if crate::rt::spawn(outbox.run()) {
+            true
+        } else {
+            self.running.store(false, Ordering::Release);
+            false
+        }
+    }
+
+    /// Waits for the final outcome of event `id`, or, on demand, makes attempts within one
+    /// attempt's timeout and reports where the event stands.
+    pub(crate) async fn settle_now(
+        self: &Arc<Self>,
+        id: &str,
+        receipt: Receipt,
+    ) -> Result<u16, SendError> {
+        if self.start() {
+            return receipt.outcome().await;
+        }
+        let mut mine = None;
+        let report = self
+            .drain_with(self.retry.timeout, |settled_id, outcome| {
+                if settled_id == id {
+                    mine = Some(outcome.clone());
+                }
+            })
+            .await;
+        match mine {
+            Some(outcome) => outcome,
+            None => Err(SendError::Pending {
+                attempts: 0,
+                last: match report.error {
+                    Some(e) => e.to_string(),
+                    None => "not attempted within this send's time budget".to_owned(),
+                },
+            }),
+        }
+    }
+
+    /// Posts due events in the caller's task for up to `budget` (attempts under way when it runs
+    /// out finish, within their own timeout).
+    pub(crate) async fn drain(&self, budget: Duration) -> DrainReport {
+        self.drain_with(budget, |_, _| {}).await
+    }
+
+    async fn drain_with(
+        &self,
+        budget: Duration,
+        mut seen: impl FnMut(&str, &Result<u16, SendError>),
+    ) -> DrainReport {
+        let until = Instant::now() + budget;
+        let mut report = DrainReport::default();
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                report.more = matches!(
+                    crate::rt::timeout(STORE_TIMEOUT, self.store.next_due()).await,
+                    Ok(Ok(Some(at))) if at <= now_ms()
+                );
+                break;
+            }
+            let now = now_ms();
+            let claimed = crate::rt::timeout(
+                STORE_TIMEOUT,
+                self.store
+                    .claim(now, DRAIN_BATCH, now + millis(self.lease), &self.owner),
+            )
+            .await
+            .unwrap_or_else(|_| Err(unanswered()));
+            let batch = match claimed {
+                Ok(batch) if batch.is_empty() => break,
+                Ok(batch) => batch,
+                Err(e) => {
+                    report.error = Some(e);
+                    break;
+                }
+            };
+            let timeout = self.retry.timeout.min(left);
+            let settled =
+                join_all(batch.into_iter().map(|entry| self.deliver(entry, timeout))).await;
+            for (id, settled, outcome) in settled {
+                match settled {
+                    Settled::Delivered => report.delivered += 1,
+                    Settled::Retrying => report.retrying += 1,
+                    Settled::Dead => report.dead += 1,
+                }
+                seen(&id, &outcome);
+            }
+        }
+        report
+    }
+
+    /// The background task: claims what is due while there are free slots, and sleeps until the
+    /// next event is due, a new one arrives or a slot frees up.
+    async fn run(self: Arc<Self>) {
+        loop {
+            let free = self.slots.available_permits();
+            if free > 0 {
+                let now = now_ms();
+                let claimed = crate::rt::timeout(
+                    STORE_TIMEOUT,
+                    self.store
+                        .claim(now, free, now + millis(self.lease), &self.owner),
+                )
+                .await
+                .unwrap_or_else(|_| Err(unanswered()));
+                match claimed {
+                    Ok(batch) => {
+                        self.store_recovered();
+                        let full = batch.len() == free;
+                        for entry in batch {
+                            let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() else {
+                                break;
+                            };
+                            let outbox = Arc::clone(&self);
+                            let timeout = self.retry.timeout;
+                            crate::rt::spawn(async move {
+                                let (_, _, _) = outbox.deliver(entry, timeout).await;
+                                drop(slot);
+                                outbox.wake.notify_one();
+                            });
+                        }
+                        if full {
+                            continue;
+                        }
+                    }
+                    Err(e) => {
+                        let pause = self.store_failed(&e);
+                        crate::rt::sleep(pause).await;
+                        continue;
+                    }
+                }
+            }
+            let next = match crate::rt::timeout(STORE_TIMEOUT, self.store.next_due()).await {
+                Ok(Ok(next)) => next,
+                _ => None,
+            };
+            let wait = next.map_or(POLL, |at| {
+                Duration::from_millis(u64::try_from(at - now_ms()).unwrap_or(0)).min(POLL)
+            });
+            if wait.is_zero() && free > 0 {
+                continue;
+            }
+            let woken = std::pin::pin!(self.wake.notified());
+            let slept = std::pin::pin!(crate::rt::sleep(wait.max(Duration::from_millis(1))));
+            let _ = select(woken, slept).await;
+        }
+    }
+
+    /// Logs a store failure (the first, then every 60th in a row) and says how long to pause.
+    fn store_failed(&self, e: &OutboxError) -> Duration {
+        let n = self.store_failures.fetch_add(1, Ordering::Relaxed);
+        if n.is_multiple_of(60) {
+            tracing::error!(error = %e, failures = n + 1, "the outbox store is unavailable; pending events wait until it is back");
+        }
+        Duration::from_millis(250u64.saturating_mul(u64::from(n.min(20)) + 1))
+            .min(Duration::from_secs(5))
+    }
+
+    fn store_recovered(&self) {
+        if self.store_failures.swap(0, Ordering::Relaxed) > 0 {
+            tracing::info!("the outbox store is back; draining pending events");
+        }
+    }
+
+    /// One attempt at `entry`, recorded in the store; the final outcome is logged and given to
+    /// whoever waits for it in this process.
+    async fn deliver(
+        &self,
+        entry: Entry,
+        timeout: Duration,
+    ) -> (String, Settled, Result<u16, SendError>) {
+        let attempts = entry.attempts.saturating_add(1);
+        let tried = self.courier.attempt(&entry.id, &entry.body, timeout).await;
+        let now = now_ms();
+        let (settlement, settled, outcome) = match tried {
+            Try::Delivered(status) => (Settlement::Delivered, Settled::Delivered, Ok(status)),
+            Try::Refused { status, body } => (
+                Settlement::Dead {
+                    attempts,
+                    at: now,
+                    reason: format!("refused with {status}: {body}"),
+                },
+                Settled::Dead,
+                Err(SendError::Rejected { status, body }),
+            ),
+            Try::Failed { reason, .. } if attempts >= self.retry.attempts.max(1) => (
+                Settlement::Dead {
+                    attempts,
+                    at: now,
+                    reason: format!("retries ran out after {attempts} attempts; last: {reason}"),
+                },
+                Settled::Dead,
+                Err(SendError::Exhausted {
+                    attempts,
+                    last: reason,
+                }),
+            ),
+            Try::Failed {
+                reason,
+                retry_after,
+            } => {
+                // The host says when; never longer than the policy's longest wait.
+                let wait = retry_after.map_or_else(
+                    || self.retry.backoff(attempts),
+                    |told| told.min(self.retry.max_backoff),
+                );
+                (
+                    Settlement::Retry {
+                        attempts,
+                        due: now.saturating_add(millis(wait)),
+                        error: reason.clone(),
+                    },
+                    Settled::Retrying,
+                    Err(SendError::Pending {
+                        attempts,
+                        last: reason,
+                    }),
+                )
+            }
+        };
+        let recorded = crate::rt::timeout(
+            STORE_TIMEOUT,
+            self.store.settle(&entry.id, &self.owner, settlement),
+        )
+        .await
+        .unwrap_or_else(|_| Err(unanswered()));
+        match recorded {
+            Ok(true) => {}
+            Ok(false) => tracing::debug!(
+                event_id = %entry.id,
+                "the event's claim had passed to another dispatcher or it was dropped; not recorded here"
+            ),
+            Err(e) => tracing::warn!(
+                event_id = %entry.id,
+                error = %e,
+                "could not record an attempt; the event is attempted again when its claim ends"
+            ),
+        }
+        match (&settled, &outcome) {
+            (Settled::Delivered, Ok(status)) => {
+                tracing::info!(event_id = %entry.id, status, attempts, "event delivered");
+            }
+            (Settled::Retrying, Err(e)) => {
+                tracing::debug!(event_id = %entry.id, attempts, error = %e, "event post failed; retrying");
+            }
+            (_, Err(e)) => {
+                tracing::error!(event_id = %entry.id, attempts, error = %e, "event not delivered; it is in the outbox's dead letters");
+            }
+            (_, Ok(_)) => {}
+        }
+        if !matches!(settled, Settled::Retrying) {
+            self.waiters.finish(&entry.id, &outcome);
+        }
+        (entry.id, settled, outcome)
+    }
+}
+
+fn unanswered() -> OutboxError {
+    OutboxError::new(
+        "outbox",
+        format!(
+            "the store did not answer within {} s",
+            STORE_TIMEOUT.as_secs()
+        ),
+    )
+}

@@ -1,0 +1,456 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::sync::Mutex;
+
+use super::*;
+
+/// What every store must do, run against each of them.
+async fn store_contract(store: &dyn OutboxStore) {
+    let body = |n: u8| vec![b'{', n, b'}'];
+    assert!(store.put(Entry::new("b", body(2), 200)).await.unwrap());
+    assert!(store.put(Entry::new("a", body(1), 100)).await.unwrap());
+    assert!(
+        store
+            .put(Entry::new("late", body(3), 10_000))
+            .await
+            .unwrap()
+    );
+    // The same id again keeps the first.
+    assert!(!store.put(Entry::new("a", body(9), 50)).await.unwrap());
+    assert_eq!(store.next_due().await.unwrap(), Some(100));
+
+    // Due ones, earliest first, within the limit; the late one is not due.
+    let claimed = store.claim(1_000, 10, 5_000, "one").await.unwrap();
+    let ids: Vec<&str> = claimed.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"]);
+    assert_eq!(claimed[0].body, body(1), "the first body is kept");
+    // Claimed ones are not due again before the lease ends, for anyone.
+    assert!(
+        store
+            .claim(4_999, 10, 9_000, "two")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.next_due().await.unwrap(), Some(5_000));
+
+    // Only the holder settles.
+    assert!(
+        !store
+            .settle("a", "two", Settlement::Delivered)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .settle("a", "one", Settlement::Delivered)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .settle("a", "one", Settlement::Delivered)
+            .await
+            .unwrap(),
+        "gone"
+    );
+    let retry = Settlement::Retry {
+        attempts: 1,
+        due: 300,
+        error: "status 503".into(),
+    };
+    assert!(store.settle("b", "one", retry).await.unwrap());
+    let pending = store.list(Which::Pending, 10).await.unwrap();
+    assert_eq!(pending.len(), 2);
+    assert_eq!(
+        (pending[0].id.as_str(), pending[0].attempts, pending[0].due),
+        ("b", 1, 300)
+    );
+    assert_eq!(pending[0].last_error.as_deref(), Some("status 503"));
+
+    // A lease that ran out: another dispatcher takes the event, and the first can no longer settle.
+    let claimed = store.claim(400, 1, 600, "one").await.unwrap();
+    assert_eq!(claimed[0].id, "b");
+    let claimed = store.claim(700, 1, 900, "two").await.unwrap();
+    assert_eq!(claimed[0].id, "b");
+    assert!(
+        !store
+            .settle("b", "one", Settlement::Delivered)
+            .await
+            .unwrap()
+    );
+    let dead = Settlement::Dead {
+        attempts: 2,
+        at: 800,
+        reason: "refused with 422".into(),
+    };
+    assert!(store.settle("b", "two", dead).await.unwrap());
+    let dead = store.list(Which::Dead, 10).await.unwrap();
+    assert_eq!(dead.len(), 1);
+    assert_eq!((dead[0].id.as_str(), dead[0].attempts), ("b", 2));
+    assert_eq!(dead[0].body, body(2));
+
+    // A dead letter comes back with no attempts counted, due now.
+    assert!(store.revive("b", 1_000).await.unwrap());
+    assert!(!store.revive("b", 1_000).await.unwrap());
+    assert!(store.list(Which::Dead, 10).await.unwrap().is_empty());
+    let claimed = store.claim(1_000, 10, 2_000, "one").await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!((claimed[0].id.as_str(), claimed[0].attempts), ("b", 0));
+
+    // Dropped for good, pending or dead.
+    assert!(store.discard("b").await.unwrap());
+    assert!(store.discard("late").await.unwrap());
+    assert!(!store.discard("late").await.unwrap());
+    assert!(store.list(Which::Pending, 10).await.unwrap().is_empty());
+    assert_eq!(store.next_due().await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn the_memory_store_keeps_the_contract() {
+    store_contract(&MemoryStore::new()).await;
+}
+
+#[cfg(feature = "redb")]
+#[tokio::test]
+async fn the_file_store_keeps_the_contract() {
+    let dir = tempdir();
+    store_contract(&FileStore::open(&dir).unwrap()).await;
+}
+
+#[cfg(feature = "redb")]
+#[tokio::test]
+async fn the_file_store_keeps_events_across_reopening_and_refuses_a_second_opener() {
+    let dir = tempdir();
+    {
+        let store = FileStore::open(&dir).unwrap();
+        for n in 0..100 {
+            assert!(
+                store
+                    .put(Entry::new(format!("e{n:03}"), vec![n], n.into()))
+                    .await
+                    .unwrap()
+            );
+        }
+        let second = FileStore::open(&dir).unwrap_err().to_string();
+        assert!(
+            second.contains("another process has this outbox open"),
+            "{second}"
+        );
+        assert!(second.contains("outbox.redb"), "{second}");
+    }
+    // The thread that owned the file lets go once the last handle is dropped.
+    let mut reopened = None;
+    for _ in 0..100 {
+        match FileStore::open(&dir) {
+            Ok(store) => {
+                reopened = Some(store);
+                break;
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    let store = reopened.expect("the file reopens");
+    let pending = store.list(Which::Pending, 1_000).await.unwrap();
+    assert_eq!(pending.len(), 100);
+    assert_eq!(pending[42].id, "e042");
+    assert_eq!(pending[42].body, vec![42]);
+}
+
+#[cfg(feature = "redb")]
+#[test]
+fn a_folder_that_cannot_hold_the_outbox_is_named() {
+    let dir = tempdir();
+    let file = dir.join("not-a-folder");
+    std::fs::write(&file, b"x").unwrap();
+    let e = FileStore::open(&file).unwrap_err().to_string();
+    assert!(
+        e.contains("not-a-folder") && e.contains("cannot create the folder"),
+        "{e}"
+    );
+}
+
+#[cfg(feature = "redb")]
+fn tempdir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("host-outbox-test-{}", crate::rt::random_token()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A courier that answers each attempt with the next scripted result and records what it was given.
+struct Scripted {
+    script: Mutex<Vec<Try>>,
+    seen: Mutex<Vec<(String, Vec<u8>)>>,
+}
+
+impl Scripted {
+    fn new(mut script: Vec<Try>) -> Arc<Self> {
+        script.reverse();
+        Arc::new(Scripted {
+            script: Mutex::new(script),
+            seen: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn seen(&self) -> Vec<(String, Vec<u8>)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Courier for Scripted {
+    fn attempt<'a>(&'a self, id: &'a str, body: &'a [u8], _: Duration) -> BoxFuture<'a, Try> {
+        self.seen
+            .lock()
+            .unwrap()
+            .push((id.to_owned(), body.to_vec()));
+        let next = self
+            .script
+            .lock()
+            .unwrap()
+            .pop()
+            .unwrap_or(Try::Delivered(200));
+        Box::pin(std::future::ready(next))
+    }
+}
+
+fn fail() -> Try {
+    Try::Failed {
+        reason: "status 503".into(),
+        retry_after: None,
+    }
+}
+
+fn quick(attempts: u32) -> RetryPolicy {
+    RetryPolicy {
+        attempts,
+        first_backoff: Duration::from_millis(5),
+        max_backoff: Duration::from_millis(20),
+        timeout: Duration::from_secs(1),
+    }
+}
+
+fn outbox(
+    store: Arc<dyn OutboxStore>,
+    courier: Arc<Scripted>,
+    retry: RetryPolicy,
+    dispatch: Dispatch,
+) -> Arc<Outbox> {
+    Arc::new(Outbox::new(store, courier, retry, dispatch, 8))
+}
+
+#[tokio::test]
+async fn failed_attempts_are_retried_with_the_same_id_and_bytes_until_delivered() {
+    let courier = Scripted::new(vec![fail(), fail(), Try::Delivered(202)]);
+    let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    let outbox = outbox(
+        Arc::clone(&store),
+        Arc::clone(&courier),
+        quick(5),
+        Dispatch::Background,
+    );
+    let receipt = outbox.wait("k");
+    outbox.accept("k", b"{\"x\":1}".to_vec()).await.unwrap();
+    assert_eq!(receipt.outcome().await, Ok(202));
+    let seen = courier.seen();
+    assert_eq!(seen.len(), 3);
+    assert!(
+        seen.iter()
+            .all(|(id, body)| id == "k" && body == b"{\"x\":1}")
+    );
+    assert!(
+        store.list(Which::Pending, 10).await.unwrap().is_empty(),
+        "removed once delivered"
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_and_exhausted_retries_become_dead_letters_that_can_be_retried() {
+    let refused = Try::Refused {
+        status: 422,
+        body: "no".into(),
+    };
+    let courier = Scripted::new(vec![refused, fail(), fail(), fail(), Try::Delivered(200)]);
+    let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    let outbox = outbox(
+        Arc::clone(&store),
+        Arc::clone(&courier),
+        quick(3),
+        Dispatch::Background,
+    );
+
+    let receipt = outbox.wait("refused");
+    outbox.accept("refused", b"1".to_vec()).await.unwrap();
+    assert!(matches!(
+        receipt.outcome().await,
+        Err(SendError::Rejected { status: 422, .. })
+    ));
+    let receipt = outbox.wait("flaky");
+    outbox.accept("flaky", b"2".to_vec()).await.unwrap();
+    assert!(matches!(
+        receipt.outcome().await,
+        Err(SendError::Exhausted { attempts: 3, .. })
+    ));
+    let dead = store.list(Which::Dead, 10).await.unwrap();
+    let reasons: Vec<(&str, &str)> = dead
+        .iter()
+        .map(|e| (e.id.as_str(), e.last_error.as_deref().unwrap()))
+        .collect();
+    assert_eq!(reasons.len(), 2);
+    assert!(
+        reasons
+            .iter()
+            .any(|(id, why)| *id == "refused" && why.contains("422"))
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|(id, why)| *id == "flaky" && why.contains("3 attempts"))
+    );
+
+    // Retried by hand: delivered on its next attempt.
+    let receipt = outbox.wait("flaky");
+    assert!(store.revive("flaky", now_ms()).await.unwrap());
+    assert_eq!(receipt.outcome().await, Ok(200));
+}
+
+#[tokio::test]
+async fn retry_after_is_waited_for_and_capped() {
+    let told = Try::Failed {
+        reason: "status 429".into(),
+        retry_after: Some(Duration::from_secs(3_600)),
+    };
+    let courier = Scripted::new(vec![told]);
+    let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    let retry = RetryPolicy {
+        max_backoff: Duration::from_secs(2),
+        ..quick(3)
+    };
+    let outbox = outbox(Arc::clone(&store), courier, retry, Dispatch::OnDemand);
+    let before = now_ms();
+    outbox.accept("k", b"1".to_vec()).await.unwrap();
+    let report = outbox.drain(Duration::from_secs(1)).await;
+    assert_eq!(report.retrying, 1);
+    let due = store.list(Which::Pending, 1).await.unwrap()[0].due;
+    // An hour asked for, the policy's 2 s longest wait kept.
+    assert!(
+        (before + 1_900..before + 3_000).contains(&due),
+        "{}",
+        due - before
+    );
+}
+
+#[tokio::test]
+async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_rest() {
+    let courier = Scripted::new(vec![fail(), Try::Delivered(200), Try::Delivered(200)]);
+    let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    let retry = RetryPolicy {
+        first_backoff: Duration::from_millis(1),
+        ..quick(5)
+    };
+    let outbox = outbox(
+        Arc::clone(&store),
+        Arc::clone(&courier),
+        retry,
+        Dispatch::OnDemand,
+    );
+    assert!(!outbox.start(), "no background task on demand");
+
+    let receipt = outbox.wait("first");
+    outbox.accept("first", b"1".to_vec()).await.unwrap();
+    let outcome = outbox.settle_now("first", receipt).await;
+    assert!(
+        matches!(outcome, Err(SendError::Pending { attempts: 1, .. })),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        store.list(Which::Pending, 10).await.unwrap().len(),
+        1,
+        "kept for later"
+    );
+
+    outbox.accept("second", b"2".to_vec()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let report = outbox.drain(Duration::from_secs(2)).await;
+    assert_eq!((report.delivered, report.retrying, report.dead), (2, 0, 0));
+    assert!(!report.more && report.error.is_none());
+    assert!(store.list(Which::Pending, 10).await.unwrap().is_empty());
+}
+
+/// A store whose every call fails, as a full disk or a Redis that is down.
+struct Broken;
+
+impl OutboxStore for Broken {
+    fn put(&self, _: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
+        Box::pin(std::future::ready(Err(OutboxError::new(
+            "test",
+            "disk full",
+        ))))
+    }
+    fn claim<'a>(
+        &'a self,
+        _: i64,
+        _: usize,
+        _: i64,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
+        Box::pin(std::future::ready(Err(OutboxError::new(
+            "test",
+            "disk full",
+        ))))
+    }
+    fn settle<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: Settlement,
+    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        Box::pin(std::future::ready(Err(OutboxError::new(
+            "test",
+            "disk full",
+        ))))
+    }
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
+        Box::pin(std::future::ready(Err(OutboxError::new(
+            "test",
+            "disk full",
+        ))))
+    }
+    fn list(&self, _: Which, _: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
+        Box::pin(std::future::ready(Err(OutboxError::new(
+            "test",
+            "disk full",
+        ))))
+    }
+    fn revive<'a>(&'a self, _: &'a str, _: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        Box::pin(std::future::ready(Err(OutboxError::new(
+            "test",
+            "disk full",
+        ))))
+    }
+    fn discard<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
+        Box::pin(std::future::ready(Err(OutboxError::new(
+            "test",
+            "disk full",
+        ))))
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_cannot_take_the_event_is_an_error_for_the_caller_and_its_waiters() {
+    let courier = Scripted::new(vec![]);
+    let outbox = outbox(
+        Arc::new(Broken),
+        Arc::clone(&courier),
+        quick(3),
+        Dispatch::Background,
+    );
+    let receipt = outbox.wait("k");
+    let e = outbox.accept("k", b"1".to_vec()).await.unwrap_err();
+    assert!(
+        matches!(&e, SendError::Store(inner) if inner.to_string().contains("disk full")),
+        "{e}"
+    );
+    assert!(e.to_string().contains("not accepted"), "{e}");
+    assert_eq!(receipt.outcome().await, Err(e));
+    assert!(courier.seen().is_empty(), "nothing was posted");
+}
