@@ -127,7 +127,8 @@ fn example(env: &HashMap<String, String>) -> Example {
         .enable_all()
         .build()
         .unwrap();
-    let tracker = Arc::new(Tracker::from_config(&config).unwrap());
+    let tracker =
+        Arc::new(Tracker::from_config(&config, host_runtime::outbox::MemoryStore::new()).unwrap());
     let handler = keyword_tracker::app(tracker.clone(), &config);
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(config.listen))

@@ -10,6 +10,7 @@
 //! twice, from two instances or two checks, is one event for the host.
 
 use chrono::NaiveDate;
+use host_runtime::HostError;
 use host_runtime::webhook::OutboundEvent;
 
 use crate::data::{Dataset, Store};
@@ -66,8 +67,13 @@ fn slug(text: &str) -> String {
 impl Tracker {
     /// Checks install `install`'s tracked keywords for drops today and posts what it finds;
     /// `because` ends each alert's sentence (for example "since 4.12.0 went live"). Returns how
-    /// many drops were found.
-    pub(crate) fn check_drops(&self, install: &str, because: &str) -> usize {
+    /// many drops were found, or the error of an outbox that could not take an event (the host's
+    /// call then fails and is retried, so no alert is lost).
+    pub(crate) async fn check_drops(
+        &self,
+        install: &str,
+        because: &str,
+    ) -> Result<usize, HostError> {
         let (tracked, threshold, paused) =
             self.with_install(install, |s| (s.tracked.clone(), s.threshold, s.paused));
         let found = drops(&self.data, &tracked, threshold);
@@ -77,7 +83,7 @@ impl Tracker {
                 drops = found.len(),
                 "install paused: no alerts posted"
             );
-            return found.len();
+            return Ok(found.len());
         }
         let today = self.today();
         for d in &found {
@@ -107,7 +113,8 @@ impl Tracker {
                 d.country,
                 d.store.key()
             );
-            self.post(self.webhooks.rank_dropped(install, &key, &payload));
+            self.post(self.webhooks.rank_dropped(install, &key, &payload))
+                .await?;
         }
         if found.len() >= COLLAPSE_COUNT {
             let mut keywords: Vec<String> = found.iter().map(|d| d.keyword.clone()).collect();
@@ -124,17 +131,23 @@ impl Tracker {
                         keywords: Some(keywords),
                     };
                     let key = format!("rank.collapsed-{}-{today}", slug(install));
-                    self.post(self.webhooks.rank_collapsed(install, &key, &payload));
+                    self.post(self.webhooks.rank_collapsed(install, &key, &payload))
+                        .await?;
                 }
                 Err(_) => tracing::error!(why, "banner sentence does not fit the payload schema"),
             }
         }
-        found.len()
+        Ok(found.len())
     }
 
     /// Posts a `store.algorithm_updated` marker for every ranking change recorded between `from`
     /// and `to` (inclusive).
-    pub(crate) fn mark_algorithm_updates(&self, install: &str, from: NaiveDate, to: NaiveDate) {
+    pub(crate) async fn mark_algorithm_updates(
+        &self,
+        install: &str,
+        from: NaiveDate,
+        to: NaiveDate,
+    ) -> Result<(), HostError> {
         let today = self.today();
         for update in &self.data.algorithm_updates {
             let date = self.data.date_of(update.day, today);
@@ -161,17 +174,32 @@ impl Tracker {
             self.post(
                 self.webhooks
                     .store_algorithm_updated(install, &key, &payload),
-            );
+            )
+            .await?;
         }
+        Ok(())
     }
 
-    /// Sends one event in the background: the host's call is answered without waiting for the
-    /// event-post endpoint, and a failure is logged, never lost silently.
-    fn post(&self, event: Result<OutboundEvent, host_runtime::webhook::WebhookError>) {
+    /// Hands one event to the outbox: it is stored (on disk, or in Redis) before this returns,
+    /// and posted in the background until the host takes it, across restarts. An outbox that
+    /// cannot take it fails the host's call, which the host retries; an event that breaks its own
+    /// schema is a bug here, logged.
+    async fn post(
+        &self,
+        event: Result<OutboundEvent, host_runtime::webhook::WebhookError>,
+    ) -> Result<(), HostError> {
         match event {
-            Err(e) => tracing::error!(error = %e, "event not signed"),
-            // The send runs in its own task and logs its outcome; the receipt is not needed here.
-            Ok(event) => drop(event.spawn()),
+            Err(e) => {
+                tracing::error!(error = %e, "event not signed");
+                Ok(())
+            }
+            // The receipt is not needed: the outbox logs the outcome.
+            Ok(event) => match event.enqueue().await {
+                Ok(_receipt) => Ok(()),
+                Err(e) => Err(HostError::internal(format!(
+                    "an event could not be queued: {e}"
+                ))),
+            },
         }
     }
 }

@@ -8,6 +8,11 @@
 //! | token issuer | | `HOST_ISSUER` | `https://auth.host.example` |
 //! | event-post URL | | `HOST_EVENT_POST_URL` | `http://127.0.0.1:8788/v1/events` (`cargo host dev`) |
 //! | event signing secret | | `HOST_SIGNING_SECRET` | the development secret |
+//! | outbox | | `HOST_OUTBOX` | the folder `.host-outbox` in the working directory |
+//!
+//! `HOST_OUTBOX` is where the server's own events wait until the host takes them: a folder (an
+//! embedded store, one file, for one instance) or a `redis://host:port` URL (for several
+//! instances), in both modes. Unset, it is `.host-outbox` in the working directory.
 //!
 //! In production mode the last four have no default: the server refuses to start without them and
 //! names each one missing. The development key set and secret are public (every copy of the SDK
@@ -15,9 +20,14 @@
 
 use std::fmt;
 use std::net::SocketAddr;
+use std::sync::Arc;
+
+use host_runtime::outbox::{FileStore, OutboxStore, RedisOutbox};
 
 /// The address served by default.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
+/// The outbox folder when `HOST_OUTBOX` is unset, relative to the working directory.
+pub const DEFAULT_OUTBOX: &str = ".host-outbox";
 /// Where `cargo host dev` takes the vendor's events by default.
 pub const DEFAULT_DEV_EVENT_POST_URL: &str = "http://127.0.0.1:8788/v1/events";
 
@@ -48,6 +58,50 @@ pub enum Keys {
     Url(String),
 }
 
+/// Where the server's own events wait until the host takes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutboxSetting {
+    /// The embedded store, in this folder.
+    Folder(std::path::PathBuf),
+    /// A Redis outbox shared by every instance (`redis://` or `rediss://` URL).
+    Redis(String),
+}
+
+impl fmt::Display for OutboxSetting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutboxSetting::Folder(dir) => write!(f, "{}", dir.display()),
+            OutboxSetting::Redis(url) => f.write_str(url),
+        }
+    }
+}
+
+impl OutboxSetting {
+    /// Reads `HOST_OUTBOX`: a `redis://`/`rediss://` URL, or else a folder.
+    pub fn parse(value: Option<&str>) -> Self {
+        match value.map(str::trim) {
+            Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
+                OutboxSetting::Redis(url.to_owned())
+            }
+            Some(dir) => OutboxSetting::Folder(dir.into()),
+            None => OutboxSetting::Folder(DEFAULT_OUTBOX.into()),
+        }
+    }
+
+    /// Opens the store, naming `HOST_OUTBOX` and the place in the error.
+    pub async fn open(&self) -> Result<Arc<dyn OutboxStore>, ConfigError> {
+        let opened = match self {
+            OutboxSetting::Folder(dir) => {
+                FileStore::open(dir).map(|s| Arc::new(s) as Arc<dyn OutboxStore>)
+            }
+            OutboxSetting::Redis(url) => RedisOutbox::connect(url)
+                .await
+                .map(|s| Arc::new(s) as Arc<dyn OutboxStore>),
+        };
+        opened.map_err(|e| ConfigError(format!("HOST_OUTBOX ({self}) cannot be opened: {e}")))
+    }
+}
+
 /// The server's configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -63,6 +117,8 @@ pub struct Config {
     pub event_post_url: String,
     /// The secret those events are signed with (`whsec_...`).
     pub signing_secret: String,
+    /// Where those events wait until the host takes them.
+    pub outbox: OutboxSetting,
 }
 
 /// Why the configuration is unusable; the message names every setting at fault.
@@ -147,6 +203,7 @@ impl Config {
                 .unwrap_or_else(|| DEFAULT_DEV_EVENT_POST_URL.to_owned()),
             signing_secret: var("HOST_SIGNING_SECRET")
                 .unwrap_or_else(|| host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET.to_owned()),
+            outbox: OutboxSetting::parse(var("HOST_OUTBOX").as_deref()),
         };
         if let Err(e) = host_runtime::webhook::Secret::parse(&config.signing_secret) {
             return Err(ConfigError(format!("HOST_SIGNING_SECRET is unusable: {e}")));
@@ -184,6 +241,21 @@ mod tests {
             Keys::Inline(host_runtime::testing::development_jwks())
         );
         assert_eq!(c.event_post_url, DEFAULT_DEV_EVENT_POST_URL);
+        assert_eq!(c.outbox, OutboxSetting::Folder(DEFAULT_OUTBOX.into()));
+    }
+
+    #[test]
+    fn the_outbox_is_a_folder_or_a_redis_url() {
+        let c = load(None, false, &[("HOST_OUTBOX", "/var/lib/tracker/outbox")]).unwrap();
+        assert_eq!(
+            c.outbox,
+            OutboxSetting::Folder("/var/lib/tracker/outbox".into())
+        );
+        let c = load(None, false, &[("HOST_OUTBOX", " redis://10.0.0.5:6379/2 ")]).unwrap();
+        assert_eq!(
+            c.outbox,
+            OutboxSetting::Redis("redis://10.0.0.5:6379/2".into())
+        );
     }
 
     #[test]

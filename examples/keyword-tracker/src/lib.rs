@@ -84,12 +84,19 @@ pub struct InstallSnapshot {
 
 impl Tracker {
     /// A tracker over the embedded data set, posting its events to `config`'s event-post URL signed
-    /// with its secret, and naming this build (the package version) in them.
-    pub fn from_config(config: &config::Config) -> Result<Self, String> {
+    /// with its secret, and naming this build (the package version) in them. Events wait in
+    /// `outbox` until the host takes them (see [`config::OutboxSetting`]); the sender starts
+    /// posting what a previous run left there at once.
+    pub fn from_config(
+        config: &config::Config,
+        outbox: impl host_runtime::outbox::OutboxStore,
+    ) -> Result<Self, String> {
         let data = Dataset::embedded()?;
         let sender = host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret)
             .map_err(|e| format!("HOST_SIGNING_SECRET: {e}"))?
-            .with_build(env!("CARGO_PKG_VERSION"));
+            .with_build(env!("CARGO_PKG_VERSION"))
+            .with_outbox(outbox);
+        sender.start();
         Ok(Tracker {
             data,
             installs: Mutex::new(HashMap::new()),

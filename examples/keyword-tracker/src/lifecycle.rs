@@ -17,7 +17,9 @@ impl Events for Tracker {
         let install = &call.install.id;
         let version = call.input.version.clone();
         self.with_install(install, |s| s.releases.push(version.clone()));
-        let drops = self.check_drops(install, &format!("since {version} went live"));
+        let drops = self
+            .check_drops(install, &format!("since {version} went live"))
+            .await?;
         tracing::info!(%install, %version, drops, "release checked");
         Ok(())
     }

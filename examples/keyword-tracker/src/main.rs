@@ -45,7 +45,21 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let tracker = match Tracker::from_config(&config) {
+    let outbox = match config.outbox.open().await {
+        Ok(outbox) => outbox,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let left = outbox
+        .list(host_runtime::outbox::Which::Pending, 10_000)
+        .await
+        .map_or(0, |pending| pending.len());
+    if left > 0 {
+        tracing::info!(events = left, outbox = %config.outbox, "posting events a previous run left in the outbox");
+    }
+    let tracker = match Tracker::from_config(&config, outbox) {
         Ok(tracker) => Arc::new(tracker),
         Err(e) => {
             eprintln!("error: {e}");
@@ -80,6 +94,10 @@ fn banner(config: &Config, addr: std::net::SocketAddr) -> String {
     let mut out = format!(
         "keyword-tracker listening on http://{addr} ({} mode)\n",
         config.mode
+    );
+    out += &format!(
+        "  outbox  {} (HOST_OUTBOX: a folder, or redis://host:port)\n",
+        config.outbox
     );
     match config.mode {
         Mode::Development => {

@@ -133,10 +133,10 @@ impl Connector for Tracker {
         let install = &call.install.id;
         self.apply_settings(install, &call.documents);
         if let Some(last) = covered {
-            self.mark_algorithm_updates(install, start, last);
+            self.mark_algorithm_updates(install, start, last).await?;
         }
         if !request.backfill && answer.cursor.is_none() && to >= today {
-            self.check_drops(install, "since yesterday");
+            self.check_drops(install, "since yesterday").await?;
         }
         Ok(answer)
     }

@@ -22,8 +22,12 @@ impl Drop for Server {
     }
 }
 
+/// The binary in a folder of its own, so the default outbox (`.host-outbox` in the working
+/// directory) is each run's own.
 fn command() -> Command {
     let mut c = Command::new(BIN);
+    let dir = tempfile::tempdir().unwrap().keep();
+    c.current_dir(dir);
     for var in [
         "HOST_MODE",
         "HOST_JWKS_URL",
@@ -31,6 +35,7 @@ fn command() -> Command {
         "HOST_EVENT_POST_URL",
         "HOST_SIGNING_SECRET",
         "LISTEN_ADDR",
+        "HOST_OUTBOX",
     ] {
         c.env_remove(var);
     }
@@ -55,7 +60,7 @@ fn start(extra: &[&str]) -> (Server, String, Vec<String>) {
         .to_owned();
     let mut shown = vec![first];
     // The rest of the banner, up to the blank line before the examples.
-    for line in lines.by_ref().take(8) {
+    for line in lines.by_ref().take(9) {
         shown.push(line.unwrap());
     }
     (Server(child), base, shown)

@@ -69,7 +69,8 @@ async fn start() -> Running {
         (k == "HOST_EVENT_POST_URL").then(|| sink_url.clone())
     })
     .unwrap();
-    let tracker = Arc::new(Tracker::from_config(&config).unwrap());
+    let tracker =
+        Arc::new(Tracker::from_config(&config, host_runtime::outbox::MemoryStore::new()).unwrap());
     let handler = keyword_tracker::app(tracker.clone(), &config);
     let listener = tokio::net::TcpListener::bind(config.listen).await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

@@ -2,8 +2,8 @@
 //!
 //! `vercel.json` sends every `/host/...` path to this function, which sees the original path and
 //! answers it as the native server does. Configuration is the example's own environment
-//! (`HOST_MODE`, `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`): set
-//! them as the project's environment variables. Locally, `VERCEL_DEV_PORT=3000 cargo run -p
+//! (`HOST_MODE`, `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`,
+//! `HOST_OUTBOX`): set them as the project's environment variables. Locally, `VERCEL_DEV_PORT=3000 cargo run -p
 //! keyword-tracker-vercel` serves it on 127.0.0.1:3000 the way `vercel dev` does.
 
 use std::sync::Arc;
@@ -18,7 +18,18 @@ use vercel_runtime::{Error, Request, Response, ResponseBody, run, service_fn};
 async fn main() -> Result<(), Error> {
     // The address is Vercel's; `LISTEN_ADDR` and `--listen` do not apply here.
     let config = Config::load(Some("127.0.0.1:0"), false, |k| std::env::var(k).ok())?;
-    let tracker = Arc::new(Tracker::from_config(&config)?);
+    // The function's folder is read-only and an instance's /tmp goes with it: events wait in the
+    // Redis outbox `HOST_OUTBOX` names (`redis://...`), or, unset, in memory for as long as this
+    // instance lives.
+    let tracker = if std::env::var_os("HOST_OUTBOX").is_some() {
+        Tracker::from_config(&config, config.outbox.open().await?)?
+    } else {
+        eprintln!(
+            "warning: HOST_OUTBOX is not set: events wait in memory and are lost with this instance"
+        );
+        Tracker::from_config(&config, host_runtime::outbox::MemoryStore::new())?
+    };
+    let tracker = Arc::new(tracker);
     let handler = keyword_tracker::app(tracker, &config);
     run(service_fn(move |request: Request| {
         let mut handler = handler.clone();

@@ -85,10 +85,11 @@ impl FileStore {
                 ),
                 e => failed(&path, "cannot open", e),
             })?;
-        // Make the tables now, so reads never meet a missing one.
+        // Make the tables now, so reads never meet a missing one, and take back the claims of the
+        // process that had the file before: it is gone (the file is locked while open), so what it
+        // was posting is due again now rather than when its leases would have run out.
         let made = db.begin_write().map_err(redb::Error::from).and_then(|txn| {
-            txn.open_table(PENDING)?;
-            txn.open_table(DUE)?;
+            release_claims(&txn, super::now_ms())?;
             txn.open_table(DEAD)?;
             txn.commit()?;
             Ok(())
@@ -212,6 +213,28 @@ fn serve(db: &Database, queue: &mpsc::Receiver<Job>, path: &Path) {
             reply(committed.clone());
         }
     }
+}
+
+/// Makes every claimed event unclaimed and due by `now`.
+fn release_claims(txn: &WriteTransaction, now: i64) -> Result<(), redb::Error> {
+    let mut pending = txn.open_table(PENDING)?;
+    let mut due = txn.open_table(DUE)?;
+    let mut claimed = Vec::new();
+    for row in pending.iter()? {
+        let (id, raw) = row?;
+        if let Ok((entry, owner)) = codec::decode(raw.value())
+            && !owner.is_empty()
+        {
+            claimed.push((id.value().to_owned(), entry));
+        }
+    }
+    for (id, mut entry) in claimed {
+        due.remove((entry.due, id.as_str()))?;
+        entry.due = entry.due.min(now);
+        pending.insert(id.as_str(), codec::encode(&entry, "").as_slice())?;
+        due.insert((entry.due, id.as_str()), ())?;
+    }
+    Ok(())
 }
 
 /// The record of pending event `id` and its claim's owner; a record that does not decode is
