@@ -35,14 +35,30 @@ const CACHE: usize = 8 * 1024 * 1024;
 /// share a [`RedisOutbox`](super::RedisOutbox) instead.
 #[derive(Clone)]
 pub struct FileStore {
-    jobs: mpsc::Sender<Job>,
+    inner: std::sync::Arc<Inner>,
+}
+
+struct Inner {
+    jobs: Option<mpsc::Sender<Job>>,
     path: PathBuf,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The last handle closes the file before it is gone, so the same process (or the next one) can
+/// open it again at once.
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.jobs.take();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl std::fmt::Debug for FileStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileStore")
-            .field("path", &self.path)
+            .field("path", &self.inner.path)
             .finish()
     }
 }
@@ -97,20 +113,26 @@ impl FileStore {
         made.map_err(|e| failed(&path, "cannot prepare", e))?;
         let (jobs, queue) = mpsc::channel();
         let thread_path = path.clone();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("host-outbox".into())
             .spawn(move || serve(&db, &queue, &thread_path))
             .map_err(|e| failed(&path, "cannot start its thread", e))?;
-        Ok(FileStore { jobs, path })
+        Ok(FileStore {
+            inner: std::sync::Arc::new(Inner {
+                jobs: Some(jobs),
+                path,
+                thread: Some(thread),
+            }),
+        })
     }
 
     /// The database file.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.inner.path
     }
 
     fn stopped(&self) -> OutboxError {
-        failed(&self.path, "unavailable", "its thread stopped")
+        failed(self.path(), "unavailable", "its thread stopped")
     }
 
     fn write<T: Send + 'static>(
@@ -118,7 +140,7 @@ impl FileStore {
         op: impl FnOnce(&WriteTransaction) -> Result<T, redb::Error> + Send + 'static,
     ) -> BoxFuture<'static, Result<T, OutboxError>> {
         let (tell, told) = futures_channel::oneshot::channel();
-        let path = self.path.clone();
+        let path = self.inner.path.clone();
         let job = Job::Write(Box::new(move |txn| {
             let result = txn.and_then(|txn| op(txn).map_err(|e| failed(&path, "cannot write", e)));
             let ok = result.is_ok();
@@ -135,7 +157,7 @@ impl FileStore {
         op: impl FnOnce(&Database) -> Result<T, redb::Error> + Send + 'static,
     ) -> BoxFuture<'static, Result<T, OutboxError>> {
         let (tell, told) = futures_channel::oneshot::channel();
-        let path = self.path.clone();
+        let path = self.inner.path.clone();
         let job = Job::Read(Box::new(move |db| {
             let _ = tell.send(op(db).map_err(|e| failed(&path, "cannot read", e)));
         }));
@@ -148,7 +170,8 @@ impl FileStore {
         told: futures_channel::oneshot::Receiver<Result<T, OutboxError>>,
     ) -> BoxFuture<'static, Result<T, OutboxError>> {
         let stopped = self.stopped();
-        if self.jobs.send(job).is_err() {
+        let sent = self.inner.jobs.as_ref().map(|jobs| jobs.send(job));
+        if !matches!(sent, Some(Ok(()))) {
             return Box::pin(std::future::ready(Err(stopped)));
         }
         Box::pin(async move { told.await.unwrap_or(Err(stopped)) })

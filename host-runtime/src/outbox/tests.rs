@@ -139,8 +139,8 @@ async fn the_file_store_keeps_events_across_reopening_and_refuses_a_second_opene
         );
         assert!(second.contains("outbox.redb"), "{second}");
     }
-    // The thread that owned the file lets go once the last handle is dropped.
-    let store = reopen(&dir);
+    // The last handle closed the file when it was dropped.
+    let store = FileStore::open(&dir).unwrap();
     let pending = store.list(Which::Pending, 1_000).await.unwrap();
     assert_eq!(pending.len(), 100);
     assert_eq!(pending[42].id, "e042");
@@ -169,23 +169,11 @@ async fn reopening_the_file_takes_back_the_claims_of_the_process_that_had_it() {
                 .is_empty()
         );
     }
-    let store = reopen(&dir);
+    let store = FileStore::open(&dir).unwrap();
     let now = now_ms();
     let claimed = store.claim(now, 10, now + 1_000, "next").await.unwrap();
     assert_eq!(claimed.len(), 1, "due at once, not in an hour");
     assert!(claimed[0].due <= now);
-}
-
-/// Opens the file store in `dir` again once the previous handle's thread has let go of it.
-#[cfg(feature = "redb")]
-fn reopen(dir: &std::path::Path) -> FileStore {
-    for _ in 0..100 {
-        if let Ok(store) = FileStore::open(dir) {
-            return store;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    FileStore::open(dir).unwrap()
 }
 
 #[cfg(feature = "redb")]

@@ -1,0 +1,125 @@
+//! The embedded outbox file under real faults: a writer process killed with SIGKILL in the middle of
+//! its commits, again and again, leaves a file that opens and holds every event it reported
+//! accepted; a disk that fills up (a file size limit) is an error for the sender, never a silent
+//! drop or a panic.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use host_runtime::outbox::{FileStore, OutboxStore, Which};
+
+const WRITER: &str = env!("CARGO_BIN_EXE_outbox_writer");
+
+/// Runs `command`, reads what it reports for `run_for` (or until it exits), kills it (SIGKILL) and
+/// returns the ids it reported accepted and any `error:` line.
+fn run_and_kill(
+    mut command: Command,
+    run_for: Duration,
+) -> (Vec<String>, Option<String>, Option<i32>) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut ids = Vec::new();
+        let mut error = None;
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            match line.strip_prefix("error: ") {
+                Some(e) => error = Some(e.to_owned()),
+                None => ids.push(line),
+            }
+        }
+        (ids, error)
+    });
+    let until = std::time::Instant::now() + run_for;
+    let mut status = None;
+    while std::time::Instant::now() < until {
+        if let Some(s) = child.try_wait().unwrap() {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if status.is_none() {
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let (ids, error) = reader.join().unwrap();
+    (ids, error, status.and_then(|s| s.code()))
+}
+
+async fn stored_ids(dir: &std::path::Path) -> HashSet<String> {
+    let store = FileStore::open(dir).unwrap_or_else(|e| panic!("the outbox does not open: {e}"));
+    store
+        .list(Which::Pending, usize::MAX)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_file_killed_mid_commit_opens_with_every_accepted_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut accepted = Vec::new();
+    // Kills at different points of the commit cycle.
+    for ms in [40, 90, 170, 260, 400, 650] {
+        let mut command = Command::new(WRITER);
+        command.arg(dir.path());
+        let (ids, error, _) = run_and_kill(command, Duration::from_millis(ms));
+        assert_eq!(error, None, "the writer met an error");
+        accepted.extend(ids);
+        let stored = stored_ids(dir.path()).await;
+        let lost: Vec<&String> = accepted.iter().filter(|id| !stored.contains(*id)).collect();
+        assert!(
+            lost.is_empty(),
+            "accepted then lost after a kill at {ms} ms: {lost:?}"
+        );
+    }
+    assert!(
+        accepted.len() > 100,
+        "the writer got going: {} events",
+        accepted.len()
+    );
+}
+
+#[tokio::test]
+async fn a_full_disk_is_an_error_for_the_sender_and_the_file_still_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 4 MiB file size limit; the signal a process gets past it is ignored, so the write fails
+    // with EFBIG as on a full disk.
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg("ulimit -f 8192; trap '' XFSZ; exec \"$0\" \"$1\"")
+        .arg(WRITER)
+        .arg(dir.path());
+    let (ids, error, code) = run_and_kill(command, Duration::from_secs(60));
+    let error = error.expect("the store refused an event");
+    assert_eq!(
+        code,
+        Some(3),
+        "the writer stopped on the error, not a panic: {error}"
+    );
+    assert!(
+        error.contains("outbox.redb"),
+        "the error names the file: {error}"
+    );
+    assert!(!ids.is_empty());
+    let stored = stored_ids(dir.path()).await;
+    let lost: Vec<&String> = ids.iter().filter(|id| !stored.contains(*id)).collect();
+    assert!(
+        lost.is_empty(),
+        "accepted then lost: {} of {}",
+        lost.len(),
+        ids.len()
+    );
+}
