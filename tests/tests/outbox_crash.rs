@@ -39,20 +39,14 @@ fn run_and_kill(
         (ids, error)
     });
     let until = std::time::Instant::now() + run_for;
-    let mut status = None;
-    while std::time::Instant::now() < until {
-        if let Some(s) = child.try_wait().unwrap() {
-            status = Some(s);
-            break;
-        }
+    while std::time::Instant::now() < until && child.try_wait().unwrap().is_none() {
         std::thread::sleep(Duration::from_millis(5));
     }
-    if status.is_none() {
-        child.kill().unwrap();
-        child.wait().unwrap();
-    }
+    // SIGKILL if it still runs (a process that already exited cannot be signalled).
+    let _ = child.kill();
+    let status = child.wait().unwrap();
     let (ids, error) = reader.join().unwrap();
-    (ids, error, status.and_then(|s| s.code()))
+    (ids, error, status.code())
 }
 
 async fn stored_ids(dir: &std::path::Path) -> HashSet<String> {
