@@ -5,7 +5,8 @@
 //! `cargo run -p host-cli -- validate ...` does the same.
 //!
 //! `validate`, `schema` and `expand` work on the manifest alone. `dev`, `call`, `trigger` and
-//! `check` (in [`local`]) exercise a running vendor server the way the host does.
+//! `check` (in [`local`]) exercise a running vendor server the way the host does. `outbox` reads and
+//! mends a vendor server's outbox.
 //!
 //! Exit codes: 0 when the manifest has no error (warnings allowed), 1 when it is invalid (malformed
 //! JSON included), 2 when the file cannot be read or the arguments are wrong. The local host's
@@ -14,6 +15,7 @@
 mod diff;
 mod init;
 mod local;
+mod outbox;
 mod render;
 mod watch;
 
@@ -156,6 +158,17 @@ enum Command {
     ///
     /// Exits 0 when every check passes, 1 otherwise, 2 when nothing answers at all.
     Check(local::check::CheckArgs),
+    /// Show what a vendor server's outbox holds, and retry or drop an event.
+    ///
+    /// The outbox is where the server's own events wait until the host takes them: a folder (the
+    /// embedded store) or a `redis://` URL, from `--store`, else `HOST_OUTBOX`, else `.host-outbox`.
+    /// `list` (the default) shows pending events (attempts, next attempt, what the last one met)
+    /// and dead letters (refused by the host, or out of retries); `retry ID` puts a dead letter
+    /// back in pending; `drop ID` removes an event for good. A running server locks the embedded
+    /// store: stop it first.
+    ///
+    /// Exits 0 on success, 1 when no event has the id, 2 when the outbox cannot be opened.
+    Outbox(outbox::OutboxArgs),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -217,6 +230,7 @@ fn main() -> ExitCode {
         Command::Call(args) => local::block_on(local::call::run(args, term)),
         Command::Trigger(args) => local::block_on(local::trigger::run(args, term)),
         Command::Check(args) => local::block_on(local::check::run(args, term)),
+        Command::Outbox(args) => local::block_on(outbox::run(args, term)),
     }
 }
 

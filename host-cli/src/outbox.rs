@@ -1,0 +1,204 @@
+//! `cargo host outbox`: what a vendor server's outbox holds (events waiting for the host, and dead
+//! letters the host refused or that ran out of retries), and retrying or dropping one of them.
+//!
+//! The outbox is the one the server uses: a folder (the embedded store) or a `redis://` URL, from
+//! `--store`, else `HOST_OUTBOX`, else `.host-outbox`. The embedded store is locked by a running
+//! server: stop it first (a Redis outbox can be read while servers run).
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use host_runtime::outbox::{Entry, FileStore, OutboxStore, RedisOutbox, Which};
+
+use crate::local::output::{Term, line};
+
+/// Where the outbox is when neither `--store` nor `HOST_OUTBOX` says.
+const DEFAULT_STORE: &str = ".host-outbox";
+
+/// `cargo host outbox` arguments.
+#[derive(Debug, clap::Args)]
+pub struct OutboxArgs {
+    /// The outbox: a folder (the embedded store) or a `redis://host:port` URL. Default:
+    /// `HOST_OUTBOX`, else `.host-outbox`.
+    #[arg(long, global = true, value_name = "FOLDER|URL")]
+    store: Option<String>,
+    /// The key prefix of a Redis outbox.
+    #[arg(long, global = true, default_value = "host-outbox:")]
+    prefix: String,
+    #[command(subcommand)]
+    action: Option<Action>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Action {
+    /// List pending events and dead letters (the default).
+    List {
+        /// Only the dead letters.
+        #[arg(long)]
+        dead: bool,
+        /// At most this many of each list.
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+        /// One JSON object per line (the body as text), for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Move a dead letter back to pending: the server posts it again, with no attempts counted.
+    Retry {
+        /// The event's id (`webhook-id`).
+        id: String,
+    },
+    /// Remove an event, pending or dead, for good.
+    Drop {
+        /// The event's id (`webhook-id`).
+        id: String,
+    },
+}
+
+/// Runs `cargo host outbox`.
+pub async fn run(args: OutboxArgs, term: Term) -> ExitCode {
+    let place = args
+        .store
+        .or_else(|| {
+            std::env::var("HOST_OUTBOX")
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        })
+        .unwrap_or_else(|| DEFAULT_STORE.to_owned());
+    let store: Arc<dyn OutboxStore> = if place.starts_with("redis://")
+        || place.starts_with("rediss://")
+    {
+        match RedisOutbox::connect(&place).await {
+            Ok(store) => Arc::new(store.with_prefix(args.prefix)),
+            Err(e) => {
+                term.error(&e.to_string());
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        if !std::path::Path::new(&place).join("outbox.redb").exists() {
+            term.error(&format!(
+                "no outbox at `{place}`: name the server's HOST_OUTBOX folder or redis:// URL with --store"
+            ));
+            return ExitCode::from(2);
+        }
+        match FileStore::open(&place) {
+            Ok(store) => Arc::new(store),
+            Err(e) => {
+                term.error(&e.to_string());
+                if e.to_string().contains("another process") {
+                    term.note("stop the server that uses this outbox, then run this again");
+                }
+                return ExitCode::from(2);
+            }
+        }
+    };
+    let action = args.action.unwrap_or(Action::List {
+        dead: false,
+        limit: 100,
+        json: false,
+    });
+    let outcome = match action {
+        Action::List { dead, limit, json } => list(&*store, dead, limit, json, &term).await,
+        Action::Retry { id } => store.revive(&id, now_ms()).await.map(|found| {
+            report(
+                found,
+                &id,
+                "back in pending: the server posts it within a second",
+                &term,
+            )
+        }),
+        Action::Drop { id } => store
+            .discard(&id)
+            .await
+            .map(|found| report(found, &id, "dropped", &term)),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            term.error(&e.to_string());
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn report(found: bool, id: &str, done: &str, term: &Term) -> ExitCode {
+    if found {
+        line(&format!("{} {id}: {done}", term.ok()));
+        ExitCode::SUCCESS
+    } else {
+        term.error(&format!(
+            "no event `{id}` in this outbox (`cargo host outbox list` shows them)"
+        ));
+        ExitCode::from(1)
+    }
+}
+
+async fn list(
+    store: &dyn OutboxStore,
+    dead_only: bool,
+    limit: usize,
+    json: bool,
+    term: &Term,
+) -> Result<ExitCode, host_runtime::outbox::OutboxError> {
+    let mut lists = Vec::new();
+    if !dead_only {
+        lists.push(("pending", store.list(Which::Pending, limit).await?));
+    }
+    lists.push(("dead", store.list(Which::Dead, limit).await?));
+    for (name, entries) in &lists {
+        if json {
+            for e in entries {
+                let row = serde_json::json!({
+                    "list": name,
+                    "id": e.id,
+                    "attempts": e.attempts,
+                    "due": time(e.due),
+                    "accepted": time(e.accepted),
+                    "lastError": e.last_error,
+                    "body": String::from_utf8_lossy(&e.body),
+                });
+                line(&row.to_string());
+            }
+            continue;
+        }
+        line(&term.bold(&format!(
+            "{name} ({}{})",
+            entries.len(),
+            if entries.len() == limit { "+" } else { "" }
+        )));
+        for e in entries {
+            line(&describe(name, e));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line for a person: id, attempts, when, what the last attempt met, size.
+fn describe(list: &str, e: &Entry) -> String {
+    let when = if list == "dead" { "given up" } else { "next" };
+    let last = e
+        .last_error
+        .as_deref()
+        .map(|why| format!("  last: {why}"))
+        .unwrap_or_default();
+    format!(
+        "  {}  attempts {}  {when} {}  ({} bytes){last}",
+        e.id,
+        e.attempts,
+        time(e.due),
+        e.body.len()
+    )
+}
+
+fn time(ms: i64) -> String {
+    DateTime::<Utc>::from_timestamp_millis(ms).map_or_else(
+        || ms.to_string(),
+        |t| t.to_rfc3339_opts(SecondsFormat::Secs, true),
+    )
+}
+
+fn now_ms() -> i64 {
+    Utc::now().timestamp_millis()
+}
