@@ -17,6 +17,7 @@
 //! - [`events`]: typed payloads of the 12 published host events;
 //! - [`metrics`], [`work`]: the connector sync and work destination shapes;
 //! - [`webhook`]: signing the vendor's own events (Standard Webhooks `v1`);
+//! - [`outbox`]: where those events wait until the host takes them (a file, Redis or memory);
 //! - [`HostError`]: errors with the interface's codes and body;
 //! - [`interface`]: the interface as this SDK implements it (install tokens, errors, routes, answer
 //!   shapes, events and deduplication, limits, health), one section per topic.
@@ -25,7 +26,8 @@
 //! native HTTP client ([`client`]) that fetches the key set and posts events. Without default
 //! features the crate is the portable core, `Handler::handle` over `http` types, which also builds
 //! for `wasm32-unknown-unknown` (Cloudflare Workers, with the `host-runtime-workers` adapter).
-//! `lambda` adds the AWS Lambda adapter; `axum`, `http2` and `redis` add to the server.
+//! `lambda` adds the AWS Lambda adapter; `axum`, `http2` and `redis` add to the server; `redb`
+//! (default) is the embedded outbox store.
 
 pub mod answer;
 pub mod auth;

@@ -1,0 +1,245 @@
+//! Outbox benchmark (not a test): how fast events are accepted into the embedded (file) and Redis
+//! outboxes, how fast they reach a fast receiver end to end, and the process's resident memory over
+//! a million events.
+//!
+//! `cargo bench -p host-sdk-tests --bench outbox`. `OUTBOX_EVENTS` (default 100,000) sets the events
+//! of the rate runs, `OUTBOX_SOAK` (default 1,000,000, 0 skips) those of the memory run,
+//! `OUTBOX_PRODUCERS` (default 256) how many tasks send at once.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use host_runtime::EventSender;
+use host_runtime::outbox::{Dispatch, FileStore, OutboxStore, RedisOutbox, Which};
+use host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET;
+use host_runtime::webhook::PayloadSchema;
+
+static ALERT: PayloadSchema = PayloadSchema::new(
+    "rank.dropped",
+    r#"{"type": "object", "required": ["why"], "properties": {"why": {"type": "string", "maxLength": 280}, "keyword": {"type": "string"}}}"#,
+    true,
+);
+
+fn rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A receiver that answers every post 200 at once and counts them.
+async fn receiver() -> (String, Arc<AtomicU64>) {
+    let count = Arc::new(AtomicU64::new(0));
+    let seen = Arc::clone(&count);
+    let app = axum::Router::new().route(
+        "/v1/events",
+        axum::routing::post(move || {
+            let seen = Arc::clone(&seen);
+            async move {
+                seen.fetch_add(1, Ordering::Relaxed);
+                http::StatusCode::OK
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1/events", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, count)
+}
+
+/// Sends `events` events through `sender` from `producers` tasks, numbered from `from`; returns
+/// the seconds it took until every one was accepted.
+async fn produce(sender: &EventSender, from: u64, events: u64, producers: u64) -> f64 {
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for p in 0..producers {
+        let sender = sender.clone();
+        tasks.spawn(async move {
+            let mut n = from + p;
+            while n < from + events {
+                let payload = serde_json::json!({ "why": format!("keyword {n} fell"), "keyword": "habit tracker" });
+                let event = sender.event(&ALERT, "ins_bench", &format!("drop-{n}"), &payload).unwrap();
+                // The receipt is dropped: the outcome is the dispatcher's to log.
+                let _receipt = event.enqueue().await.expect("accepted");
+                n += producers;
+            }
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.unwrap();
+    }
+    started.elapsed().as_secs_f64()
+}
+
+fn sender(url: &str, store: impl OutboxStore, dispatch: Dispatch) -> EventSender {
+    EventSender::new(url, DEVELOPMENT_WEBHOOK_SECRET)
+        .unwrap()
+        .with_outbox(store)
+        .with_dispatch(dispatch)
+}
+
+async fn wait_delivered(count: &AtomicU64, target: u64) {
+    while count.load(Ordering::Relaxed) < target {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let events = env("OUTBOX_EVENTS", 100_000);
+    let producers = env("OUTBOX_PRODUCERS", 256);
+    let soak = env("OUTBOX_SOAK", 1_000_000);
+    let (url, count) = receiver().await;
+    println!(
+        "{events} events, {producers} producers; resident memory at start {:.1} MiB",
+        rss_mib()
+    );
+    println!();
+    println!("| outbox | accepted/s (no delivery) | end to end: delivered/s to a 200 receiver |");
+    println!("|---|---|---|");
+
+    // Embedded: acceptance alone (nothing drains), then end to end in a fresh file.
+    let dir = tempfile::tempdir().unwrap();
+    let accept = {
+        let s = sender(
+            &url,
+            FileStore::open(dir.path().join("accept")).unwrap(),
+            Dispatch::OnDemand,
+        );
+        events as f64 / produce(&s, 0, events, producers).await
+    };
+    let end_to_end = {
+        let before = count.load(Ordering::Relaxed);
+        let s = sender(
+            &url,
+            FileStore::open(dir.path().join("e2e")).unwrap(),
+            Dispatch::Background,
+        );
+        let started = Instant::now();
+        produce(&s, 0, events, producers).await;
+        wait_delivered(&count, before + events).await;
+        let rate = events as f64 / started.elapsed().as_secs_f64();
+        assert!(
+            s.outbox_store()
+                .list(Which::Dead, 1)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        rate
+    };
+    println!("| embedded (redb file, fsync per commit) | {accept:.0} | {end_to_end:.0} |");
+
+    if let Some(redis) = start_redis() {
+        let store = RedisOutbox::connect(&redis.url()).await.unwrap();
+        let accept = {
+            let s = sender(
+                &url,
+                store.clone().with_prefix("accept:"),
+                Dispatch::OnDemand,
+            );
+            events as f64 / produce(&s, 0, events, producers).await
+        };
+        let end_to_end = {
+            let before = count.load(Ordering::Relaxed);
+            let s = sender(&url, store.with_prefix("e2e:"), Dispatch::Background);
+            let started = Instant::now();
+            produce(&s, 0, events, producers).await;
+            wait_delivered(&count, before + events).await;
+            events as f64 / started.elapsed().as_secs_f64()
+        };
+        println!("| Redis (one instance, local redis-server) | {accept:.0} | {end_to_end:.0} |");
+    }
+
+    if soak == 0 {
+        return;
+    }
+    println!();
+    println!("{soak} events end to end through the embedded outbox, resident memory:");
+    println!("| events accepted | delivered | pending | resident memory |");
+    println!("|---|---|---|---|");
+    let before = count.load(Ordering::Relaxed);
+    let s = sender(
+        &url,
+        FileStore::open(dir.path().join("soak")).unwrap(),
+        Dispatch::Background,
+    );
+    let step = (soak / 10).max(1);
+    let started = Instant::now();
+    let mut from = 0;
+    while from < soak {
+        produce(&s, from, step, producers).await;
+        from += step;
+        let pending = s
+            .outbox_store()
+            .list(Which::Pending, 1_000_000)
+            .await
+            .unwrap()
+            .len();
+        println!(
+            "| {from} | {} | {pending} | {:.1} MiB |",
+            count.load(Ordering::Relaxed) - before,
+            rss_mib()
+        );
+    }
+    wait_delivered(&count, before + soak).await;
+    println!(
+        "all {soak} delivered in {:.1} s; resident memory {:.1} MiB",
+        started.elapsed().as_secs_f64(),
+        rss_mib()
+    );
+}
+
+struct Redis(std::process::Child, u16);
+
+impl Redis {
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.1)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_redis() -> Option<Redis> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .ok()?
+        .local_addr()
+        .ok()?
+        .port();
+    let child = std::process::Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let redis = Redis(child, port);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Some(redis)
+}
