@@ -12,6 +12,15 @@
 
 use std::time::Instant;
 
+/// Counts the bytes the program holds on the heap and the most it held: what the deliveries in
+/// flight really need, apart from what the allocator keeps around.
+#[global_allocator]
+static ALLOCATOR: peak_alloc::PeakAlloc = peak_alloc::PeakAlloc;
+
+fn mib(bytes: usize) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
 use host_runtime::HostEvent;
 use serde_json::json;
 
@@ -67,7 +76,12 @@ async fn main() {
         .filter(|n| 10_000 % n == 0)
         .unwrap_or(1_000);
     println!("distinct event deliveries, memory store, {concurrency} in flight at once");
-    println!("resident memory before: {:.1} MiB", rss_mib());
+    println!(
+        "resident memory before: {:.1} MiB (heap in use {:.1} MiB)",
+        rss_mib(),
+        mib(ALLOCATOR.current_usage())
+    );
+    ALLOCATOR.reset_peak_usage();
     let base = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
     let host = std::sync::Arc::new(host);
     let mut rates = Vec::new();
@@ -99,7 +113,15 @@ async fn main() {
     for (n, rate) in rates.iter().enumerate() {
         println!("| {}–{} | {rate:.0} |", n * 10_000 + 1, (n + 1) * 10_000);
     }
-    println!("resident memory after: {:.1} MiB", rss_mib());
+    let (live, peak) = (ALLOCATOR.current_usage(), ALLOCATOR.peak_usage());
+    println!(
+        "resident memory after: {:.1} MiB; heap in use {:.1} MiB (the window's keys), at most {:.1} MiB \
+         while deliveries were in flight: {:.1} KiB per delivery in flight beyond the window",
+        rss_mib(),
+        mib(live),
+        mib(peak),
+        (peak.saturating_sub(live)) as f64 / 1024.0 / concurrency as f64
+    );
     // What the window holds, against what the allocator kept from the deliveries in flight: a
     // second run over the same 100,000 contents is answered from the recorded keys (no handler, no
     // new key), so memory that grows again is per-delivery, and memory that stays is the window's.

@@ -102,6 +102,8 @@ pub(crate) struct Outbox {
     waiters: Waiters,
     wake: Notify,
     slots: Arc<Semaphore>,
+    /// The fewest free slots a claim waits for.
+    claim_floor: usize,
     running: AtomicBool,
     store_failures: AtomicU32,
 }
@@ -144,6 +146,7 @@ impl Outbox {
             waiters: Waiters::default(),
             wake: Notify::new(),
             slots: Arc::new(Semaphore::new(concurrency.max(1))),
+            claim_floor: (concurrency / 4).max(1),
             running: AtomicBool::new(false),
             store_failures: AtomicU32::new(0),
         }
@@ -292,8 +295,11 @@ impl Outbox {
     /// next event is due, a new one arrives or a slot frees up.
     async fn run(self: Arc<Self>) {
         loop {
+            // Under load, claims wait for a quarter of the slots to be free: each claim is a write
+            // (a commit, for the file store), and one per finished attempt would cost more than the
+            // attempts.
             let free = self.slots.available_permits();
-            if free > 0 {
+            if free >= self.claim_floor {
                 let now = now_ms();
                 let claimed = crate::rt::timeout(
                     STORE_TIMEOUT,
@@ -336,7 +342,7 @@ impl Outbox {
             let wait = next.map_or(POLL, |at| {
                 Duration::from_millis(u64::try_from(at - now_ms()).unwrap_or(0)).min(POLL)
             });
-            if wait.is_zero() && free > 0 {
+            if wait.is_zero() && free >= self.claim_floor {
                 continue;
             }
             let woken = std::pin::pin!(self.wake.notified());
