@@ -6,8 +6,9 @@
 1. The seven crates of the root workspace, with one `cargo package`: cargo packages workspace
    members in dependency order and resolves each one against the ones packaged before it, as if
    they were already on crates.io. Unless --no-verify, each package is then built from its
-   unpacked .crate, as `cargo publish` does (about 8 minutes on 2 cores; CI passes --no-verify
-   and builds the packages in scripts/registry_e2e.py instead, which also runs them).
+   unpacked .crate, as `cargo publish` does (about 8 minutes on 2 cores: every crate builds its
+   own dependencies; CI passes --no-verify and builds the packages in scripts/registry_e2e.py
+   instead, which also runs them).
 2. host-runtime-workers (the Workers workspace), without its lock file: it is a library, and
    until host-runtime is on crates.io no lock file can be made for it. It builds for wasm32 only;
    scripts/registry_e2e.py checks it from its package.
