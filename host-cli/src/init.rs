@@ -2,10 +2,15 @@
 //! builds without warnings, serves, and passes `cargo host check` as written.
 //!
 //! The crate has the set-up the README describes: `host-runtime` and `host-runtime-build` as
-//! dependencies (path dependencies on the SDK checkout), the one-line `build.rs` that keeps the
-//! editor in step with the manifest, a manifest with its `$schema` line, an icon, and a
-//! `src/config.rs` that reads `LISTEN_ADDR`, `HOST_JWKS_URL` and `HOST_ISSUER` (what `cargo host
-//! dev` prints). Nothing is written when any file it would write already exists.
+//! dependencies, the one-line `build.rs` that keeps the editor in step with the manifest, a
+//! manifest with its `$schema` line, an icon, and a `src/config.rs` that reads `LISTEN_ADDR`,
+//! `HOST_JWKS_URL` and `HOST_ISSUER` (what `cargo host dev` prints). Nothing is written when any
+//! file it would write already exists.
+//!
+//! Where the SDK crates come from: version requirements on the registry (this CLI's own version,
+//! so the templates and the runtime match) when the CLI was installed from a package, as `cargo
+//! install host-cli` does; path dependencies on a checkout with `--sdk PATH`, or when the CLI was
+//! built inside a checkout that still exists (someone working on the SDK itself).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -89,8 +94,9 @@ pub struct InitArgs {
     /// [default: the folder's name, lowercased, with `_` and spaces as `-`].
     #[arg(long)]
     pub name: Option<String>,
-    /// The SDK checkout (the folder holding `host-runtime/`), used as path dependencies
-    /// [default: the checkout `cargo host` was built from].
+    /// An SDK checkout (the folder holding `host-runtime/`), used as path dependencies
+    /// [default: the checkout `cargo host` was built in, if any; otherwise the SDK crates of this
+    /// CLI's version from the registry].
     #[arg(long, value_name = "PATH", env = "HOST_SDK_PATH")]
     pub sdk: Option<PathBuf>,
 }
@@ -159,7 +165,7 @@ fn init(args: InitArgs) -> Result<String, String> {
         ));
     }
 
-    let sdk = sdk_path(args.sdk.as_deref())?;
+    let sdk = sdk_source(args.sdk.as_deref())?;
     let existing: Vec<&str> = FILES
         .iter()
         .copied()
@@ -216,8 +222,15 @@ fn init(args: InitArgs) -> Result<String, String> {
         Some(p) => format!("  cd {}\n", p.display()),
         None => String::new(),
     };
+    let from = match &sdk {
+        Sdk::Registry => format!(
+            "host-runtime and host-runtime-build {} from the registry",
+            env!("CARGO_PKG_VERSION")
+        ),
+        Sdk::Checkout(root) => format!("host-runtime and host-runtime-build in {}", root.display()),
+    };
     Ok(format!(
-        "created `{id}` ({} template) in {}: {}\n\nnext:\n{cd}  cargo run                  # serves it on 127.0.0.1:8787\n  cargo host check           # in a second terminal: the host's publish-time checks\n  {}",
+        "created `{id}` ({} template) in {}: {}\nSDK: {from}\n\nnext:\n{cd}  cargo run                  # serves it on 127.0.0.1:8787\n  cargo host check           # in a second terminal: the host's publish-time checks\n  {}",
         args.template.name(),
         dir.display(),
         FILES.join(", "),
@@ -230,32 +243,72 @@ fn title_of(id: &str) -> String {
     heck::ToTitleCase::to_title_case(id)
 }
 
-/// The SDK checkout: `--sdk`, or the one this binary was built from.
-fn sdk_path(given: Option<&Path>) -> Result<PathBuf, String> {
-    let built_from = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
-    let sdk = match (given, built_from) {
-        (Some(p), _) => p.to_owned(),
-        (None, Some(p)) => p.to_owned(),
-        (None, None) => return Err("pass `--sdk PATH`, the SDK checkout".to_owned()),
+/// Where the new crate's SDK dependencies come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Sdk {
+    /// The registry, at this CLI's version.
+    Registry,
+    /// Path dependencies on this checkout.
+    Checkout(PathBuf),
+}
+
+/// `--sdk` (which must be a checkout), else the checkout this binary was built in, else the
+/// registry.
+fn sdk_source(given: Option<&Path>) -> Result<Sdk, String> {
+    let Some(given) = given else {
+        return Ok(match checkout_of(Path::new(env!("CARGO_MANIFEST_DIR"))) {
+            Some(root) => Sdk::Checkout(root),
+            None => Sdk::Registry,
+        });
     };
-    let sdk = std::fs::canonicalize(&sdk).unwrap_or(sdk);
+    let sdk = std::fs::canonicalize(given).unwrap_or_else(|_| given.to_owned());
     if !sdk.join("host-runtime/Cargo.toml").is_file() {
         return Err(format!(
-            "{} is not the SDK checkout (it has no host-runtime/Cargo.toml); pass `--sdk PATH` or set HOST_SDK_PATH",
+            "{} is not the SDK checkout (it has no host-runtime/Cargo.toml); pass `--sdk` the folder that holds host-runtime/ (or set HOST_SDK_PATH to it)",
             sdk.display()
         ));
     }
-    Ok(sdk)
+    Ok(Sdk::Checkout(sdk))
 }
 
-fn cargo_toml(id: &str, sdk: &Path, template: Template, dir: &Path) -> String {
-    let path = |krate: &str| toml_string(&sdk.join(krate).to_string_lossy());
+/// The checkout holding `crate_dir` (host-cli's folder at build time), if it is one and still
+/// exists: a folder named `host-cli` whose parent has a workspace `Cargo.toml` listing it and a
+/// `host-runtime/` crate. A packaged build is not: cargo unpacks it into a folder named
+/// `host-cli-VERSION` (under `~/.cargo/registry/src`, a vendor folder or `target/package`).
+fn checkout_of(crate_dir: &Path) -> Option<PathBuf> {
+    if crate_dir.file_name()? != "host-cli" {
+        return None;
+    }
+    let root = crate_dir.parent()?;
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).ok()?;
+    let is_ours = workspace.lines().any(|l| l.trim() == "[workspace]")
+        && workspace.contains("\"host-cli\"")
+        && root.join("host-runtime/Cargo.toml").is_file()
+        && crate_dir.join("Cargo.toml").is_file();
+    is_ours.then(|| std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned()))
+}
+
+/// An SDK crate's line in `[dependencies]`: `{ path = ... }` or the version requirement.
+fn sdk_dependency(sdk: &Sdk, krate: &str) -> String {
+    match sdk {
+        Sdk::Checkout(root) => format!(
+            "{{ path = {} }}",
+            toml_string(&root.join(krate).to_string_lossy())
+        ),
+        // This CLI's own version (a caret requirement): the templates it writes are the ones
+        // that version of the runtime builds.
+        Sdk::Registry => toml_string(env!("CARGO_PKG_VERSION")),
+    }
+}
+
+fn cargo_toml(id: &str, sdk: &Sdk, template: Template, dir: &Path) -> String {
     let mut text = format!(
-        "[package]\nname = \"{id}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nhost-runtime = {{ path = {} }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\", \"net\"] }}\n{}\n[build-dependencies]\n# Keeps the editor's completions in step with host.extension.json (see build.rs).\nhost-runtime-build = {{ path = {} }}\n",
-        path("host-runtime"),
+        "[package]\nname = \"{id}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nhost-runtime = {}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\", \"net\"] }}\n{}\n[build-dependencies]\n# Keeps the editor's completions in step with host.extension.json (see build.rs).\nhost-runtime-build = {}\n",
+        sdk_dependency(sdk, "host-runtime"),
         template.extra_dependencies(),
-        path("host-runtime-build"),
+        sdk_dependency(sdk, "host-runtime-build"),
     );
+
     if let Some(workspace) = enclosing_workspace(dir) {
         text += &format!(
             "\n# Its own workspace: the folder lies inside the workspace of {}, which does not list it.\n# To make it a member instead, delete these two lines and add it to that workspace's `members`.\n[workspace]\n",
@@ -304,6 +357,55 @@ mod tests {
         assert_eq!(title_of("rank-watch"), "Rank Watch");
         assert_eq!(title_of("a--b"), "A B");
         assert_eq!(toml_string(r#"C:\sdk "x""#), r#""C:\\sdk \"x\"""#);
+    }
+
+    #[test]
+    fn a_checkout_is_told_apart_from_a_packaged_build() {
+        // This crate is built in the checkout.
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let root = checkout_of(here).expect("built in the checkout");
+        assert!(root.join("host-runtime/Cargo.toml").is_file());
+        assert_eq!(
+            sdk_dependency(&Sdk::Checkout(root.clone()), "host-runtime"),
+            format!(
+                "{{ path = {} }}",
+                toml_string(&root.join("host-runtime").to_string_lossy())
+            )
+        );
+        assert_eq!(
+            sdk_dependency(&Sdk::Registry, "host-runtime"),
+            format!("\"{}\"", env!("CARGO_PKG_VERSION"))
+        );
+
+        let scratch = tempfile::tempdir().unwrap();
+        // How cargo unpacks a package: `host-cli-VERSION` in a folder of sources with no workspace.
+        let unpacked = scratch.path().join("registry/src/index/host-cli-0.1.0");
+        std::fs::create_dir_all(&unpacked).unwrap();
+        std::fs::write(
+            unpacked.join("Cargo.toml"),
+            "[package]\nname = \"host-cli\"\n",
+        )
+        .unwrap();
+        assert_eq!(checkout_of(&unpacked), None);
+        // A folder named host-cli in some other workspace is not the SDK either.
+        let other = scratch.path().join("other");
+        std::fs::create_dir_all(other.join("host-cli")).unwrap();
+        std::fs::write(other.join("host-cli/Cargo.toml"), "[package]\n").unwrap();
+        std::fs::write(
+            other.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"host-cli\"]\n",
+        )
+        .unwrap();
+        assert_eq!(checkout_of(&other.join("host-cli")), None);
+        // With its host-runtime it is; once deleted, it is not any more.
+        std::fs::create_dir_all(other.join("host-runtime")).unwrap();
+        std::fs::write(other.join("host-runtime/Cargo.toml"), "[package]\n").unwrap();
+        assert_eq!(
+            checkout_of(&other.join("host-cli")),
+            Some(std::fs::canonicalize(&other).unwrap())
+        );
+        std::fs::remove_dir_all(&other).unwrap();
+        assert_eq!(checkout_of(&other.join("host-cli")), None);
     }
 
     #[test]

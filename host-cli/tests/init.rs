@@ -43,6 +43,7 @@ fn host(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target_dir())
         .env_remove("HOST_SERVER_URL")
+        .env_remove("HOST_SDK_PATH")
         .output()
         .unwrap()
 }
@@ -272,6 +273,24 @@ fn init_overwrites_nothing_and_refuses_bad_names() {
         text(&o.stderr)
     );
     assert!(!parent.join("ok-folder/Cargo.toml").exists());
+    // Without `--sdk`, a CLI built in the checkout writes path dependencies on it.
+    let o = host(&parent, &["init", "plain-ext"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let manifest = std::fs::read_to_string(parent.join("plain-ext/Cargo.toml")).unwrap();
+    let runtime = root().canonicalize().unwrap().join("host-runtime");
+    assert!(
+        manifest.contains(&format!(
+            "host-runtime = {{ path = \"{}\" }}",
+            runtime.display()
+        )),
+        "{manifest}"
+    );
+    assert!(
+        text(&o.stdout).contains("SDK: host-runtime and host-runtime-build in "),
+        "{}",
+        text(&o.stdout)
+    );
+
     let o = host(&parent, &["init", "x-ext", "--sdk", "/no/such/sdk"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

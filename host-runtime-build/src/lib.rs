@@ -76,7 +76,7 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// What [`write`] generated: the files the build must be redone after, and the manifest's errors.
+/// What [`write()`] generated: the files the build must be redone after, and the manifest's errors.
 #[derive(Debug)]
 pub struct Written {
     /// The manifest and every file it names that exists.

@@ -60,7 +60,7 @@ pub struct InstallArgs {
     /// [default: the scopes the manifest declares].
     #[arg(long, value_name = "KEY,KEY")]
     pub scopes: Option<String>,
-    /// The `credentials` object, as JSON or `@file` [default: `dev-<name>` for each required
+    /// The `credentials` object, as JSON or `@file` [default: `dev-NAME` for each required
     /// connector auth field, plus a development OAuth token for `method: "oauth"`].
     #[arg(long, value_name = "JSON|@FILE")]
     pub credentials: Option<String>,
