@@ -76,7 +76,7 @@ error_codes! {
     PayloadTooLarge = "PAYLOAD_TOO_LARGE", 413;
     /// The request body did not arrive within the body timeout (30 s by default): a client sending
     /// it a byte at a time holds no connection for ever. The interface names no code for it; this
-    /// SDK adds one.
+    /// SDK adds one. The event route answers [`ErrorCode::EventBodyTimeout`] instead.
     RequestTimeout = "REQUEST_TIMEOUT", 408;
     /// The body is not JSON or misses a required member.
     BadRequest = "BAD_REQUEST", 400;
@@ -122,6 +122,10 @@ error_codes! {
     /// The deduplication store (Redis, say) cannot be reached, so an event cannot be run safely once
     /// (with `Retry-After`).
     DedupeUnavailable = "DEDUPE_UNAVAILABLE", 503;
+    /// An event delivery's body did not arrive within the body timeout (with `Retry-After`). Other
+    /// routes answer `408 REQUEST_TIMEOUT`; on the event route a 4xx would tell the host the event was
+    /// recorded, and it would never be delivered again.
+    EventBodyTimeout = "EVENT_BODY_TIMEOUT", 503;
 }
 
 impl ErrorCode {

@@ -158,6 +158,29 @@ pub(crate) fn too_large(limit: usize) -> Response<Bytes> {
     .to_response()
 }
 
+/// The answer for a body that did not arrive within `patience`. On the event route it is a retryable
+/// 503: the host takes any 4xx there as "recorded" and would never deliver the event again.
+pub(crate) fn body_timed_out(inner: &Inner, path: &str, patience: Duration) -> Response<Bytes> {
+    let waited = patience.as_secs_f64();
+    let event = path
+        .strip_prefix(inner.config.base_path.as_str())
+        .and_then(|p| Route::parse(p, inner.spec.work_containers()))
+        .is_some_and(|route| matches!(route, Route::Event(_)));
+    let error = if event {
+        HostError::from_code(
+            ErrorCode::EventBodyTimeout,
+            format!("the event delivery's body did not arrive within {waited} s; deliver it again"),
+        )
+        .with_retry_after(RETRY_AFTER_SECS)
+    } else {
+        HostError::from_code(
+            ErrorCode::RequestTimeout,
+            format!("the request body did not arrive within {waited} s"),
+        )
+    };
+    error.to_response()
+}
+
 /// Answers one request, in a `host_call` span recording the route, the install, the outcome and the
 /// duration (never a token or a body).
 pub(crate) async fn handle(inner: &Inner, request: http::Request<Bytes>) -> Response<Bytes> {
