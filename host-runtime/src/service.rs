@@ -730,7 +730,7 @@ fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
 }
 
 /// The `Retry-After` of a delivery that could not run yet: the host's own first retry wait.
-const RETRY_AFTER_SECS: u32 = host_interface::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
+pub(crate) const RETRY_AFTER_SECS: u32 = host_interface::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
 
 /// An event delivery: 204, once per content key, whatever `X-Host-Event-Id` says.
 async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostError> {
@@ -908,10 +908,13 @@ fn attempt_token() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The most characters of a mention's or container list's `q` kept.
+pub(crate) const QUERY_CHARS: usize = 1000;
+
 fn query_q(query: Option<&str>) -> Option<String> {
     form_urlencoded::parse(query?.as_bytes())
         .find(|(k, _)| k == "q")
-        .map(|(_, v)| v.chars().take(1000).collect())
+        .map(|(_, v)| v.chars().take(QUERY_CHARS).collect())
 }
 
 #[cfg(test)]
