@@ -12,10 +12,9 @@ macro_rules! error_codes {
         /// Every error code the SDK itself answers, with its HTTP status.
         ///
         /// The SDK never answers a code outside this list; a handler's own [`HostError`]s carry the
-        /// vendor's codes. The interface's `MENTION_RESPONSE_INVALID` is not in it: mention answers
-        /// are typed ([`crate::MentionItems`]) and trimmed to the limits, so none can break the shape. The list and what the host does with each status are in
-        /// [`crate::interface`], section "Errors" ([link](crate::interface#errors)). New codes may be added in a minor release, hence
-        /// `#[non_exhaustive]`.
+        /// vendor's codes. The list and what the host does with each status are in
+        /// [`crate::interface`], section "Errors" ([link](crate::interface#errors)). New codes may be
+        /// added in a minor release, hence `#[non_exhaustive]`.
         ///
         /// ```
         /// use host_runtime::ErrorCode;
@@ -87,6 +86,9 @@ error_codes! {
     EventNotSubscribed = "EVENT_NOT_SUBSCRIBED", 422;
     /// A tool answer does not match its `returns` kind.
     ToolResponseInvalid = "TOOL_RESPONSE_INVALID", 502;
+    /// A mention answer is not the mention-items shape: an item whose `id` or `label` is empty
+    /// (the Rust type holds the rest of the shape).
+    MentionResponseInvalid = "MENTION_RESPONSE_INVALID", 502;
     /// A procedure answer fails its `output` schema.
     ProcedureResponseInvalid = "PROCEDURE_RESPONSE_INVALID", 502;
     /// A context block over 2 KB once rendered.

@@ -712,6 +712,15 @@ fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
         if !point.get("v").is_some_and(Json::is_number) {
             return Err(invalid("has no finite `v`".to_owned()));
         }
+        match point.get("t").and_then(Json::as_str) {
+            Some(t) if crate::answer::is_utc_timestamp(t) => {}
+            Some(t) => {
+                return Err(invalid(format!(
+                    "has `t` `{t}`, not an ISO 8601 UTC timestamp (write it as `2026-11-02T14:03:11Z`)"
+                )));
+            }
+            None => return Err(invalid("has no timestamp `t`".to_owned())),
+        }
         for dim in point
             .get("dimensions")
             .and_then(Json::as_object)

@@ -147,6 +147,17 @@ async fn reach(code: ErrorCode) -> TestResponse {
             server.behaviour.bad_answers.store(true, Ordering::SeqCst);
             host.call_tool(&handler, "top-movers", json!({})).await
         }
+        ErrorCode::MentionResponseInvalid => {
+            // A keyword that is empty becomes an item with an empty id and label.
+            let server = Server {
+                keywords: vec!["notes".into(), String::new()],
+                ..Server::default()
+            };
+            let handler = host.configure(host_sdk_tests::handler(server));
+            let ok = host.call_mention(&handler, "keyword", "notes").await;
+            assert_eq!(ok.status, 200, "{}", ok.json);
+            host.call_mention(&handler, "keyword", "").await
+        }
         ErrorCode::ProcedureResponseInvalid => {
             let host = TestHost::new("error-codes");
             let handler = host.configure(labels::handler(labels::Labels));
