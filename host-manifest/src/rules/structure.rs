@@ -335,6 +335,29 @@ mod tests {
     }
 
     #[test]
+    fn server_is_required_for_a_work_destination() {
+        let mut doc = base();
+        remove(&mut doc, "/server");
+        set(
+            &mut doc,
+            "/contributes",
+            json!({ "work": { "kind": "chat", "container": { "label": "Channel", "list": "/channels" },
+                "creates": ["message"], "fields": { "required": [] }, "attachments": [],
+                "comments": "none", "identity": "install" } }),
+        );
+        assert_eq!(
+            run_rule(&doc, check_server_present),
+            vec![(Rule::ServerMissing, "/contributes/work".into())]
+        );
+        set(
+            &mut doc,
+            "/server",
+            json!({ "baseUrl": "https://chat.example.com" }),
+        );
+        assert!(run_rule(&doc, check_server_present).is_empty());
+    }
+
+    #[test]
     fn a_manifest_with_only_ui_needs_no_server() {
         let mut doc = base();
         remove(&mut doc, "/server");
