@@ -46,8 +46,8 @@ fn human(d: Duration) -> String {
     let ms = d.as_millis();
     match () {
         _ if ms < 120_000 => format!("{} s", d.as_secs_f64()),
-        _ if ms % 3_600_000 == 0 => format!("{} h", ms / 3_600_000),
-        _ if ms % 60_000 == 0 => format!("{} min", ms / 60_000),
+        _ if ms.is_multiple_of(3_600_000) => format!("{} h", ms / 3_600_000),
+        _ if ms.is_multiple_of(60_000) => format!("{} min", ms / 60_000),
         _ => format!("{} s", d.as_secs_f64()),
     }
 }
@@ -61,7 +61,7 @@ fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
