@@ -109,6 +109,9 @@ rules! {
     ActionScope = "action-scope",
     /// A skill or prompt naming a tool the extension does not declare.
     UndeclaredTool = "undeclared-tool",
+    /// A prompt template placeholder other than `{{project.*}}`, `{{context.*}}` or an
+    /// `{{input.*}}` field of the prompt's own input form.
+    PromptPlaceholder = "prompt-placeholder",
     /// `work.status.webhook` names no declared webhook.
     WorkStatusWebhook = "work-status-webhook",
     /// Two contributions of one kind share an id.
@@ -127,8 +130,10 @@ rules! {
     FileMissing = "file-missing",
     /// A file path that is absolute or leaves the manifest's folder.
     FilePath = "file-path",
-    /// An icon that is not a png or svg of at most 512 KB.
+    /// An icon that is not a square png or svg of at most 512 KB.
     IconFormat = "icon-format",
+    /// A listing screenshot that is not a png of 1600 by 1000 pixels.
+    ScreenshotFormat = "screenshot-format",
     /// A declared scope that no contribution or subscribed event uses.
     UnusedScope = "unused-scope",
     /// A subscribed event whose needed scope is not declared, so it is never delivered.

@@ -148,7 +148,7 @@ mod tests {
         let out = dir.path().join("out");
         std::fs::create_dir_all(&krate).unwrap();
         std::fs::create_dir_all(&out).unwrap();
-        std::fs::write(krate.join("icon.svg"), "<svg/>").unwrap();
+        std::fs::write(krate.join("icon.svg"), r#"<svg viewBox="0 0 16 16"/>"#).unwrap();
         std::fs::write(krate.join("host.extension.json"), MANIFEST).unwrap();
         (dir, krate, out)
     }

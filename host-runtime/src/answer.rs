@@ -326,6 +326,13 @@ impl ToolAnswer for Table {
     }
 }
 
+/// Whether `text` is an ISO 8601 UTC timestamp as the host writes them: RFC 3339 with the `Z`
+/// designator (`2026-11-02T14:03:11Z`, fractions allowed). An offset, even `+00:00`, is refused:
+/// the interface's timestamps are UTC, written with `Z`.
+pub(crate) fn is_utc_timestamp(text: &str) -> bool {
+    text.ends_with(['Z', 'z']) && chrono::DateTime::parse_from_rfc3339(text).is_ok()
+}
+
 /// `returns: "series"`: lines of points in time.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Series {
@@ -361,9 +368,9 @@ impl ToolAnswer for Series {
         for (i, line) in self.series.iter().enumerate() {
             for (j, p) in line.points.iter().enumerate() {
                 finite(p.v, || format!("`series[{i}].points[{j}].v`"))?;
-                if p.t.to_datetime().is_none() {
+                if !is_utc_timestamp(p.t.as_str()) {
                     return Err(format!(
-                        "`series[{i}].points[{j}].t` is `{}`, not an ISO 8601 timestamp",
+                        "`series[{i}].points[{j}].t` is `{}`, not an ISO 8601 UTC timestamp (write it as `2026-11-02T14:03:11Z`)",
                         p.t
                     ));
                 }
@@ -600,6 +607,30 @@ mod tests {
                 .unwrap_err()
                 .contains("`chart`")
         );
+    }
+
+    #[test]
+    fn series_times_are_utc_with_z() {
+        use serde_json::json;
+        let at = |t: &str| {
+            check_tool_answer(
+                "series",
+                &json!({ "series": [ { "key": "k", "label": "K", "points": [ { "t": t, "v": 1 } ] } ] }),
+            )
+        };
+        assert!(at("2026-11-02T14:03:11Z").is_ok());
+        assert!(at("2026-11-02T14:03:11.250Z").is_ok());
+        for not_utc in [
+            "2026-11-02T14:03:11+02:00",
+            "2026-11-02T14:03:11+00:00",
+            "2026-11-02T14:03:11",
+            "2026-11-02",
+            "2026-13-02T14:03:11Z",
+            "Z",
+        ] {
+            let why = at(not_utc).expect_err(not_utc);
+            assert!(why.contains("UTC") && why.contains(not_utc), "{why}");
+        }
     }
 
     #[test]

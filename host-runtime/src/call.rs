@@ -144,24 +144,29 @@ pub struct OAuthToken {
     pub scopes: Vec<String>,
 }
 
-/// The HTTP request a call arrived in, read-only: its method, path (without the query) and headers,
-/// for a trace id or a user agent. The `Authorization` header is left out: the verified token's
-/// claims are in the call.
+/// The raw HTTP request a call arrived in, read-only: its method, path, query string, headers and
+/// body as the host sent them, for a trace id, a user agent or a signature of your own. The
+/// `Authorization` header is left out: the verified token's claims are in the call.
 #[derive(Debug, Clone, Default)]
 pub struct RequestParts {
     method: http::Method,
     path: String,
+    query: Option<String>,
     headers: http::HeaderMap,
+    body: bytes::Bytes,
 }
 
 impl RequestParts {
-    pub(crate) fn of<B>(request: &http::Request<B>) -> Self {
+    pub(crate) fn of(request: &http::Request<bytes::Bytes>) -> Self {
         let mut headers = request.headers().clone();
         headers.remove(http::header::AUTHORIZATION);
         RequestParts {
             method: request.method().clone(),
             path: request.uri().path().to_owned(),
+            query: request.uri().query().map(str::to_owned),
             headers,
+            // `Bytes` shares the buffer: no copy of the body.
+            body: request.body().clone(),
         }
     }
 
@@ -175,6 +180,12 @@ impl RequestParts {
         &self.path
     }
 
+    /// The query string, as the host sent it (still percent-encoded, without the `?`), if any: a
+    /// mention's `q=...`, say.
+    pub fn query(&self) -> Option<&str> {
+        self.query.as_deref()
+    }
+
     /// The headers, without `Authorization`.
     pub fn headers(&self) -> &http::HeaderMap {
         &self.headers
@@ -183,6 +194,11 @@ impl RequestParts {
     /// One header's value, when present and readable as text.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The body, byte for byte as it arrived (empty for a `GET`).
+    pub fn body(&self) -> &[u8] {
+        &self.body
     }
 }
 

@@ -202,7 +202,7 @@ impl RedisStore {
         Ok(RedisStore {
             connection: redis_connection(url).await?,
             prefix: "host-events:".to_owned(),
-            lease: Duration::from_secs(60),
+            lease: Self::DEFAULT_LEASE,
         })
     }
 
@@ -230,6 +230,9 @@ impl RedisStore {
             .await
             .map(|_| ())
     }
+
+    /// How long a claim lasts without renewal unless [`with_lease`](Self::with_lease) says otherwise.
+    pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
 
     /// How long [`connect`](Self::connect) may take.
     pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

@@ -232,9 +232,26 @@ pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
     Ok(Reply::Encoded(bytes.into()))
 }
 
-/// Trims and encodes a mention answer (first 20 items, labels cut to 80 characters).
+/// Checks, trims and encodes a mention answer (first 20 items, labels cut to 80 characters). An
+/// item with an empty `id` (nothing for the host to insert) or an empty `label` (nothing to show) is
+/// not a mention item.
 pub fn mention_answer(mut answer: MentionItems) -> Result<Reply, HostError> {
     answer.items.truncate(MENTION_ITEMS_KEPT);
+    for (i, item) in answer.items.iter().enumerate() {
+        let empty = if item.id.trim().is_empty() {
+            "id"
+        } else if item.label.trim().is_empty() {
+            "label"
+        } else {
+            continue;
+        };
+        return Err(HostError::from_code(
+            ErrorCode::MentionResponseInvalid,
+            format!(
+                "the mention's answer is invalid: `items[{i}].{empty}` is empty; every item needs an id to insert and a label to show"
+            ),
+        ));
+    }
     for item in &mut answer.items {
         if let Some((cut, _)) = item.label.char_indices().nth(MENTION_LABEL_CHARS) {
             item.label.truncate(cut);

@@ -12,10 +12,9 @@ macro_rules! error_codes {
         /// Every error code the SDK itself answers, with its HTTP status.
         ///
         /// The SDK never answers a code outside this list; a handler's own [`HostError`]s carry the
-        /// vendor's codes. The interface's `MENTION_RESPONSE_INVALID` is not in it: mention answers
-        /// are typed ([`crate::MentionItems`]) and trimmed to the limits, so none can break the shape. The list and what the host does with each status are in
-        /// [`crate::interface`], section "Errors" ([link](crate::interface#errors)). New codes may be added in a minor release, hence
-        /// `#[non_exhaustive]`.
+        /// vendor's codes. The list and what the host does with each status are in
+        /// [`crate::interface`], section "Errors" ([link](crate::interface#errors)). New codes may be
+        /// added in a minor release, hence `#[non_exhaustive]`.
         ///
         /// ```
         /// use host_runtime::ErrorCode;
@@ -76,7 +75,7 @@ error_codes! {
     PayloadTooLarge = "PAYLOAD_TOO_LARGE", 413;
     /// The request body did not arrive within the body timeout (30 s by default): a client sending
     /// it a byte at a time holds no connection for ever. The interface names no code for it; this
-    /// SDK adds one.
+    /// SDK adds one. The event route answers [`ErrorCode::EventBodyTimeout`] instead.
     RequestTimeout = "REQUEST_TIMEOUT", 408;
     /// The body is not JSON or misses a required member.
     BadRequest = "BAD_REQUEST", 400;
@@ -87,6 +86,9 @@ error_codes! {
     EventNotSubscribed = "EVENT_NOT_SUBSCRIBED", 422;
     /// A tool answer does not match its `returns` kind.
     ToolResponseInvalid = "TOOL_RESPONSE_INVALID", 502;
+    /// A mention answer is not the mention-items shape: an item whose `id` or `label` is empty
+    /// (the Rust type holds the rest of the shape).
+    MentionResponseInvalid = "MENTION_RESPONSE_INVALID", 502;
     /// A procedure answer fails its `output` schema.
     ProcedureResponseInvalid = "PROCEDURE_RESPONSE_INVALID", 502;
     /// A context block over 2 KB once rendered.
@@ -122,6 +124,10 @@ error_codes! {
     /// The deduplication store (Redis, say) cannot be reached, so an event cannot be run safely once
     /// (with `Retry-After`).
     DedupeUnavailable = "DEDUPE_UNAVAILABLE", 503;
+    /// An event delivery's body did not arrive within the body timeout (with `Retry-After`). Other
+    /// routes answer `408 REQUEST_TIMEOUT`; on the event route a 4xx would tell the host the event was
+    /// recorded, and it would never be delivered again.
+    EventBodyTimeout = "EVENT_BODY_TIMEOUT", 503;
 }
 
 impl ErrorCode {

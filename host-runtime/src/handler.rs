@@ -206,7 +206,8 @@ impl Handler {
     }
 
     /// The longest a request's body may take to arrive once its headers have (default 30 s), when
-    /// the handler reads it (`serve`, axum, tower); a slower one is `408 REQUEST_TIMEOUT`.
+    /// the handler reads it (`serve`, axum, tower); a slower one is `408 REQUEST_TIMEOUT`, or on the
+    /// event route `503 EVENT_BODY_TIMEOUT` with `Retry-After`, so that the host delivers it again.
     pub fn with_body_timeout(self, timeout: Duration) -> Self {
         self.configure(|c| c.serving.body_timeout = timeout)
     }
@@ -280,14 +281,8 @@ where
             let (parts, body) = request.into_parts();
             let reading = http_body_util::Limited::new(body, limit).collect();
             let Ok(read) = crate::rt::timeout(patience, reading).await else {
-                let response = HostError::from_code(
-                    crate::ErrorCode::RequestTimeout,
-                    format!(
-                        "the request body did not arrive within {} s",
-                        patience.as_secs_f64()
-                    ),
-                )
-                .to_response();
+                let response =
+                    crate::service::body_timed_out(&handler.inner, parts.uri.path(), patience);
                 return Ok(response.map(http_body_util::Full::new));
             };
             let response = match read {

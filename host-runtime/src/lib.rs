@@ -42,6 +42,8 @@ pub mod events;
 mod handler;
 #[doc = include_str!("../docs/interface.md")]
 pub mod interface {}
+#[cfg(test)]
+mod interface_doc;
 #[cfg(feature = "lambda")]
 pub mod lambda;
 pub mod metrics;

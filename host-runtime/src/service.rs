@@ -158,6 +158,29 @@ pub(crate) fn too_large(limit: usize) -> Response<Bytes> {
     .to_response()
 }
 
+/// The answer for a body that did not arrive within `patience`. On the event route it is a retryable
+/// 503: the host takes any 4xx there as "recorded" and would never deliver the event again.
+pub(crate) fn body_timed_out(inner: &Inner, path: &str, patience: Duration) -> Response<Bytes> {
+    let waited = patience.as_secs_f64();
+    let event = path
+        .strip_prefix(inner.config.base_path.as_str())
+        .and_then(|p| Route::parse(p, inner.spec.work_containers()))
+        .is_some_and(|route| matches!(route, Route::Event(_)));
+    let error = if event {
+        HostError::from_code(
+            ErrorCode::EventBodyTimeout,
+            format!("the event delivery's body did not arrive within {waited} s; deliver it again"),
+        )
+        .with_retry_after(RETRY_AFTER_SECS)
+    } else {
+        HostError::from_code(
+            ErrorCode::RequestTimeout,
+            format!("the request body did not arrive within {waited} s"),
+        )
+    };
+    error.to_response()
+}
+
 /// Answers one request, in a `host_call` span recording the route, the install, the outcome and the
 /// duration (never a token or a body).
 pub(crate) async fn handle(inner: &Inner, request: http::Request<Bytes>) -> Response<Bytes> {
@@ -689,6 +712,15 @@ fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
         if !point.get("v").is_some_and(Json::is_number) {
             return Err(invalid("has no finite `v`".to_owned()));
         }
+        match point.get("t").and_then(Json::as_str) {
+            Some(t) if crate::answer::is_utc_timestamp(t) => {}
+            Some(t) => {
+                return Err(invalid(format!(
+                    "has `t` `{t}`, not an ISO 8601 UTC timestamp (write it as `2026-11-02T14:03:11Z`)"
+                )));
+            }
+            None => return Err(invalid("has no timestamp `t`".to_owned())),
+        }
         for dim in point
             .get("dimensions")
             .and_then(Json::as_object)
@@ -707,7 +739,7 @@ fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
 }
 
 /// The `Retry-After` of a delivery that could not run yet: the host's own first retry wait.
-const RETRY_AFTER_SECS: u32 = host_interface::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
+pub(crate) const RETRY_AFTER_SECS: u32 = host_interface::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
 
 /// An event delivery: 204, once per content key, whatever `X-Host-Event-Id` says.
 async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostError> {
@@ -870,10 +902,13 @@ fn is_json(kind: &HeaderValue) -> bool {
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
+/// The most characters of a mention's or container list's `q` kept.
+pub(crate) const QUERY_CHARS: usize = 1000;
+
 fn query_q(query: Option<&str>) -> Option<String> {
     form_urlencoded::parse(query?.as_bytes())
         .find(|(k, _)| k == "q")
-        .map(|(_, v)| v.chars().take(1000).collect())
+        .map(|(_, v)| v.chars().take(QUERY_CHARS).collect())
 }
 
 #[cfg(test)]

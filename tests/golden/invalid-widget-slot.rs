@@ -570,6 +570,97 @@ pub mod actions {
         }
     }
 }
+/// Input types of the prompts' owner forms (`contributes.ai.prompts[].input`).
+pub mod prompts {
+    /// The owner form of the prompt `why-drop` (Why did it drop?).
+    ///
+    /// The host fills the prompt's `{{input.*}}` placeholders with these values; the vendor server never receives them, so the type is for tests and tools that build them.
+    #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+    pub mod why_drop {
+        /// The prompt id.
+        #[allow(dead_code)]
+        pub const ID: &str = "why-drop";
+        /// The owner form of the prompt `why-drop`, typed from the schema at `/contributes/ai/prompts/0/input` in the manifest.
+        #[derive(
+            ::host_runtime::codegen::serde::Deserialize,
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(deny_unknown_fields)]
+        pub struct Input {
+            /// `keyword`.
+            pub keyword: InputKeyword,
+        }
+        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+        #[derive(
+            ::host_runtime::codegen::serde::Serialize,
+            Clone,
+            Debug,
+            Eq,
+            Hash,
+            Ord,
+            PartialEq,
+            PartialOrd
+        )]
+        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(transparent)]
+        pub struct InputKeyword(::std::string::String);
+        impl ::std::ops::Deref for InputKeyword {
+            type Target = ::std::string::String;
+            fn deref(&self) -> &::std::string::String {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<InputKeyword> for ::std::string::String {
+            fn from(value: InputKeyword) -> Self {
+                value.0
+            }
+        }
+        impl ::std::str::FromStr for InputKeyword {
+            type Err = ::host_runtime::ConversionError;
+            fn from_str(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                if value.chars().count() < 1usize {
+                    return Err("shorter than 1 characters".into());
+                }
+                Ok(Self(value.to_string()))
+            }
+        }
+        impl ::std::convert::TryFrom<&str> for InputKeyword {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: &str,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
+            type Error = ::host_runtime::ConversionError;
+            fn try_from(
+                value: ::std::string::String,
+            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+                value.parse()
+            }
+        }
+        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+            where
+                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            {
+                ::std::string::String::deserialize(deserializer)?
+                    .parse()
+                    .map_err(|e: ::host_runtime::ConversionError| {
+                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                            e.to_string(),
+                        )
+                    })
+            }
+        }
+    }
+}
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
 pub mod procedures {
     /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.

@@ -74,6 +74,27 @@ fn release_shipped() -> serde_json::Value {
     serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap()
 }
 
+/// A `POST` to `path` whose body never finishes arriving, read through the handler as `serve` reads
+/// it.
+async fn stalled(host: &TestHost, handler: Handler, path: &str) -> TestResponse {
+    use tower::ServiceExt as _;
+    let handler = handler.with_body_timeout(std::time::Duration::from_millis(100));
+    let request = host.request(Method::POST, path, None).map(|_| NeverEnds);
+    let response = handler.oneshot(request).await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    TestResponse {
+        status,
+        json: serde_json::from_slice(&body).unwrap_or_default(),
+        body,
+        headers,
+    }
+}
+
 /// Drives the handler into answering `code`.
 async fn reach(code: ErrorCode) -> TestResponse {
     let (host, handler, server) = keyword_tracker();
@@ -107,25 +128,8 @@ async fn reach(code: ErrorCode) -> TestResponse {
             *request.body_mut() = Bytes::from(vec![b' '; 2048]);
             host.send(&handler, request).await
         }
-        ErrorCode::RequestTimeout => {
-            // A body that never finishes arriving, read through the handler as `serve` reads it.
-            use tower::ServiceExt as _;
-            let handler = handler.with_body_timeout(std::time::Duration::from_millis(100));
-            let request = host.request(Method::POST, tool, None).map(|_| NeverEnds);
-            let response = handler.oneshot(request).await.unwrap();
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            let body = http_body_util::BodyExt::collect(response.into_body())
-                .await
-                .unwrap()
-                .to_bytes();
-            TestResponse {
-                status,
-                json: serde_json::from_slice(&body).unwrap_or_default(),
-                body,
-                headers,
-            }
-        }
+        ErrorCode::RequestTimeout => stalled(&host, handler, tool).await,
+        ErrorCode::EventBodyTimeout => stalled(&host, handler, "/host/events").await,
         ErrorCode::BadRequest => {
             let mut request = host.request(Method::POST, tool, None);
             *request.body_mut() = Bytes::from_static(b"{not json");
@@ -142,6 +146,17 @@ async fn reach(code: ErrorCode) -> TestResponse {
         ErrorCode::ToolResponseInvalid => {
             server.behaviour.bad_answers.store(true, Ordering::SeqCst);
             host.call_tool(&handler, "top-movers", json!({})).await
+        }
+        ErrorCode::MentionResponseInvalid => {
+            // A keyword that is empty becomes an item with an empty id and label.
+            let server = Server {
+                keywords: vec!["notes".into(), String::new()],
+                ..Server::default()
+            };
+            let handler = host.configure(host_sdk_tests::handler(server));
+            let ok = host.call_mention(&handler, "keyword", "notes").await;
+            assert_eq!(ok.status, 200, "{}", ok.json);
+            host.call_mention(&handler, "keyword", "").await
         }
         ErrorCode::ProcedureResponseInvalid => {
             let host = TestHost::new("error-codes");
@@ -267,7 +282,10 @@ async fn every_error_code_is_reached_with_its_status() {
         assert!(!message.is_empty(), "{code} answers a message");
         if matches!(
             code,
-            ErrorCode::EventInFlight | ErrorCode::DedupeUnavailable | ErrorCode::KeysUnavailable
+            ErrorCode::EventInFlight
+                | ErrorCode::DedupeUnavailable
+                | ErrorCode::KeysUnavailable
+                | ErrorCode::EventBodyTimeout
         ) {
             assert!(
                 r.headers.contains_key(http::header::RETRY_AFTER),

@@ -4,6 +4,7 @@
 //!
 //! - a process out of file descriptors keeps serving once they free up (it used to exit);
 //! - clients that send nothing, or headers one byte at a time, are disconnected;
+//! - a body that stops arriving is answered 408, and on the event route a retryable 503;
 //! - past the connection limit, new connections wait instead of failing;
 //! - SIGTERM lets the calls in flight finish, then the process exits;
 //! - an event handler that never returns is cut off at the handler deadline with a retryable 504,
@@ -249,6 +250,45 @@ fn a_body_that_stops_arriving_is_answered_408() {
     );
     // The server itself is fine.
     assert_eq!(call(server.addr, &host, Duration::from_secs(5)), Some(200));
+}
+
+/// On the event route a 4xx would tell the host the delivery was recorded and lose the event: the
+/// stalled delivery is answered a retryable 503, and the host's next delivery of it runs.
+#[test]
+fn an_event_body_that_stops_arriving_is_answered_a_retryable_503() {
+    let host = test_host();
+    let server = start(&host, &[("BODY_TIMEOUT_MS", "400")], None);
+    let mut stalled = TcpStream::connect(server.addr).unwrap();
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let head = format!(
+        "POST /host/events HTTP/1.1\r\nhost: test\r\nauthorization: Bearer {}\r\ncontent-type: application/json\r\nx-host-event-id: evt_stalled\r\ncontent-length: 300\r\n\r\n{{\"event\":",
+        host.token()
+    );
+    stalled.write_all(head.as_bytes()).unwrap();
+    let started = Instant::now();
+    let answer = read_answer(&mut stalled);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("EVENT_BODY_TIMEOUT"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("\r\nretry-after: 30\r\n"),
+        "{answer}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "answered after {:?}",
+        started.elapsed()
+    );
+    // The host delivers it again, in full this time: it runs.
+    let mut retry = TcpStream::connect(server.addr).unwrap();
+    retry
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    send_event(&mut retry, &host, "evt_stalled");
+    assert_eq!(status_of(&mut retry), Some(204));
 }
 
 #[test]

@@ -294,6 +294,28 @@ async fn a_metrics_sync_answers_points_of_declared_metrics() {
     r.assert_error(422, "INPUT_INVALID");
 }
 
+/// The example's sync answers its points at the request's `to`: a `to` that is not UTC with `Z`
+/// makes an answer whose `t` the host cannot read.
+#[tokio::test]
+async fn a_sync_answer_whose_t_is_not_a_utc_timestamp_is_refused() {
+    let (host, handler, _) = setup();
+    for t in ["2026-11-02T02:00:00+02:00", "tomorrow", "2026-11-02"] {
+        let body = host.call_body(json!({ "metrics": ["average_rank"], "from": "2026-11-01T00:00:00Z", "to": t, "backfill": false, "cursor": null }));
+        let r = host
+            .send(
+                &handler,
+                host.request(Method::POST, "/host/metrics", Some(&body)),
+            )
+            .await;
+        r.assert_error(502, "METRICS_RESPONSE_INVALID");
+        let message = r.json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("points[0]") && message.contains(t),
+            "{message}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_panicking_handler_answers_internal_and_the_server_keeps_serving() {
     let (host, handler, server) = setup();

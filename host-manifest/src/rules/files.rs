@@ -1,6 +1,6 @@
 //! Rules about files the manifest names (`icon`, `entry`, knowledge and skill `file`, listing
-//! `screenshots`): they must exist next to the manifest, inside its folder, and the icon must be a png or
-//! svg of at most 512 KB.
+//! `screenshots`): they must exist next to the manifest, inside its folder; the icon must be a square
+//! png or svg of at most 512 KB, and each screenshot a png of 1600 by 1000 pixels.
 //!
 //! Paths resolve against the manifest's folder, never the current directory. These rules are skipped
 //! when the manifest was given as text without a folder.
@@ -16,6 +16,8 @@ use crate::diagnostic::Rule;
 
 /// The largest icon, in bytes (512 KB).
 pub const ICON_LIMIT: u64 = 512 * 1024;
+/// The size of every listing screenshot, in pixels (width, height).
+pub const SCREENSHOT_SIZE: (usize, usize) = (1600, 1000);
 
 /// Every pointer at which the manifest names a file, in document order.
 pub(crate) fn file_pointers(cx: &Ctxt<'_>) -> Vec<String> {
@@ -174,14 +176,131 @@ fn icon_problem(path: &Path) -> Option<String> {
         Some("png" | "svg") => None,
         _ => Some("must be a .png or .svg image".to_owned()),
     };
-    problem.or_else(|| {
-        (size > ICON_LIMIT).then(|| {
-            format!(
-                "is {} KB; an icon may be at most 512 KB",
-                size.div_ceil(1024)
-            )
+    problem
+        .or_else(|| {
+            (size > ICON_LIMIT).then(|| {
+                format!(
+                    "is {} KB; an icon may be at most 512 KB",
+                    size.div_ceil(1024)
+                )
+            })
         })
-    })
+        .or_else(|| match ext.as_deref() {
+            Some("png") => png_square_problem(path),
+            _ => svg_square_problem(path),
+        })
+}
+
+/// Why a png icon is not square, if it is not.
+fn png_square_problem(path: &Path) -> Option<String> {
+    match imagesize::size(path) {
+        Ok(size) if size.width == size.height => None,
+        Ok(size) => Some(format!(
+            "is {} by {} pixels; the icon must be square (the same width and height)",
+            size.width, size.height
+        )),
+        Err(_) => Some("is a PNG whose size cannot be read (a damaged header)".to_owned()),
+    }
+}
+
+/// Why an svg icon is not square, if it is not. Its shape is that of its root element: the
+/// `width` and `height` when both are lengths in pixels, or else its `viewBox`. An svg with neither
+/// has no shape of its own (a browser draws it 300 by 150), so it is not square either.
+fn svg_square_problem(path: &Path) -> Option<String> {
+    const FIX: &str = r#"give the root element a square `viewBox="0 0 64 64"`"#;
+    let Ok(text) = fs::read_to_string(path) else {
+        return Some("is not UTF-8 text, so not an svg the host can read".to_owned());
+    };
+    let document = match roxmltree::Document::parse(&text) {
+        Ok(d) => d,
+        Err(e) => return Some(format!("is not well-formed XML ({e})")),
+    };
+    let svg = document.root_element();
+    if svg.tag_name().name() != "svg" {
+        return Some(format!(
+            "has a root element `<{}>`, not `<svg>`",
+            svg.tag_name().name()
+        ));
+    }
+    let view_box = match svg.attribute("viewBox") {
+        None => None,
+        Some(text) => {
+            let numbers: Vec<f64> = text
+                .split([' ', ',', '\t', '\n', '\r'])
+                .filter(|n| !n.is_empty())
+                .filter_map(|n| n.parse().ok())
+                .collect();
+            match numbers[..] {
+                [_, _, w, h] if w > 0.0 && h > 0.0 => Some((w, h)),
+                _ => {
+                    return Some(format!(
+                        "has the viewBox `{text}`, which is not four numbers with a positive width and height; {FIX}"
+                    ));
+                }
+            }
+        }
+    };
+    // A length in pixels (`48`, `48px`); percentages and other units give no shape of their own.
+    let pixels = |name: &str| {
+        let value = svg.attribute(name)?.trim();
+        let number = value.strip_suffix("px").unwrap_or(value).trim();
+        number.parse::<f64>().ok().filter(|n| *n > 0.0)
+    };
+    let (shape, from) = match (pixels("width"), pixels("height"), view_box) {
+        (Some(w), Some(h), _) => ((w, h), "width and height"),
+        (_, _, Some(wh)) => (wh, "viewBox"),
+        _ => {
+            return Some(format!(
+                "has no viewBox and no width and height in pixels, so no shape of its own; {FIX}"
+            ));
+        }
+    };
+    let (w, h) = shape;
+    (w != h).then(|| format!("is {w} by {h} (its {from}): the icon must be square; {FIX}"))
+}
+
+/// Every listing screenshot is a png of 1600 by 1000 pixels. (Only checked when the file resolves;
+/// `check_files` reports the rest.)
+pub(crate) fn check_screenshots(cx: &mut Ctxt<'_>) {
+    let Some(base) = cx.base_dir else { return };
+    let (want_w, want_h) = SCREENSHOT_SIZE;
+    let mut found = Vec::new();
+    for (i, shot) in cx.items("/listing/screenshots") {
+        let Some(rel) = shot.as_str().filter(|r| !r.is_empty()) else {
+            continue;
+        };
+        let Ok(path) = resolve(base, rel) else {
+            continue;
+        };
+        let mut head = [0u8; 8];
+        let is_png = fs::File::open(&path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
+            && head == *b"\x89PNG\r\n\x1a\n";
+        let shown = crate::schema::clip(rel);
+        let problem = if !is_png {
+            Some(format!(
+                "`{shown}` is not a PNG image; screenshots are png files of {want_w} by {want_h} pixels"
+            ))
+        } else {
+            match imagesize::size(&path) {
+                Ok(s) if (s.width, s.height) == SCREENSHOT_SIZE => None,
+                Ok(s) => Some(format!(
+                    "`{shown}` is {} by {} pixels; screenshots are {want_w} by {want_h} (landscape)",
+                    s.width, s.height
+                )),
+                Err(_) => Some(format!(
+                    "`{shown}` is a PNG whose size cannot be read (a damaged header)"
+                )),
+            }
+        };
+        if let Some(message) = problem {
+            found.push((format!("/listing/screenshots/{i}"), message));
+        }
+    }
+    for (pointer, message) in found {
+        cx.error(Rule::ScreenshotFormat, pointer, message);
+    }
 }
 
 #[cfg(test)]
@@ -190,7 +309,16 @@ mod tests {
     use crate::rules::test_support::{base, set};
     use serde_json::json;
 
-    const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+    /// The start of a png of `width` by `height` pixels: the signature and its `IHDR` chunk, which
+    /// is all a size reader looks at.
+    fn png(width: u32, height: u32) -> Vec<u8> {
+        let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        bytes.extend(width.to_be_bytes());
+        bytes.extend(height.to_be_bytes());
+        bytes.extend([8, 6, 0, 0, 0]);
+        bytes.extend([0; 4]);
+        bytes
+    }
 
     fn folder() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
@@ -199,7 +327,7 @@ mod tests {
             fs::create_dir_all(path.parent().unwrap_or(dir.path())).ok();
             fs::write(path, b).unwrap_or_else(|e| panic!("write {p}: {e}"));
         };
-        write("icon.png", PNG);
+        write("icon.png", &png(64, 64));
         write("ui/ranks.tsx", b"export default 1;");
         dir
     }
@@ -290,24 +418,98 @@ mod tests {
         let dir = folder();
         fs::write(dir.path().join("icon.gif"), b"GIF89a").ok();
         fs::write(dir.path().join("fake.png"), b"not a png").ok();
-        fs::write(
-            dir.path().join("icon.svg"),
-            b"<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
-        )
-        .ok();
-        let mut big = PNG.to_vec();
+        let svg = |attributes: &str| {
+            format!(
+                "<!-- <svg viewBox=\"0 0 9 9\"> --><svg xmlns=\"http://www.w3.org/2000/svg\" {attributes}><rect width=\"1\" height=\"2\"/></svg>"
+            )
+        };
+        for (name, text) in [
+            ("icon.svg", svg(r#"viewBox="0 0 64 64""#)),
+            (
+                "commas.svg",
+                svg(r#"viewBox="-8,-8,16,16" width="20" height="20""#),
+            ),
+            (
+                "mismatch.svg",
+                svg(r#"viewBox="0 0 16 16" width="10" height="20""#),
+            ),
+            (
+                "half-sized.svg",
+                svg(r#"viewBox="0 0 16 16" width="100%" height="20""#),
+            ),
+            ("sized.svg", svg(r#"width="48px" height="48""#)),
+            ("wide.svg", svg(r#"viewBox="0 0 64 32""#)),
+            ("tall.svg", svg(r#"width="16" height="32""#)),
+            ("shapeless.svg", svg("")),
+            ("bad-box.svg", svg(r#"viewBox="0 0 none""#)),
+            ("percent.svg", svg(r#"width="100%" height="100%""#)),
+            ("broken.svg", "<svg viewBox=\"0 0 1 1\">".to_owned()),
+            (
+                "not-svg.svg",
+                "<html><svg viewBox=\"0 0 1 1\"/></html>".to_owned(),
+            ),
+        ] {
+            fs::write(dir.path().join(name), text).ok();
+        }
+        let mut big = png(64, 64);
         big.resize(ICON_LIMIT as usize + 1, 7);
         fs::write(dir.path().join("big.png"), big).ok();
+        fs::write(dir.path().join("wide.png"), png(64, 48)).ok();
+        fs::write(dir.path().join("cut.png"), &png(64, 64)[..12]).ok();
         let mut doc = base();
         for (icon, ok) in [
+            ("icon.png", true),
             ("icon.svg", true),
+            ("commas.svg", true),
+            ("sized.svg", true),
             ("icon.gif", false),
             ("fake.png", false),
             ("big.png", false),
+            ("wide.png", false),
+            ("cut.png", false),
+            ("half-sized.svg", true),
+            ("wide.svg", false),
+            ("tall.svg", false),
+            ("mismatch.svg", false),
+            ("shapeless.svg", false),
+            ("bad-box.svg", false),
+            ("percent.svg", false),
+            ("broken.svg", false),
+            ("not-svg.svg", false),
         ] {
             set(&mut doc, "/icon", json!(icon));
             let found = run(&doc, dir.path(), check_icon);
             assert_eq!(found.is_empty(), ok, "{icon}: {found:?}");
         }
+    }
+
+    #[test]
+    fn screenshots_are_pngs_of_1600_by_1000() {
+        let dir = folder();
+        fs::create_dir_all(dir.path().join("listing")).ok();
+        for (name, bytes) in [
+            ("listing/ok.png", png(1600, 1000)),
+            ("listing/portrait.png", png(1000, 1600)),
+            ("listing/small.png", png(800, 500)),
+            ("listing/fake.png", b"GIF89a, named png".to_vec()),
+            ("listing/cut.png", png(1600, 1000)[..20].to_vec()),
+        ] {
+            fs::write(dir.path().join(name), bytes).ok();
+        }
+        let mut doc = base();
+        set(
+            &mut doc,
+            "/listing",
+            json!({ "screenshots": [
+                "listing/ok.png", "listing/portrait.png", "listing/small.png",
+                "listing/fake.png", "listing/cut.png", "listing/missing.png"
+            ] }),
+        );
+        // The missing one is `check_files`' to report.
+        let found = run(&doc, dir.path(), check_screenshots);
+        let expected: Vec<(Rule, String)> = (1..=4)
+            .map(|i| (Rule::ScreenshotFormat, format!("/listing/screenshots/{i}")))
+            .collect();
+        assert_eq!(found, expected);
     }
 }

@@ -156,6 +156,7 @@ pub(crate) fn run(cx: &mut Ctxt<'_>) {
     structure::check_listing_complete(cx);
     structure::check_storage_reserved(cx);
     structure::check_undeclared_tools(cx);
+    structure::check_prompt_placeholders(cx);
     structure::check_work_status_webhook(cx);
     structure::check_duplicate_ids(cx);
     rust_names::check_rust_names(cx);
@@ -164,6 +165,7 @@ pub(crate) fn run(cx: &mut Ctxt<'_>) {
     schemas::check_embedded_schemas(cx);
     files::check_files(cx);
     files::check_icon(cx);
+    files::check_screenshots(cx);
     // Warnings.
     scopes::check_unused_scopes(cx);
     scopes::check_scope_justifications(cx);

@@ -202,7 +202,7 @@ fn first_sighting(kid: &str, bits: usize) -> bool {
 /// deprecated (1,024 bits); a token signed with one could be forged.
 pub(crate) const RSA_MIN_BITS: usize = 2048;
 /// The largest RSA modulus accepted, in bits (what `ring` verifies).
-const RSA_MAX_BITS: usize = 8192;
+pub(crate) const RSA_MAX_BITS: usize = 8192;
 
 /// `kty: RSA`: RS256 unless `alg` says PS256; any other `alg` is not for signing tokens. The modulus
 /// must be 2,048 to 8,192 bits and the exponent odd, at least 3 and below 2^33 (what `ring` accepts);

@@ -35,7 +35,10 @@
 //!   key of its algorithm.
 //! - Every fetch attempt (cold start, stale keys, unknown `kid`, an empty set) is at least 30 s after
 //!   the previous one, failed or not: after a failed cold start, tokens fail closed for up to 30 s. A
-//!   fetched empty set replaces the cached keys (the host withdrew them).
+//!   fetched set with no usable key counts as a failed fetch when keys are held (a broken
+//!   publication, not a revocation): the last good keys keep serving within their 24 h. Only a
+//!   first fetch with no usable key leaves the verifier without keys.
+//! - The key set URL must be https (plain http for a loopback host only); another is never fetched.
 //! - `Cache-Control: no-cache`/`no-store` count as no `max-age` (5 min). The key set document is read
 //!   up to 1 MiB.
 //! - A cached verified token is never served past the moment the keys that verified it expire (24 h
@@ -44,10 +47,10 @@
 mod cache;
 mod claims;
 mod error;
-mod fetch;
-mod jwks;
-mod keys;
-mod token;
+pub(crate) mod fetch;
+pub(crate) mod jwks;
+pub(crate) mod keys;
+pub(crate) mod token;
 
 #[cfg(test)]
 mod tests;
