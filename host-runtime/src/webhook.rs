@@ -548,6 +548,23 @@ fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(seconds))
 }
 
+/// Logs a [`OutboundEvent::send`] dropped before it knew the outcome (a handler deadline, a host
+/// that hung up): the event is in the outbox, or was never accepted, and the log says which way to
+/// look.
+struct Waiting<'a>(Option<&'a str>);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.0 {
+            tracing::warn!(
+                event_id = %id,
+                "a send was cancelled before its outcome was known; an event the outbox accepted is \
+                 still delivered, and its outcome logged"
+            );
+        }
+    }
+}
+
 /// One event, checked and enveloped, ready to be handed to the outbox.
 #[derive(Clone)]
 pub struct OutboundEvent {
@@ -606,8 +623,11 @@ impl OutboundEvent {
     pub async fn send(&self) -> Result<u16, SendError> {
         self.poster.client()?;
         let receipt = self.outbox.wait(&self.id);
+        let mut waiting = Waiting(Some(&self.id));
         self.outbox.accept(&self.id, self.body.clone()).await?;
-        self.outbox.settle_now(&self.id, receipt).await
+        let outcome = self.outbox.settle_now(&self.id, receipt).await;
+        waiting.0 = None;
+        outcome
     }
 
     /// Hands the event to the outbox from a task of its own and returns at once: the delivery
@@ -1066,6 +1086,24 @@ mod tests {
             started.elapsed()
         );
         assert_eq!(seen.lock().unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn a_send_cancelled_by_a_deadline_still_delivers() {
+        let (url, seen) = fake_host(vec![503, 200]).await;
+        let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+        let out = alert(&sender, "k");
+        // The handler's deadline passes while the first attempt is refused.
+        let cut = tokio::time::timeout(Duration::from_millis(5), out.send()).await;
+        assert!(cut.is_err(), "the send was cut short");
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while seen.lock().unwrap().len() < 2 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the cancelled send was not delivered"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     #[tokio::test]
