@@ -107,6 +107,17 @@ async fn main() {
         rss_mib()
     );
     println!();
+    if events > 0 {
+        rates(&url, &count, events, producers).await;
+    }
+    if soak == 0 {
+        return;
+    }
+    soak_run(&url, &count, soak, producers).await;
+}
+
+async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
+    let url = url.to_owned();
     println!("| outbox | accepted/s (no delivery) | end to end: delivered/s to a 200 receiver |");
     println!("|---|---|---|");
 
@@ -162,10 +173,10 @@ async fn main() {
         };
         println!("| Redis (one instance, local redis-server) | {accept:.0} | {end_to_end:.0} |");
     }
+}
 
-    if soak == 0 {
-        return;
-    }
+async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
+    let dir = tempfile::tempdir().unwrap();
     println!();
     println!("{soak} events end to end through the embedded outbox, resident memory:");
     println!("| events accepted | delivered | pending | resident memory |");

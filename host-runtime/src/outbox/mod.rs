@@ -296,6 +296,8 @@ type Tell = futures_channel::oneshot::Sender<Result<u16, SendError>>;
 #[derive(Default)]
 pub(crate) struct Waiters {
     by_id: Mutex<HashMap<String, Vec<Tell>>>,
+    /// How many ids the map held after it was last swept; it is swept again at twice that.
+    swept: std::sync::atomic::AtomicUsize,
 }
 
 impl Waiters {
@@ -310,8 +312,28 @@ impl Waiters {
         &self,
         id: &str,
     ) -> futures_channel::oneshot::Receiver<Result<u16, SendError>> {
+        use std::sync::atomic::Ordering;
         let (tell, told) = futures_channel::oneshot::channel();
-        self.lock().entry(id.to_owned()).or_default().push(tell);
+        let mut by_id = self.lock();
+        by_id.entry(id.to_owned()).or_default().push(tell);
+        // Receipts that were dropped (most are: the outcome is logged anyway) leave nobody to tell;
+        // sweeping them whenever the map doubles keeps it as small as the receipts still held, in
+        // constant amortised time, however many events wait in the store.
+        if by_id.len()
+            >= self
+                .swept
+                .load(Ordering::Relaxed)
+                .saturating_mul(2)
+                .max(1024)
+        {
+            by_id.retain(|_, tells| {
+                tells.retain(|tell| !tell.is_canceled());
+                !tells.is_empty()
+            });
+            let left = by_id.len();
+            by_id.shrink_to(left.saturating_mul(2));
+            self.swept.store(left, Ordering::Relaxed);
+        }
         told
     }
 

@@ -473,3 +473,18 @@ async fn a_store_that_cannot_take_the_event_is_an_error_for_the_caller_and_its_w
     assert_eq!(receipt.outcome().await, Err(e));
     assert!(courier.seen().is_empty(), "nothing was posted");
 }
+
+#[test]
+fn dropped_receipts_leave_nothing_behind() {
+    let waiters = Waiters::default();
+    let kept: Vec<_> = (0..10)
+        .map(|n| waiters.wait(&format!("kept-{n}")))
+        .collect();
+    for n in 0..100_000 {
+        drop(waiters.wait(&format!("dropped-{n}")));
+    }
+    let held = waiters.lock().len();
+    assert!(held < 2_100, "{held} ids held for 10 live receipts");
+    waiters.finish("kept-3", &Ok(200));
+    drop(kept);
+}
