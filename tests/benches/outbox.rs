@@ -140,7 +140,7 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
         );
         let started = Instant::now();
         produce(&s, 0, events, producers).await;
-        wait_delivered(&count, before + events).await;
+        wait_delivered(count, before + events).await;
         let rate = events as f64 / started.elapsed().as_secs_f64();
         assert!(
             s.outbox_store()
@@ -168,7 +168,7 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
             let s = sender(&url, store.with_prefix("e2e:"), Dispatch::Background);
             let started = Instant::now();
             produce(&s, 0, events, producers).await;
-            wait_delivered(&count, before + events).await;
+            wait_delivered(count, before + events).await;
             events as f64 / started.elapsed().as_secs_f64()
         };
         println!("| Redis (one instance, local redis-server) | {accept:.0} | {end_to_end:.0} |");
@@ -183,7 +183,7 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
     println!("|---|---|---|---|");
     let before = count.load(Ordering::Relaxed);
     let s = sender(
-        &url,
+        url,
         FileStore::open(dir.path().join("soak")).unwrap(),
         Dispatch::Background,
     );
@@ -205,7 +205,7 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
             rss_mib()
         );
     }
-    wait_delivered(&count, before + soak).await;
+    wait_delivered(count, before + soak).await;
     println!(
         "all {soak} delivered in {:.1} s; resident memory {:.1} MiB",
         started.elapsed().as_secs_f64(),
