@@ -109,6 +109,21 @@ pub fn at_placeholder(index: usize) -> String {
     format!("@@host-at-{index}@@")
 }
 
+/// Written into the description of an optional member that may be `null`: `types::rewrite` types
+/// that member as `Nullable<T>` (absent, `null` or a value) and removes the mark.
+pub const NULLABLE_MARK: &str = "@@host-nullable@@";
+
+/// Marks a lowered member schema with [`NULLABLE_MARK`].
+fn mark_nullable(node: &mut Value) {
+    if let Value::Object(map) = node {
+        let text = match map.get("description").and_then(Value::as_str) {
+            Some(d) => format!("{d}\n\n{NULLABLE_MARK}"),
+            None => NULLABLE_MARK.to_owned(),
+        };
+        map.insert("description".to_owned(), Value::String(text));
+    }
+}
+
 /// Whether a lowered node becomes a Rust type of its own (a struct or an enum).
 fn makes_type(node: &Value) -> bool {
     ["properties", "enum", "oneOf", "anyOf", "allOf"]
@@ -213,6 +228,66 @@ impl Cx<'_> {
             pointer: pointer.to_owned(),
             construct,
         });
+    }
+
+    /// Whether `node` (at `pointer`) may accept `null`. Only a `false` matters (an optional member
+    /// that may be `null` is typed [`NULLABLE_MARK`]-wise), so what cannot be told is `true`.
+    fn admits_null(&self, node: &Value, pointer: &str, depth: usize) -> bool {
+        let Value::Object(map) = node else {
+            return node != &Value::Bool(false);
+        };
+        if depth > 32 {
+            return true;
+        }
+        if let Some(t) = map.get("type") {
+            let null = match t {
+                Value::String(t) => t == "null",
+                Value::Array(ts) => ts.iter().any(|t| t == "null"),
+                _ => true,
+            };
+            if !null {
+                return false;
+            }
+        }
+        if let Some(Value::Array(values)) = map.get("enum")
+            && !values.contains(&Value::Null)
+        {
+            return false;
+        }
+        if let Some(c) = map.get("const")
+            && !c.is_null()
+        {
+            return false;
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str)
+            && let Some(target) = self.target(reference, pointer)
+            && let Some(target_node) = resolve(self.root, &target)
+            && !self.admits_null(target_node, &target, depth + 1)
+        {
+            return false;
+        }
+        let branches = |key: &str| -> Vec<(String, &Value)> {
+            map.get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, b)| (format!("{pointer}/{key}/{i}"), b))
+                .collect()
+        };
+        if branches("allOf")
+            .iter()
+            .any(|(p, b)| !self.admits_null(b, p, depth + 1))
+        {
+            return false;
+        }
+        for key in ["anyOf", "oneOf"] {
+            let of = branches(key);
+            if !of.is_empty() && !of.iter().any(|(p, b)| self.admits_null(b, p, depth + 1)) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The pointer a reference made at `from` leads to, if it stays inside this schema.
@@ -334,6 +409,13 @@ impl Cx<'_> {
                     if skip_members {
                         continue;
                     }
+                    let required: Vec<&str> = map
+                        .get("required")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect();
                     let lowered = props
                         .iter()
                         .map(|(name, s)| {
@@ -342,6 +424,9 @@ impl Cx<'_> {
                             describe(&mut node, || {
                                 format!("The member `{name}`, at `{}{p}`.", self.at)
                             });
+                            if !required.contains(&name.as_str()) && self.admits_null(s, &p, 0) {
+                                mark_nullable(&mut node);
+                            }
                             (name.clone(), node)
                         })
                         .collect();
@@ -1070,8 +1155,10 @@ mod tests {
             "",
             0,
         );
-        assert_eq!(l.schema["properties"]["a"], json!({}));
-        assert_eq!(l.schema["properties"]["b"], json!({}));
+        // Any JSON, `null` too: optional, so marked as a member that may be `null`.
+        let any = json!({ "description": NULLABLE_MARK });
+        assert_eq!(l.schema["properties"]["a"], any);
+        assert_eq!(l.schema["properties"]["b"], any);
         assert_eq!(l.schema["properties"]["c"]["type"], "string");
         let pointers: Vec<&str> = l.fallbacks.iter().map(|f| f.pointer.as_str()).collect();
         assert_eq!(pointers, ["/properties/a/$ref", "/properties/b"]);

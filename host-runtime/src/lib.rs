@@ -18,6 +18,7 @@
 //! - [`metrics`], [`work`]: the connector sync and work destination shapes;
 //! - [`webhook`]: signing the vendor's own events (Standard Webhooks `v1`);
 //! - [`HostError`]: errors with the interface's codes and body;
+//! - [`Nullable`]: an optional member whose schema allows `null` (absent, `null` or a value);
 //! - [`interface`]: the interface as this SDK implements it (install tokens, errors, routes, answer
 //!   shapes, events and deduplication, limits, health), one section per topic.
 //!
@@ -38,6 +39,7 @@ mod dispatch;
 mod error;
 pub mod events;
 mod handler;
+mod nullable;
 #[doc = include_str!("../docs/interface.md")]
 pub mod interface {}
 #[cfg(feature = "lambda")]
@@ -63,6 +65,7 @@ pub use error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
 pub use events::{HostEvent, Timestamp};
 pub use handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;
+pub use nullable::Nullable;
 pub use webhook::EventSender;
 
 /// A boxed, sendable future: what [`dedupe::DedupeStore`] methods and health checks return.
