@@ -470,10 +470,34 @@ impl Cx<'_> {
                     if key != "allOf" && accepts_all || lowered.is_empty() {
                         continue;
                     }
+                    // A branch written twice adds nothing a type needs (for `oneOf` a value valid
+                    // against both is invalid, which the runtime decides), and typify reads
+                    // `anyOf` of equal branches as an object of optional parts.
+                    let mut unique: Vec<Value> = Vec::with_capacity(lowered.len());
+                    for branch in lowered {
+                        if !unique.contains(&branch) {
+                            unique.push(branch);
+                        }
+                    }
+                    let mut lowered = unique;
                     if key != "allOf" {
                         tag_open_variants(&mut lowered);
                     }
-                    out.insert(key.clone(), Value::Array(lowered));
+                    // typify types an `anyOf` with an object branch as a struct of optional
+                    // parts, which refuses the strings (or other scalars) another branch accepts.
+                    // As `oneOf` it is an untagged enum: each value takes the first branch whose
+                    // type reads it, and every branch's type keeps what it does not name, so the
+                    // value encodes back the same (the runtime has already validated it against
+                    // the `anyOf`).
+                    let key = if key == "anyOf"
+                        && !map.contains_key("oneOf")
+                        && lowered.iter().any(not_an_object)
+                    {
+                        "oneOf"
+                    } else {
+                        key.as_str()
+                    };
+                    out.insert(key.to_owned(), Value::Array(lowered));
                 }
                 "prefixItems" => {}
                 _ => {
@@ -626,6 +650,16 @@ impl Cx<'_> {
                 }
             }
         }
+    }
+}
+
+/// Whether a lowered branch is typed as something other than an object (`{"type": "string"}`,
+/// `{"type": ["null", "integer"]}`); a reference or an untyped branch is not known to be.
+fn not_an_object(branch: &Value) -> bool {
+    match branch.get("type") {
+        Some(Value::String(t)) => t != "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t != "object"),
+        _ => false,
     }
 }
 
@@ -1138,6 +1172,19 @@ mod tests {
                 .as_str()
                 .is_some_and(|d| d.contains("`3`"))
         );
+    }
+
+    #[test]
+    fn branches_written_twice_are_one() {
+        let l = lower(
+            &json!({ "anyOf": [{ "type": "string" }, { "type": "string" }, { "type": "object" }] }),
+            "Input",
+            "",
+            0,
+        );
+        // And, with a branch that is no object, a `oneOf` (an untagged enum, not a struct).
+        let branches = l.schema["oneOf"].as_array().expect("oneOf");
+        assert_eq!(branches.len(), 2, "{}", l.schema);
     }
 
     #[test]

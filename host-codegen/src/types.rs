@@ -369,8 +369,15 @@ fn type_lowered(
 /// names or values).
 fn strip_docs(node: &mut Value) {
     let Value::Object(map) = node else { return };
-    map.remove("description");
     map.remove("title");
+    // A member marked as one that may be `null` keeps its mark, and only that.
+    let mark = crate::lower::NULLABLE_MARK;
+    match map.remove("description") {
+        Some(Value::String(d)) if d.contains(mark) => {
+            map.insert("description".to_owned(), Value::String(mark.to_owned()));
+        }
+        _ => {}
+    }
     for (key, value) in map.iter_mut() {
         match key.as_str() {
             "properties" | "definitions" | "$defs" | "patternProperties" => {
@@ -1066,6 +1073,13 @@ fn nullable_member(member: &mut Vec<TokenTree>) {
         return;
     }
     const IS_ABSENT: &str = "::host_runtime::codegen::Nullable::is_absent";
+    // typify may write `default` in an attribute of its own.
+    let defaulted = member.iter().any(|t| {
+        matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket
+            && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde")
+            && g.stream().into_iter().any(|a| matches!(a, TokenTree::Group(args)
+                if args.stream().into_iter().any(|x| matches!(x, TokenTree::Ident(id) if id == "default")))))
+    });
     let mut skips = false;
     for t in member.iter_mut() {
         let TokenTree::Group(g) = t else { continue };
@@ -1079,7 +1093,7 @@ fn nullable_member(member: &mut Vec<TokenTree>) {
             .into_iter()
             .map(|t| match t {
                 TokenTree::Group(args) if args.delimiter() == Delimiter::Parenthesis => {
-                    let mut has_default = false;
+                    let mut has_default = defaulted;
                     let mut this_skips = false;
                     let mut args: Vec<TokenTree> = args
                         .stream()
@@ -1123,7 +1137,11 @@ fn nullable_member(member: &mut Vec<TokenTree>) {
     let Some(colon) = colon else { return };
     if !skips {
         // Attributes go before the visibility or the name.
-        let attr = quote!(#[serde(default, skip_serializing_if = #IS_ABSENT)]);
+        let attr = if defaulted {
+            quote!(#[serde(skip_serializing_if = #IS_ABSENT)])
+        } else {
+            quote!(#[serde(default, skip_serializing_if = #IS_ABSENT)])
+        };
         let at = (0..colon)
             .find(|&i| matches!(&member[i], TokenTree::Ident(_)))
             .unwrap_or(0);
@@ -1330,6 +1348,7 @@ mod tests {
                 "u": { "anyOf": [{ "type": "integer" }, { "type": "null" }] },
                 "r": { "$ref": "#/$defs/R" },
                 "plain": { "type": "string" },
+                "nothing": { "type": "null" },
                 "req": { "type": ["string", "null"] }
             },
             "required": ["req"],
@@ -1353,6 +1372,11 @@ mod tests {
             field("q")
         );
         assert!(!field("plain").contains("Nullable"), "{out}");
+        assert!(
+            field("nothing").contains("Nullable <"),
+            "{}",
+            field("nothing")
+        );
         assert!(!field("req").contains("Nullable"), "{out}");
         assert!(
             out.contains("\" The query.\""),
@@ -1373,7 +1397,8 @@ mod tests {
             "properties": {
                 "a": {
                     "anyOf": [{ "type": "object" }],
-                    "properties": { "t": { "$ref": "#/$defs/T", "description": "d" } }
+                    "properties": { "t": { "$ref": "#/$defs/T", "description": "d" } },
+                    "required": ["t"]
                 }
             },
             "$defs": { "T": {} }
@@ -1390,6 +1415,115 @@ mod tests {
                 .construct
                 .contains("merged_schema.metadata.is_none()")
                 && fallback.construct.contains("typed without them"),
+            "{}",
+            fallback.construct
+        );
+    }
+
+    #[test]
+    fn a_union_with_a_branch_written_twice_is_an_enum_that_takes_strings() {
+        // The shape of a published MCP server's `children` (Notion's `API-post-page`).
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "children": {
+                    "type": "array",
+                    "items": { "anyOf": [
+                        { "type": "string" }, { "type": "string" },
+                        { "type": "object", "additionalProperties": true }
+                    ] }
+                }
+            }
+        }));
+        assert!(out.contains("pub enum InputChildrenItem"), "{out}");
+        assert!(out.contains("String (:: std :: string :: String)"), "{out}");
+    }
+
+    #[test]
+    fn a_union_of_objects_and_a_string_is_an_enum_that_takes_strings() {
+        // Notion's `API-patch-block-children` `children`, and its `rich_text` items.
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "children": { "type": "array", "items": { "anyOf": [
+                    { "$ref": "#/$defs/Block" },
+                    { "type": "string" },
+                    { "type": "object", "additionalProperties": true }
+                ] } },
+                "rich_text": { "type": "array", "items": { "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": { "text": { "type": "string" } },
+                        "required": ["text"],
+                        "additionalProperties": true
+                    },
+                    { "type": "string" },
+                    { "type": "object", "additionalProperties": true }
+                ] } }
+            },
+            "$defs": { "Block": { "anyOf": [
+                { "type": "object", "properties": { "p": { "type": "string" } }, "additionalProperties": false },
+                { "type": "object", "properties": { "q": { "type": "string" } }, "additionalProperties": false }
+            ] } }
+        }));
+        for name in ["InputChildrenItem", "InputRichTextItem"] {
+            let at = out
+                .find(&format!("pub enum {name}"))
+                .unwrap_or_else(|| panic!("{name} is no enum: {out}"));
+            let body = &out[at..at + out[at..].find("impl").unwrap_or(out.len() - at)];
+            assert!(body.contains("(:: std :: string :: String)"), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_schema_typed_without_descriptions_keeps_null_apart_from_absent() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {
+                    "anyOf": [{ "type": "object" }],
+                    "properties": { "t": { "$ref": "#/$defs/T", "description": "d" } },
+                    "required": ["t"]
+                },
+                "n": { "type": ["string", "null"], "description": "Kept apart." }
+            },
+            "$defs": { "T": {} }
+        });
+        let typed = render(&[(&schema, "Input")]);
+        assert_eq!(typed.fallbacks.len(), 1, "{:?}", typed.fallbacks);
+        assert!(
+            typed
+                .text
+                .contains("pub n : :: host_runtime :: codegen :: Nullable <"),
+            "{}",
+            typed.text
+        );
+        assert!(!typed.text.contains("Kept apart."), "{}", typed.text);
+    }
+
+    #[test]
+    fn a_schema_typify_panics_on_even_without_descriptions_is_a_json_newtype() {
+        // As above, but `t` is optional and may be `null`: its type keeps the mark that makes it
+        // `Nullable`, which typify also reads as metadata. Typed without it, a `null` sent for
+        // `t` would come back absent: the root is JSON instead, which loses nothing.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {
+                    "anyOf": [{ "type": "object" }],
+                    "properties": { "t": { "$ref": "#/$defs/T", "description": "d" } }
+                }
+            },
+            "$defs": { "T": {} }
+        });
+        let typed = render(&[(&schema, "Input")]);
+        assert_eq!(typed.failed, None);
+        assert!(typed.text.contains("pub struct Input ("), "{}", typed.text);
+        let [(0, fallback)] = typed.fallbacks.as_slice() else {
+            panic!("{:?}", typed.fallbacks)
+        };
+        assert!(
+            fallback.construct.contains("is a JSON value"),
             "{}",
             fallback.construct
         );
