@@ -424,7 +424,17 @@ impl Cx<'_> {
                             describe(&mut node, || {
                                 format!("The member `{name}`, at `{}{p}`.", self.at)
                             });
-                            if !required.contains(&name.as_str()) && self.admits_null(s, &p, 0) {
+                            // A bare reference is left unmarked: typify 0.8 panics on a
+                            // described `$ref` merged into an `allOf` (see UPSTREAM.md), and
+                            // that would cost schemas it types today.
+                            let bare_ref = node.as_object().is_some_and(|m| {
+                                m.contains_key("$ref")
+                                    && m.keys().all(|k| k == "$ref" || k == "description")
+                            });
+                            if !required.contains(&name.as_str())
+                                && !bare_ref
+                                && self.admits_null(s, &p, 0)
+                            {
                                 mark_nullable(&mut node);
                             }
                             (name.clone(), node)
