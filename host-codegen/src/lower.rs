@@ -109,6 +109,21 @@ pub fn at_placeholder(index: usize) -> String {
     format!("@@host-at-{index}@@")
 }
 
+/// Written into the description of an optional member that may be `null`: `types::rewrite` types
+/// that member as `Nullable<T>` (absent, `null` or a value) and removes the mark.
+pub const NULLABLE_MARK: &str = "@@host-nullable@@";
+
+/// Marks a lowered member schema with [`NULLABLE_MARK`].
+fn mark_nullable(node: &mut Value) {
+    if let Value::Object(map) = node {
+        let text = match map.get("description").and_then(Value::as_str) {
+            Some(d) => format!("{d}\n\n{NULLABLE_MARK}"),
+            None => NULLABLE_MARK.to_owned(),
+        };
+        map.insert("description".to_owned(), Value::String(text));
+    }
+}
+
 /// Whether a lowered node becomes a Rust type of its own (a struct or an enum).
 fn makes_type(node: &Value) -> bool {
     ["properties", "enum", "oneOf", "anyOf", "allOf"]
@@ -213,6 +228,66 @@ impl Cx<'_> {
             pointer: pointer.to_owned(),
             construct,
         });
+    }
+
+    /// Whether `node` (at `pointer`) may accept `null`. Only a `false` matters (an optional member
+    /// that may be `null` is typed [`NULLABLE_MARK`]-wise), so what cannot be told is `true`.
+    fn admits_null(&self, node: &Value, pointer: &str, depth: usize) -> bool {
+        let Value::Object(map) = node else {
+            return node != &Value::Bool(false);
+        };
+        if depth > 32 {
+            return true;
+        }
+        if let Some(t) = map.get("type") {
+            let null = match t {
+                Value::String(t) => t == "null",
+                Value::Array(ts) => ts.iter().any(|t| t == "null"),
+                _ => true,
+            };
+            if !null {
+                return false;
+            }
+        }
+        if let Some(Value::Array(values)) = map.get("enum")
+            && !values.contains(&Value::Null)
+        {
+            return false;
+        }
+        if let Some(c) = map.get("const")
+            && !c.is_null()
+        {
+            return false;
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str)
+            && let Some(target) = self.target(reference, pointer)
+            && let Some(target_node) = resolve(self.root, &target)
+            && !self.admits_null(target_node, &target, depth + 1)
+        {
+            return false;
+        }
+        let branches = |key: &str| -> Vec<(String, &Value)> {
+            map.get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, b)| (format!("{pointer}/{key}/{i}"), b))
+                .collect()
+        };
+        if branches("allOf")
+            .iter()
+            .any(|(p, b)| !self.admits_null(b, p, depth + 1))
+        {
+            return false;
+        }
+        for key in ["anyOf", "oneOf"] {
+            let of = branches(key);
+            if !of.is_empty() && !of.iter().any(|(p, b)| self.admits_null(b, p, depth + 1)) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The pointer a reference made at `from` leads to, if it stays inside this schema.
@@ -334,6 +409,13 @@ impl Cx<'_> {
                     if skip_members {
                         continue;
                     }
+                    let required: Vec<&str> = map
+                        .get("required")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .collect();
                     let lowered = props
                         .iter()
                         .map(|(name, s)| {
@@ -342,6 +424,19 @@ impl Cx<'_> {
                             describe(&mut node, || {
                                 format!("The member `{name}`, at `{}{p}`.", self.at)
                             });
+                            // A bare reference is left unmarked: typify 0.8 panics on a
+                            // described `$ref` merged into an `allOf` (see UPSTREAM.md), and
+                            // that would cost schemas it types today.
+                            let bare_ref = node.as_object().is_some_and(|m| {
+                                m.contains_key("$ref")
+                                    && m.keys().all(|k| k == "$ref" || k == "description")
+                            });
+                            if !required.contains(&name.as_str())
+                                && !bare_ref
+                                && self.admits_null(s, &p, 0)
+                            {
+                                mark_nullable(&mut node);
+                            }
                             (name.clone(), node)
                         })
                         .collect();
@@ -385,10 +480,34 @@ impl Cx<'_> {
                     if key != "allOf" && accepts_all || lowered.is_empty() {
                         continue;
                     }
+                    // A branch written twice adds nothing a type needs (for `oneOf` a value valid
+                    // against both is invalid, which the runtime decides), and typify reads
+                    // `anyOf` of equal branches as an object of optional parts.
+                    let mut unique: Vec<Value> = Vec::with_capacity(lowered.len());
+                    for branch in lowered {
+                        if !unique.contains(&branch) {
+                            unique.push(branch);
+                        }
+                    }
+                    let mut lowered = unique;
                     if key != "allOf" {
                         tag_open_variants(&mut lowered);
                     }
-                    out.insert(key.clone(), Value::Array(lowered));
+                    // typify types an `anyOf` with an object branch as a struct of optional
+                    // parts, which refuses the strings (or other scalars) another branch accepts.
+                    // As `oneOf` it is an untagged enum: each value takes the first branch whose
+                    // type reads it, and every branch's type keeps what it does not name, so the
+                    // value encodes back the same (the runtime has already validated it against
+                    // the `anyOf`).
+                    let key = if key == "anyOf"
+                        && !map.contains_key("oneOf")
+                        && lowered.iter().any(not_an_object)
+                    {
+                        "oneOf"
+                    } else {
+                        key.as_str()
+                    };
+                    out.insert(key.to_owned(), Value::Array(lowered));
                 }
                 "prefixItems" => {}
                 _ => {
@@ -541,6 +660,16 @@ impl Cx<'_> {
                 }
             }
         }
+    }
+}
+
+/// Whether a lowered branch is typed as something other than an object (`{"type": "string"}`,
+/// `{"type": ["null", "integer"]}`); a reference or an untyped branch is not known to be.
+fn not_an_object(branch: &Value) -> bool {
+    match branch.get("type") {
+        Some(Value::String(t)) => t != "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t != "object"),
+        _ => false,
     }
 }
 
@@ -1056,6 +1185,19 @@ mod tests {
     }
 
     #[test]
+    fn branches_written_twice_are_one() {
+        let l = lower(
+            &json!({ "anyOf": [{ "type": "string" }, { "type": "string" }, { "type": "object" }] }),
+            "Input",
+            "",
+            0,
+        );
+        // And, with a branch that is no object, a `oneOf` (an untagged enum, not a struct).
+        let branches = l.schema["oneOf"].as_array().expect("oneOf");
+        assert_eq!(branches.len(), 2, "{}", l.schema);
+    }
+
+    #[test]
     fn remote_and_dynamic_references_fall_back_where_they_are() {
         let l = lower(
             &json!({
@@ -1070,8 +1212,10 @@ mod tests {
             "",
             0,
         );
-        assert_eq!(l.schema["properties"]["a"], json!({}));
-        assert_eq!(l.schema["properties"]["b"], json!({}));
+        // Any JSON, `null` too: optional, so marked as a member that may be `null`.
+        let any = json!({ "description": NULLABLE_MARK });
+        assert_eq!(l.schema["properties"]["a"], any);
+        assert_eq!(l.schema["properties"]["b"], any);
         assert_eq!(l.schema["properties"]["c"]["type"], "string");
         let pointers: Vec<&str> = l.fallbacks.iter().map(|f| f.pointer.as_str()).collect();
         assert_eq!(pointers, ["/properties/a/$ref", "/properties/b"]);

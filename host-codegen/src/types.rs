@@ -272,7 +272,7 @@ fn render(roots: &[(&Value, &'static str)]) -> Typed {
     for (i, (schema, root)) in roots.iter().enumerate() {
         // A root equal to an earlier one (a procedure whose output is its input) is that type.
         if let Some((_, same)) = roots[..i].iter().find(|(s, _)| s == schema) {
-            lowered.push((Value::Null, *root, Some(*same)));
+            lowered.push((Value::Null, *root, Some(*same), None));
             continue;
         }
         let prefix = if i == 0 { "" } else { root };
@@ -297,20 +297,127 @@ fn render(roots: &[(&Value, &'static str)]) -> Typed {
             };
             map.insert("description".to_owned(), Value::String(text));
         }
-        lowered.push((l.schema, *root, None));
+        lowered.push((l.schema, *root, None, None));
     }
-    match typify_items(&lowered) {
-        Ok(items) => Typed {
-            text: items.to_string(),
-            failed: None,
-            fallbacks,
-        },
-        Err(failed) => Typed {
-            text: String::new(),
-            failed: Some(failed),
-            fallbacks: Vec::new(),
-        },
+    type_lowered(lowered, fallbacks)
+}
+
+/// Types lowered roots, falling back root by root where typify cannot type one.
+fn type_lowered(
+    mut lowered: Vec<LoweredRoot>,
+    mut fallbacks: Vec<(usize, crate::lower::Fallback)>,
+) -> Typed {
+    // typify may fail (or panic) on a schema the engine accepts: then that root is typed again
+    // without its descriptions (the failures seen come from typify's merging of `allOf` with
+    // documented branches), and failing that it becomes a JSON value, validated by the runtime as
+    // before. Either is a warning naming the root; the rest of the module stays typed.
+    let mut retried = vec![false; lowered.len()];
+    loop {
+        match typify_items(&lowered) {
+            Ok(items) => {
+                return Typed {
+                    text: without_nullable_marks(items.to_string()),
+                    failed: None,
+                    fallbacks,
+                };
+            }
+            Err(TypifyFailure::Unreadable(root, why)) => {
+                return Typed {
+                    text: String::new(),
+                    failed: Some((root, why)),
+                    fallbacks: Vec::new(),
+                };
+            }
+            Err(TypifyFailure::Typify(root, why)) => {
+                let Some(entry) = lowered.get_mut(root) else {
+                    return Typed {
+                        text: String::new(),
+                        failed: Some((root, why)),
+                        fallbacks: Vec::new(),
+                    };
+                };
+                let construct = if retried[root] {
+                    entry.0 = Value::Null;
+                    entry.2 = None;
+                    entry.3 = Some(why.clone());
+                    // What was said of its nodes no longer applies.
+                    fallbacks.retain(|(r, _)| *r != root);
+                    format!(
+                        "the type generator (typify) cannot type this schema ({why}): `{}` is a JSON value (a `serde_json::Value` newtype), still validated against the schema by the runtime; this is a bug in the generator, please report it with the schema",
+                        entry.1
+                    )
+                } else {
+                    retried[root] = true;
+                    strip_docs(&mut entry.0);
+                    format!(
+                        "the type generator (typify) cannot type this schema with its descriptions ({why}): typed without them, so its types carry no docs from the schema; this is a bug in the generator, please report it with the schema"
+                    )
+                };
+                fallbacks.push((
+                    root,
+                    crate::lower::Fallback {
+                        pointer: String::new(),
+                        construct,
+                    },
+                ));
+            }
+        }
     }
+}
+
+/// Drops `description` and `title` from every schema node of a lowered schema (not from member
+/// names or values).
+fn strip_docs(node: &mut Value) {
+    let Value::Object(map) = node else { return };
+    map.remove("title");
+    // A member marked as one that may be `null` keeps its mark, and only that.
+    let mark = crate::lower::NULLABLE_MARK;
+    match map.remove("description") {
+        Some(Value::String(d)) if d.contains(mark) => {
+            map.insert("description".to_owned(), Value::String(mark.to_owned()));
+        }
+        _ => {}
+    }
+    for (key, value) in map.iter_mut() {
+        match key.as_str() {
+            "properties" | "definitions" | "$defs" | "patternProperties" => {
+                if let Value::Object(children) = value {
+                    children.values_mut().for_each(strip_docs);
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let Value::Array(children) = value {
+                    children.iter_mut().for_each(strip_docs);
+                }
+            }
+            "items" => match value {
+                Value::Array(children) => children.iter_mut().for_each(strip_docs),
+                other => strip_docs(other),
+            },
+            "additionalProperties"
+            | "additionalItems"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames" => strip_docs(value),
+            _ => {}
+        }
+    }
+}
+
+/// A lowered root: its schema, its type name, the earlier root it equals, and, once typify gave
+/// up on it, why (it is then a JSON value).
+type LoweredRoot = (Value, &'static str, Option<&'static str>, Option<String>);
+
+/// Why typify produced no items for a module, with the root it happened in.
+#[derive(Debug)]
+enum TypifyFailure {
+    /// The schema is no schema schemars can read (the engine reports it already).
+    Unreadable(usize, String),
+    /// typify returned an error or panicked.
+    Typify(usize, String),
 }
 
 /// The doc of a root type whose schema has no description: what the value is in the call.
@@ -337,14 +444,49 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Types lowered roots: `(schema, name, Some(earlier))` is an alias of an earlier root. A failure
-/// names the index of the root it happened in.
-fn typify_items(
-    roots: &[(Value, &'static str, Option<&'static str>)],
-) -> Result<TokenStream, (usize, String)> {
+/// The type of a root typify could not type: the JSON value as it was sent, in a newtype that
+/// says so in its docs. Written as typify writes (`::serde`, `::serde_json`): [`rewrite`] reroots
+/// it with typify's own items.
+fn untyped_root(root: &str, index: usize, why: &str) -> TokenStream {
+    let name = Ident::new(root, Span::call_site());
+    let origin = format!(" {}", origin_placeholder(index));
+    let doc = format!(
+        " Untyped: the SDK's type generator could not derive a Rust type from this schema ({why}), so the value is the JSON as it was sent. The runtime still validates it against the schema, so it is a valid instance; read it with `serde_json` (`.0`), or deserialize it into a type of your own."
+    );
+    quote! {
+        #[doc = #origin]
+        #[doc = ""]
+        #[doc = #doc]
+        #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+        #[serde(transparent)]
+        pub struct #name(
+            /// The value as JSON.
+            pub ::serde_json::Value,
+        );
+        impl ::std::convert::From<::serde_json::Value> for #name {
+            fn from(value: ::serde_json::Value) -> Self {
+                Self(value)
+            }
+        }
+        impl ::std::convert::From<#name> for ::serde_json::Value {
+            fn from(value: #name) -> Self {
+                value.0
+            }
+        }
+    }
+}
+
+/// Types lowered roots: `(schema, name, Some(earlier), _)` is an alias of an earlier root,
+/// `(_, name, _, Some(why))` a JSON value ([`untyped_root`]). A failure names the index of the root
+/// it happened in.
+fn typify_items(roots: &[LoweredRoot]) -> Result<TokenStream, TypifyFailure> {
     let mut parsed = Vec::new();
     let mut same = TokenStream::new();
-    for (i, (schema, root, earlier)) in roots.iter().enumerate() {
+    for (i, (schema, root, earlier, untyped)) in roots.iter().enumerate() {
+        if let Some(why) = untyped {
+            same.extend(untyped_root(root, i, why));
+            continue;
+        }
         if let Some(earlier) = earlier {
             let (name, earlier) = (
                 Ident::new(root, Span::call_site()),
@@ -355,7 +497,7 @@ fn typify_items(
             continue;
         }
         let root_schema: schemars::schema::RootSchema = serde_json::from_value(schema.clone())
-            .map_err(|e| (i, format!("the schema cannot be read: {e}")))?;
+            .map_err(|e| TypifyFailure::Unreadable(i, format!("the schema cannot be read: {e}")))?;
         parsed.push((i, root_schema, *root));
     }
     let mut settings = typify::TypeSpaceSettings::default();
@@ -368,7 +510,7 @@ fn typify_items(
         let mut aliases = TokenStream::new();
         for (i, root_schema, root) in parsed {
             current = i;
-            let failed = |e: typify::Error| (i, e.to_string());
+            let failed = |e: typify::Error| TypifyFailure::Typify(i, e.to_string());
             space
                 .add_ref_types(root_schema.definitions.clone())
                 .map_err(failed)?;
@@ -402,9 +544,9 @@ fn typify_items(
         let mut stream = space.to_stream();
         stream.extend(aliases);
         stream.extend(same);
-        Ok::<_, (usize, String)>(rewrite(stream))
+        Ok::<_, TypifyFailure>(rewrite(stream))
     }))
-    .map_err(|payload| (current, panic_message(payload.as_ref())))??;
+    .map_err(|payload| TypifyFailure::Typify(current, panic_message(payload.as_ref())))??;
     Ok(generated)
 }
 
@@ -674,6 +816,9 @@ fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
         if member.is_empty() {
             return;
         }
+        if !is_enum {
+            nullable_member(member);
+        }
         let has_doc = (0..member.len()).any(|i| doc_text(member, i).is_some());
         let public = is_enum
             || member
@@ -747,6 +892,7 @@ fn optional_collections(fields: TokenStream) -> TokenStream {
             field.clear();
             return;
         }
+        nullable_member(field);
         let has_doc = (0..field.len()).any(|i| doc_text(field, i).is_some());
         if !has_doc && let Some(name) = member_name(field) {
             let doc = format!(" `{name}`.");
@@ -882,6 +1028,152 @@ fn optional_collection(member: &mut Vec<TokenTree>) {
     };
     let ty: TokenStream = member[colon + 1..end].iter().cloned().collect();
     let wrapped: Vec<TokenTree> = quote!(::std::option::Option<#ty>).into_iter().collect();
+    member.splice(colon + 1..end, wrapped);
+}
+
+/// The [`crate::lower::NULLABLE_MARK`]s left in docs (of the types made for marked members),
+/// removed from the module's text.
+fn without_nullable_marks(text: String) -> String {
+    let mark = crate::lower::NULLABLE_MARK;
+    if !text.contains(mark) {
+        return text;
+    }
+    text.replace(&format!("\\n\\n{mark}"), "").replace(mark, "")
+}
+
+/// An optional member whose schema may be `null` (its doc holds [`crate::lower::NULLABLE_MARK`]):
+/// typify types it `Option<T>`, which reads `null` as absent. It becomes
+/// `::host_runtime::codegen::Nullable<T>`, defaulted when absent and skipped when serialized only
+/// when absent; the mark leaves its doc.
+fn nullable_member(member: &mut Vec<TokenTree>) {
+    let mark = crate::lower::NULLABLE_MARK;
+    let mut marked = false;
+    let mut i = 0;
+    while i < member.len() {
+        if let Some(text) = doc_text(member, i)
+            && text.contains(mark)
+        {
+            marked = true;
+            let cleaned = without_nullable_marks(text);
+            let empty = cleaned.trim_matches('"').trim().is_empty();
+            match cleaned.parse::<Literal>() {
+                Ok(lit) if !empty => {
+                    member[i + 1] =
+                        TokenTree::Group(Group::new(Delimiter::Bracket, quote!(doc = #lit)));
+                }
+                _ => {
+                    member.drain(i..i + 2);
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    if !marked {
+        return;
+    }
+    const IS_ABSENT: &str = "::host_runtime::codegen::Nullable::is_absent";
+    // typify may write `default` in an attribute of its own.
+    let defaulted = member.iter().any(|t| {
+        matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket
+            && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde")
+            && g.stream().into_iter().any(|a| matches!(a, TokenTree::Group(args)
+                if args.stream().into_iter().any(|x| matches!(x, TokenTree::Ident(id) if id == "default")))))
+    });
+    let mut skips = false;
+    for t in member.iter_mut() {
+        let TokenTree::Group(g) = t else { continue };
+        if g.delimiter() != Delimiter::Bracket
+            || !matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde")
+        {
+            continue;
+        }
+        let inner: Vec<TokenTree> = g
+            .stream()
+            .into_iter()
+            .map(|t| match t {
+                TokenTree::Group(args) if args.delimiter() == Delimiter::Parenthesis => {
+                    let mut has_default = defaulted;
+                    let mut this_skips = false;
+                    let mut args: Vec<TokenTree> = args
+                        .stream()
+                        .into_iter()
+                        .map(|a| match &a {
+                            TokenTree::Ident(id) if id == "default" => {
+                                has_default = true;
+                                a
+                            }
+                            TokenTree::Literal(lit)
+                                if lit.to_string().ends_with("::is_none\"")
+                                    || lit.to_string().ends_with("::is_empty\"") =>
+                            {
+                                this_skips = true;
+                                TokenTree::Literal(Literal::string(IS_ABSENT))
+                            }
+                            _ => a,
+                        })
+                        .collect();
+                    if this_skips && !has_default {
+                        let mut with: Vec<TokenTree> = quote!(default,).into_iter().collect();
+                        with.append(&mut args);
+                        args = with;
+                    }
+                    skips |= this_skips;
+                    TokenTree::Group(Group::new(
+                        Delimiter::Parenthesis,
+                        args.into_iter().collect(),
+                    ))
+                }
+                other => other,
+            })
+            .collect();
+        *g = Group::new(Delimiter::Bracket, inner.into_iter().collect());
+    }
+    // The type follows the first lone `:` (not part of a `::` path).
+    let colon = (0..member.len()).find(|&i| {
+        matches!(&member[i], TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == Spacing::Alone)
+            && !matches!(i.checked_sub(1).map(|j| &member[j]), Some(TokenTree::Punct(p)) if p.as_char() == ':')
+    });
+    let Some(colon) = colon else { return };
+    if !skips {
+        // Attributes go before the visibility or the name.
+        let attr = if defaulted {
+            quote!(#[serde(skip_serializing_if = #IS_ABSENT)])
+        } else {
+            quote!(#[serde(default, skip_serializing_if = #IS_ABSENT)])
+        };
+        let at = (0..colon)
+            .find(|&i| matches!(&member[i], TokenTree::Ident(_)))
+            .unwrap_or(0);
+        let attr: Vec<TokenTree> = attr.into_iter().collect();
+        let n = attr.len();
+        member.splice(at..at, attr);
+        return nullable_type(member, colon + n);
+    }
+    nullable_type(member, colon);
+}
+
+/// Replaces the type after `member[colon]` (`Option<T>`, `Option<Option<T>>` or `T`) with
+/// `Nullable<T>`.
+fn nullable_type(member: &mut Vec<TokenTree>, colon: usize) {
+    let end = if matches!(member.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
+        member.len() - 1
+    } else {
+        member.len()
+    };
+    let mut ty: Vec<TokenTree> = member[colon + 1..end].to_vec();
+    // `:: std :: option :: Option <` is ten tokens.
+    while ty.len() > 11
+        && TokenStream::from_iter(ty[..10].iter().cloned()).to_string()
+            == ":: std :: option :: Option <"
+        && matches!(ty.last(), Some(TokenTree::Punct(p)) if p.as_char() == '>')
+    {
+        ty = ty[10..ty.len() - 1].to_vec();
+    }
+    let ty: TokenStream = ty.into_iter().collect();
+    let wrapped: Vec<TokenTree> = quote!(::host_runtime::codegen::Nullable<#ty>)
+        .into_iter()
+        .collect();
     member.splice(colon + 1..end, wrapped);
 }
 
@@ -1037,9 +1329,208 @@ mod tests {
     fn a_panic_in_typify_is_a_failure_of_the_root_it_typed() {
         let fine = json!({ "type": "string" });
         let panics = json!({ "$ref": "#/definitions/absent" });
-        let roots = [(fine, "Input", None), (panics, "Output", None)];
-        let (root, message) = typify_items(&roots).expect_err("typify cannot type it");
+        let roots = [(fine, "Input", None, None), (panics, "Output", None, None)];
+        let failure = typify_items(&roots).expect_err("typify cannot type it");
+        let TypifyFailure::Typify(root, message) = failure else {
+            panic!("{failure:?}")
+        };
         assert_eq!(root, 1);
         assert!(message.starts_with("typify stopped: "), "{message}");
+    }
+
+    #[test]
+    fn an_optional_member_that_may_be_null_is_nullable() {
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "q": { "type": ["string", "null"], "description": "The query." },
+                "any": {},
+                "u": { "anyOf": [{ "type": "integer" }, { "type": "null" }] },
+                "r": { "$ref": "#/$defs/R" },
+                "plain": { "type": "string" },
+                "nothing": { "type": "null" },
+                "req": { "type": ["string", "null"] }
+            },
+            "required": ["req"],
+            "$defs": { "R": { "type": ["object", "null"], "properties": { "a": { "type": "string" } } } }
+        }));
+        let field = |name: &str| {
+            let at = out.find(&format!("pub {name} :")).expect(name);
+            let end = out[at..].find(',').map_or(out.len(), |e| at + e);
+            out[at..end].to_owned()
+        };
+        // A bare `$ref` stays an `Option` (marking it trips typify; see UPSTREAM.md).
+        assert!(!field("r").contains("Nullable"), "{}", field("r"));
+        for name in ["q", "any", "u"] {
+            assert!(
+                field(name).contains("Nullable <"),
+                "{name}: {}",
+                field(name)
+            );
+        }
+        assert!(
+            field("q").contains("Nullable < :: std :: string :: String >"),
+            "{}",
+            field("q")
+        );
+        assert!(!field("plain").contains("Nullable"), "{out}");
+        assert!(
+            field("nothing").contains("Nullable <"),
+            "{}",
+            field("nothing")
+        );
+        assert!(!field("req").contains("Nullable"), "{out}");
+        assert!(
+            out.contains("\" The query.\""),
+            "the member keeps its doc: {out}"
+        );
+        assert!(
+            out.contains("skip_serializing_if = \"::host_runtime::codegen::Nullable::is_absent\""),
+            "{out}"
+        );
+        assert!(!out.contains(crate::lower::NULLABLE_MARK), "{out}");
+    }
+
+    #[test]
+    fn a_schema_typify_panics_on_is_typed_without_its_descriptions() {
+        // typify 0.8 asserts `merged_schema.metadata.is_none()` here (see UPSTREAM.md).
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {
+                    "anyOf": [{ "type": "object" }],
+                    "properties": { "t": { "$ref": "#/$defs/T", "description": "d" } },
+                    "required": ["t"]
+                }
+            },
+            "$defs": { "T": {} }
+        });
+        let typed = render(&[(&schema, "Input")]);
+        assert_eq!(typed.failed, None);
+        assert!(typed.text.contains("pub struct Input"), "{}", typed.text);
+        let [(0, fallback)] = typed.fallbacks.as_slice() else {
+            panic!("{:?}", typed.fallbacks)
+        };
+        assert_eq!(fallback.pointer, "");
+        assert!(
+            fallback
+                .construct
+                .contains("merged_schema.metadata.is_none()")
+                && fallback.construct.contains("typed without them"),
+            "{}",
+            fallback.construct
+        );
+    }
+
+    #[test]
+    fn a_union_with_a_branch_written_twice_is_an_enum_that_takes_strings() {
+        // The shape of a published MCP server's `children` (Notion's `API-post-page`).
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "children": {
+                    "type": "array",
+                    "items": { "anyOf": [
+                        { "type": "string" }, { "type": "string" },
+                        { "type": "object", "additionalProperties": true }
+                    ] }
+                }
+            }
+        }));
+        assert!(out.contains("pub enum InputChildrenItem"), "{out}");
+        assert!(out.contains("String (:: std :: string :: String)"), "{out}");
+    }
+
+    #[test]
+    fn a_union_of_objects_and_a_string_is_an_enum_that_takes_strings() {
+        // Notion's `API-patch-block-children` `children`, and its `rich_text` items.
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "children": { "type": "array", "items": { "anyOf": [
+                    { "$ref": "#/$defs/Block" },
+                    { "type": "string" },
+                    { "type": "object", "additionalProperties": true }
+                ] } },
+                "rich_text": { "type": "array", "items": { "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": { "text": { "type": "string" } },
+                        "required": ["text"],
+                        "additionalProperties": true
+                    },
+                    { "type": "string" },
+                    { "type": "object", "additionalProperties": true }
+                ] } }
+            },
+            "$defs": { "Block": { "anyOf": [
+                { "type": "object", "properties": { "p": { "type": "string" } }, "additionalProperties": false },
+                { "type": "object", "properties": { "q": { "type": "string" } }, "additionalProperties": false }
+            ] } }
+        }));
+        for name in ["InputChildrenItem", "InputRichTextItem"] {
+            let at = out
+                .find(&format!("pub enum {name}"))
+                .unwrap_or_else(|| panic!("{name} is no enum: {out}"));
+            let body = &out[at..at + out[at..].find("impl").unwrap_or(out.len() - at)];
+            assert!(body.contains("(:: std :: string :: String)"), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_schema_typed_without_descriptions_keeps_null_apart_from_absent() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {
+                    "anyOf": [{ "type": "object" }],
+                    "properties": { "t": { "$ref": "#/$defs/T", "description": "d" } },
+                    "required": ["t"]
+                },
+                "n": { "type": ["string", "null"], "description": "Kept apart." }
+            },
+            "$defs": { "T": {} }
+        });
+        let typed = render(&[(&schema, "Input")]);
+        assert_eq!(typed.fallbacks.len(), 1, "{:?}", typed.fallbacks);
+        assert!(
+            typed
+                .text
+                .contains("pub n : :: host_runtime :: codegen :: Nullable <"),
+            "{}",
+            typed.text
+        );
+        assert!(!typed.text.contains("Kept apart."), "{}", typed.text);
+    }
+
+    #[test]
+    fn a_root_typify_cannot_type_at_all_is_a_json_newtype_and_the_others_stay_typed() {
+        let fine = json!({ "type": "object", "properties": { "x": { "type": "integer" } } });
+        // typify panics on a reference to no definition, with or without descriptions.
+        let panics = json!({ "$ref": "#/definitions/absent" });
+        let typed = type_lowered(
+            vec![(fine, "Input", None, None), (panics, "Output", None, None)],
+            Vec::new(),
+        );
+        assert_eq!(typed.failed, None);
+        let text = crate::pretty(&typed.text);
+        assert!(text.contains("pub struct Input {"), "{text}");
+        let newtype = &text[text.find("pub struct Output(").expect(&text)..];
+        assert!(
+            newtype.contains("pub ::host_runtime::codegen::serde_json::Value,\n);"),
+            "{text}"
+        );
+        assert!(text.contains("Untyped: the SDK's type generator"), "{text}");
+        let messages: Vec<&str> = typed
+            .fallbacks
+            .iter()
+            .filter(|(root, _)| *root == 1)
+            .map(|(_, f)| f.construct.as_str())
+            .collect();
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert!(
+            messages[0].contains("is a JSON value") && messages[0].contains("typify stopped"),
+            "{messages:?}"
+        );
     }
 }

@@ -8,6 +8,7 @@ pub use ::serde;
 pub use ::serde_json;
 
 pub use crate::BoxFuture;
+pub use crate::Nullable;
 pub use crate::answer::{
     CONTEXT_LIMIT, MENTION_ITEMS_KEPT, MENTION_LABEL_CHARS, TOOL_ANSWER_LIMIT,
 };

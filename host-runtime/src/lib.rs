@@ -19,6 +19,7 @@
 //! - [`webhook`]: signing the vendor's own events (Standard Webhooks `v1`);
 //! - [`outbox`]: where those events wait until the host takes them (a file, Redis or memory);
 //! - [`HostError`]: errors with the interface's codes and body;
+//! - [`Nullable`]: an optional member whose schema allows `null` (absent, `null` or a value);
 //! - [`interface`]: the interface as this SDK implements it (install tokens, errors, routes, answer
 //!   shapes, events and deduplication, limits, health), one section per topic.
 //!
@@ -40,6 +41,7 @@ mod dispatch;
 mod error;
 pub mod events;
 mod handler;
+mod nullable;
 #[doc = include_str!("../docs/interface.md")]
 pub mod interface {}
 #[cfg(test)]
@@ -68,6 +70,7 @@ pub use error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
 pub use events::{HostEvent, Timestamp};
 pub use handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;
+pub use nullable::Nullable;
 pub use webhook::EventSender;
 
 /// A boxed, sendable future: what [`dedupe::DedupeStore`] methods and health checks return.

@@ -1,0 +1,244 @@
+//! Property test: every valid value of the schema shapes that real-world tool schemas use echoes
+//! unchanged through the generated types, over the runtime's own procedure path (validated against
+//! the schema, decoded into the typed input, encoded back as the answer).
+//!
+//! The shapes (tests/manifests/shapes): optional members that may be `null` (kept apart from
+//! absent), a union of an object `$ref` and a string, and unions whose branches overlap. Each
+//! generated value is first judged by the `jsonschema` crate (which shares no code with typify):
+//! only what it calls valid is sent, and the answer must be the same JSON.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+use host_runtime::testing::TestHost;
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+// A manifest needs a scope, and nothing here uses one: the macro's unused-scope warning is a
+// deprecation warning.
+#[allow(deprecated)]
+mod shapes {
+    host_runtime::host_extension!("manifests/shapes/host.extension.json");
+
+    use host_runtime::HostError;
+
+    /// Echoes each typed input back as its output.
+    pub struct Echo;
+
+    fn echo<I: serde::Serialize, O: serde::de::DeserializeOwned>(input: I) -> Result<O, HostError> {
+        let json = serde_json::to_value(&input).map_err(|e| HostError::internal(e.to_string()))?;
+        serde_json::from_value(json).map_err(|e| HostError::internal(e.to_string()))
+    }
+
+    impl Procedures for Echo {
+        async fn nullable(
+            &self,
+            call: ProcedureCall<procedures::nullable::Input>,
+        ) -> Result<procedures::nullable::Output, HostError> {
+            echo(call.input)
+        }
+        async fn object_or_string(
+            &self,
+            call: ProcedureCall<procedures::object_or_string::Input>,
+        ) -> Result<procedures::object_or_string::Output, HostError> {
+            echo(call.input)
+        }
+        async fn overlapping(
+            &self,
+            call: ProcedureCall<procedures::overlapping::Input>,
+        ) -> Result<procedures::overlapping::Output, HostError> {
+            echo(call.input)
+        }
+    }
+
+    pub fn make() -> host_runtime::Handler {
+        handler(Echo)
+    }
+}
+
+/// The input schema of procedure `name` in the shapes manifest.
+fn schema_of(name: &str) -> Value {
+    let text = include_str!("../manifests/shapes/host.extension.json");
+    let manifest: Value = serde_json::from_str(text).unwrap();
+    manifest["server"]["procedures"][name]["input"].clone()
+}
+
+/// JSON equality as JSON Schema has it: numbers by value.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn text() -> impl Strategy<Value = Value> {
+    "[a-z ]{0,6}".prop_map(Value::String)
+}
+
+fn scalar() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        (-1e6f64..1e6).prop_map(|n| json!(n)),
+        text(),
+    ]
+}
+
+fn any_json() -> impl Strategy<Value = Value> {
+    scalar().prop_recursive(2, 8, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{1,3}", inner, 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A member absent (`None`), `null`, or the value.
+fn member(value: impl Strategy<Value = Value>) -> impl Strategy<Value = Option<Value>> {
+    prop_oneof![Just(None), Just(Some(Value::Null)), value.prop_map(Some)]
+}
+
+fn object(members: Vec<(&'static str, Option<Value>)>) -> Value {
+    let mut map = Map::new();
+    for (name, value) in members {
+        if let Some(v) = value {
+            map.insert(name.to_owned(), v);
+        }
+    }
+    Value::Object(map)
+}
+
+fn nullable_input() -> impl Strategy<Value = Value> {
+    let filter = (member(text()), member(text()), any::<bool>()).prop_map(|(tag, since, bare)| {
+        let f = object(vec![
+            ("tag", tag.filter(|t| !t.is_null())),
+            ("since", since),
+        ]);
+        if bare { f } else { json!(f) }
+    });
+    (
+        member(text()),
+        member(any::<i64>().prop_map(|n| json!(n))),
+        member(prop::collection::vec(text(), 0..3).prop_map(Value::Array)),
+        member(filter),
+        member(any_json()),
+        prop::option::of(text()),
+        prop_oneof![Just(Value::Null), text()],
+        prop::option::of(("[a-z]{1,4}", any_json())),
+    )
+        .prop_map(|(query, limit, tags, filter, extra, name, cursor, other)| {
+            let mut o = object(vec![
+                ("query", query),
+                ("limit", limit),
+                ("tags", tags),
+                ("filter", filter),
+                ("anything", extra),
+                ("name", name),
+                ("cursor", Some(cursor)),
+            ]);
+            if let (Some((k, v)), Value::Object(map)) = (other, &mut o) {
+                map.entry(format!("x{k}")).or_insert(v);
+            }
+            o
+        })
+}
+
+fn parent() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        text(),
+        (prop::option::of(text()), prop::option::of(text()))
+            .prop_map(|(p, d)| object(vec![("page_id", p), ("database_id", d)])),
+    ]
+}
+
+fn object_or_string_input() -> impl Strategy<Value = Value> {
+    (
+        prop::option::of(parent()),
+        prop::option::of(prop::collection::vec(parent(), 0..3).prop_map(Value::Array)),
+    )
+        .prop_map(|(p, ps)| object(vec![("parent", p), ("parents", ps)]))
+}
+
+fn overlapping_input() -> impl Strategy<Value = Value> {
+    let value = prop_oneof![
+        (prop::option::of(text()), prop::option::of(any_json()))
+            .prop_map(|(a, other)| object(vec![("a", a), ("other", other)])),
+        (any::<i64>(), prop::option::of(text()))
+            .prop_map(|(b, a)| object(vec![("b", Some(json!(b))), ("a", a)])),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        (-1e9f64..1e9).prop_map(|n| json!(n)),
+        text(),
+        prop::collection::vec(any::<i32>().prop_map(|n| json!(n)), 0..3).prop_map(Value::Array),
+        prop::collection::vec(text(), 0..3).prop_map(Value::Array),
+    ];
+    let either = prop_oneof![
+        Just(json!({ "kind": "x" })),
+        (any::<i32>(), prop::option::of(text()))
+            .prop_map(|(c, kind)| object(vec![("count", Some(json!(c))), ("kind", kind)])),
+    ];
+    (prop::option::of(value), prop::option::of(either))
+        .prop_map(|(v, e)| object(vec![("value", v), ("either", e)]))
+}
+
+/// Sends every value `strategy` makes that the validator calls valid; each must echo unchanged.
+fn echoes(name: &'static str, strategy: impl Strategy<Value = Value>) {
+    let schema = schema_of(name);
+    let validator = jsonschema::validator_for(&schema).expect("the shape's schema compiles");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let host = TestHost::new("shapes");
+    let handler = host.configure(shapes::make());
+    let sent = std::cell::Cell::new(0u32);
+    proptest!(ProptestConfig::with_cases(300), |(value in strategy)| {
+        prop_assume!(validator.is_valid(&value));
+        sent.set(sent.get() + 1);
+        let answer = runtime.block_on(host.call_procedure(&handler, name, value.clone()));
+        prop_assert_eq!(answer.status, 200, "{} refused {}: {}", name, value, answer.json);
+        prop_assert!(same(&answer.json, &value), "{} echoed {} for {}", name, answer.json, value);
+    });
+    let sent = sent.get();
+    assert!(sent > 100, "{name}: only {sent} valid values were sent");
+}
+
+#[test]
+fn optional_members_that_may_be_null_keep_null_apart_from_absent() {
+    echoes("nullable", nullable_input());
+}
+
+#[test]
+fn a_union_of_an_object_and_a_string_takes_both() {
+    echoes("object_or_string", object_or_string_input());
+}
+
+#[test]
+fn unions_with_overlapping_branches_take_every_valid_value() {
+    echoes("overlapping", overlapping_input());
+}
+
+#[test]
+fn a_nullable_member_reads_as_absent_null_or_a_value() {
+    use host_runtime::Nullable;
+    let input: shapes::procedures::nullable::Input =
+        serde_json::from_value(json!({ "query": null, "limit": 3, "cursor": null })).unwrap();
+    assert_eq!(input.query, Nullable::Null);
+    assert_eq!(input.limit, Nullable::Value(3));
+    assert!(input.tags.is_absent());
+    assert_eq!(
+        input.cursor, None,
+        "a required member that may be null stays an Option"
+    );
+    assert_eq!(
+        input.name, None,
+        "a member that may not be null stays an Option"
+    );
+}
