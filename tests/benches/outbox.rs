@@ -4,7 +4,8 @@
 //!
 //! `cargo bench -p host-sdk-tests --bench outbox`. `OUTBOX_EVENTS` (default 100,000) sets the events
 //! of the rate runs, `OUTBOX_SOAK` (default 1,000,000, 0 skips) those of the memory run,
-//! `OUTBOX_PRODUCERS` (default 256) how many tasks send at once.
+//! `OUTBOX_PRODUCERS` (default 256) how many tasks send at once, `OUTBOX_SOAK_DRAIN=0` leaves the
+//! memory run's events unposted.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic, missing_docs)]
 
@@ -182,10 +183,16 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
     println!("| events accepted | delivered | pending | resident memory |");
     println!("|---|---|---|---|");
     let before = count.load(Ordering::Relaxed);
+    // `OUTBOX_SOAK_DRAIN=0`: nothing is posted, so memory is measured against acceptance alone.
+    let dispatch = if env("OUTBOX_SOAK_DRAIN", 1) == 0 {
+        Dispatch::OnDemand
+    } else {
+        Dispatch::Background
+    };
     let s = sender(
         url,
         FileStore::open(dir.path().join("soak")).unwrap(),
-        Dispatch::Background,
+        dispatch,
     );
     let step = (soak / 10).max(1);
     let started = Instant::now();
@@ -204,6 +211,10 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
             count.load(Ordering::Relaxed) - before,
             rss_mib()
         );
+    }
+    if dispatch == Dispatch::OnDemand {
+        println!("resident memory {:.1} MiB", rss_mib());
+        return;
     }
     wait_delivered(count, before + soak).await;
     println!(
