@@ -214,8 +214,9 @@ pub struct EventSender {
     store: Arc<dyn OutboxStore>,
     dispatch: Dispatch,
     concurrency: usize,
-    /// Made from the settings above on first use, and shared by the clones made after that.
-    outbox: Arc<OnceLock<Arc<Outbox>>>,
+    /// Made from the settings above on first use, and shared by the clones made after that: the
+    /// outbox and the courier that signs and posts its events.
+    outbox: Arc<OnceLock<(Arc<Outbox>, Arc<Poster>)>>,
 }
 
 impl fmt::Debug for EventSender {
@@ -298,16 +299,22 @@ impl EventSender {
         self.configure(|s| s.concurrency = attempts.max(1))
     }
 
-    fn outbox(&self) -> &Arc<Outbox> {
+    fn parts(&self) -> &(Arc<Outbox>, Arc<Poster>) {
         self.outbox.get_or_init(|| {
-            Arc::new(Outbox::new(
+            let poster = Arc::new(self.poster());
+            let outbox = Arc::new(Outbox::new(
                 Arc::clone(&self.store),
-                Arc::new(self.poster()),
+                Arc::clone(&poster) as Arc<dyn Courier>,
                 self.retry,
                 self.dispatch,
                 self.concurrency,
-            ))
+            ));
+            (outbox, poster)
         })
+    }
+
+    fn outbox(&self) -> &Arc<Outbox> {
+        &self.parts().0
     }
 
     fn poster(&self) -> Poster {
@@ -367,9 +374,10 @@ impl EventSender {
         });
         let body =
             serde_json::to_vec(&envelope).map_err(|e| WebhookError::Payload(e.to_string()))?;
+        let (outbox, poster) = self.parts();
         Ok(OutboundEvent {
-            poster: Arc::new(self.poster()),
-            outbox: Arc::clone(self.outbox()),
+            poster: Arc::clone(poster),
+            outbox: Arc::clone(outbox),
             id: dedupe_key.to_owned(),
             envelope,
             body,

@@ -362,8 +362,10 @@ async fn retry_after_is_waited_for_and_capped() {
 async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_rest() {
     let courier = Scripted::new(vec![fail(), Try::Delivered(200), Try::Delivered(200)]);
     let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    // The retry comes due after the send has returned (a send makes the attempts due within its
+    // budget, so a shorter wait would see it delivered by the send itself).
     let retry = RetryPolicy {
-        first_backoff: Duration::from_millis(1),
+        first_backoff: Duration::from_millis(300),
         ..quick(5)
     };
     let outbox = outbox(
@@ -388,7 +390,7 @@ async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_res
     );
 
     outbox.accept("second", b"2".to_vec()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(5)).await;
+    tokio::time::sleep(Duration::from_millis(350)).await;
     let report = outbox.drain(Duration::from_secs(2)).await;
     assert_eq!((report.delivered, report.retrying, report.dead), (2, 0, 0));
     assert!(!report.more && report.error.is_none());
