@@ -668,9 +668,7 @@ fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
                 } else {
                     None
                 };
-                let serde_attr = in_serde
-                    || (g.delimiter() == Delimiter::Bracket
-                        && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde"));
+                let serde_attr = in_serde || is_serde_attribute(g);
                 let inner = match kind {
                     Some(is_enum) => document_members(rewrite_in(g.stream(), false), is_enum),
                     None => rewrite_in(g.stream(), serde_attr),
@@ -932,10 +930,7 @@ fn allow_unknown_fields(out: &mut [TokenTree]) {
         match t {
             TokenTree::Punct(p) if p.as_char() == ';' => break,
             TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
-            TokenTree::Group(g)
-                if g.delimiter() == Delimiter::Bracket
-                    && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde") =>
-            {
+            TokenTree::Group(g) if is_serde_attribute(g) => {
                 let inner: TokenStream = g
                     .stream()
                     .into_iter()
@@ -972,6 +967,12 @@ fn allow_unknown_fields(out: &mut [TokenTree]) {
     }
 }
 
+/// Whether `g` is the bracketed body of a `#[serde(...)]` attribute.
+fn is_serde_attribute(g: &proc_macro2::Group) -> bool {
+    g.delimiter() == Delimiter::Bracket
+        && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde")
+}
+
 /// typify writes an optional array or map member as the collection, skipped when empty: an empty
 /// array sent by the host would come back absent. The member becomes an `Option` of the collection,
 /// so absent and empty stay apart.
@@ -979,9 +980,7 @@ fn optional_collection(member: &mut Vec<TokenTree>) {
     let mut skips_empty = false;
     for t in member.iter_mut() {
         let TokenTree::Group(g) = t else { continue };
-        if g.delimiter() != Delimiter::Bracket
-            || !matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde")
-        {
+        if !is_serde_attribute(g) {
             continue;
         }
         let inner: Vec<TokenTree> = g
@@ -1075,17 +1074,14 @@ fn nullable_member(member: &mut Vec<TokenTree>) {
     const IS_ABSENT: &str = "::host_runtime::codegen::Nullable::is_absent";
     // typify may write `default` in an attribute of its own.
     let defaulted = member.iter().any(|t| {
-        matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket
-            && matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde")
+        matches!(t, TokenTree::Group(g) if is_serde_attribute(g)
             && g.stream().into_iter().any(|a| matches!(a, TokenTree::Group(args)
                 if args.stream().into_iter().any(|x| matches!(x, TokenTree::Ident(id) if id == "default")))))
     });
     let mut skips = false;
     for t in member.iter_mut() {
         let TokenTree::Group(g) = t else { continue };
-        if g.delimiter() != Delimiter::Bracket
-            || !matches!(g.stream().into_iter().next(), Some(TokenTree::Ident(id)) if id == "serde")
-        {
+        if !is_serde_attribute(g) {
             continue;
         }
         let inner: Vec<TokenTree> = g
