@@ -85,6 +85,40 @@ async fn a_file_killed_mid_commit_opens_with_every_accepted_event() {
     );
 }
 
+/// redb writes a new file in place and its magic number last; a process killed before that left a
+/// file every later open refused. Kills spread over the first milliseconds of fresh outboxes.
+#[tokio::test]
+async fn a_file_killed_while_being_made_opens() {
+    let mut made = 0;
+    for step in 0..96u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = Command::new(WRITER)
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_micros(250 * step));
+        let _ = writer.kill();
+        writer.wait().unwrap();
+        if dir.path().join("outbox.redb").exists() {
+            made += 1;
+        }
+        stored_ids(dir.path()).await;
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name != "outbox.redb")
+            .collect();
+        assert!(
+            left.iter().all(|name| name.ends_with(".new")),
+            "only half-made files besides the outbox: {left:?}"
+        );
+    }
+    assert!(made > 0, "no writer got as far as making the file");
+}
+
 #[tokio::test]
 async fn a_full_disk_is_an_error_for_the_sender_and_the_file_still_opens() {
     let dir = tempfile::tempdir().unwrap();

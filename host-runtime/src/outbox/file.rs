@@ -22,6 +22,13 @@ const DUE: TableDefinition<(i64, &str), ()> = TableDefinition::new("due");
 /// Dead letters by id.
 const DEAD: TableDefinition<&str, &[u8]> = TableDefinition::new("dead");
 
+/// The outbox's file name in its folder.
+const FILE: &str = "outbox.redb";
+/// A file being made (`outbox.redb.<pid>-<n>.new`) before it takes [`FILE`]'s name.
+const MAKING: &str = ".new";
+/// A half-made file older than this is from a process that died making it.
+const STALE: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// The most writes committed together.
 const GROUP: usize = 4096;
 /// The page cache: enough for the due index and recent records; the outbox's size on disk does not
@@ -76,6 +83,76 @@ enum Job {
     Write(Write),
 }
 
+/// Makes the outbox file at `path` if there is none, so that it appears whole or not at all.
+///
+/// redb initialises a new file in place and writes its magic number last: a process killed in
+/// those few milliseconds leaves a file that every later open refuses as invalid data, and the
+/// outbox would stay down until someone deleted it by hand. So the file is made under a name of
+/// its own, with its tables, closed, and then linked to `path`; a link (unlike a rename) never
+/// replaces a file another process made first.
+fn create_whole(dir: &Path, path: &Path) -> Result<(), OutboxError> {
+    sweep_half_made(dir);
+    if path.exists() {
+        return Ok(());
+    }
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let making = dir.join(format!("{FILE}.{}-{n}{MAKING}", std::process::id()));
+    let made = Database::builder()
+        .create(&making)
+        .map_err(redb::Error::from)
+        .and_then(|db| {
+            let txn = db.begin_write()?;
+            txn.open_table(PENDING)?;
+            txn.open_table(DUE)?;
+            txn.open_table(DEAD)?;
+            txn.commit()?;
+            Ok(())
+        });
+    if let Err(e) = made {
+        let _ = std::fs::remove_file(&making);
+        return Err(failed(&making, "cannot create", e));
+    }
+    let linked = match std::fs::hard_link(&making, path) {
+        Ok(()) => Ok(()),
+        // Another process made it first: theirs is the outbox.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        // A file system without hard links: a rename, which can only replace a file made in the
+        // same instant.
+        Err(_) => std::fs::rename(&making, path),
+    };
+    let _ = std::fs::remove_file(&making);
+    linked.map_err(|e| failed(path, "cannot create", e))?;
+    // The new name is durable once the folder is.
+    if let Ok(folder) = std::fs::File::open(dir) {
+        let _ = folder.sync_all();
+    }
+    Ok(())
+}
+
+/// Removes files left half-made by a process that died making the outbox.
+fn sweep_half_made(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !(name.starts_with(FILE) && name.ends_with(MAKING)) {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age > STALE);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 fn failed(path: &Path, what: &str, e: impl std::fmt::Display) -> OutboxError {
     OutboxError::new("file", format!("{}: {what}: {e}", path.display()))
 }
@@ -88,7 +165,8 @@ impl FileStore {
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, OutboxError> {
         let dir = dir.as_ref();
         std::fs::create_dir_all(dir).map_err(|e| failed(dir, "cannot create the folder", e))?;
-        let path = dir.join("outbox.redb");
+        let path = dir.join(FILE);
+        create_whole(dir, &path)?;
         let db = Database::builder()
             .set_cache_size(CACHE)
             .create(&path)

@@ -177,6 +177,37 @@ async fn reopening_the_file_takes_back_the_claims_of_the_process_that_had_it() {
 }
 
 #[cfg(feature = "redb")]
+#[cfg(feature = "redb")]
+#[test]
+fn a_half_made_file_left_by_a_dead_process_is_swept_and_a_young_one_kept() {
+    let dir = tempdir();
+    // What redb leaves when killed before its magic number: a sized file of zeros.
+    let old = dir.join("outbox.redb.4242-0.new");
+    let young = dir.join("outbox.redb.4243-0.new");
+    for path in [&old, &young] {
+        std::fs::write(path, vec![0u8; 4096]).unwrap();
+    }
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(an_hour_ago)
+        .unwrap();
+    let store = FileStore::open(&dir).unwrap();
+    assert!(store.path().ends_with("outbox.redb"));
+    assert!(!old.exists(), "the dead process's half-made file is gone");
+    assert!(
+        young.exists(),
+        "a file another process may still be making is kept"
+    );
+    let files = std::fs::read_dir(&dir).unwrap().flatten().count();
+    assert_eq!(
+        files, 2,
+        "the outbox and the young file; none of this process's left over"
+    );
+}
+
 #[test]
 fn a_folder_that_cannot_hold_the_outbox_is_named() {
     let dir = tempdir();
