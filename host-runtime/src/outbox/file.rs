@@ -167,18 +167,28 @@ impl FileStore {
         std::fs::create_dir_all(dir).map_err(|e| failed(dir, "cannot create the folder", e))?;
         let path = dir.join(FILE);
         create_whole(dir, &path)?;
-        let db = Database::builder()
-            .set_cache_size(CACHE)
-            .create(&path)
-            .map_err(|e| match e {
-                redb::DatabaseError::DatabaseAlreadyOpen => failed(
-                    &path,
-                    "cannot open",
-                    "another process has this outbox open (one instance per file; \
+        // redb asserts (panics) on some damaged files, e.g. one shorter than its header says;
+        // that is a damaged outbox to name, not a crash of the server opening it.
+        let opened = std::panic::catch_unwind(|| {
+            Database::builder().set_cache_size(CACHE).create(&path)
+        })
+        .map_err(|_| {
+            failed(
+                &path,
+                "cannot open",
+                "the file is damaged (for example cut short); move it aside to start an empty \
+                 outbox, and keep it to recover its events",
+            )
+        })?;
+        let db = opened.map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => failed(
+                &path,
+                "cannot open",
+                "another process has this outbox open (one instance per file; \
                      several instances share a Redis outbox)",
-                ),
-                e => failed(&path, "cannot open", e),
-            })?;
+            ),
+            e => failed(&path, "cannot open", e),
+        })?;
         // Make the tables now, so reads never meet a missing one, and take back the claims of the
         // process that had the file before: it is gone (the file is locked while open), so what it
         // was posting is due again now rather than when its leases would have run out.

@@ -208,6 +208,28 @@ fn a_half_made_file_left_by_a_dead_process_is_swept_and_a_young_one_kept() {
     );
 }
 
+#[cfg(feature = "redb")]
+#[tokio::test]
+async fn a_file_cut_short_is_named_as_damaged_not_a_panic() {
+    let dir = tempdir();
+    {
+        let store = FileStore::open(&dir).unwrap();
+        for n in 0..200u32 {
+            let entry = Entry::new(format!("e{n:03}"), vec![7; 2_000], n.into());
+            store.put(entry).await.unwrap();
+        }
+    }
+    let file = std::fs::File::options()
+        .write(true)
+        .open(dir.join("outbox.redb"))
+        .unwrap();
+    let len = file.metadata().unwrap().len();
+    file.set_len(len / 3).unwrap();
+    let error = FileStore::open(&dir).unwrap_err().to_string();
+    assert!(error.contains("outbox.redb"), "{error}");
+    assert!(error.contains("damaged"), "{error}");
+}
+
 #[test]
 fn a_folder_that_cannot_hold_the_outbox_is_named() {
     let dir = tempdir();
