@@ -113,6 +113,18 @@ pub fn at_placeholder(index: usize) -> String {
 /// that member as `Nullable<T>` (absent, `null` or a value) and removes the mark.
 pub const NULLABLE_MARK: &str = "@@host-nullable@@";
 
+/// Opens a mark, written into the description of an object, naming one of its optional members
+/// that is a bare `$ref` and may be `null` (the member's own schema cannot carry a description):
+/// `@@host-nullable-member:<the name's UTF-8 in hex>@@`. `types::rewrite` types that member as
+/// `Nullable<T>` and removes the mark.
+pub const NULLABLE_MEMBER_MARK: &str = "@@host-nullable-member:";
+
+/// The [`NULLABLE_MEMBER_MARK`] of member `name`.
+pub fn member_mark(name: &str) -> String {
+    let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{NULLABLE_MEMBER_MARK}{hex}@@")
+}
+
 /// Marks a lowered member schema with [`NULLABLE_MARK`].
 fn mark_nullable(node: &mut Value) {
     if let Value::Object(map) = node {
@@ -290,6 +302,40 @@ impl Cx<'_> {
         true
     }
 
+    /// Whether `node` (at `pointer`) takes only objects whose every member it names: a schema of
+    /// `type` `object` with `additionalProperties: false` and no `patternProperties`, or a `$ref`
+    /// to one. What cannot be told is `false`.
+    fn closed_object(&self, node: &Value, pointer: &str, depth: usize) -> bool {
+        let Value::Object(map) = node else {
+            return false;
+        };
+        if depth > 32 {
+            return false;
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            let only_reference = map.keys().all(|k| k == "$ref" || !is_shape(k));
+            return only_reference
+                && self
+                    .target(reference, pointer)
+                    .and_then(|target| {
+                        resolve(self.root, &target)
+                            .map(|node| self.closed_object(node, &target, depth + 1))
+                    })
+                    .unwrap_or(false);
+        }
+        let object_typed = match map.get("type") {
+            Some(Value::String(t)) => t == "object",
+            None => map.contains_key("properties"),
+            Some(_) => false,
+        };
+        object_typed
+            && map.get("additionalProperties") == Some(&Value::Bool(false))
+            && !map.contains_key("patternProperties")
+            && ["allOf", "anyOf", "oneOf", "if", "dependentSchemas"]
+                .iter()
+                .all(|k| !map.contains_key(*k))
+    }
+
     /// The pointer a reference made at `from` leads to, if it stays inside this schema.
     fn target(&self, reference: &str, from: &str) -> Option<String> {
         let pointer = self.resources.resolve(reference, from)?;
@@ -416,6 +462,7 @@ impl Cx<'_> {
                         .flatten()
                         .filter_map(Value::as_str)
                         .collect();
+                    let mut nullable_refs = Vec::new();
                     let lowered = props
                         .iter()
                         .map(|(name, s)| {
@@ -424,23 +471,32 @@ impl Cx<'_> {
                             describe(&mut node, || {
                                 format!("The member `{name}`, at `{}{p}`.", self.at)
                             });
-                            // A bare reference is left unmarked: typify 0.8 panics on a
-                            // described `$ref` merged into an `allOf` (see UPSTREAM.md), and
-                            // that would cost schemas it types today.
+                            // A bare reference is marked in its object's description instead:
+                            // typify 0.8 panics on a described `$ref` merged into an `allOf`
+                            // (see UPSTREAM.md), and that would cost schemas it types today.
                             let bare_ref = node.as_object().is_some_and(|m| {
                                 m.contains_key("$ref")
                                     && m.keys().all(|k| k == "$ref" || k == "description")
                             });
-                            if !required.contains(&name.as_str())
-                                && !bare_ref
-                                && self.admits_null(s, &p, 0)
-                            {
-                                mark_nullable(&mut node);
+                            if !required.contains(&name.as_str()) && self.admits_null(s, &p, 0) {
+                                if bare_ref {
+                                    nullable_refs.push(name.as_str());
+                                } else {
+                                    mark_nullable(&mut node);
+                                }
                             }
                             (name.clone(), node)
                         })
                         .collect();
                     out.insert(key.clone(), Value::Object(lowered));
+                    if !nullable_refs.is_empty() {
+                        let marks: String =
+                            nullable_refs.iter().map(|name| member_mark(name)).collect();
+                        description = Some(match description.take() {
+                            Some(d) => format!("{d}\n\n{marks}"),
+                            None => marks,
+                        });
+                    }
                 }
                 // With `prefixItems`, `items` is the rest of the array: typed below.
                 "items" if map.contains_key("prefixItems") => {}
@@ -467,6 +523,7 @@ impl Cx<'_> {
                     let parent = map.get("type").and_then(Value::as_str);
                     let mut lowered = Vec::new();
                     let mut accepts_all = false;
+                    let mut all_closed = true;
                     for (i, branch) in items.iter().enumerate() {
                         let branch = typed_like(branch, parent);
                         if !has_shape(&branch) || only_validates(&branch, parent) {
@@ -475,7 +532,9 @@ impl Cx<'_> {
                             accepts_all = true;
                             continue;
                         }
-                        lowered.push(self.node(&branch, &format!("{here}/{i}"), false));
+                        let at = format!("{here}/{i}");
+                        all_closed &= self.closed_object(&branch, &at, 0);
+                        lowered.push(self.node(&branch, &at, false));
                     }
                     if key != "allOf" && accepts_all || lowered.is_empty() {
                         continue;
@@ -498,10 +557,15 @@ impl Cx<'_> {
                     // As `oneOf` it is an untagged enum: each value takes the first branch whose
                     // type reads it, and every branch's type keeps what it does not name, so the
                     // value encodes back the same (the runtime has already validated it against
-                    // the `anyOf`).
+                    // the `anyOf`). The same goes for an `anyOf` of closed objects only: as a
+                    // struct of optional parts, each flattened, none of them can refuse a member
+                    // it does not name, so an object meant for another branch of an enclosing
+                    // union would be read by this one and lose those members; as an enum, each
+                    // branch's type refuses what it does not name, and a value it reads it keeps
+                    // whole.
                     let key = if key == "anyOf"
                         && !map.contains_key("oneOf")
-                        && lowered.iter().any(not_an_object)
+                        && (lowered.iter().any(not_an_object) || all_closed)
                     {
                         "oneOf"
                     } else {
@@ -1195,6 +1259,30 @@ mod tests {
         // And, with a branch that is no object, a `oneOf` (an untagged enum, not a struct).
         let branches = l.schema["oneOf"].as_array().expect("oneOf");
         assert_eq!(branches.len(), 2, "{}", l.schema);
+    }
+
+    #[test]
+    fn an_any_of_closed_objects_is_an_enum_and_one_of_open_objects_stays_a_struct() {
+        let closed = |name: &str| {
+            json!({ "type": "object", "properties": { name: { "type": "string" } },
+                    "additionalProperties": false })
+        };
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "closed": { "anyOf": [{ "$ref": "#/$defs/A" }, closed("b")] },
+                "open": { "anyOf": [{ "$ref": "#/$defs/A" }, { "type": "object" }] },
+                "patterned": { "anyOf": [closed("c"), {
+                    "type": "object", "additionalProperties": false,
+                    "patternProperties": { "^x": {} } }] }
+            },
+            "$defs": { "A": closed("a") }
+        });
+        let l = lower(&schema, "Input", "", 0);
+        let member = |name: &str| &l.schema["properties"][name];
+        assert!(member("closed")["oneOf"].is_array(), "{}", l.schema);
+        assert!(member("open")["anyOf"].is_array(), "{}", l.schema);
+        assert!(member("patterned")["anyOf"].is_array(), "{}", l.schema);
     }
 
     #[test]

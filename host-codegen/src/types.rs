@@ -372,11 +372,22 @@ fn strip_docs(node: &mut Value) {
     map.remove("title");
     // A member marked as one that may be `null` keeps its mark, and only that.
     let mark = crate::lower::NULLABLE_MARK;
-    match map.remove("description") {
-        Some(Value::String(d)) if d.contains(mark) => {
-            map.insert("description".to_owned(), Value::String(mark.to_owned()));
+    let open = crate::lower::NULLABLE_MEMBER_MARK;
+    if let Some(Value::String(d)) = map.remove("description") {
+        let mut kept = String::new();
+        if d.contains(mark) {
+            kept.push_str(mark);
         }
-        _ => {}
+        let mut rest = d.as_str();
+        while let Some(at) = rest.find(open) {
+            let tail = &rest[at + open.len()..];
+            let Some(end) = tail.find("@@") else { break };
+            kept.push_str(&rest[at..at + open.len() + end + 2]);
+            rest = &tail[end + 2..];
+        }
+        if !kept.is_empty() {
+            map.insert("description".to_owned(), Value::String(kept));
+        }
     }
     for (key, value) in map.iter_mut() {
         match key.as_str() {
@@ -670,7 +681,14 @@ fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
                 };
                 let serde_attr = in_serde || is_serde_attribute(g);
                 let inner = match kind {
-                    Some(is_enum) => document_members(rewrite_in(g.stream(), false), is_enum),
+                    Some(is_enum) => {
+                        let nullable = if is_enum {
+                            Vec::new()
+                        } else {
+                            marked_members(&out)
+                        };
+                        document_members(rewrite_in(g.stream(), false), is_enum, &nullable)
+                    }
                     None => rewrite_in(g.stream(), serde_attr),
                 };
                 // A tagged union whose variants keep their other members: serde cannot deny
@@ -806,8 +824,44 @@ fn item_kind(out: &[TokenTree]) -> Option<bool> {
     }
 }
 
-/// Adds `#[doc = " `member`."]` to each public field or variant of a body that has no doc of its own.
-fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
+/// The members named by [`crate::lower::NULLABLE_MEMBER_MARK`]s in the docs of the item `out` ends
+/// with (a struct's header: its attributes, `pub struct Name`).
+fn marked_members(out: &[TokenTree]) -> Vec<String> {
+    let open = crate::lower::NULLABLE_MEMBER_MARK;
+    let mut names = Vec::new();
+    for i in (0..out.len()).rev() {
+        match &out[i] {
+            TokenTree::Punct(p) if p.as_char() == ';' => break,
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
+            _ => {}
+        }
+        let Some(text) = doc_text(out, i) else {
+            continue;
+        };
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(open) {
+            rest = &rest[at + open.len()..];
+            let Some(end) = rest.find("@@") else { break };
+            let hex = &rest[..end];
+            let bytes: Option<Vec<u8>> = (0..hex.len())
+                .step_by(2)
+                .map(|k| {
+                    hex.get(k..k + 2)
+                        .and_then(|b| u8::from_str_radix(b, 16).ok())
+                })
+                .collect();
+            if let Some(name) = bytes.and_then(|b| String::from_utf8(b).ok()) {
+                names.push(name);
+            }
+            rest = &rest[end + 2..];
+        }
+    }
+    names
+}
+
+/// Adds `#[doc = " `member`."]` to each public field or variant of a body that has no doc of its own;
+/// a struct's members named in `nullable` become `Nullable<T>`.
+fn document_members(body: TokenStream, is_enum: bool, nullable: &[String]) -> TokenStream {
     let mut out = TokenStream::new();
     let mut member: Vec<TokenTree> = Vec::new();
     let flush = |member: &mut Vec<TokenTree>, out: &mut TokenStream| {
@@ -815,7 +869,8 @@ fn document_members(body: TokenStream, is_enum: bool) -> TokenStream {
             return;
         }
         if !is_enum {
-            nullable_member(member);
+            let named = member_name(member).is_some_and(|name| nullable.contains(&name));
+            nullable_member(member, named);
         }
         let has_doc = (0..member.len()).any(|i| doc_text(member, i).is_some());
         let public = is_enum
@@ -890,7 +945,7 @@ fn optional_collections(fields: TokenStream) -> TokenStream {
             field.clear();
             return;
         }
-        nullable_member(field);
+        nullable_member(field, false);
         let has_doc = (0..field.len()).any(|i| doc_text(field, i).is_some());
         if !has_doc && let Some(name) = member_name(field) {
             let doc = format!(" `{name}`.");
@@ -1034,19 +1089,31 @@ fn optional_collection(member: &mut Vec<TokenTree>) {
 /// removed from the module's text.
 fn without_nullable_marks(text: String) -> String {
     let mark = crate::lower::NULLABLE_MARK;
-    if !text.contains(mark) {
+    let open = crate::lower::NULLABLE_MEMBER_MARK;
+    if !text.contains(mark) && !text.contains(open) {
         return text;
     }
-    text.replace(&format!("\\n\\n{mark}"), "").replace(mark, "")
+    let mut text = text.replace(&format!("\\n\\n{mark}"), "").replace(mark, "");
+    // Member marks, each `open` + hex + `@@`, with the blank line before the first of a run.
+    let mut out = String::with_capacity(text.len());
+    while let Some(at) = text.find(open) {
+        let end = text[at + open.len()..]
+            .find("@@")
+            .map_or(text.len(), |e| at + open.len() + e + 2);
+        out.push_str(text[..at].strip_suffix("\\n\\n").unwrap_or(&text[..at]));
+        text.replace_range(..end, "");
+    }
+    out.push_str(&text);
+    out
 }
 
 /// An optional member whose schema may be `null` (its doc holds [`crate::lower::NULLABLE_MARK`]):
 /// typify types it `Option<T>`, which reads `null` as absent. It becomes
 /// `::host_runtime::codegen::Nullable<T>`, defaulted when absent and skipped when serialized only
-/// when absent; the mark leaves its doc.
-fn nullable_member(member: &mut Vec<TokenTree>) {
+/// when absent; the mark leaves its doc. `named` says its object's doc named it (a bare `$ref`).
+fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
     let mark = crate::lower::NULLABLE_MARK;
-    let mut marked = false;
+    let mut marked = named;
     let mut i = 0;
     while i < member.len() {
         if let Some(text) = doc_text(member, i)
@@ -1355,9 +1422,9 @@ mod tests {
             let end = out[at..].find(',').map_or(out.len(), |e| at + e);
             out[at..end].to_owned()
         };
-        // A bare `$ref` stays an `Option` (marking it trips typify; see UPSTREAM.md).
-        assert!(!field("r").contains("Nullable"), "{}", field("r"));
-        for name in ["q", "any", "u"] {
+        // A bare `$ref` is named in its object's doc (marking it trips typify; see UPSTREAM.md).
+        assert!(!out.contains(crate::lower::NULLABLE_MEMBER_MARK), "{out}");
+        for name in ["q", "any", "u", "r"] {
             assert!(
                 field(name).contains("Nullable <"),
                 "{name}: {}",
@@ -1385,6 +1452,34 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains(crate::lower::NULLABLE_MARK), "{out}");
+    }
+
+    #[test]
+    fn bare_refs_that_may_be_null_are_nullable_whatever_their_names_and_docs() {
+        let out = render_one(json!({
+            "type": "object",
+            "description": "Holds references.",
+            "properties": {
+                "first-ref": { "$ref": "#/$defs/N" },
+                "ünïcode": { "$ref": "#/$defs/N" },
+                "@@odd@@": { "$ref": "#/$defs/N" },
+                "closed": { "$ref": "#/$defs/S" }
+            },
+            "$defs": {
+                "N": { "anyOf": [{ "type": "integer" }, { "type": "null" }] },
+                "S": { "type": "string" }
+            }
+        }));
+        assert!(!out.contains(crate::lower::NULLABLE_MEMBER_MARK), "{out}");
+        assert!(
+            out.contains("\" Holds references.\\n\\n@@host-root"),
+            "the doc is kept: {out}"
+        );
+        let nullable = out.matches("Nullable <").count();
+        assert_eq!(
+            nullable, 3,
+            "the three that may be null, not `closed`: {out}"
+        );
     }
 
     #[test]

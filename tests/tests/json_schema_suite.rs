@@ -203,12 +203,7 @@ struct Figures {
 /// Groups of the real-world corpus (`file#index`) whose valid instances the generated types are
 /// known to alter, and why. They are counted apart and must still be wrong: when one is fixed, the
 /// test fails until it leaves this list.
-const KNOWN_LOSSY: [(&str, &str); 1] = [(
-    "mcp-notion-mcp-server#5",
-    "`children` items are `anyOf` of a `$ref` to an `anyOf` of closed block objects, a string and \
-     any object: an object meant for the last branch is decoded by the first, whose closed structs \
-     drop the members they do not name",
-)];
+const KNOWN_LOSSY: [(&str, &str); 0] = [];
 
 /// Whether `why` is the refusal of an integer the generated `i64`/`u64` cannot hold (serde's
 /// ``invalid type: floating point `1.3e38`, expected i64``, for a number at least 2^63 in size).

@@ -3,9 +3,10 @@
 //! the schema, decoded into the typed input, encoded back as the answer).
 //!
 //! The shapes (tests/manifests/shapes): optional members that may be `null` (kept apart from
-//! absent), a union of an object `$ref` and a string, and unions whose branches overlap. Each
-//! generated value is first judged by the `jsonschema` crate (which shares no code with typify):
-//! only what it calls valid is sent, and the answer must be the same JSON.
+//! absent; one of them only a `$ref` to such a schema), a union of an object `$ref` and a string,
+//! and unions whose branches overlap. Each generated value is first judged by the `jsonschema`
+//! crate (which shares no code with typify): only what it calls valid is sent, and the answer must
+//! be the same JSON.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -132,22 +133,28 @@ fn nullable_input() -> impl Strategy<Value = Value> {
         prop::option::of(text()),
         prop_oneof![Just(Value::Null), text()],
         prop::option::of(("[a-z]{1,4}", any_json())),
+        member(
+            prop::option::of(any::<i64>()).prop_map(|n| object(vec![("n", n.map(|n| json!(n)))])),
+        ),
     )
-        .prop_map(|(query, limit, tags, filter, extra, name, cursor, other)| {
-            let mut o = object(vec![
-                ("query", query),
-                ("limit", limit),
-                ("tags", tags),
-                ("filter", filter),
-                ("anything", extra),
-                ("name", name),
-                ("cursor", Some(cursor)),
-            ]);
-            if let (Some((k, v)), Value::Object(map)) = (other, &mut o) {
-                map.entry(format!("x{k}")).or_insert(v);
-            }
-            o
-        })
+        .prop_map(
+            |(query, limit, tags, filter, extra, name, cursor, other, page)| {
+                let mut o = object(vec![
+                    ("query", query),
+                    ("limit", limit),
+                    ("tags", tags),
+                    ("filter", filter),
+                    ("anything", extra),
+                    ("name", name),
+                    ("cursor", Some(cursor)),
+                    ("page", page),
+                ]);
+                if let (Some((k, v)), Value::Object(map)) = (other, &mut o) {
+                    map.entry(format!("x{k}")).or_insert(v);
+                }
+                o
+            },
+        )
 }
 
 fn parent() -> impl Strategy<Value = Value> {
