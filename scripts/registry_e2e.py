@@ -79,13 +79,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", type=pathlib.Path, help="the folder to work in [default: a new temporary one]")
     parser.add_argument("--release", action="store_true", help="install the CLI as `cargo install` does, optimised")
-    parser.add_argument(
-        "--target-dir",
-        type=pathlib.Path,
-        help="build in this target folder, e.g. the one the workspace was just built in, so that the "
-        "dependencies built there with the same features are not built again [default: DIR/target, "
-        "without debug info]",
-    )
     args = parser.parse_args()
     work = (args.work or pathlib.Path(tempfile.mkdtemp(prefix="host-registry-e2e-"))).resolve()
     if work.is_relative_to(ROOT):
@@ -96,15 +89,11 @@ def main() -> None:
     for var in ("HOST_SDK_PATH", "HOST_JWKS_URL", "HOST_SERVER_URL", "RUSTFLAGS", "CARGO_BUILD_TARGET"):
         env.pop(var, None)
     # One target folder for the install and the vendor's crate: the dependencies they share are
-    # built once. The registry replaces crates.io, so a dependency keeps its crates.io identity and
-    # what a workspace build in the same folder made is used again where the features agree (the
-    # SDK's own crates, from the registry, are built anew: that is what this checks).
-    target = (args.target_dir or work / "target").resolve()
-    env["CARGO_TARGET_DIR"] = str(target)
-    if args.target_dir is None:
-        # No debug info: these builds run once, and debug info is most of their size on disk and
-        # of their link time (with it, DIR held 3 GB before the wasm32 step).
-        env["CARGO_PROFILE_DEV_DEBUG"] = "false"
+    # built once.
+    env["CARGO_TARGET_DIR"] = str(work / "target")
+    # No debug info: these builds run once, and debug info is most of their size on disk and of
+    # their link time (with it, DIR held 3 GB before the wasm32 step).
+    env["CARGO_PROFILE_DEV_DEBUG"] = "false"
     started = time.monotonic()
 
     # 1. The packages.
@@ -170,7 +159,7 @@ def main() -> None:
 
     server_env = dict(env, LISTEN_ADDR="127.0.0.1:0")
     server = subprocess.Popen(
-        [str(target / "debug" / project.name)], cwd=project, env=server_env, stdout=subprocess.PIPE, text=True
+        [str(work / "target/debug" / project.name)], cwd=project, env=server_env, stdout=subprocess.PIPE, text=True
     )
     try:
         url = None
