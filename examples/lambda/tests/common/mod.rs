@@ -31,6 +31,8 @@ impl Drop for Moto {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let port = self.url.rsplit(':').next().unwrap_or_default();
+        let _ = std::fs::remove_file(std::env::temp_dir().join(format!("moto-{port}.log")));
     }
 }
 
@@ -53,46 +55,68 @@ impl Moto {
     }
 }
 
-/// Starts moto's server (`moto_server`, from `pip install 'moto[server]'`; `.ci/run` installs it)
-/// on a free port. Without it the test is skipped, saying so, except in CI, where it fails.
+/// moto's server app, served one request at a time. moto checks a condition and writes the item
+/// in two steps without a lock, so two conditional writes served at once on its threaded server
+/// (`moto_server`) could both pass, where DynamoDB makes each conditional write atomic on its item.
+/// Served in turn, the emulator keeps that guarantee, which the store relies on.
+const MOTO_ONE_AT_A_TIME: &str = "import os, sys
+os.environ.setdefault('MOTO_PORT', sys.argv[1])
+from werkzeug.serving import run_simple
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+run_simple('127.0.0.1', int(sys.argv[1]), DomainDispatcherApplication(create_backend_app), threaded=False)
+";
+
+/// Starts moto's DynamoDB emulator (installed with pip: `.ci/run` does; `MOTO_PYTHON` names the
+/// Python that has it, default `python3`) on a free port. Without it the test is skipped, saying
+/// so, except in CI (`CI` set), where it fails.
 pub fn start_moto() -> Option<Moto> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let program = std::env::var("MOTO_SERVER").unwrap_or_else(|_| "moto_server".to_owned());
-    let child = Command::new(&program)
-        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+    let python = std::env::var("MOTO_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    // Its log (a line per request) goes to a file, read only when it fails to start.
+    let log_path = std::env::temp_dir().join(format!("moto-{port}.log"));
+    let log = std::fs::File::create(&log_path).unwrap();
+    let spawned = Command::new(&python)
+        .args(["-c", MOTO_ONE_AT_A_TIME, &port.to_string()])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn();
-    let child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "`{program}` is required in CI ({e}); .ci/run installs it with pip (moto[server])"
-            );
-            eprintln!(
-                "skipped: `{program}` is not installed ({e}); `pip install 'moto[server]==5.1.18'` runs this test"
-            );
-            return None;
+    let why = match spawned {
+        Err(e) => format!("`{python}` cannot be run: {e}"),
+        Ok(mut child) => {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return Some(Moto {
+                        child,
+                        url: format!("http://127.0.0.1:{port}"),
+                    });
+                }
+                if let Ok(Some(status)) = child.try_wait() {
+                    let said = std::fs::read_to_string(&log_path).unwrap_or_default();
+                    let last = said.lines().last().unwrap_or("").to_owned();
+                    break format!("`{python}` could not start moto ({status}): {last}");
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "moto did not listen on port {port} within 30 s"
+                );
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
     };
-    let moto = Moto {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    };
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "moto_server did not start within 30 s"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(moto)
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "moto's DynamoDB emulator is required in CI: {why}; .ci/run installs it with pip"
+    );
+    eprintln!(
+        "skipped: moto's DynamoDB emulator is not installed ({why}); \
+         `pip install 'moto[dynamodb]==5.1.18' 'flask==3.1.2' 'flask-cors==6.0.1'` runs this test"
+    );
+    None
 }
 
 /// What the function answered to one invocation.
@@ -112,6 +136,8 @@ struct State {
     polling: usize,
     init_errors: Vec<Value>,
     next_id: u64,
+    /// When the first `GET .../next` arrived: the end of the function's init.
+    first_poll: Option<Instant>,
 }
 
 /// A stand-in for the Lambda Runtime API (`AWS_LAMBDA_RUNTIME_API`): hands queued invocations to
@@ -231,7 +257,10 @@ impl RuntimeApi {
 
     async fn next(&self) -> (String, Value) {
         {
-            self.state.lock().unwrap().polling += 1;
+            let mut state = self.state.lock().unwrap();
+            state.polling += 1;
+            state.first_poll.get_or_insert_with(Instant::now);
+            drop(state);
             self.changed.notify_waiters();
         }
         loop {
@@ -282,6 +311,11 @@ impl RuntimeApi {
             );
             let _ = tokio::time::timeout(Duration::from_millis(100), changed).await;
         }
+    }
+
+    /// When a function process first asked for an invocation.
+    pub fn first_poll(&self) -> Option<Instant> {
+        self.state.lock().unwrap().first_poll
     }
 
     /// The init errors the function reported.
