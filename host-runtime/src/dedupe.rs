@@ -16,11 +16,16 @@ use tokio::sync::Notify;
 use crate::BoxFuture;
 use crate::events;
 
+#[cfg(feature = "dynamodb")]
+mod dynamodb;
+#[cfg(feature = "dynamodb")]
+pub use dynamodb::{AwsCredentials, DynamoDbError, DynamoDbStore, KEY_ATTRIBUTE, TTL_ATTRIBUTE};
+
 /// How long a processed key is remembered: at least 15 minutes (the host's retries span 12.5).
 pub const WINDOW: Duration = Duration::from_secs(20 * 60);
 
 /// Where processed keys live. The default is in memory; vendors running several instances share a
-/// `RedisStore` (feature `redis`).
+/// `RedisStore` (feature `redis`) or, on AWS Lambda, a `DynamoDbStore` (feature `dynamodb`).
 ///
 /// A claim is a lease held by one delivery attempt, named by `owner` (a random token per attempt):
 /// only its holder renews, completes or releases it, so an attempt that outlived its lease can never

@@ -20,7 +20,13 @@
 //! Everything else is the handler's: the body limit (API Gateway's own is 10 MB), token checks,
 //! answers. A cold start fetches the host's key set on the first call; `with_jwks` avoids that
 //! round trip where the key set is known. Event deduplication in memory only covers one warm
-//! instance: use a shared store (`RedisStore`, or your own `DedupeStore`) for Lambda.
+//! instance: use a shared store (`DynamoDbStore` with feature `dynamodb`, `RedisStore`, or your own
+//! `DedupeStore`) for Lambda.
+//!
+//! **The outbox.** No task runs between invocations, so the vendor's own events are sent with
+//! `Dispatch::OnDemand` (each `send()` makes the attempts due before the handler answers) and what
+//! is left is posted by [`run_drain`]: the same binary deployed as a second function, invoked by
+//! an EventBridge schedule (every minute).
 
 use std::convert::Infallible;
 
@@ -45,6 +51,60 @@ pub async fn run(handler: Handler) -> Result<(), Error> {
         },
     ))
     .await
+}
+
+/// Serves scheduled invocations (an EventBridge rule's `Scheduled Event`, or any other event) by
+/// posting what `sender`'s outbox holds that is due, for up to `budget` and never past the
+/// invocation's deadline (less a second to answer). The invocation's result is what was drained:
+/// `{"delivered": n, "retrying": n, "dead": n, "more": bool}`; a store that failed makes it an
+/// error, so the failure shows in the function's metrics and logs.
+///
+/// `sender` should use `Dispatch::OnDemand` and the same outbox as the HTTP function.
+pub async fn run_drain(
+    sender: crate::EventSender,
+    budget: std::time::Duration,
+) -> Result<(), Error> {
+    lambda_http::lambda_runtime::run(lambda_http::service_fn(
+        move |event: lambda_http::LambdaEvent<serde_json::Value>| {
+            let sender = sender.clone();
+            async move { drain_once(&sender, budget, event.context.deadline).await }
+        },
+    ))
+    .await
+}
+
+/// One scheduled invocation of [`run_drain`]; `deadline` is the invocation's, in milliseconds
+/// since the Unix epoch.
+async fn drain_once(
+    sender: &crate::EventSender,
+    budget: std::time::Duration,
+    deadline: u64,
+) -> Result<serde_json::Value, Error> {
+    let now = crate::rt::SystemTime::now()
+        .duration_since(crate::rt::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let left = std::time::Duration::from_millis(deadline.saturating_sub(now).saturating_sub(1_000));
+    let report = sender.drain(budget.min(left)).await;
+    if let Some(e) = report.error {
+        return Err(format!(
+            "the outbox could not be drained ({} delivered before): {e}",
+            report.delivered
+        )
+        .into());
+    }
+    tracing::info!(
+        delivered = report.delivered,
+        retrying = report.retrying,
+        dead = report.dead,
+        more = report.more,
+        "outbox drained"
+    );
+    Ok(serde_json::json!({
+        "delivered": report.delivered,
+        "retrying": report.retrying,
+        "dead": report.dead,
+        "more": report.more,
+    }))
 }
 
 /// Answers one request as [`run`] does: the stage removed from the path, the body read, the

@@ -91,14 +91,29 @@ impl Tracker {
         config: &config::Config,
         outbox: impl host_runtime::outbox::OutboxStore,
     ) -> Result<Self, String> {
-        let data = Dataset::embedded()?;
-        let sender = host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret)
-            .map_err(|e| format!("HOST_SIGNING_SECRET: {e}"))?
-            .with_build(env!("CARGO_PKG_VERSION"))
-            .with_outbox(outbox);
+        let sender = Self::event_sender(config, outbox)?;
         sender.start();
+        Self::with_sender(sender)
+    }
+
+    /// The sender [`from_config`](Self::from_config) posts events with, not started: for serverless
+    /// platforms, which change its dispatch (`Dispatch::OnDemand`) and drain it on a schedule.
+    pub fn event_sender(
+        config: &config::Config,
+        outbox: impl host_runtime::outbox::OutboxStore,
+    ) -> Result<host_runtime::EventSender, String> {
+        Ok(
+            host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret)
+                .map_err(|e| format!("HOST_SIGNING_SECRET: {e}"))?
+                .with_build(env!("CARGO_PKG_VERSION"))
+                .with_outbox(outbox),
+        )
+    }
+
+    /// A tracker over the embedded data set posting its events with `sender`.
+    pub fn with_sender(sender: host_runtime::EventSender) -> Result<Self, String> {
         Ok(Tracker {
-            data,
+            data: Dataset::embedded()?,
             installs: Mutex::new(HashMap::new()),
             webhooks: Webhooks::new(sender),
         })

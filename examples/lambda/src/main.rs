@@ -1,0 +1,90 @@
+//! The keyword-tracker example served as an AWS Lambda function (API Gateway REST or HTTP API, or
+//! a Function URL), built with `cargo lambda build --release -p keyword-tracker-lambda`.
+//!
+//! Configuration is the example's own environment (`HOST_MODE`, `HOST_JWKS_URL`, `HOST_ISSUER`,
+//! `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`, `HOST_OUTBOX`), plus:
+//!
+//! - `HOST_DEDUPE_TABLE`: the DynamoDB table event deliveries are deduplicated in, shared by every
+//!   instance of the function (region, credentials and endpoint from the usual AWS variables, which
+//!   Lambda sets). Unset, deduplication is in memory and covers one warm instance only, said at
+//!   start. The table is checked at start; a missing one stops the function with the command that
+//!   creates it;
+//! - `HOST_OUTBOX`: where the function's own events wait, a `redis://` URL shared by every
+//!   instance; unset, in memory for as long as the instance lives, said at start. Events are sent
+//!   on demand: each `send()` makes the attempts due before the call is answered;
+//! - the function's handler setting (`_HANDLER`): `drain` makes the same binary the outbox's
+//!   drain, for a second function an EventBridge schedule invokes (every minute): each invocation
+//!   posts what is due, for up to `HOST_DRAIN_BUDGET_SECS` seconds (default 50; never past the
+//!   invocation's deadline). Any other handler setting serves HTTP.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use host_runtime::dedupe::DynamoDbStore;
+use host_runtime::outbox::Dispatch;
+use keyword_tracker::Tracker;
+use keyword_tracker::config::Config;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    // Lambda sends stderr to CloudWatch Logs, which stamps each line itself.
+    tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .without_time()
+        .init();
+    match serve().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // The runtime reports a failed start (init error) from the exit status and this line.
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> Result<(), String> {
+    let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    // The address is Lambda's; `LISTEN_ADDR` and `--listen` do not apply here.
+    let config = Config::load(Some("127.0.0.1:0"), false, env).map_err(|e| e.to_string())?;
+    let outbox: Arc<dyn host_runtime::outbox::OutboxStore> = if env("HOST_OUTBOX").is_some() {
+        config.outbox.open().await.map_err(|e| e.to_string())?
+    } else {
+        tracing::warn!(
+            "HOST_OUTBOX is not set: events wait in memory and are lost with this instance; set a redis:// URL"
+        );
+        Arc::new(host_runtime::outbox::MemoryStore::new())
+    };
+    let sender = Tracker::event_sender(&config, outbox)?.with_dispatch(Dispatch::OnDemand);
+    if env("_HANDLER").as_deref() == Some("drain") {
+        let budget = match env("HOST_DRAIN_BUDGET_SECS") {
+            None => Duration::from_secs(50),
+            Some(secs) => secs.trim().parse().map(Duration::from_secs).map_err(|_| {
+                format!("HOST_DRAIN_BUDGET_SECS is `{secs}`; give whole seconds, such as 50")
+            })?,
+        };
+        return host_runtime::lambda::run_drain(sender, budget)
+            .await
+            .map_err(|e| format!("the Lambda runtime stopped: {e}"));
+    }
+    let tracker = Arc::new(Tracker::with_sender(sender)?);
+    let handler = keyword_tracker::app(tracker, &config);
+    let handler = match env("HOST_DEDUPE_TABLE") {
+        Some(table) => {
+            let store = DynamoDbStore::from_env(table.trim()).map_err(|e| e.to_string())?;
+            store.check().await.map_err(|e| e.to_string())?;
+            handler.with_dedupe_store(store)
+        }
+        None => {
+            tracing::warn!(
+                "HOST_DEDUPE_TABLE is not set: event deduplication is in memory and covers this instance only"
+            );
+            handler
+        }
+    };
+    host_runtime::lambda::run(handler)
+        .await
+        .map_err(|e| format!("the Lambda runtime stopped: {e}"))
+}

@@ -1,0 +1,179 @@
+//! The example function run as Lambda runs it: the binary started with `AWS_LAMBDA_RUNTIME_API`
+//! pointing at a stand-in Runtime API, invoked with Function URL events, its answers read back from
+//! what it posted. Event deduplication goes through DynamoDB (moto's emulator) when it is installed.
+
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Outcome, RuntimeApi, function_url_event, http_answer, start_function, stop};
+use host_runtime::HostEvent;
+use host_runtime::testing::TestHost;
+use serde_json::{Value, json};
+
+fn host() -> TestHost {
+    // The example runs in development mode here: it trusts the development key set.
+    let mut host = TestHost::development("keyword-tracker");
+    host.credentials = json!({ "api_key": "kt_live_123" });
+    host
+}
+
+fn post(host: &TestHost, path: &str, token: &str, extra: &[(&str, String)], body: &Value) -> Value {
+    let mut headers = vec![
+        ("authorization", format!("Bearer {token}")),
+        ("content-type", "application/json".to_owned()),
+    ];
+    headers.extend(extra.iter().cloned());
+    let _ = host;
+    function_url_event("POST", path, &headers, Some(&body.to_string()))
+}
+
+fn release_delivery(host: &TestHost, event_id: &str) -> Value {
+    let payload = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
+    let body = host.event_body("release.shipped", payload);
+    post(
+        host,
+        "/host/events",
+        &host.token(),
+        &[("x-host-event-id", event_id.to_owned())],
+        &body,
+    )
+}
+
+fn runs_of_release_handler(log: &str) -> usize {
+    log.lines()
+        .filter(|l| l.contains("release checked"))
+        .count()
+}
+
+#[tokio::test]
+async fn the_function_answers_calls_through_the_runtime_api() {
+    let moto = common::start_moto();
+    let api = RuntimeApi::start().await;
+    let mut env = Vec::new();
+    if let Some(moto) = &moto {
+        moto.store("calls").create_table().await.unwrap();
+        env = moto.env();
+        env.push(("HOST_DEDUPE_TABLE", "calls".to_owned()));
+    }
+    let function = start_function(&api, &env);
+    let host = host();
+
+    let (status, body) = http_answer(
+        &api.call(function_url_event("GET", "/host/health", &[], None))
+            .await,
+    );
+    assert_eq!((status, &body["status"]), (200, &json!("ok")), "{body}");
+
+    let call = host.call_body(json!({ "keyword": "habit tracker", "days": 3 }));
+    let tool = "/host/tools/keyword-ranks";
+    let (status, body) = http_answer(&api.call(post(&host, tool, &host.token(), &[], &call)).await);
+    assert_eq!(status, 200, "{body}");
+    assert!(body["series"].is_array(), "{body}");
+
+    // Signed by a key the function does not trust.
+    let forged = TestHost::new("keyword-tracker").token();
+    let (status, body) = http_answer(&api.call(post(&host, tool, &forged, &[], &call)).await);
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(body["error"]["code"], "UNAUTHORIZED");
+
+    // The host retries with a new event id: the second delivery is answered without running.
+    for attempt in ["evt_first", "evt_retry"] {
+        let (status, body) = http_answer(&api.call(release_delivery(&host, attempt)).await);
+        assert_eq!(status, 204, "{attempt}: {body}");
+    }
+    let log = stop(function);
+    assert_eq!(runs_of_release_handler(&log), 1, "{log}");
+    assert!(api.init_errors().is_empty());
+}
+
+#[tokio::test]
+async fn two_instances_receiving_the_same_delivery_run_it_once() {
+    let Some(moto) = common::start_moto() else {
+        return;
+    };
+    moto.store("instances").create_table().await.unwrap();
+    let api = RuntimeApi::start().await;
+    let mut env = moto.env();
+    env.push(("HOST_DEDUPE_TABLE", "instances".to_owned()));
+    // Two processes, as two Lambda instances of the function are.
+    let a = start_function(&api, &env);
+    let b = start_function(&api, &env);
+    api.until_polling(2).await;
+    let host = host();
+    // Both take one delivery of the same release at once (the host retried with a new id).
+    let first = api.invoke(release_delivery(&host, "evt_1"));
+    let second = api.invoke(release_delivery(&host, "evt_2"));
+    for answer in [first, second] {
+        let outcome = tokio::time::timeout(Duration::from_secs(30), answer)
+            .await
+            .unwrap()
+            .unwrap();
+        let (status, body) = http_answer(&outcome);
+        assert_eq!(status, 204, "{body}");
+    }
+    let (log_a, log_b) = (stop(a), stop(b));
+    assert_eq!(
+        runs_of_release_handler(&log_a) + runs_of_release_handler(&log_b),
+        1,
+        "instance a:\n{log_a}\ninstance b:\n{log_b}"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_table_stops_the_function_at_start_saying_how_to_create_it() {
+    let Some(moto) = common::start_moto() else {
+        return;
+    };
+    let api = RuntimeApi::start().await;
+    let mut env = moto.env();
+    env.push(("HOST_DEDUPE_TABLE", "never-created".to_owned()));
+    let mut function = start_function(&api, &env);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while function.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the function kept running"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!function.try_wait().unwrap().unwrap().success());
+    let log = stop(function);
+    assert!(
+        log.contains("table `never-created` does not exist"),
+        "{log}"
+    );
+    assert!(
+        log.contains("aws dynamodb create-table --table-name never-created"),
+        "{log}"
+    );
+}
+
+#[tokio::test]
+async fn the_drain_handler_answers_a_scheduled_event_with_what_it_posted() {
+    let api = RuntimeApi::start().await;
+    let function = start_function(&api, &[("_HANDLER", "drain".to_owned())]);
+    let scheduled = json!({
+        "version": "0",
+        "id": "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa",
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": "123456789012",
+        "time": "2026-11-25T10:00:00Z",
+        "region": "us-east-1",
+        "resources": ["arn:aws:events:us-east-1:123456789012:rule/drain-outbox"],
+        "detail": {}
+    });
+    let outcome = api.call(scheduled).await;
+    let Outcome::Response(report) = &outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(
+        report,
+        &json!({ "delivered": 0, "retrying": 0, "dead": 0, "more": false })
+    );
+    let log = stop(function);
+    assert!(log.contains("outbox drained"), "{log}");
+}
