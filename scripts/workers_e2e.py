@@ -270,6 +270,7 @@ def main():
     dev = Process([TARGET / "debug" / "cargo-host", "dev", "--listen", "127.0.0.1:0",
                    "--manifest", EXAMPLE, "--color", "never"], ROOT, env)
     worker = None
+    persist = None
     try:
         dev.wait_for(r"^local host listening on http://", 30)
         dev.wait_for(r"^export HOST_SIGNING_SECRET=", 10)
@@ -429,6 +430,8 @@ def main():
         if worker:
             worker.stop()
         (EXAMPLE / "wrangler.restart.toml").unlink(missing_ok=True)
+        if persist:
+            shutil.rmtree(persist, ignore_errors=True)
         dev.stop()
         if args.record:
             args.record.write_text("\n".join(LOG) + "\n")
