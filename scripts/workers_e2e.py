@@ -5,19 +5,29 @@
 
 What it does, from the repository root:
 
-1. Installs pinned copies of worker-build and wasm-bindgen-cli under workers/.tools (cargo), and
+1. Installs pinned copies of worker-build and wasm-bindgen-cli under workers/.tools (cargo; or
+   under $WORKERS_TOOLS), and
    wrangler (which brings workerd, the Workers runtime) and binaryen (wasm-opt) under
    workers/example/node_modules (npm), unless they are there already.
 2. Starts `cargo host dev`, the local host: it serves the development key set and checks the
-   events the worker posts (signature, declared name, payload schema, `why`).
-3. Writes workers/example/.dev.vars pointing the worker at that local host, and starts
-   `wrangler dev`, which builds the worker with worker-build (release, wasm-opt) and serves it in
-   workerd.
+   events the worker posts (signature, declared name, payload schema, `why`). The worker posts
+   through a stand-in in front of it, which counts every post by `webhook-id` and can refuse an
+   event's first post with a 503.
+3. Writes workers/example/.dev.vars pointing the worker at them, and starts `wrangler dev`
+   (state persisted to a fresh folder), which builds the worker with worker-build (release,
+   wasm-opt) and serves it in workerd.
 4. Calls it: health; the tool with a valid token (200) and with a forged one (401); the approved
    action; `release.shipped` delivered four times with fresh event ids (204 each, processed once);
-   the worker's signed `release.noted` alert accepted by the local host exactly once; then
+   the worker's signed `release.noted` alert accepted by the local host exactly once.
+5. Deduplication in Durable Objects: one release delivered by 8 concurrent requests, then 4
+   more one after another (each its own `X-Host-Event-Id`): every one answered 2xx, the handler's
+   effect (its alert) posted once.
+6. The outbox's alarm: the stand-in refuses a new release's alert once (503); with no further
+   request to the worker, the `HostOutbox` alarm posts it again and the local host accepts it.
+7. A restart: workerd stopped and started on the same persisted state, several times, each
+   first request timed; the release of step 5 delivered again is still processed once. Then
    `cargo host check`.
-5. Prints the optimised wasm size and the first request's time, and with --record writes the
+8. Prints the optimised wasm size and the first requests' times, and with --record writes the
    whole log to FILE.
 
 Exits non-zero at the first check that fails. Needs cargo, the wasm32-unknown-unknown target,
@@ -26,6 +36,8 @@ clang (for ring), node and npm; about 10 minutes the first time on 2 cores, 2 af
 
 import argparse
 import gzip
+import http.server
+import json
 import os
 import pathlib
 import re
@@ -33,19 +45,27 @@ import shutil
 import signal
 import socket
 import subprocess
+import statistics
 import sys
+import tempfile
 import threading
 import time
+import urllib.error
 import urllib.request
+import uuid
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 WORKERS = ROOT / "workers"
 EXAMPLE = WORKERS / "example"
-TOOLS = WORKERS / ".tools"
+# CI keeps them beside its cargo build folder, so a warm run installs nothing.
+TOOLS = pathlib.Path(os.environ.get("WORKERS_TOOLS") or WORKERS / ".tools")
 WORKER_BUILD = "0.8.7"
 WASM_BINDGEN = "0.2.130"  # the `wasm-bindgen` pinned in workers/Cargo.toml
 
 LOG = []
+# Cargo's build folder: CI and shared caches set CARGO_TARGET_DIR.
+TARGET = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+FRESH_STARTS = 5  # workerd restarts whose first request is timed
 
 
 def say(line):
@@ -122,15 +142,92 @@ class Process:
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
 
+class StandIn:
+    """The event endpoint the worker posts to: forwards each post to the local host, counting them
+    by `webhook-id`, and answers 503 to the first post of an id containing a marker in `refuse`."""
+
+    def __init__(self, upstream):
+        self.upstream = upstream
+        self.posts = {}  # webhook-id -> [status answered, ...]
+        self.refuse = set()
+        self.lock = threading.Lock()
+        stand_in = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                event_id = self.headers.get("webhook-id", "")
+                with stand_in.lock:
+                    seen = stand_in.posts.setdefault(event_id, [])
+                    refuse = not seen and any(m in event_id for m in stand_in.refuse)
+                if refuse:
+                    status, answer = 503, b'{"error":"refused once by the e2e stand-in"}'
+                else:
+                    forward = urllib.request.Request(
+                        stand_in.upstream, data=body, method="POST",
+                        headers={k: v for k, v in self.headers.items()
+                                 if k.lower().startswith("webhook-") or k.lower() == "content-type"})
+                    try:
+                        with urllib.request.urlopen(forward, timeout=10) as r:
+                            status, answer = r.status, r.read()
+                    except urllib.error.HTTPError as e:
+                        status, answer = e.code, e.read()
+                with stand_in.lock:
+                    seen.append(status)
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *_):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/events"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def statuses(self, marker):
+        """The statuses answered to the posts of the ids containing `marker`."""
+        with self.lock:
+            return [s for i, answered in self.posts.items() if marker in i for s in answered]
+
+
+def release_payload(release_id):
+    return json.dumps({
+        "projectId": "prj_dev_1", "platform": "ios", "appId": "com.example.edge",
+        "version": "3.1.0", "shippedAt": "2026-11-25T09:00:00Z", "build": None,
+        "releaseId": release_id,
+    })
+
+
+def deliver(server, payload):
+    """Delivers `release.shipped` once (its own event id); the `cargo host trigger` process."""
+    return subprocess.Popen(
+        [TARGET / "debug" / "cargo-host", "trigger", "release.shipped", "--payload", payload,
+         "--server", server, "--manifest", EXAMPLE, "--color", "never"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def delivered_ok(proc):
+    out, _ = proc.communicate(timeout=60)
+    lines = [l for l in out.splitlines() if l.startswith("attempt ")]
+    return proc.returncode == 0 and lines and "-> 20" in lines[-1], out.strip()
+
+
 def install_tools():
     bins = TOOLS / "bin"
     if not (bins / "worker-build").exists():
         say(f"installing worker-build {WORKER_BUILD} ...")
-        run(["cargo", "install", "--locked", "--root", TOOLS, "worker-build", "--version", WORKER_BUILD])
+        # Debug builds: they compile in half the time, and their work (a shim, reading and writing
+        # one wasm module) takes seconds either way.
+        run(["cargo", "install", "--debug", "--locked", "--root", TOOLS, "worker-build",
+             "--version", WORKER_BUILD])
     if not (bins / "wasm-bindgen").exists():
         say(f"installing wasm-bindgen-cli {WASM_BINDGEN} ...")
         # Not --locked: its lock file names a webpki-roots release the registry no longer serves.
-        run(["cargo", "install", "--root", TOOLS, "wasm-bindgen-cli", "--version", WASM_BINDGEN])
+        run(["cargo", "install", "--debug", "--root", TOOLS, "wasm-bindgen-cli",
+             "--version", WASM_BINDGEN])
     if not (EXAMPLE / "node_modules" / ".bin" / "wrangler").exists():
         say("installing wrangler and binaryen (npm) ...")
         run(["npm", "ci", "--no-audit", "--no-fund"], cwd=EXAMPLE)
@@ -143,7 +240,7 @@ def http_get(url, timeout=10):
 
 
 def cargo_host(args, server):
-    host = ROOT / "target" / "debug" / "cargo-host"
+    host = TARGET / "debug" / "cargo-host"
     done = subprocess.run(
         [host, *args, "--server", server, "--manifest", EXAMPLE, "--color", "never"],
         cwd=ROOT, capture_output=True, text=True,
@@ -170,15 +267,18 @@ def main():
     env["WRANGLER_SEND_METRICS"] = "false"
     env["CI"] = "1"
 
-    dev = Process([ROOT / "target" / "debug" / "cargo-host", "dev", "--listen", "127.0.0.1:0",
+    dev = Process([TARGET / "debug" / "cargo-host", "dev", "--listen", "127.0.0.1:0",
                    "--manifest", EXAMPLE, "--color", "never"], ROOT, env)
     worker = None
+    persist = None
     try:
         dev.wait_for(r"^local host listening on http://", 30)
         dev.wait_for(r"^export HOST_SIGNING_SECRET=", 10)
         exports = dict(
             l.split(" ", 1)[1].split("=", 1) for l in dev.matching(r"^export ")
         )
+        stand_in = StandIn(exports["HOST_EVENT_POST_URL"])
+        exports["HOST_EVENT_POST_URL"] = stand_in.url
         (EXAMPLE / ".dev.vars").write_text(
             "".join(f'{k}="{exports[k]}"\n' for k in
                     ["HOST_JWKS_URL", "HOST_ISSUER", "HOST_EVENT_POST_URL", "HOST_SIGNING_SECRET"])
@@ -189,8 +289,9 @@ def main():
         server = f"http://127.0.0.1:{port}"
         say("wrangler dev: building the worker (worker-build --release) and starting workerd ...")
         started = time.monotonic()
+        persist = tempfile.mkdtemp(prefix="workers-e2e-state-")
         worker = Process(["wrangler", "dev", "--ip", "127.0.0.1", "--port", str(port),
-                          "--log-level", "info"], EXAMPLE, env)
+                          "--persist-to", persist, "--log-level", "info"], EXAMPLE, env)
         worker.wait_for(r"Ready on http://", 900)
         ready = time.monotonic()
         say(f"workerd ready after {ready - started:.1f} s (build included)")
@@ -253,6 +354,73 @@ def main():
         if len(accepted) != 1 or rejected:
             fail("the worker's signed alert must be accepted once")
 
+        release = f"rel_conc_{uuid.uuid4().hex[:12]}"
+        payload = release_payload(release)
+        say(f"one release ({release}) delivered by 8 concurrent requests, then 4 in turn:")
+        t0 = time.monotonic()
+        results = [delivered_ok(p) for p in [deliver(server, payload) for _ in range(8)]]
+        say(f"    8 concurrent deliveries answered in {time.monotonic() - t0:.1f} s: "
+            f"{sum(ok for ok, _ in results)} with 2xx")
+        for ok, out in results:
+            if not ok:
+                fail(f"a concurrent delivery was not answered 2xx:\n{out}")
+        for n in range(4):
+            ok, out = delivered_ok(deliver(server, payload))
+            say(f"    in turn {n + 1}: {out.splitlines()[-1] if out else '(no output)'}")
+            if not ok:
+                fail("a repeated delivery was not answered 2xx")
+        posts = stand_in.statuses(release)
+        say(f"    the handler's alert for {release} posted {len(posts)} time(s): {posts}")
+        if len(posts) != 1:
+            fail("12 deliveries of one release must run the handler once")
+
+        outboxed = f"rel_outbox_{uuid.uuid4().hex[:12]}"
+        stand_in.refuse.add(outboxed)
+        say(f"the outbox's alarm: the alert of {outboxed} refused once (503), then left alone:")
+        ok, out = delivered_ok(deliver(server, release_payload(outboxed)))
+        if not ok:
+            fail(f"the delivery was not answered 2xx:\n{out}")
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60 and stand_in.statuses(outboxed)[-1:] != [202]:
+            time.sleep(0.1)
+        posts = stand_in.statuses(outboxed)
+        say(f"    posts of its alert: {posts}, the last {time.monotonic() - t0:.1f} s after the "
+            f"delivery was answered")
+        for line in worker.matching(r"HostOutbox alarm"):
+            say(f"    worker: {line.strip()}")
+        if posts[:1] != [503] or posts[-1:] != [202]:
+            fail("the refused alert must be posted again by the outbox's alarm and accepted")
+
+        say(f"restarts: workerd stopped and started {FRESH_STARTS} times on the same state "
+            "(no rebuild), the first request timed:")
+        worker.stop()
+        config = EXAMPLE / "wrangler.restart.toml"
+        config.write_text(re.sub(r"(?ms)^\[build\].*?(?=^\[)", "",
+                                 (EXAMPLE / "wrangler.toml").read_text()))
+        firsts = []
+        for n in range(FRESH_STARTS):
+            worker = Process(["wrangler", "dev", "-c", config.name, "--ip", "127.0.0.1",
+                              "--port", str(port), "--persist-to", persist, "--log-level", "info"],
+                             EXAMPLE, env)
+            worker.wait_for(r"Ready on http://", 120)
+            t0 = time.monotonic()
+            status, body = http_get(f"{server}/host/health")
+            firsts.append((time.monotonic() - t0) * 1000)
+            if status != 200:
+                fail(f"health after a restart answered {status}")
+            if n == 0:
+                ok, out = delivered_ok(deliver(server, payload))
+                posts = stand_in.statuses(release)
+                say(f"    {release} delivered again after the restart: "
+                    f"{out.splitlines()[-1] if out else ''}; its alert posted {len(posts)} time(s)")
+                if not ok or len(posts) != 1:
+                    fail("a delivery processed before the restart must not run again")
+            if n + 1 < FRESH_STARTS:
+                worker.stop()
+        config.unlink()
+        say("    first request to a fresh workerd: " + ", ".join(f"{t:.0f}" for t in firsts)
+            + f" ms; median {statistics.median(firsts):.0f} ms")
+
         say("publish-time checks:")
         done = cargo_host(["check"], server)
         if done.returncode != 0:
@@ -261,6 +429,9 @@ def main():
     finally:
         if worker:
             worker.stop()
+        (EXAMPLE / "wrangler.restart.toml").unlink(missing_ok=True)
+        if persist:
+            shutil.rmtree(persist, ignore_errors=True)
         dev.stop()
         if args.record:
             args.record.write_text("\n".join(LOG) + "\n")

@@ -3,7 +3,10 @@
 //! The same `host_extension!` traits as a native server; [`fetch`] hands each request to the
 //! handler through `host_runtime_workers::respond`. Settings come from the Worker's variables and
 //! secrets: `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`.
-//! State lives in the isolate (see the adapter's notes on what that means for deduplication).
+//! Deliveries are deduplicated in Durable Objects (`HOST_DEDUPE`, class `HostDedupe`), so a retry
+//! that reaches another isolate still runs once; the alert waits in the `HOST_OUTBOX` object
+//! (class `HostOutbox`) until the host takes it, posted again by the object's alarm. The notes and
+//! releases the tool reports live in the isolate's memory.
 
 host_runtime::host_extension!("host.extension.json");
 
@@ -15,7 +18,7 @@ use host_runtime::events::ReleaseShipped;
 use host_runtime::serde_json::{self, json};
 use host_runtime::webhook::{EventSender, RetryPolicy};
 use host_runtime::{Handler, HostError};
-use host_runtime_workers::FetchClient;
+use host_runtime_workers::{DurableDedupe, DurableOutbox, FetchClient};
 use worker::{Context, Env, Request, Response, Result, event};
 
 /// What the Worker keeps between requests of one isolate.
@@ -73,9 +76,9 @@ impl Events for Edge {
             .webhooks
             .release_noted(&call.install.id, &key, &payload)
             .map_err(|e| HostError::internal(format!("the alert was not signed: {e}")))?;
-        // A Worker's tasks end with its request: the alert is sent before the delivery is answered.
-        // A failure to send is logged and does not fail the delivery (the host would retry it, and
-        // the release is already recorded).
+        // A Worker's tasks end with its request: the alert is stored in the outbox and attempted
+        // once before the delivery is answered. One the host did not take waits in the outbox and
+        // is posted by its alarm; that, or a refusal, is logged and does not fail the delivery.
         if let Err(e) = event.send().await {
             worker::console_error!("release.noted not delivered: {e}");
         }
@@ -90,36 +93,53 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// The handler, built on the isolate's first request.
 static HANDLER: OnceLock<Handler> = OnceLock::new();
 
-fn build(env: &Env) -> std::result::Result<Handler, String> {
-    let var = |name: &str| {
-        env.secret(name)
-            .map(|s| s.to_string())
-            .or_else(|_| env.var(name).map(|v| v.to_string()))
-            .ok()
-            .filter(|v| !v.is_empty())
-    };
-    let jwks_url = var("HOST_JWKS_URL").ok_or("HOST_JWKS_URL is not set")?;
-    let post_url = var("HOST_EVENT_POST_URL").ok_or("HOST_EVENT_POST_URL is not set")?;
-    let secret = var("HOST_SIGNING_SECRET").ok_or("HOST_SIGNING_SECRET is not set")?;
-    let sender = EventSender::new(post_url, &secret)
+/// A setting: a secret, else a variable; `None` when unset or empty.
+fn var(env: &Env, name: &str) -> Option<String> {
+    env.secret(name)
+        .map(|s| s.to_string())
+        .or_else(|_| env.var(name).map(|v| v.to_string()))
+        .ok()
+        .filter(|v| !v.is_empty())
+}
+
+/// The alert sender, for the fetch handler and for the outbox object's alarm.
+fn sender(env: &Env) -> std::result::Result<EventSender, String> {
+    let post_url = var(env, "HOST_EVENT_POST_URL").ok_or("HOST_EVENT_POST_URL is not set")?;
+    let secret = var(env, "HOST_SIGNING_SECRET").ok_or("HOST_SIGNING_SECRET is not set")?;
+    let outbox = DurableOutbox::new(env, "HOST_OUTBOX").map_err(|e| e.to_string())?;
+    Ok(EventSender::new(post_url, &secret)
         .map_err(|e| format!("HOST_SIGNING_SECRET is unusable: {e}"))?
         .with_http_client(FetchClient::client())
-        // Sent within the request: a few quick attempts, not the native 18-minute schedule.
+        .with_outbox(outbox)
+        // The send makes one attempt within the request; the outbox's alarm makes the rest, 0.2 s
+        // to 1 min apart, over about 7 minutes.
         .with_retry(RetryPolicy {
-            attempts: 3,
+            attempts: 10,
             first_backoff: Duration::from_millis(200),
-            max_backoff: Duration::from_secs(2),
+            max_backoff: Duration::from_secs(60),
             timeout: Duration::from_secs(5),
-        });
+        }))
+}
+
+/// Runs wherever the module is loaded, the outbox object's isolate included.
+#[event(start)]
+fn start() {
+    host_runtime_workers::drain_with(sender);
+}
+
+fn build(env: &Env) -> std::result::Result<Handler, String> {
+    let jwks_url = var(env, "HOST_JWKS_URL").ok_or("HOST_JWKS_URL is not set")?;
     let edge = Edge {
         notes: Mutex::default(),
         releases: Mutex::default(),
-        webhooks: Webhooks::new(sender),
+        webhooks: Webhooks::new(sender(env)?),
     };
+    let dedupe = DurableDedupe::new(env, "HOST_DEDUPE").map_err(|e| e.to_string())?;
     let handler = handler(edge)
         .with_http_client(FetchClient::client())
+        .with_dedupe_store(dedupe)
         .try_with_jwks_url(jwks_url)?;
-    Ok(match var("HOST_ISSUER") {
+    Ok(match var(env, "HOST_ISSUER") {
         Some(issuer) => handler.with_issuer(issuer),
         None => handler,
     })

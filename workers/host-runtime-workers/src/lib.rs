@@ -24,14 +24,42 @@
 //! - **Key set.** Fetched with the Worker's `fetch` ([`FetchClient`]); it is cached per isolate, so
 //!   each new isolate fetches it once. `with_jwks` avoids the fetch where the key set is known.
 //! - **Deduplication.** The default memory store lives in one isolate: a retry that reaches
-//!   another isolate (another location, or after the isolate was evicted) runs again. Give the
-//!   handler a store on a Durable Object (strongly consistent) where that matters; Workers KV is
+//!   another isolate (another location, or after the isolate was evicted) would run again. Give
+//!   the handler [`DurableDedupe`] (`with_dedupe_store`): every key is claimed in a Durable Object
+//!   of its own ([`HostDedupe`]), strongly consistent wherever the delivery lands. Workers KV is
 //!   eventually consistent and cannot claim a key atomically.
+//! - **The outbox.** Give the sender [`DurableOutbox`] (`with_outbox`) and register how to build
+//!   it with [`drain_with`] in `#[event(start)]`: an event the host did not take is kept in a
+//!   Durable Object ([`HostOutbox`]) whose alarm posts it again when it is due, with no request to
+//!   the Worker.
 //! - **Background work.** A Worker's tasks end with its request: send outbound events with
-//!   `OutboundEvent::send().await` inside the handler (not `spawn`), or hand them to
-//!   `ctx.wait_until`.
+//!   `OutboundEvent::send().await` inside the handler (not `spawn`); what the host does not take
+//!   then waits for the outbox's next drain (the [`HostOutbox`] alarm).
 //! - **Limits.** Workers read at most 100 MB of body; the handler's own limit (1 MiB by default)
 //!   still answers 413 above it.
+//!
+//! Both Durable Object classes are exported by any Worker that links this crate; bind the ones you
+//! use:
+//!
+//! ```toml
+//! [[durable_objects.bindings]]
+//! name = "HOST_DEDUPE"
+//! class_name = "HostDedupe"
+//!
+//! [[durable_objects.bindings]]
+//! name = "HOST_OUTBOX"
+//! class_name = "HostOutbox"
+//!
+//! [[migrations]]
+//! tag = "v1"
+//! new_sqlite_classes = ["HostDedupe", "HostOutbox"]
+//! ```
+
+mod dedupe;
+mod outbox;
+
+pub use dedupe::{DurableDedupe, HostDedupe};
+pub use outbox::{ALARM_BUDGET, DurableOutbox, HostOutbox, SenderFactory, drain_with};
 
 use bytes::Bytes;
 use host_runtime::client::{Client, ClientError, HttpClient};
@@ -135,4 +163,9 @@ async fn fetch(request: http::Request<Bytes>, max_body: usize) -> Result<http::R
     answer
         .body(Bytes::from(bytes))
         .map_err(|e| worker::Error::RustError(e.to_string()))
+}
+
+/// `d` in milliseconds, saturating.
+fn millis(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }

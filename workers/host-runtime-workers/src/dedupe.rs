@@ -1,0 +1,286 @@
+//! Event deduplication on Durable Objects: [`DurableDedupe`] is the handler's store, and
+//! [`HostDedupe`] the Durable Object class that holds each key.
+//!
+//! Every deduplication key has a Durable Object of its own (`id_from_name(key)`): Cloudflare runs
+//! one instance of it in the world at a time, and its storage is transactional, so two deliveries
+//! of the same event (in two isolates, two locations, or before and after an isolate was evicted)
+//! ask the same object and only one of them is told to run. The object keeps one record:
+//!
+//! - `inflight`: claimed by one delivery attempt (its `owner`) until its lease ends. The attempt
+//!   renews the lease every third of it while its handler runs; a claim whose attempt died (the
+//!   isolate was evicted mid-handler) is free again when the lease ends.
+//! - `done`: the handler succeeded. Kept for [`host_runtime::dedupe::WINDOW`] (20 minutes, longer
+//!   than the host's 12.5 minutes of retries), then erased by the object's alarm.
+//!
+//! Each claim, completion, release or renewal is one request to the object, which reads and writes
+//! its storage without awaiting anything else in between: the Workers runtime delivers no other
+//! request to the object meanwhile (its input gate) and commits the writes together, so each step
+//! is atomic.
+
+use std::time::Duration;
+
+use host_runtime::BoxFuture;
+use host_runtime::dedupe::{Claim, DedupeStore, WINDOW};
+use host_runtime::serde_json::{self, Value, json};
+use send_wrapper::SendWrapper;
+use worker::{
+    DurableObject, Env, Method, ObjectNamespace, Request, RequestInit, Response, Result, State,
+    durable_object,
+};
+
+use crate::millis;
+
+/// The storage key of the one record a [`HostDedupe`] object keeps.
+const RECORD: &str = "claim";
+
+/// A deduplication store on the Durable Object namespace bound as `binding` (class
+/// [`HostDedupe`]): give it to the handler with `with_dedupe_store`.
+///
+/// ```toml
+/// # wrangler.toml
+/// [[durable_objects.bindings]]
+/// name = "HOST_DEDUPE"
+/// class_name = "HostDedupe"
+///
+/// [[migrations]]
+/// tag = "v1"
+/// new_sqlite_classes = ["HostDedupe"]
+/// ```
+///
+/// ```ignore
+/// let handler = handler(MyServer::default())
+///     .with_dedupe_store(host_runtime_workers::DurableDedupe::new(&env, "HOST_DEDUPE")?);
+/// ```
+pub struct DurableDedupe {
+    // JavaScript values live on the isolate's one thread; the wrapper only satisfies `Send`.
+    namespace: SendWrapper<ObjectNamespace>,
+    lease: Duration,
+}
+
+impl DurableDedupe {
+    /// How long a claim lasts without renewal unless [`with_lease`](Self::with_lease) says
+    /// otherwise: what an attempt whose isolate was evicted mid-handler holds its key for.
+    pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+
+    /// The store on the Durable Object namespace bound as `binding` in `wrangler.toml`. Fails,
+    /// naming the binding, when the Worker has no such binding.
+    pub fn new(env: &Env, binding: &str) -> Result<Self> {
+        let namespace = env.durable_object(binding).map_err(|e| {
+            worker::Error::RustError(format!(
+                "the Durable Object binding `{binding}` for event deduplication is missing ({e}); \
+                 add it under [[durable_objects.bindings]] in wrangler.toml with class_name = \"HostDedupe\""
+            ))
+        })?;
+        Ok(DurableDedupe {
+            namespace: SendWrapper::new(namespace),
+            lease: Self::DEFAULT_LEASE,
+        })
+    }
+
+    /// How long a claim lasts without renewal (default 60 s, at least 300 ms). Attempts renew it
+    /// every third of it.
+    pub fn with_lease(mut self, lease: Duration) -> Self {
+        self.lease = lease.max(Duration::from_millis(300));
+        self
+    }
+
+    async fn call(&self, key: &str, op: &str, owner: &str) -> Result<Value> {
+        let body = json!({ "op": op, "owner": owner, "lease": millis(self.lease) });
+        let stub = self.namespace.id_from_name(key)?.get_stub()?;
+        let mut init = RequestInit::new();
+        init.with_method(Method::Post)
+            .with_body(Some(body.to_string().into()));
+        let request = Request::new_with_init("https://host-dedupe/", &init)?;
+        let mut answer = stub.fetch_with_request(request).await?;
+        let text = answer.text().await?;
+        if answer.status_code() != 200 {
+            return Err(worker::Error::RustError(format!(
+                "the HostDedupe object answered {}: {text}",
+                answer.status_code()
+            )));
+        }
+        serde_json::from_str(&text).map_err(|e| {
+            worker::Error::RustError(format!("the HostDedupe object's answer is not JSON: {e}"))
+        })
+    }
+
+    fn settle<'a>(&'a self, key: &'a str, owner: &'a str, op: &'static str) -> BoxFuture<'a, ()> {
+        Box::pin(SendWrapper::new(async move {
+            if let Err(e) = self.call(key, op, owner).await {
+                worker::console_error!("event deduplication: {op} failed: {e}");
+            }
+        }))
+    }
+}
+
+impl DedupeStore for DurableDedupe {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, std::result::Result<Claim, String>> {
+        Box::pin(SendWrapper::new(async move {
+            let answer = self
+                .call(key, "claim", owner)
+                .await
+                .map_err(|e| e.to_string())?;
+            match answer.get("claim").and_then(Value::as_str) {
+                Some("run") => Ok(Claim::Run),
+                Some("done") => Ok(Claim::Done),
+                Some("busy") => Ok(Claim::Busy),
+                _ => Err(format!(
+                    "the HostDedupe object answered {answer}, not a claim"
+                )),
+            }
+        }))
+    }
+
+    fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, owner, "complete")
+    }
+
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, owner, "release")
+    }
+
+    fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, owner, "renew")
+    }
+
+    fn renew_every(&self) -> Option<Duration> {
+        Some(self.lease / 3)
+    }
+}
+
+// The constructor and methods `#[durable_object]` generates are the JavaScript class's, which
+// the runtime calls; they carry no documentation of their own.
+#[allow(missing_docs)]
+mod class {
+    use super::*;
+
+    /// The Durable Object class behind [`DurableDedupe`]: one object per deduplication key, holding
+    /// whether the key is claimed (by whom, until when) or processed. Bind it in `wrangler.toml` (see
+    /// [`DurableDedupe`]); the Worker exports it by linking this crate.
+    #[durable_object]
+    pub struct HostDedupe {
+        state: State,
+    }
+
+    impl DurableObject for HostDedupe {
+        fn new(state: State, _env: Env) -> Self {
+            HostDedupe { state }
+        }
+
+        async fn fetch(&self, mut request: Request) -> Result<Response> {
+            let Ok(asked) = request.json::<Value>().await else {
+                return Response::error("the body is not a JSON request to HostDedupe", 400);
+            };
+            let (Some(op), Some(owner)) = (
+                asked.get("op").and_then(Value::as_str),
+                asked.get("owner").and_then(Value::as_str),
+            ) else {
+                return Response::error("a HostDedupe request names `op` and `owner`", 400);
+            };
+            let lease = asked
+                .get("lease")
+                .and_then(Value::as_i64)
+                .unwrap_or(60_000)
+                .max(300);
+            let storage = self.state.storage();
+            let now = now_ms();
+            let record = match storage.get::<String>(RECORD).await? {
+                Some(text) => serde_json::from_str::<Value>(&text).ok(),
+                None => None,
+            };
+            // A record past its end counts as absent (its alarm may not have run yet).
+            let live = record.filter(|r| r.get("until").and_then(Value::as_i64) > Some(now));
+            let state = live
+                .as_ref()
+                .and_then(|r| r.get("state"))
+                .and_then(Value::as_str);
+            let holds = live
+                .as_ref()
+                .and_then(|r| r.get("owner"))
+                .and_then(Value::as_str)
+                == Some(owner)
+                && state == Some("inflight");
+            let write = |value: Value, until: i64| {
+                let storage = &storage;
+                async move {
+                    storage.put(RECORD, value.to_string()).await?;
+                    // The alarm erases the record once it ends (or finds it renewed and waits again).
+                    if storage.get_alarm().await?.is_none() {
+                        storage.set_alarm(at(until)).await?;
+                    }
+                    Result::<()>::Ok(())
+                }
+            };
+            let answer = match op {
+                "claim" => match state {
+                    Some("done") => "done",
+                    Some(_) => "busy",
+                    None => {
+                        let until = now + lease;
+                        write(
+                            json!({ "state": "inflight", "owner": owner, "until": until }),
+                            until,
+                        )
+                        .await?;
+                        "run"
+                    }
+                },
+                "renew" if holds => {
+                    let until = now + lease;
+                    write(
+                        json!({ "state": "inflight", "owner": owner, "until": until }),
+                        until,
+                    )
+                    .await?;
+                    "renewed"
+                }
+                "complete" if holds => {
+                    let until = now + millis(WINDOW);
+                    write(json!({ "state": "done", "until": until }), until).await?;
+                    "completed"
+                }
+                "release" if holds => {
+                    storage.delete_all().await?;
+                    storage.delete_alarm().await?;
+                    "released"
+                }
+                "renew" | "complete" | "release" => "not held",
+                _ => return Response::error(format!("HostDedupe has no operation `{op}`"), 400),
+            };
+            Response::from_json(&json!({ "claim": answer }))
+        }
+
+        async fn alarm(&self) -> Result<Response> {
+            let storage = self.state.storage();
+            let until = storage
+                .get::<String>(RECORD)
+                .await?
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                .and_then(|r| r.get("until").and_then(Value::as_i64));
+            match until {
+                Some(until) if until > now_ms() => storage.set_alarm(at(until)).await?,
+                _ => storage.delete_all().await?,
+            }
+            Response::empty()
+        }
+    }
+}
+
+pub use class::HostDedupe;
+
+/// Now, in Unix milliseconds, from the Workers clock.
+pub(crate) fn now_ms() -> i64 {
+    i64::try_from(worker::Date::now().as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The instant `ms` (Unix milliseconds) for an alarm (an `i64` alone would be an offset from now).
+pub(crate) fn at(ms: i64) -> worker::ScheduledTime {
+    // Exact for every millisecond timestamp until the year 285,000.
+    #[allow(clippy::cast_precision_loss)]
+    let ms = ms as f64;
+    worker::ScheduledTime::new(js_sys::Date::new(&ms.into()))
+}
