@@ -177,7 +177,6 @@ async fn reopening_the_file_takes_back_the_claims_of_the_process_that_had_it() {
 }
 
 #[cfg(feature = "redb")]
-#[cfg(feature = "redb")]
 #[test]
 fn a_half_made_file_left_by_a_dead_process_is_swept_and_a_young_one_kept() {
     let dir = tempdir();
@@ -230,6 +229,7 @@ async fn a_file_cut_short_is_named_as_damaged_not_a_panic() {
     assert!(error.contains("damaged"), "{error}");
 }
 
+#[cfg(feature = "redb")]
 #[test]
 fn a_folder_that_cannot_hold_the_outbox_is_named() {
     let dir = tempdir();
