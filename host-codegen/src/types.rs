@@ -372,18 +372,13 @@ fn strip_docs(node: &mut Value) {
     map.remove("title");
     // A member marked as one that may be `null` keeps its mark, and only that.
     let mark = crate::lower::NULLABLE_MARK;
-    let open = crate::lower::NULLABLE_MEMBER_MARK;
     if let Some(Value::String(d)) = map.remove("description") {
         let mut kept = String::new();
         if d.contains(mark) {
             kept.push_str(mark);
         }
-        let mut rest = d.as_str();
-        while let Some(at) = rest.find(open) {
-            let tail = &rest[at + open.len()..];
-            let Some(end) = tail.find("@@") else { break };
-            kept.push_str(&rest[at..at + open.len() + end + 2]);
-            rest = &tail[end + 2..];
+        for (whole, _) in member_marks(&d) {
+            kept.push_str(whole);
         }
         if !kept.is_empty() {
             map.insert("description".to_owned(), Value::String(kept));
@@ -824,10 +819,24 @@ fn item_kind(out: &[TokenTree]) -> Option<bool> {
     }
 }
 
+/// Each [`crate::lower::NULLABLE_MEMBER_MARK`] in `text`: the whole mark and the hex between its
+/// opening and its closing `@@`.
+fn member_marks(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    let open = crate::lower::NULLABLE_MEMBER_MARK;
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let at = rest.find(open)?;
+        let tail = &rest[at + open.len()..];
+        let end = tail.find("@@")?;
+        let found = (&rest[at..at + open.len() + end + 2], &tail[..end]);
+        rest = &tail[end + 2..];
+        Some(found)
+    })
+}
+
 /// The members named by [`crate::lower::NULLABLE_MEMBER_MARK`]s in the docs of the item `out` ends
 /// with (a struct's header: its attributes, `pub struct Name`).
 fn marked_members(out: &[TokenTree]) -> Vec<String> {
-    let open = crate::lower::NULLABLE_MEMBER_MARK;
     let mut names = Vec::new();
     for i in (0..out.len()).rev() {
         match &out[i] {
@@ -838,11 +847,7 @@ fn marked_members(out: &[TokenTree]) -> Vec<String> {
         let Some(text) = doc_text(out, i) else {
             continue;
         };
-        let mut rest = text.as_str();
-        while let Some(at) = rest.find(open) {
-            rest = &rest[at + open.len()..];
-            let Some(end) = rest.find("@@") else { break };
-            let hex = &rest[..end];
+        for (_, hex) in member_marks(&text) {
             let bytes: Option<Vec<u8>> = (0..hex.len())
                 .step_by(2)
                 .map(|k| {
@@ -853,7 +858,6 @@ fn marked_members(out: &[TokenTree]) -> Vec<String> {
             if let Some(name) = bytes.and_then(|b| String::from_utf8(b).ok()) {
                 names.push(name);
             }
-            rest = &rest[end + 2..];
         }
     }
     names
