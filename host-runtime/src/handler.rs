@@ -76,7 +76,7 @@ impl Handler {
                 dispatch: Arc::new(dispatch),
                 config,
                 verifier,
-                schemas: Arc::new(Schemas::compile(spec)),
+                schemas: Arc::new(Schemas::new(spec)),
             }),
         }
     }

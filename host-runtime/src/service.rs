@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::rt::Instant;
@@ -97,39 +97,59 @@ impl Default for Serving {
     }
 }
 
-/// The extension's JSON Schemas, compiled once when the handler is built, each kept where its
-/// route looks for it.
+/// The extension's JSON Schemas, each kept where its route looks for it and compiled on that
+/// route's first call, then kept for the handler's life.
+///
+/// Compiling on first use keeps start-up to what the first request needs: a serverless instance
+/// (a Worker's isolate, a Lambda) answering a health check or an event never compiles a tool's
+/// schema, and the one a first tool call needs costs that call about a millisecond natively.
 #[derive(Default)]
 pub(crate) struct Schemas {
-    tool_inputs: HashMap<&'static str, jsonschema::Validator>,
-    action_inputs: HashMap<&'static str, jsonschema::Validator>,
-    procedure_inputs: HashMap<&'static str, jsonschema::Validator>,
-    procedure_outputs: HashMap<&'static str, jsonschema::Validator>,
+    tool_inputs: HashMap<&'static str, Lazy>,
+    action_inputs: HashMap<&'static str, Lazy>,
+    procedure_inputs: HashMap<&'static str, Lazy>,
+    procedure_outputs: HashMap<&'static str, Lazy>,
+}
+
+/// One schema's text and, once a call has needed it, its validator.
+struct Lazy {
+    text: &'static str,
+    compiled: OnceLock<Option<jsonschema::Validator>>,
+}
+
+impl Lazy {
+    fn get(&self) -> Option<&jsonschema::Validator> {
+        self.compiled
+            .get_or_init(|| {
+                // The manifest was validated when the crate compiled, including that every schema
+                // compiles; a schema that does not is left unchecked, never a panic.
+                let schema: Json = serde_json::from_str(self.text).ok()?;
+                jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .build(&schema)
+                    .ok()
+            })
+            .as_ref()
+    }
 }
 
 impl Schemas {
-    pub(crate) fn compile(spec: &Spec) -> Schemas {
-        fn compiled<'a>(
-            items: impl Iterator<Item = (&'static str, &'a str)>,
-        ) -> HashMap<&'static str, jsonschema::Validator> {
+    pub(crate) fn new(spec: &'static Spec) -> Schemas {
+        fn each(
+            items: impl Iterator<Item = (&'static str, &'static str)>,
+        ) -> HashMap<&'static str, Lazy> {
             items
-                .filter_map(|(id, text)| {
-                    // The manifest was validated when the crate compiled, including that every
-                    // schema compiles; a schema that does not is left unchecked, never a panic.
-                    let schema: Json = serde_json::from_str(text).ok()?;
-                    let validator = jsonschema::options()
-                        .with_draft(jsonschema::Draft::Draft202012)
-                        .build(&schema)
-                        .ok()?;
-                    Some((id, validator))
+                .map(|(id, text)| {
+                    let compiled = OnceLock::new();
+                    (id, Lazy { text, compiled })
                 })
                 .collect()
         }
         Schemas {
-            tool_inputs: compiled(spec.tools.iter().map(|t| (t.id, t.input))),
-            action_inputs: compiled(spec.actions.iter().map(|a| (a.id, a.input))),
-            procedure_inputs: compiled(spec.procedures.iter().map(|p| (p.name, p.input))),
-            procedure_outputs: compiled(spec.procedures.iter().map(|p| (p.name, p.output))),
+            tool_inputs: each(spec.tools.iter().map(|t| (t.id, t.input))),
+            action_inputs: each(spec.actions.iter().map(|a| (a.id, a.input))),
+            procedure_inputs: each(spec.procedures.iter().map(|p| (p.name, p.input))),
+            procedure_outputs: each(spec.procedures.iter().map(|p| (p.name, p.output))),
         }
     }
 
@@ -141,11 +161,27 @@ impl Schemas {
             Route::Procedure(name) => self.procedure_inputs.get(*name),
             _ => None,
         }
+        .and_then(Lazy::get)
     }
 
     /// A procedure's `output` schema.
     fn output(&self, procedure: &str) -> Option<&jsonschema::Validator> {
-        self.procedure_outputs.get(procedure)
+        self.procedure_outputs.get(procedure).and_then(Lazy::get)
+    }
+
+    /// How many schemas have been compiled so far (for tests).
+    #[cfg(test)]
+    pub(crate) fn compiled(&self) -> usize {
+        [
+            &self.tool_inputs,
+            &self.action_inputs,
+            &self.procedure_inputs,
+            &self.procedure_outputs,
+        ]
+        .iter()
+        .flat_map(|map| map.values())
+        .filter(|lazy| lazy.compiled.get().is_some())
+        .count()
     }
 }
 
@@ -914,6 +950,70 @@ fn query_q(query: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::{Procedure, Tool};
+
+    static SPEC: Spec = Spec {
+        extension_id: "lazy-schemas",
+        tools: &[
+            Tool {
+                id: "search",
+                input: r#"{"type":"object","properties":{"q":{"type":"string","minLength":2}}}"#,
+            },
+            Tool {
+                id: "broken",
+                input: r#"{"type": 12"#,
+            },
+        ],
+        actions: &[],
+        mentions: &[],
+        context: &[],
+        procedures: &[Procedure {
+            name: "sum",
+            input: r#"{"type":"array","items":{"type":"integer"}}"#,
+            output: r#"{"type":"integer"}"#,
+        }],
+        metrics: &[],
+        work: None,
+        events: &[],
+    };
+
+    #[test]
+    fn a_schema_is_compiled_on_its_routes_first_call_and_kept() {
+        let schemas = Schemas::new(&SPEC);
+        assert_eq!(
+            schemas.compiled(),
+            0,
+            "nothing is compiled before a call needs it"
+        );
+
+        let search = schemas.input(&Route::Tool("search")).expect("a validator");
+        assert!(!search.is_valid(&serde_json::json!({ "q": "x" })));
+        assert!(search.is_valid(&serde_json::json!({ "q": "xy" })));
+        assert_eq!(schemas.compiled(), 1, "only the tool's own schema");
+        let again = schemas.input(&Route::Tool("search")).expect("a validator");
+        assert!(std::ptr::eq(search, again), "compiled once, then kept");
+
+        assert!(
+            schemas
+                .output("sum")
+                .expect("a validator")
+                .is_valid(&serde_json::json!(3))
+        );
+        assert_eq!(schemas.compiled(), 2);
+        assert!(schemas.input(&Route::Tool("nope")).is_none());
+        assert!(schemas.input(&Route::Health).is_none());
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_is_left_unchecked_not_a_panic() {
+        let schemas = Schemas::new(&SPEC);
+        assert!(schemas.input(&Route::Tool("broken")).is_none());
+        assert!(
+            schemas.input(&Route::Tool("broken")).is_none(),
+            "and not tried on every call"
+        );
+        assert_eq!(schemas.compiled(), 1);
+    }
 
     #[test]
     fn the_mention_query_is_decoded_and_bounded() {

@@ -1,7 +1,7 @@
 //! What the runtime needs of one extension's manifest, written by `host_extension!` as a `static`
 //! when the crate is compiled: ids, schemas as JSON text, scopes, metrics and the work destination.
-//! The runtime never parses the manifest itself; it compiles the schemas once, when the handler is
-//! built.
+//! The runtime never parses the manifest itself; it compiles each schema once, on the first call
+//! that needs it.
 //!
 //! Built by generated code only (its fields are public for that); not a stable API.
 
