@@ -14,6 +14,7 @@ mod generate;
 mod lower;
 mod names;
 mod types;
+mod validators;
 
 use std::path::{Component, Path, PathBuf};
 
@@ -204,15 +205,47 @@ pub fn pretty(items: &str) -> String {
 
 /// The expansion of a manifest file as formatted Rust, for `cargo host expand` and golden tests. Paths
 /// in `include_bytes!` are replaced by `$CARGO_MANIFEST_DIR`, so the text does not depend on the machine.
+///
+/// The validators generated from the schemas are left out (each keeps its `check` function and a
+/// line saying what was left out): they are jsonschema's code, thousands of lines for a large schema,
+/// and say nothing the schema does not.
 pub fn expand_pretty(written: &str, manifest_dir: Option<&Path>) -> String {
     let tokens = expand(written, manifest_dir, Span::call_site());
     let text = match syn::parse2::<syn::File>(tokens.clone()) {
-        Ok(file) => prettyplease::unparse(&file),
+        Ok(mut file) => {
+            elide_validators(&mut file);
+            prettyplease::unparse(&file)
+        }
         Err(_) => tokens.to_string(),
     };
     match manifest_dir.map(|d| d.display().to_string()) {
         Some(dir) if !dir.is_empty() => text.replace(&dir, "$CARGO_MANIFEST_DIR"),
         _ => text,
+    }
+}
+
+/// Empties each module of `__host_validators` but for its `check` function and a doc line.
+fn elide_validators(file: &mut syn::File) {
+    let validators = file.items.iter_mut().find_map(|item| match item {
+        syn::Item::Mod(m) if m.ident == "__host_validators" => m.content.as_mut(),
+        _ => None,
+    });
+    let Some((_, modules)) = validators else {
+        return;
+    };
+    for module in modules {
+        let syn::Item::Mod(module) = module else {
+            continue;
+        };
+        let Some((_, items)) = module.content.as_mut() else {
+            continue;
+        };
+        let left_out = items.len().saturating_sub(1);
+        items.retain(|item| matches!(item, syn::Item::Fn(f) if f.sig.ident == "check"));
+        let note = format!(
+            " The validator jsonschema generated from the schema ({left_out} items, left out of this listing)."
+        );
+        module.attrs.push(syn::parse_quote!(#[doc = #note]));
     }
 }
 

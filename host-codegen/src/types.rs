@@ -439,7 +439,7 @@ fn role_doc(root: &str) -> String {
 }
 
 /// The message of a panic caught while typing.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     let text = payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

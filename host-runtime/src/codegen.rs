@@ -4,6 +4,7 @@
 //!
 //! Not a stable API: it changes with the generator.
 
+pub use ::jsonschema;
 pub use ::serde;
 pub use ::serde_json;
 
@@ -18,4 +19,5 @@ pub use crate::dispatch::{
     work_comment,
 };
 pub use crate::route::Route;
+pub use crate::schema::{Check, Violation};
 pub use crate::spec::{Action, Metric, Procedure, Spec, Tool, Work};

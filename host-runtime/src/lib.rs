@@ -52,6 +52,8 @@ pub mod metrics;
 pub mod outbox;
 pub mod route;
 mod rt;
+#[doc(hidden)]
+pub mod schema;
 #[cfg(feature = "server")]
 mod server;
 mod service;

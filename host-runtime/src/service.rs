@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::rt::Instant;
@@ -29,6 +29,7 @@ use crate::dedupe::{self, Claim, DedupeStore};
 use crate::dispatch::{Dispatch, RawCall, Reply};
 use crate::error::{ErrorCode, HostError};
 use crate::route::Route;
+use crate::schema::{Check, Lazy};
 use crate::spec::Spec;
 
 /// The health route's own deadline for the vendor's check: over 2.5 s is degraded.
@@ -97,12 +98,12 @@ impl Default for Serving {
     }
 }
 
-/// The extension's JSON Schemas, each kept where its route looks for it and compiled on that
-/// route's first call, then kept for the handler's life.
+/// The extension's JSON Schemas, each kept where its route looks for it.
 ///
-/// Compiling on first use keeps start-up to what the first request needs: a serverless instance
-/// (a Worker's isolate, a Lambda) answering a health check or an event never compiles a tool's
-/// schema, and the one a first tool call needs costs that call about a millisecond natively.
+/// Each comes with the validator the macro generated from it when the crate compiled. One without
+/// (the macro could not generate it) is compiled on its route's first call and kept, so start-up is
+/// what the first request needs: a serverless instance (a Worker's isolate, a Lambda) compiles
+/// nothing to answer a health check or an event.
 #[derive(Default)]
 pub(crate) struct Schemas {
     tool_inputs: HashMap<&'static str, Lazy>,
@@ -111,66 +112,48 @@ pub(crate) struct Schemas {
     procedure_outputs: HashMap<&'static str, Lazy>,
 }
 
-/// One schema's text and, once a call has needed it, its validator.
-struct Lazy {
-    text: &'static str,
-    compiled: OnceLock<Option<jsonschema::Validator>>,
-}
-
-impl Lazy {
-    fn get(&self) -> Option<&jsonschema::Validator> {
-        self.compiled
-            .get_or_init(|| {
-                // The manifest was validated when the crate compiled, including that every schema
-                // compiles; a schema that does not is left unchecked, never a panic.
-                let schema: Json = serde_json::from_str(self.text).ok()?;
-                jsonschema::options()
-                    .with_draft(jsonschema::Draft::Draft202012)
-                    .build(&schema)
-                    .ok()
-            })
-            .as_ref()
-    }
-}
-
 impl Schemas {
     pub(crate) fn new(spec: &'static Spec) -> Schemas {
         fn each(
-            items: impl Iterator<Item = (&'static str, &'static str)>,
+            items: impl Iterator<Item = (&'static str, &'static str, Option<Check>)>,
         ) -> HashMap<&'static str, Lazy> {
             items
-                .map(|(id, text)| {
-                    let compiled = OnceLock::new();
-                    (id, Lazy { text, compiled })
-                })
+                .map(|(id, text, check)| (id, Lazy::new(text, check)))
                 .collect()
         }
         Schemas {
-            tool_inputs: each(spec.tools.iter().map(|t| (t.id, t.input))),
-            action_inputs: each(spec.actions.iter().map(|a| (a.id, a.input))),
-            procedure_inputs: each(spec.procedures.iter().map(|p| (p.name, p.input))),
-            procedure_outputs: each(spec.procedures.iter().map(|p| (p.name, p.output))),
+            tool_inputs: each(spec.tools.iter().map(|t| (t.id, t.input, t.input_check))),
+            action_inputs: each(spec.actions.iter().map(|a| (a.id, a.input, a.input_check))),
+            procedure_inputs: each(
+                spec.procedures
+                    .iter()
+                    .map(|p| (p.name, p.input, p.input_check)),
+            ),
+            procedure_outputs: each(
+                spec.procedures
+                    .iter()
+                    .map(|p| (p.name, p.output, p.output_check)),
+            ),
         }
     }
 
     /// The `input` schema of the route's contribution, if it has one.
-    fn input(&self, route: &Route<'_>) -> Option<&jsonschema::Validator> {
+    fn input(&self, route: &Route<'_>) -> Option<&Lazy> {
         match route {
             Route::Tool(id) => self.tool_inputs.get(*id),
             Route::Action(id) => self.action_inputs.get(*id),
             Route::Procedure(name) => self.procedure_inputs.get(*name),
             _ => None,
         }
-        .and_then(Lazy::get)
     }
 
     /// A procedure's `output` schema.
-    fn output(&self, procedure: &str) -> Option<&jsonschema::Validator> {
-        self.procedure_outputs.get(procedure).and_then(Lazy::get)
+    fn output(&self, procedure: &str) -> Option<&Lazy> {
+        self.procedure_outputs.get(procedure)
     }
 
-    /// How many schemas have been compiled so far (for tests).
-    #[cfg(test)]
+    /// How many schemas have been compiled at run time so far (for tests).
+    #[cfg(all(test, feature = "schema-compiler"))]
     pub(crate) fn compiled(&self) -> usize {
         [
             &self.tool_inputs,
@@ -180,7 +163,7 @@ impl Schemas {
         ]
         .iter()
         .flat_map(|map| map.values())
-        .filter(|lazy| lazy.compiled.get().is_some())
+        .filter(|lazy| lazy.compiled())
         .count()
     }
 }
@@ -609,16 +592,20 @@ fn validate_input(
     let input = body
         .entry("input")
         .or_insert_with(|| Json::Object(Map::new()));
-    let Some(validator) = inner.schemas.input(route) else {
-        return Ok(());
-    };
-    match validator.iter_errors(input).next() {
-        None => Ok(()),
-        Some(e) => {
-            let at = e.instance_path().as_str();
-            let at = if at.is_empty() { "/" } else { at };
-            Err(HostError::input_invalid(format!("`input` at `{at}`: {e}")))
-        }
+    // A schema that cannot be checked at all (its text does not compile) leaves the input unchecked:
+    // the manifest engine compiled every schema before the crate was built, so only altered generated
+    // code gets here.
+    match inner
+        .schemas
+        .input(route)
+        .map(|schema| schema.violation(input))
+    {
+        Some(Ok(Some(v))) => Err(HostError::input_invalid(format!(
+            "`input` at `{}`: {}",
+            v.at(),
+            v.message
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -658,15 +645,15 @@ async fn run(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, Hos
 }
 
 fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostError> {
-    if let (Reply::Json(value), Some(validator)) = (&reply, inner.schemas.output(name))
-        && let Some(e) = validator.iter_errors(value).next()
+    if let (Reply::Json(value), Some(schema)) = (&reply, inner.schemas.output(name))
+        && let Ok(Some(v)) = schema.violation(value)
     {
-        let at = e.instance_path().as_str();
         return Err(HostError::from_code(
             ErrorCode::ProcedureResponseInvalid,
             format!(
-                "the procedure's answer fails its `output` schema at `{}`: {e}",
-                if at.is_empty() { "/" } else { at }
+                "the procedure's answer fails its `output` schema at `{}`: {}",
+                v.at(),
+                v.message
             ),
         ));
     }
@@ -950,6 +937,7 @@ fn query_q(query: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::Violation;
     use crate::spec::{Procedure, Tool};
 
     static SPEC: Spec = Spec {
@@ -958,10 +946,17 @@ mod tests {
             Tool {
                 id: "search",
                 input: r#"{"type":"object","properties":{"q":{"type":"string","minLength":2}}}"#,
+                input_check: None,
             },
             Tool {
                 id: "broken",
                 input: r#"{"type": 12"#,
+                input_check: None,
+            },
+            Tool {
+                id: "generated",
+                input: r#"{"type": 12"#,
+                input_check: Some(only_seven),
             },
         ],
         actions: &[],
@@ -971,12 +966,40 @@ mod tests {
             name: "sum",
             input: r#"{"type":"array","items":{"type":"integer"}}"#,
             output: r#"{"type":"integer"}"#,
+            input_check: None,
+            output_check: None,
         }],
         metrics: &[],
         work: None,
         events: &[],
     };
 
+    /// A stand-in for a validator the macro generated.
+    fn only_seven(instance: &Json) -> Option<Violation> {
+        (instance != &serde_json::json!(7)).then(|| Violation {
+            pointer: String::new(),
+            message: "not 7".into(),
+        })
+    }
+
+    #[test]
+    fn a_generated_validator_is_used_and_its_text_never_compiled() {
+        let schemas = Schemas::new(&SPEC);
+        let generated = schemas.input(&Route::Tool("generated")).expect("declared");
+        assert_eq!(
+            generated.violation(&serde_json::json!(7)).expect("checked"),
+            None
+        );
+        let v = generated.violation(&serde_json::json!(8)).expect("checked");
+        assert_eq!(
+            v.map(|v| (v.at().to_owned(), v.message)),
+            Some(("/".into(), "not 7".into()))
+        );
+        #[cfg(feature = "schema-compiler")]
+        assert_eq!(schemas.compiled(), 0, "its (broken) text is never compiled");
+    }
+
+    #[cfg(feature = "schema-compiler")]
     #[test]
     fn a_schema_is_compiled_on_its_routes_first_call_and_kept() {
         let schemas = Schemas::new(&SPEC);
@@ -986,33 +1009,33 @@ mod tests {
             "nothing is compiled before a call needs it"
         );
 
-        let search = schemas.input(&Route::Tool("search")).expect("a validator");
-        assert!(!search.is_valid(&serde_json::json!({ "q": "x" })));
-        assert!(search.is_valid(&serde_json::json!({ "q": "xy" })));
+        let search = schemas.input(&Route::Tool("search")).expect("declared");
+        let v = search
+            .violation(&serde_json::json!({ "q": "x" }))
+            .expect("checked");
+        assert_eq!(v.map(|v| v.pointer), Some("/q".into()));
         assert_eq!(schemas.compiled(), 1, "only the tool's own schema");
-        let again = schemas.input(&Route::Tool("search")).expect("a validator");
-        assert!(std::ptr::eq(search, again), "compiled once, then kept");
+        let ok = search
+            .violation(&serde_json::json!({ "q": "xy" }))
+            .expect("checked");
+        assert_eq!(ok, None);
+        assert_eq!(schemas.compiled(), 1, "compiled once, then kept");
 
-        assert!(
-            schemas
-                .output("sum")
-                .expect("a validator")
-                .is_valid(&serde_json::json!(3))
-        );
+        let sum = schemas.output("sum").expect("declared");
+        assert_eq!(sum.violation(&serde_json::json!(3)).expect("checked"), None);
         assert_eq!(schemas.compiled(), 2);
         assert!(schemas.input(&Route::Tool("nope")).is_none());
         assert!(schemas.input(&Route::Health).is_none());
     }
 
     #[test]
-    fn a_schema_that_does_not_compile_is_left_unchecked_not_a_panic() {
+    fn a_schema_that_cannot_be_checked_is_left_unchecked_not_a_panic() {
         let schemas = Schemas::new(&SPEC);
-        assert!(schemas.input(&Route::Tool("broken")).is_none());
-        assert!(
-            schemas.input(&Route::Tool("broken")).is_none(),
-            "and not tried on every call"
-        );
-        assert_eq!(schemas.compiled(), 1);
+        let broken = schemas.input(&Route::Tool("broken")).expect("declared");
+        assert!(broken.violation(&serde_json::json!(1)).is_err());
+        assert!(broken.violation(&serde_json::json!(1)).is_err());
+        #[cfg(feature = "schema-compiler")]
+        assert_eq!(schemas.compiled(), 1, "tried once, not on every call");
     }
 
     #[test]

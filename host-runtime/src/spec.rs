@@ -1,9 +1,11 @@
 //! What the runtime needs of one extension's manifest, written by `host_extension!` as a `static`
 //! when the crate is compiled: ids, schemas as JSON text, scopes, metrics and the work destination.
-//! The runtime never parses the manifest itself; it compiles each schema once, on the first call
-//! that needs it.
+//! The runtime never parses the manifest itself; each schema comes with the validator the macro
+//! generated from it (see [`schema`](crate::schema)).
 //!
 //! Built by generated code only (its fields are public for that); not a stable API.
+
+use crate::schema::Check;
 
 /// One extension, as the runtime serves it.
 #[derive(Debug, Clone, Copy)]
@@ -35,6 +37,8 @@ pub struct Tool {
     pub id: &'static str,
     /// The `input` JSON Schema, as JSON text.
     pub input: &'static str,
+    /// Its validator, generated when the crate compiled (`None`: the text is compiled on first use).
+    pub input_check: Option<Check>,
 }
 
 /// An action: its id, the scope it declares and its `input` schema.
@@ -46,6 +50,8 @@ pub struct Action {
     pub scope: &'static str,
     /// The `input` JSON Schema, as JSON text.
     pub input: &'static str,
+    /// Its validator, generated when the crate compiled (`None`: the text is compiled on first use).
+    pub input_check: Option<Check>,
 }
 
 /// A procedure: its name and `input` and `output` schemas.
@@ -57,6 +63,10 @@ pub struct Procedure {
     pub input: &'static str,
     /// The `output` JSON Schema, as JSON text.
     pub output: &'static str,
+    /// The `input` schema's validator, generated when the crate compiled.
+    pub input_check: Option<Check>,
+    /// The `output` schema's validator, generated when the crate compiled.
+    pub output_check: Option<Check>,
 }
 
 /// A connector metric and the dimension keys it declares.

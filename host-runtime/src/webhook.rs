@@ -22,6 +22,7 @@ use subtle::ConstantTimeEq;
 
 use crate::BoxFuture;
 use crate::outbox::{Courier, Dispatch, DrainReport, MemoryStore, Outbox, OutboxStore, Try};
+use crate::schema::{Check, Lazy};
 
 /// Largest accepted skew between a signature's timestamp and now.
 pub const TIMESTAMP_TOLERANCE: Duration = Duration::from_secs(300);
@@ -464,13 +465,12 @@ impl Courier for Poster {
 }
 
 /// What the manifest declares for one outbound event: its name, its payload schema and whether the
-/// host shows its `why` (alerts and banners). Generated code holds one per webhook, in a `static`;
-/// the schema is compiled on first use.
+/// host shows its `why` (alerts and banners). Generated code holds one per webhook, in a `static`,
+/// with the validator the macro generated from the schema.
 pub struct PayloadSchema {
     event: &'static str,
-    schema: &'static str,
+    schema: Lazy,
     shows_why: bool,
-    compiled: OnceLock<Option<jsonschema::Validator>>,
 }
 
 impl fmt::Debug for PayloadSchema {
@@ -483,15 +483,20 @@ impl fmt::Debug for PayloadSchema {
 }
 
 impl PayloadSchema {
-    /// The declaration of `event`: `schema` is its payload schema as JSON text, `shows_why` whether it
-    /// is declared `as: "alert"` or `as: "banner"`.
+    /// The declaration of `event`: `schema` is its payload schema as JSON text and `check` the
+    /// validator generated from it (`None`: the text is compiled on first use), `shows_why` whether
+    /// it is declared `as: "alert"` or `as: "banner"`.
     #[doc(hidden)]
-    pub const fn new(event: &'static str, schema: &'static str, shows_why: bool) -> Self {
+    pub const fn new(
+        event: &'static str,
+        schema: &'static str,
+        check: Option<Check>,
+        shows_why: bool,
+    ) -> Self {
         PayloadSchema {
             event,
-            schema,
+            schema: Lazy::new(schema, check),
             shows_why,
-            compiled: OnceLock::new(),
         }
     }
 
@@ -504,28 +509,22 @@ impl PayloadSchema {
     /// annotation), then, for alerts and banners, for a `why` that is a string with something besides
     /// white space in it (the sentence the owner reads). The first failure is returned.
     pub fn check(&self, payload: &serde_json::Value) -> Result<(), PayloadError> {
-        let compiled = self.compiled.get_or_init(|| {
-            let schema: serde_json::Value = serde_json::from_str(self.schema).ok()?;
-            jsonschema::options()
-                .with_draft(jsonschema::Draft::Draft202012)
-                .build(&schema)
-                .ok()
-        });
         let fail = |pointer: &str, reason: String| PayloadError {
             event: self.event,
             pointer: if pointer.is_empty() { "/" } else { pointer }.to_owned(),
             reason,
         };
         // The manifest engine compiled every embedded schema before this code was generated, so a
-        // schema that does not compile here is only possible if the JSON text was altered.
-        let Some(validator) = compiled else {
-            return Err(fail(
-                "/",
-                "the declared payload schema cannot be compiled".into(),
-            ));
-        };
-        if let Some(e) = validator.iter_errors(payload).next() {
-            return Err(fail(e.instance_path().as_str(), e.to_string()));
+        // schema that cannot be checked is only possible if the generated code was altered.
+        match self.schema.violation(payload) {
+            Ok(None) => {}
+            Ok(Some(v)) => return Err(fail(&v.pointer, v.message)),
+            Err(_) => {
+                return Err(fail(
+                    "/",
+                    "the declared payload schema cannot be compiled".into(),
+                ));
+            }
         }
         if self.shows_why {
             let why = payload.get("why").and_then(serde_json::Value::as_str);
@@ -690,6 +689,7 @@ mod tests {
         r#"{"type": "object", "required": ["why"], "additionalProperties": false,
             "properties": {"why": {"type": "string", "minLength": 1, "maxLength": 280},
                            "country": {"type": "string", "pattern": "^[A-Z]{2}$"}}}"#,
+        None,
         true,
     );
 
@@ -1000,8 +1000,12 @@ mod tests {
 
     #[test]
     fn plain_events_need_no_why() {
-        static STORE_UPDATED: PayloadSchema =
-            PayloadSchema::new("store.algorithm_updated", r#"{"type": "object"}"#, false);
+        static STORE_UPDATED: PayloadSchema = PayloadSchema::new(
+            "store.algorithm_updated",
+            r#"{"type": "object"}"#,
+            None,
+            false,
+        );
         let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
         assert!(
             sender

@@ -21,6 +21,7 @@ use host_runtime::webhook::PayloadSchema;
 static ALERT: PayloadSchema = PayloadSchema::new(
     "rank.dropped",
     r#"{"type": "object", "required": ["why"], "properties": {"why": {"type": "string", "maxLength": 280}, "keyword": {"type": "string"}}}"#,
+    None,
     true,
 );
 

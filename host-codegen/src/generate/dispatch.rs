@@ -7,21 +7,29 @@ use quote::quote;
 
 use super::methods::{Decode, Method, Reply, needed};
 use crate::docs::doc;
+use crate::validators::Validators;
 
 /// What the runtime needs of the manifest, as a `static` `host_runtime::codegen::Spec`: ids, scopes,
-/// schemas as compact JSON text, metrics, the work destination and the subscribed events. The
-/// runtime compiles the schemas once and never parses the manifest.
-fn spec(m: &Manifest) -> TokenStream {
+/// schemas as compact JSON text with their generated validators, metrics, the work destination and
+/// the subscribed events. The runtime never parses the manifest.
+fn spec(m: &Manifest, validators: &mut Validators) -> TokenStream {
     let text = |v: &serde_json::Value| serde_json::to_string(v).unwrap_or_default();
     let ai = &m.contributes.ai;
-    let tools = ai.tools.iter().map(|t| {
-        let (id, input) = (&t.id, text(&t.input));
-        quote!(__rt::Tool { id: #id, input: #input })
-    });
-    let actions = ai.actions.iter().map(|a| {
-        let (id, scope, input) = (&a.id, &a.scope, text(&a.input));
-        quote!(__rt::Action { id: #id, scope: #scope, input: #input })
-    });
+    let tools: Vec<_> = (ai.tools.iter().enumerate())
+        .map(|(i, t)| {
+            let (id, input) = (&t.id, text(&t.input));
+            let check = validators.check(&t.input, &format!("/contributes/ai/tools/{i}/input"), 0);
+            quote!(__rt::Tool { id: #id, input: #input, input_check: #check })
+        })
+        .collect();
+    let actions: Vec<_> = (ai.actions.iter().enumerate())
+        .map(|(i, a)| {
+            let (id, scope, input) = (&a.id, &a.scope, text(&a.input));
+            let check =
+                validators.check(&a.input, &format!("/contributes/ai/actions/{i}/input"), 0);
+            quote!(__rt::Action { id: #id, scope: #scope, input: #input, input_check: #check })
+        })
+        .collect();
     let mentions = ai.mentions.iter().map(|x| &x.id);
     let context = ai.context.iter().map(|x| &x.id);
     let procedures = m
@@ -30,8 +38,18 @@ fn spec(m: &Manifest) -> TokenStream {
         .flat_map(|s| &s.procedures)
         .map(|(name, p)| {
             let (input, output) = (text(&p.input), text(&p.output));
-            quote!(__rt::Procedure { name: #name, input: #input, output: #output })
-        });
+            let at = format!("/server/procedures/{}", host_manifest::escape_token(name));
+            let input_check = validators.check(&p.input, &format!("{at}/input"), 0);
+            let output_check = validators.check(&p.output, &format!("{at}/output"), 0);
+            quote!(__rt::Procedure {
+                name: #name,
+                input: #input,
+                output: #output,
+                input_check: #input_check,
+                output_check: #output_check,
+            })
+        })
+        .collect::<Vec<_>>();
     let metrics = m
         .contributes
         .connector
@@ -79,7 +97,7 @@ fn spec(m: &Manifest) -> TokenStream {
 }
 
 /// The dispatcher and `handler`, which serves the manifest's [`spec`].
-pub fn dispatcher(m: &Manifest, methods: &[Method]) -> TokenStream {
+pub fn dispatcher(m: &Manifest, methods: &[Method], validators: &mut Validators) -> TokenStream {
     let arms = methods.iter().map(|method| {
         let (route, call, name) = (&method.route, &method.call, &method.name);
         let owner = method.owner.ident();
@@ -124,7 +142,7 @@ pub fn dispatcher(m: &Manifest, methods: &[Method]) -> TokenStream {
             required.join(", ")
         }
     ));
-    let spec = spec(m);
+    let spec = spec(m, validators);
     quote! {
         #spec
 

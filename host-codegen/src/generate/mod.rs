@@ -85,8 +85,10 @@ pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes) -> String
     out.extend(schemas::modules(m, &types, notes));
     out.extend(calls::aliases(m));
     out.extend(traits::traits(&methods));
-    out.extend(webhooks::webhooks(m, &types, notes));
-    out.extend(dispatch::dispatcher(m, &methods));
+    let mut validators = crate::validators::Validators::default();
+    out.extend(webhooks::webhooks(m, &types, notes, &mut validators));
+    out.extend(dispatch::dispatcher(m, &methods, &mut validators));
+    out.extend(validators.module());
     phase.done("items");
     let text = types.splice(out.to_string());
     phase.done("splice");

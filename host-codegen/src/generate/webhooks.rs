@@ -9,16 +9,22 @@ use super::Notes;
 use crate::docs::doc;
 use crate::names::{ident, snake};
 use crate::types::Types;
+use crate::validators::Validators;
 
 /// `webhooks::<event>` payload modules and the `Webhooks` sender.
-pub fn webhooks(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
+pub fn webhooks(
+    m: &Manifest,
+    types: &Types,
+    notes: &mut Notes,
+    validators: &mut Validators,
+) -> TokenStream {
     let hooks = &m.contributes.webhooks;
     if hooks.is_empty() {
         return TokenStream::new();
     }
     let mut modules = Vec::new();
     let mut methods = Vec::new();
-    for w in hooks {
+    for (i, w) in hooks.iter().enumerate() {
         let name = ident(&snake(&w.event));
         let event = &w.event;
         let items = notes.take(types.items(&format!("webhooks/{event}"), &["Payload"]));
@@ -29,6 +35,7 @@ pub fn webhooks(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
         };
         let module_doc = doc(&format!("The payload of `{event}` (`as: \"{}\"`).", w.kind));
         let schema = serde_json::to_string(&w.payload).unwrap_or_default();
+        let check = validators.check(&w.payload, &format!("/contributes/webhooks/{i}/payload"), 2);
         let shows_why = matches!(w.kind, WebhookKind::Alert | WebhookKind::Banner);
         modules.push(quote! {
             #module_doc
@@ -38,7 +45,7 @@ pub fn webhooks(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
                 pub const EVENT: &str = #event;
                 /// The payload schema the manifest declares, checked before each event is signed.
                 pub static SCHEMA: ::host_runtime::webhook::PayloadSchema =
-                    ::host_runtime::webhook::PayloadSchema::new(EVENT, #schema, #shows_why);
+                    ::host_runtime::webhook::PayloadSchema::new(EVENT, #schema, #check, #shows_why);
                 #items
             }
         });

@@ -1,0 +1,171 @@
+//! Validators generated from the manifest's schemas when the vendor's crate compiles.
+//!
+//! Each distinct schema becomes a module of `__host_validators` holding jsonschema's generated
+//! validator and a `check` function the runtime calls (`host_runtime::schema::Check`). The generator
+//! is jsonschema's own compiler (`jsonschema-macros-core`), so a generated validator accepts what the
+//! runtime's validator would. A schema it cannot generate (or panics on) gets no module: the runtime
+//! compiles that schema's text on first use, and the generated code says so with
+//! `host_runtime::__schema_compiler_needed!`, a compile error in builds without a schema compiler.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+use serde_json::Value;
+
+/// The validators of one expansion, one module per distinct schema text.
+#[derive(Default)]
+pub struct Validators {
+    /// Schema text to its module's name, or to `None` when no validator could be generated.
+    seen: HashMap<String, Option<Ident>>,
+    modules: TokenStream,
+    /// `host_runtime::__schema_compiler_needed!` for each schema without a validator.
+    needed: TokenStream,
+}
+
+impl Validators {
+    /// The `Option<Check>` expression for `schema`, declared at `pointer` of the manifest, for code
+    /// `depth` modules below the one [`module`](Self::module) is placed in.
+    pub fn check(&mut self, schema: &Value, pointer: &str, depth: usize) -> TokenStream {
+        let text = serde_json::to_string(schema).unwrap_or_default();
+        let next = self.seen.len();
+        let name = match self.seen.get(&text) {
+            Some(name) => name.clone(),
+            None => {
+                let name = match generate(schema) {
+                    Ok(code) => {
+                        let name = Ident::new(&format!("v{next}"), Span::call_site());
+                        self.modules.extend(quote! {
+                            pub mod #name {
+                                use ::host_runtime::codegen::jsonschema;
+                                /// The schema's validator.
+                                pub struct Validator;
+                                #code
+                                /// The first place `instance` fails the schema, if any.
+                                pub fn check(
+                                    instance: &::host_runtime::codegen::serde_json::Value,
+                                ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
+                                    Validator::iter_errors(instance)
+                                        .next()
+                                        .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
+                                }
+                            }
+                        });
+                        Some(name)
+                    }
+                    Err(why) => {
+                        let why = why.replace('"', "'");
+                        self.needed.extend(
+                            quote!(::host_runtime::__schema_compiler_needed!(#pointer, #why);),
+                        );
+                        None
+                    }
+                };
+                self.seen.insert(text, name.clone());
+                name
+            }
+        };
+        let up = std::iter::repeat_n(quote!(super::), depth);
+        match name {
+            Some(name) => quote!(::core::option::Option::Some(
+                #(#up)* __host_validators::#name::check as ::host_runtime::codegen::Check
+            )),
+            None => quote!(::core::option::Option::None),
+        }
+    }
+
+    /// The `__host_validators` module, to be placed beside the items that name it.
+    pub fn module(self) -> TokenStream {
+        let (modules, needed) = (self.modules, self.needed);
+        quote! {
+            #needed
+            /// Validators generated from the manifest's schemas when the crate compiled.
+            #[doc(hidden)]
+            #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, missing_docs)]
+            mod __host_validators {
+                #modules
+            }
+        }
+    }
+}
+
+/// jsonschema's generated validator for `schema` (a `Validator` struct and its private module), or
+/// why there is none.
+fn generate(schema: &Value) -> Result<TokenStream, String> {
+    let schema = schema.clone();
+    let generated = std::panic::catch_unwind(move || {
+        let input = jsonschema_macros_core::bench::prepare(schema);
+        jsonschema_macros_core::bench::generate(&input)
+    })
+    .map_err(|payload| crate::types::panic_message(payload.as_ref()))?;
+    // The generator reports what it does not support as a `compile_error!` in its output.
+    let refused = generated
+        .clone()
+        .into_iter()
+        .any(|tree| matches!(&tree, proc_macro2::TokenTree::Ident(i) if i == "compile_error"));
+    if refused {
+        return Err("the validator generator does not support it".to_owned());
+    }
+    Ok(generated)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn each_distinct_schema_gets_one_module_and_repeats_share_it() {
+        let mut validators = Validators::default();
+        let object = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        let first = validators.check(&object, "/contributes/ai/tools/0/input", 0);
+        let again = validators.check(&object, "/server/procedures/p/input", 0);
+        let other = validators.check(
+            &json!({"type": "integer"}),
+            "/server/procedures/p/output",
+            0,
+        );
+        let nested = validators.check(&object, "/contributes/webhooks/0/payload", 2);
+        assert_eq!(first.to_string(), again.to_string());
+        assert!(
+            first
+                .to_string()
+                .contains("__host_validators :: v0 :: check")
+        );
+        assert!(
+            other
+                .to_string()
+                .contains("__host_validators :: v1 :: check")
+        );
+        assert!(
+            nested
+                .to_string()
+                .contains("super :: super :: __host_validators :: v0"),
+            "{nested}"
+        );
+        let module = validators.module().to_string();
+        assert_eq!(module.matches("pub struct Validator").count(), 2);
+        assert!(!module.contains("__schema_compiler_needed"));
+        syn::parse2::<syn::File>(module.parse().expect("tokens")).expect("the module parses");
+    }
+
+    #[test]
+    fn a_schema_the_generator_refuses_is_left_to_the_runtime_and_named() {
+        let mut validators = Validators::default();
+        // A `$ref` to a document that is not there: the generator refuses it.
+        let remote = json!({"$ref": "https://schemas.example/missing.json"});
+        let check = validators.check(&remote, "/server/procedures/p/input", 0);
+        assert_eq!(
+            check.to_string(),
+            quote!(::core::option::Option::None).to_string()
+        );
+        let module = validators.module().to_string();
+        assert!(module.contains("__schema_compiler_needed"), "{module}");
+        assert!(
+            module.contains("\"/server/procedures/p/input\""),
+            "{module}"
+        );
+        assert!(!module.contains("pub struct Validator"));
+    }
+}

@@ -1,0 +1,132 @@
+//! How an instance is checked against one of the manifest's JSON Schemas.
+//!
+//! `host_extension!` turns each schema into a Rust validator when the vendor's crate compiles (with
+//! jsonschema's own compiler, run by the macro) and hands it to the runtime as a [`Check`] beside the
+//! schema's JSON text. The runtime uses that validator: nothing is compiled when a server starts or
+//! on a first call, and a build carries no validator compiler. A schema the macro could not turn into
+//! Rust comes without one; with the `schema-compiler` feature (a default) its text is compiled on its
+//! first use instead, and without the feature the vendor's crate does not compile (the generated
+//! code invokes `__schema_compiler_needed!`, which is then a `compile_error!` naming the schema).
+//!
+//! Built by generated code only; not a stable API.
+
+#[cfg(feature = "schema-compiler")]
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// A validator generated from one schema: the first place `instance` fails it, if any.
+pub type Check = fn(&Value) -> Option<Violation>;
+
+/// Where an instance first fails its schema, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The JSON pointer of the failing value in the instance (`""` for the instance itself).
+    pub pointer: String,
+    /// What is wrong with it, in the validator's words.
+    pub message: String,
+}
+
+impl Violation {
+    /// The violation a validation error reports.
+    pub fn from_error(error: &jsonschema::ValidationError<'_>) -> Self {
+        Violation {
+            pointer: error.instance_path().as_str().to_owned(),
+            message: error.to_string(),
+        }
+    }
+
+    /// The pointer as messages show it: `/` for the instance itself.
+    pub fn at(&self) -> &str {
+        if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        }
+    }
+}
+
+/// One schema: its JSON text and, when the macro generated one, its validator.
+pub(crate) struct Lazy {
+    #[cfg_attr(not(feature = "schema-compiler"), allow(dead_code))]
+    text: &'static str,
+    check: Option<Check>,
+    /// The text compiled on first use, for a schema without a generated validator.
+    #[cfg(feature = "schema-compiler")]
+    compiled: OnceLock<Option<jsonschema::Validator>>,
+}
+
+/// A schema no validator can be had for (the text does not compile, or there is no generated
+/// validator and no compiler in this build): instances are not checked against it.
+#[derive(Debug)]
+pub(crate) struct Unchecked;
+
+impl Lazy {
+    pub(crate) const fn new(text: &'static str, check: Option<Check>) -> Self {
+        Lazy {
+            text,
+            check,
+            #[cfg(feature = "schema-compiler")]
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// The first violation of `instance`, if any.
+    pub(crate) fn violation(&self, instance: &Value) -> Result<Option<Violation>, Unchecked> {
+        if let Some(check) = self.check {
+            return Ok(check(instance));
+        }
+        #[cfg(feature = "schema-compiler")]
+        {
+            let compiled = self.compiled.get_or_init(|| {
+                let schema: Value = serde_json::from_str(self.text).ok()?;
+                jsonschema::options()
+                    .with_draft(jsonschema::Draft::Draft202012)
+                    .build(&schema)
+                    .ok()
+            });
+            if let Some(validator) = compiled {
+                return Ok(validator
+                    .iter_errors(instance)
+                    .next()
+                    .map(|e| Violation::from_error(&e)));
+            }
+        }
+        Err(Unchecked)
+    }
+
+    /// Whether this schema has been compiled at run time (for tests).
+    #[cfg(all(test, feature = "schema-compiler"))]
+    pub(crate) fn compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+}
+
+/// Used by generated code for a schema the macro could not turn into Rust: nothing with the
+/// `schema-compiler` feature, which compiles it on first use; without the feature, a compile error
+/// naming the schema.
+#[cfg(feature = "schema-compiler")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_compiler_needed {
+    ($where:literal, $why:literal) => {};
+}
+
+/// Used by generated code for a schema the macro could not turn into Rust: nothing with the
+/// `schema-compiler` feature, which compiles it on first use; without the feature, a compile error
+/// naming the schema.
+#[cfg(not(feature = "schema-compiler"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __schema_compiler_needed {
+    ($where:literal, $why:literal) => {
+        ::core::compile_error!(::core::concat!(
+            "the schema at ",
+            $where,
+            " could not be turned into Rust when the crate compiled (",
+            $why,
+            "), and this build of host-runtime has no schema compiler: enable host-runtime's \
+             `schema-compiler` feature, or simplify the schema"
+        ));
+    };
+}
