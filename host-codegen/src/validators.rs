@@ -81,7 +81,14 @@ impl Validators {
             #needed
             /// Validators generated from the manifest's schemas when the crate compiled.
             #[doc(hidden)]
-            #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, missing_docs)]
+            #[allow(
+                clippy::all,
+                clippy::pedantic,
+                clippy::nursery,
+                clippy::restriction,
+                unused,
+                missing_docs
+            )]
             mod __host_validators {
                 #modules
             }
@@ -98,15 +105,30 @@ fn generate(schema: &Value) -> Result<TokenStream, String> {
         jsonschema_macros_core::bench::generate(&input)
     })
     .map_err(|payload| crate::types::panic_message(payload.as_ref()))?;
-    // The generator reports what it does not support as a `compile_error!` in its output.
-    let refused = generated
-        .clone()
-        .into_iter()
-        .any(|tree| matches!(&tree, proc_macro2::TokenTree::Ident(i) if i == "compile_error"));
-    if refused {
+    // The generator reports what it does not support (and a schema that is not one: the engine has
+    // reported that already) as a `compile_error!` somewhere in its output.
+    if calls_compile_error(generated.clone()) {
         return Err("the validator generator does not support it".to_owned());
     }
     Ok(generated)
+}
+
+/// Whether `tokens` invoke `compile_error!` anywhere.
+fn calls_compile_error(tokens: TokenStream) -> bool {
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(tree) = tokens.next() {
+        match tree {
+            proc_macro2::TokenTree::Ident(i) if i == "compile_error" => {
+                if matches!(tokens.peek(), Some(proc_macro2::TokenTree::Punct(p)) if p.as_char() == '!')
+                {
+                    return true;
+                }
+            }
+            proc_macro2::TokenTree::Group(g) if calls_compile_error(g.stream()) => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -167,5 +189,40 @@ mod tests {
             "{module}"
         );
         assert!(!module.contains("pub struct Validator"));
+    }
+
+    #[test]
+    fn a_schema_that_is_not_one_gets_no_validator() {
+        // The engine reports it; the generator's own `compile_error!` (nested in its output) must
+        // not be a second error.
+        let mut validators = Validators::default();
+        let check = validators.check(
+            &json!({"type": "strnig"}),
+            "/contributes/ai/tools/0/input",
+            0,
+        );
+        assert_eq!(
+            check.to_string(),
+            quote!(::core::option::Option::None).to_string()
+        );
+        assert!(!validators.module().to_string().contains("compile_error"));
+    }
+
+    #[test]
+    fn compile_error_is_found_at_any_depth_and_only_as_a_call() {
+        assert!(calls_compile_error(quote!(::core::compile_error!("x"))));
+        assert!(calls_compile_error(quote!(
+            fn f() {
+                if a {
+                    compile_error!("x")
+                }
+            }
+        )));
+        assert!(!calls_compile_error(quote!(
+            fn compile_error() {}
+        )));
+        assert!(!calls_compile_error(quote!(
+            const A: &str = "compile_error!";
+        )));
     }
 }

@@ -227,5 +227,12 @@ pub fn handler<S: ::core::marker::Send + ::core::marker::Sync + 'static>(
 }
 /// Validators generated from the manifest's schemas when the crate compiled.
 #[doc(hidden)]
-#[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, missing_docs)]
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::restriction,
+    unused,
+    missing_docs
+)]
 mod __host_validators {}

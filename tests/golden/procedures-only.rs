@@ -639,7 +639,14 @@ pub fn handler<S: Procedures>(server: S) -> ::host_runtime::Handler {
 }
 /// Validators generated from the manifest's schemas when the crate compiled.
 #[doc(hidden)]
-#[allow(clippy::all, clippy::pedantic, clippy::nursery, unused, missing_docs)]
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::restriction,
+    unused,
+    missing_docs
+)]
 mod __host_validators {
     /// The validator jsonschema generated from the schema (4 items, left out of this listing).
     pub mod v0 {
