@@ -48,6 +48,14 @@ pub struct Expansion {
 /// every token made through the compiler's API is a round trip to the compiler, and reading the final
 /// text once with the compiler's lexer is much cheaper.
 pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
+    expansion_with(written, manifest_dir, false)
+}
+
+/// [`expansion`], with each schema's validator generated as Rust when `validators` is set (the
+/// macro's `compiled-validators` feature): the runtime then compiles no schema, and a build without a
+/// schema compiler (wasm32) can check calls. Off, the expansion is smaller and faster to check, and
+/// the runtime compiles each schema on its first use.
+pub fn expansion_with(written: &str, manifest_dir: Option<&Path>, validators: bool) -> Expansion {
     struct Fallback;
     impl Drop for Fallback {
         fn drop(&mut self) {
@@ -118,7 +126,7 @@ pub fn expansion(written: &str, manifest_dir: Option<&Path>) -> Expansion {
     match model {
         Some((m, types)) => {
             let mut notes = Notes::default();
-            items.push_str(&generate::generate(&m, types, &mut notes));
+            items.push_str(&generate::generate(&m, types, &mut notes, validators));
             let text = String::from_utf8_lossy(&bytes);
             let located = |notes: &[(String, String)], into: &mut Vec<String>| {
                 let places = host_manifest::locate(&text, notes.iter().map(|(p, _)| p.as_str()));

@@ -1,6 +1,7 @@
 //! Validators generated from the manifest's schemas when the vendor's crate compiles.
 //!
-//! Each distinct schema becomes a module of `__host_validators` holding jsonschema's generated
+//! With the macro's `compiled-validators` feature (host-runtime's feature of the same name, which the
+//! Workers adapter turns on), each distinct schema becomes a module of `__host_validators` holding jsonschema's generated
 //! validator and a `check` function the runtime calls (`host_runtime::schema::Check`). The generator
 //! is jsonschema's own compiler (`jsonschema-macros-core`), so a generated validator accepts what the
 //! runtime's validator would. A schema it cannot generate (or panics on) gets no module: the runtime
@@ -16,6 +17,9 @@ use serde_json::Value;
 /// The validators of one expansion, one module per distinct schema text.
 #[derive(Default)]
 pub struct Validators {
+    /// Whether validators are generated at all (the macro's `compiled-validators` feature). Without,
+    /// the runtime compiles every schema's text on first use.
+    enabled: bool,
     /// Schema text to its module's name, or to `None` when no validator could be generated.
     seen: HashMap<String, Option<Ident>>,
     modules: TokenStream,
@@ -24,10 +28,22 @@ pub struct Validators {
 }
 
 impl Validators {
+    /// Validators generated when `enabled`; otherwise none, and the runtime compiles every schema.
+    pub fn new(enabled: bool) -> Self {
+        Validators {
+            enabled,
+            ..Validators::default()
+        }
+    }
+
     /// The `Option<Check>` expression for `schema`, declared at `pointer` of the manifest, for code
     /// `depth` modules below the one [`module`](Self::module) is placed in.
     pub fn check(&mut self, schema: &Value, pointer: &str, depth: usize) -> TokenStream {
         let text = serde_json::to_string(schema).unwrap_or_default();
+        if !self.enabled {
+            self.seen.insert(text, None);
+            return quote!(::core::option::Option::None);
+        }
         let next = self.seen.len();
         let name = match self.seen.get(&text) {
             Some(name) => name.clone(),
@@ -76,6 +92,13 @@ impl Validators {
 
     /// The `__host_validators` module, to be placed beside the items that name it.
     pub fn module(self) -> TokenStream {
+        if !self.enabled {
+            // Nothing with a schema compiler in the build; a compile error without one.
+            return match self.seen.is_empty() {
+                true => TokenStream::new(),
+                false => quote!(::host_runtime::__validators_needed!();),
+            };
+        }
         let (modules, needed) = (self.modules, self.needed);
         quote! {
             #needed
@@ -139,7 +162,7 @@ mod tests {
 
     #[test]
     fn each_distinct_schema_gets_one_module_and_repeats_share_it() {
-        let mut validators = Validators::default();
+        let mut validators = Validators::new(true);
         let object = json!({"type": "object", "properties": {"q": {"type": "string"}}});
         let first = validators.check(&object, "/contributes/ai/tools/0/input", 0);
         let again = validators.check(&object, "/server/procedures/p/input", 0);
@@ -174,7 +197,7 @@ mod tests {
 
     #[test]
     fn a_schema_the_generator_refuses_is_left_to_the_runtime_and_named() {
-        let mut validators = Validators::default();
+        let mut validators = Validators::new(true);
         // A `$ref` to a document that is not there: the generator refuses it.
         let remote = json!({"$ref": "https://schemas.example/missing.json"});
         let check = validators.check(&remote, "/server/procedures/p/input", 0);
@@ -195,7 +218,7 @@ mod tests {
     fn a_schema_that_is_not_one_gets_no_validator() {
         // The engine reports it; the generator's own `compile_error!` (nested in its output) must
         // not be a second error.
-        let mut validators = Validators::default();
+        let mut validators = Validators::new(true);
         let check = validators.check(
             &json!({"type": "strnig"}),
             "/contributes/ai/tools/0/input",
@@ -206,6 +229,24 @@ mod tests {
             quote!(::core::option::Option::None).to_string()
         );
         assert!(!validators.module().to_string().contains("compile_error"));
+    }
+
+    #[test]
+    fn without_the_feature_no_validator_is_generated_and_the_build_is_told() {
+        let mut validators = Validators::new(false);
+        let check = validators.check(&json!({"type": "integer"}), "/server/procedures/p/input", 0);
+        assert_eq!(
+            check.to_string(),
+            quote!(::core::option::Option::None).to_string()
+        );
+        assert_eq!(
+            validators.module().to_string(),
+            quote!(::host_runtime::__validators_needed!();).to_string()
+        );
+        assert!(
+            Validators::new(false).module().is_empty(),
+            "no schema, nothing to say"
+        );
     }
 
     #[test]

@@ -31,7 +31,8 @@ pub fn host_extension(input: TokenStream) -> TokenStream {
         return included;
     }
     let dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
-    let expansion = host_codegen::expansion(&lit.value(), dir.as_deref());
+    let validators = cfg!(feature = "compiled-validators");
+    let expansion = host_codegen::expansion_with(&lit.value(), dir.as_deref(), validators);
 
     let mut out = proc_macro2::TokenStream::new();
     for message in &expansion.errors {

@@ -91,7 +91,10 @@ pub struct Written {
 /// written last stay (its errors still fail the build), so the editor keeps completing while the
 /// manifest is being fixed.
 pub fn write(path: &str, crate_dir: &Path, out_dir: &Path) -> Result<Written, Error> {
-    let expansion = host_codegen::expansion(path, Some(crate_dir));
+    // A wasm32 build (Workers) has no schema compiler: its validators are generated here. A build
+    // script sees its target; elsewhere the runtime compiles each schema on first use.
+    let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|arch| arch == "wasm32");
+    let expansion = host_codegen::expansion_with(path, Some(crate_dir), wasm);
     let generated = host_codegen::build::generated(path, &expansion);
     let items = out_dir.join(host_codegen::build::items_file(path));
     // A manifest that cannot be read as a model yields only stubs. Its errors fail the build all the

@@ -1,11 +1,13 @@
 //! How an instance is checked against one of the manifest's JSON Schemas.
 //!
-//! `host_extension!` turns each schema into a Rust validator when the vendor's crate compiles (with
-//! jsonschema's own compiler, run by the macro) and hands it to the runtime as a [`Check`] beside the
-//! schema's JSON text. The runtime uses that validator: nothing is compiled when a server starts or
-//! on a first call, and a build carries no validator compiler. A schema the macro could not turn into
-//! Rust comes without one; with the `schema-compiler` feature (a default) its text is compiled on its
-//! first use instead, and without the feature the vendor's crate does not compile (the generated
+//! With the `compiled-validators` feature, `host_extension!` turns each schema into a Rust validator
+//! when the vendor's crate compiles (with jsonschema's own compiler, run by the macro) and hands it
+//! to the runtime as a [`Check`] beside the schema's JSON text. The runtime uses that validator:
+//! nothing is compiled at run time, and a build without the `schema-compiler` feature carries no
+//! validator compiler (the Workers adapter's choice: 1.1 MB less wasm). Without
+//! `compiled-validators` (the default: the vendor's crate expands and checks faster), or for a schema
+//! the macro could not turn into Rust, the `schema-compiler` feature (a default) compiles the
+//! schema's text on its first use instead, and without the feature the vendor's crate does not compile (the generated
 //! code invokes `__schema_compiler_needed!`, which is then a `compile_error!` naming the schema).
 //!
 //! Built by generated code only; not a stable API.
@@ -128,5 +130,31 @@ macro_rules! __schema_compiler_needed {
             "), and this build of host-runtime has no schema compiler: enable host-runtime's \
              `schema-compiler` feature, or simplify the schema"
         ));
+    };
+}
+
+/// Used by generated code expanded without validators: nothing with the `schema-compiler` feature,
+/// which compiles each schema on first use; without the feature, a compile error saying what to turn
+/// on.
+#[cfg(feature = "schema-compiler")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __validators_needed {
+    () => {};
+}
+
+/// Used by generated code expanded without validators: nothing with the `schema-compiler` feature,
+/// which compiles each schema on first use; without the feature, a compile error saying what to turn
+/// on.
+#[cfg(not(feature = "schema-compiler"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __validators_needed {
+    () => {
+        ::core::compile_error!(
+            "host-runtime is built without its `schema-compiler` feature, so the manifest's schemas \
+             need validators generated when the crate compiles: enable host-runtime's \
+             `compiled-validators` feature (the Workers adapter does), or its `schema-compiler` feature"
+        );
     };
 }

@@ -369,10 +369,7 @@ pub mod webhooks {
         pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
             EVENT,
             "{\"additionalProperties\":false,\"properties\":{\"affectedUsers\":{\"minimum\":0,\"type\":\"integer\"},\"appVersion\":{\"type\":\"string\"},\"signature\":{\"type\":\"string\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}",
-            ::core::option::Option::Some(
-                super::super::__host_validators::v0::check
-                    as ::host_runtime::codegen::Check,
-            ),
+            ::core::option::Option::None,
             true,
         );
         /// The payload of the event `crash.spiked`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
@@ -508,9 +505,7 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
             __rt::Tool {
                 id: "top-crash-groups",
                 input: "{\"additionalProperties\":false,\"properties\":{\"appVersion\":{\"description\":\"Marketing version, such as 4.2.0.\",\"minLength\":1,\"type\":\"string\"},\"limit\":{\"default\":10,\"maximum\":50,\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"appVersion\"],\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v1::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
             },
         ],
         actions: &[],
@@ -584,37 +579,4 @@ for __HostDispatch<S> {
 pub fn handler<S: Tools + Connector + Events>(server: S) -> ::host_runtime::Handler {
     ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }
-/// Validators generated from the manifest's schemas when the crate compiled.
-#[doc(hidden)]
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::restriction,
-    unused,
-    missing_docs
-)]
-mod __host_validators {
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v0 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v1 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-}
+::host_runtime::__validators_needed!();

@@ -1796,10 +1796,7 @@ pub mod webhooks {
         pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
             EVENT,
             "{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"current\":{\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"type\":\"string\"},\"previous\":{\"minimum\":1,\"type\":\"integer\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}",
-            ::core::option::Option::Some(
-                super::super::__host_validators::v0::check
-                    as ::host_runtime::codegen::Check,
-            ),
+            ::core::option::Option::None,
             true,
         );
         /// The payload of the event `rank.dropped`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
@@ -1906,10 +1903,7 @@ pub mod webhooks {
         pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
             EVENT,
             "{\"additionalProperties\":false,\"properties\":{\"keywords\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"why\":{\"description\":\"One sentence shown to the owner.\",\"maxLength\":280,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"why\"],\"type\":\"object\"}",
-            ::core::option::Option::Some(
-                super::super::__host_validators::v1::check
-                    as ::host_runtime::codegen::Check,
-            ),
+            ::core::option::Option::None,
             true,
         );
         /// The payload of the event `rank.collapsed`, typed from the schema at `/contributes/webhooks/1/payload` in the manifest.
@@ -2007,10 +2001,7 @@ pub mod webhooks {
         pub static SCHEMA: ::host_runtime::webhook::PayloadSchema = ::host_runtime::webhook::PayloadSchema::new(
             EVENT,
             "{\"additionalProperties\":false,\"properties\":{\"detectedAt\":{\"format\":\"date-time\",\"type\":\"string\"},\"store\":{\"enum\":[\"app_store\",\"google_play\"]}},\"required\":[\"store\"],\"type\":\"object\"}",
-            ::core::option::Option::Some(
-                super::super::__host_validators::v2::check
-                    as ::host_runtime::codegen::Check,
-            ),
+            ::core::option::Option::None,
             false,
         );
         /// The payload of the event `store.algorithm_updated`, typed from the schema at `/contributes/webhooks/2/payload` in the manifest.
@@ -2160,37 +2151,27 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
             __rt::Tool {
                 id: "keyword-ranks",
                 input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"description\":\"ISO 3166-1 alpha-2 store country.\",\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"days\":{\"default\":30,\"description\":\"Days of history, counting back from today.\",\"maximum\":90,\"minimum\":1,\"type\":\"integer\"},\"keyword\":{\"description\":\"The keyword exactly as tracked.\",\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\"],\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v3::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
             },
             __rt::Tool {
                 id: "compare-keywords",
                 input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"keywords\":{\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":5,\"minItems\":2,\"type\":\"array\"}},\"required\":[\"keywords\"],\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v4::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
             },
             __rt::Tool {
                 id: "top-movers",
                 input: "{\"additionalProperties\":false,\"properties\":{\"days\":{\"default\":7,\"maximum\":30,\"minimum\":1,\"type\":\"integer\"},\"direction\":{\"default\":\"both\",\"enum\":[\"up\",\"down\",\"both\"]}},\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v5::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
             },
             __rt::Tool {
                 id: "keyword-ideas",
                 input: "{\"additionalProperties\":false,\"properties\":{\"seed\":{\"maxLength\":100,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"seed\"],\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v6::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
             },
             __rt::Tool {
                 id: "visibility-score",
                 input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"}},\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v7::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
             },
         ],
         actions: &[
@@ -2198,9 +2179,7 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
                 id: "save-rank-insight",
                 scope: "insights:write",
                 input: "{\"additionalProperties\":false,\"properties\":{\"keyword\":{\"minLength\":1,\"type\":\"string\"},\"summary\":{\"maxLength\":500,\"minLength\":10,\"type\":\"string\"}},\"required\":[\"keyword\",\"summary\"],\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v8::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
             },
         ],
         mentions: &["keyword"],
@@ -2210,23 +2189,15 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
                 name: "addKeyword",
                 input: "{\"additionalProperties\":false,\"properties\":{\"country\":{\"pattern\":\"^[A-Z]{2}$\",\"type\":\"string\"},\"keyword\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"keyword\",\"country\"],\"type\":\"object\"}",
                 output: "{\"additionalProperties\":false,\"properties\":{\"tracked\":{\"type\":\"boolean\"}},\"required\":[\"tracked\"],\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v9::check as ::host_runtime::codegen::Check,
-                ),
-                output_check: ::core::option::Option::Some(
-                    __host_validators::v10::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
+                output_check: ::core::option::Option::None,
             },
             __rt::Procedure {
                 name: "listWatchlists",
                 input: "{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
                 output: "{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\",\"name\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v11::check as ::host_runtime::codegen::Check,
-                ),
-                output_check: ::core::option::Option::Some(
-                    __host_validators::v12::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
+                output_check: ::core::option::Option::None,
             },
         ],
         metrics: &[
@@ -2443,158 +2414,4 @@ pub fn handler<
 >(server: S) -> ::host_runtime::Handler {
     ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }
-/// Validators generated from the manifest's schemas when the crate compiled.
-#[doc(hidden)]
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::restriction,
-    unused,
-    missing_docs
-)]
-mod __host_validators {
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v0 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v1 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v2 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v3 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v4 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v5 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v6 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v7 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v8 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v9 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v10 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v11 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v12 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-}
+::host_runtime::__validators_needed!();

@@ -225,14 +225,3 @@ pub fn handler<S: ::core::marker::Send + ::core::marker::Sync + 'static>(
 ) -> ::host_runtime::Handler {
     ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }
-/// Validators generated from the manifest's schemas when the crate compiled.
-#[doc(hidden)]
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::restriction,
-    unused,
-    missing_docs
-)]
-mod __host_validators {}

@@ -546,34 +546,22 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
                 name: "get-result",
                 input: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
                 output: "{\"additionalProperties\":false,\"properties\":{\"significant\":{\"type\":\"boolean\"},\"uplift\":{\"type\":\"number\"}},\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v0::check as ::host_runtime::codegen::Check,
-                ),
-                output_check: ::core::option::Option::Some(
-                    __host_validators::v1::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
+                output_check: ::core::option::Option::None,
             },
             __rt::Procedure {
                 name: "listExperiments",
                 input: "{\"additionalProperties\":false,\"properties\":{\"status\":{\"enum\":[\"draft\",\"running\",\"ended\"]}},\"type\":\"object\"}",
                 output: "{\"additionalProperties\":false,\"properties\":{\"items\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"name\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"items\"],\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v2::check as ::host_runtime::codegen::Check,
-                ),
-                output_check: ::core::option::Option::Some(
-                    __host_validators::v3::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
+                output_check: ::core::option::Option::None,
             },
             __rt::Procedure {
                 name: "start_experiment",
                 input: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
                 output: "{\"additionalProperties\":false,\"properties\":{\"startedAt\":{\"format\":\"date-time\",\"type\":\"string\"}},\"type\":\"object\"}",
-                input_check: ::core::option::Option::Some(
-                    __host_validators::v0::check as ::host_runtime::codegen::Check,
-                ),
-                output_check: ::core::option::Option::Some(
-                    __host_validators::v4::check as ::host_runtime::codegen::Check,
-                ),
+                input_check: ::core::option::Option::None,
+                output_check: ::core::option::Option::None,
             },
         ],
         metrics: &[],
@@ -637,70 +625,4 @@ impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
 pub fn handler<S: Procedures>(server: S) -> ::host_runtime::Handler {
     ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
 }
-/// Validators generated from the manifest's schemas when the crate compiled.
-#[doc(hidden)]
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::restriction,
-    unused,
-    missing_docs
-)]
-mod __host_validators {
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v0 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v1 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v2 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v3 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-    /// The validator jsonschema generated from the schema (4 items, left out of this listing).
-    pub mod v4 {
-        /// The first place `instance` fails the schema, if any.
-        pub fn check(
-            instance: &::host_runtime::codegen::serde_json::Value,
-        ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
-            Validator::iter_errors(instance)
-                .next()
-                .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
-        }
-    }
-}
+::host_runtime::__validators_needed!();

@@ -24,6 +24,10 @@
 //! source. `SCHEMA_CORPUS=suite` or `SCHEMA_CORPUS=real-world` runs one corpus only;
 //! `SCHEMA_SKIP=name,...` leaves out the files whose names contain one of those.
 //!
+//! The vendor crate is built with host-runtime's `compiled-validators` feature, so every case is also
+//! checked by the validators the macro generates from the schemas (and their answers by the output
+//! schema's); the runtime's compile-on-first-use path is the one every other test takes.
+//!
 //! The figures, per corpus, are printed and written to
 //! `<target dir>/tmp/json-schema-suite/report.json`.
 
@@ -388,7 +392,7 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
         work.join("Cargo.toml"),
         format!(
             "[package]\nname = \"json-schema-suite\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nhost-runtime = {{ path = {:?}, features = [\"redis\"] }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\nserde_json = \"1\"\nserde = \"1\"\nhttp = \"1\"\n\n\
+             [dependencies]\nhost-runtime = {{ path = {:?}, features = [\"redis\", \"compiled-validators\"] }}\ntokio = {{ version = \"1\", features = [\"rt-multi-thread\", \"macros\"] }}\nserde_json = \"1\"\nserde = \"1\"\nhttp = \"1\"\n\n\
              [workspace]\n",
             runtime.display().to_string()
         ),

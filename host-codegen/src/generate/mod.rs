@@ -69,7 +69,7 @@ pub fn schema_types(m: &Manifest) -> Types {
 
 /// The generated items, as Rust source text, for a manifest whose typed model could be read.
 /// `types` is [`schema_types`] of `m` when the caller already has it.
-pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes) -> String {
+pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes, validators: bool) -> String {
     // An invalid manifest may repeat a name (reported by the engine); generating both would add
     // compiler errors that say nothing new, so later repeats are left out.
     let unique = without_repeats(m);
@@ -85,7 +85,7 @@ pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes) -> String
     out.extend(schemas::modules(m, &types, notes));
     out.extend(calls::aliases(m));
     out.extend(traits::traits(&methods));
-    let mut validators = crate::validators::Validators::default();
+    let mut validators = crate::validators::Validators::new(validators);
     out.extend(webhooks::webhooks(m, &types, notes, &mut validators));
     out.extend(dispatch::dispatcher(m, &methods, &mut validators));
     out.extend(validators.module());
