@@ -1,8 +1,9 @@
 //! Validators generated from the manifest's schemas when the vendor's crate compiles.
 //!
 //! With the macro's `compiled-validators` feature (host-runtime's feature of the same name, which the
-//! Workers adapter turns on), each distinct schema becomes a module of `__host_validators` holding jsonschema's generated
-//! validator and a `check` function the runtime calls (`host_runtime::schema::Check`). The generator
+//! Workers adapter turns on), each distinct schema becomes a module of `__host_validators` holding
+//! jsonschema's generated validator and a `check` function the runtime calls
+//! (`host_runtime::schema::Check`). The generator
 //! is jsonschema's own compiler (`jsonschema-macros-core`), so a generated validator accepts what the
 //! runtime's validator would. A schema it cannot generate (or panics on) gets no module: the runtime
 //! compiles that schema's text on first use, and the generated code says so with
@@ -20,6 +21,8 @@ pub struct Validators {
     /// Whether validators are generated at all (the macro's `compiled-validators` feature). Without,
     /// the runtime compiles every schema's text on first use.
     enabled: bool,
+    /// Whether any schema was asked for.
+    asked: bool,
     /// Schema text to its module's name, or to `None` when no validator could be generated.
     seen: HashMap<String, Option<Ident>>,
     modules: TokenStream,
@@ -39,11 +42,11 @@ impl Validators {
     /// The `Option<Check>` expression for `schema`, declared at `pointer` of the manifest, for code
     /// `depth` modules below the one [`module`](Self::module) is placed in.
     pub fn check(&mut self, schema: &Value, pointer: &str, depth: usize) -> TokenStream {
-        let text = serde_json::to_string(schema).unwrap_or_default();
+        self.asked = true;
         if !self.enabled {
-            self.seen.insert(text, None);
             return quote!(::core::option::Option::None);
         }
+        let text = schema.to_string();
         let next = self.seen.len();
         let name = match self.seen.get(&text) {
             Some(name) => name.clone(),
@@ -94,9 +97,9 @@ impl Validators {
     pub fn module(self) -> TokenStream {
         if !self.enabled {
             // Nothing with a schema compiler in the build; a compile error without one.
-            return match self.seen.is_empty() {
-                true => TokenStream::new(),
-                false => quote!(::host_runtime::__validators_needed!();),
+            return match self.asked {
+                true => quote!(::host_runtime::__validators_needed!();),
+                false => TokenStream::new(),
             };
         }
         let (modules, needed) = (self.modules, self.needed);
