@@ -7,8 +7,9 @@
 //! validator compiler (the Workers adapter's choice: 1.1 MB less wasm). Without
 //! `compiled-validators` (the default: the vendor's crate expands and checks faster), or for a schema
 //! the macro could not turn into Rust, the `schema-compiler` feature (a default) compiles the
-//! schema's text on its first use instead, and without the feature the vendor's crate does not compile (the generated
-//! code invokes `__schema_compiler_needed!`, which is then a `compile_error!` naming the schema).
+//! schema's text on its first use instead; without that feature the vendor's crate does not compile
+//! (the generated code invokes `__schema_compiler_needed!` or `__validators_needed!`, which are then
+//! a `compile_error!` naming the schema or the feature to enable).
 //!
 //! Built by generated code only; not a stable API.
 
