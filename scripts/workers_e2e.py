@@ -27,10 +27,15 @@ What it does, from the repository root:
 7. A restart: workerd stopped and started on the same persisted state, several times, each
    first request timed; the release of step 5 delivered again is still processed once. Then
    `cargo host check`.
-8. The same first request timed for a JavaScript worker that only answers "ok": what wrangler's
-   local proxy and workerd cost on this machine, which no worker's figure goes below.
+8. workerd started directly, without wrangler (its local proxy adds tens of milliseconds to every
+   first request), from a config written for the built modules, several fresh starts each: the
+   first `GET /host/health`, the first tool call (the key set fetched from the local host
+   included), and the first request of a JavaScript worker that only answers "ok", the floor.
 9. Prints the optimised wasm size and the first requests' times, and with --record writes the
    whole log to FILE.
+
+With --prepare it only installs the tools and builds the worker (CI does that in the background
+while its other steps run), then exits.
 
 Exits non-zero at the first check that fails. Needs cargo, the wasm32-unknown-unknown target,
 clang (for ring), node and npm; about 10 minutes the first time on 2 cores, 2 after.
@@ -217,24 +222,51 @@ def delivered_ok(proc):
     return proc.returncode == 0 and lines and "-> 20" in lines[-1], out.strip()
 
 
+def tool_env():
+    """The environment worker-build and wrangler run in: the pinned tools first on PATH."""
+    env = dict(os.environ)
+    env["PATH"] = f"{TOOLS / 'bin'}:{EXAMPLE / 'node_modules' / '.bin'}:{env['PATH']}"
+    env["WASM_BINDGEN_BIN"] = str(TOOLS / "bin" / "wasm-bindgen")
+    env["WASM_OPT_BIN"] = str(EXAMPLE / "node_modules" / ".bin" / "wasm-opt")
+    env["NO_COLOR"] = "1"
+    env["WRANGLER_SEND_METRICS"] = "false"
+    env["CI"] = "1"
+    return env
+
+
 def install_tools():
     bins = TOOLS / "bin"
+    # Both tools build in one folder of their own (they share many dependencies), so this can run
+    # beside builds in the main target folder without waiting on its lock; removed once installed.
+    build = dict(os.environ, CARGO_TARGET_DIR=str(TOOLS / "build"))
     if not (bins / "worker-build").exists():
         say(f"installing worker-build {WORKER_BUILD} ...")
         # Debug builds: they compile in half the time, and their work (a shim, reading and writing
         # one wasm module) takes seconds either way.
         # Only the binary used: each debug binary linked is seconds of CI and ~130 MB of disk.
         run(["cargo", "install", "--debug", "--locked", "--root", TOOLS, "worker-build",
-             "--version", WORKER_BUILD, "--bin", "worker-build"])
+             "--version", WORKER_BUILD, "--bin", "worker-build"], env=build)
     if not (bins / "wasm-bindgen").exists():
         say(f"installing wasm-bindgen-cli {WASM_BINDGEN} ...")
         # Not --locked: its lock file names a webpki-roots release the registry no longer serves.
         run(["cargo", "install", "--debug", "--root", TOOLS, "wasm-bindgen-cli",
-             "--version", WASM_BINDGEN, "--bin", "wasm-bindgen"])
+             "--version", WASM_BINDGEN, "--bin", "wasm-bindgen"], env=build)
+    shutil.rmtree(TOOLS / "build", ignore_errors=True)
     if not (EXAMPLE / "node_modules" / ".bin" / "wrangler").exists():
         say("installing wrangler and binaryen (npm) ...")
         run(["npm", "ci", "--no-audit", "--no-fund"], cwd=EXAMPLE)
     run(["rustup", "target", "add", "wasm32-unknown-unknown"])
+
+
+def prepare():
+    """Installs the tools and builds the worker (release, wasm32) without running anything: CI
+    does this in the background, at low priority, while its other steps run. `wrangler dev`'s
+    own build then finds the crate built."""
+    started = time.monotonic()
+    install_tools()
+    say(f"tools installed after {time.monotonic() - started:.0f} s; building the worker ...")
+    run(["worker-build", "--release"], cwd=EXAMPLE, env=tool_env())
+    say(f"prepared in {time.monotonic() - started:.0f} s")
 
 
 def http_get(url, timeout=10):
@@ -256,19 +288,18 @@ def cargo_host(args, server):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--record", type=pathlib.Path)
+    parser.add_argument("--prepare", action="store_true",
+                        help="only install the tools and build the worker, then exit")
     args = parser.parse_args()
+    if args.prepare:
+        prepare()
+        return
 
     install_tools()
     say("building cargo-host ...")
     run(["cargo", "build", "-q", "-p", "host-cli"])
 
-    env = dict(os.environ)
-    env["PATH"] = f"{TOOLS / 'bin'}:{EXAMPLE / 'node_modules' / '.bin'}:{env['PATH']}"
-    env["WASM_BINDGEN_BIN"] = str(TOOLS / "bin" / "wasm-bindgen")
-    env["WASM_OPT_BIN"] = str(EXAMPLE / "node_modules" / ".bin" / "wasm-opt")
-    env["NO_COLOR"] = "1"
-    env["WRANGLER_SEND_METRICS"] = "false"
-    env["CI"] = "1"
+    env = tool_env()
 
     dev = Process([TARGET / "debug" / "cargo-host", "dev", "--listen", "127.0.0.1:0",
                    "--manifest", EXAMPLE, "--color", "never"], ROOT, env)
@@ -430,10 +461,16 @@ def main():
             fail("cargo host check failed")
         worker.stop()
         worker = None
-        floor = baseline_first_requests(env, port)
-        say("the first request to a fresh workerd of a worker that only answers \"ok\" (wrangler's "
-            "local proxy and workerd, no wasm): " + ", ".join(f"{t:.0f}" for t in floor)
-            + f" ms; median {statistics.median(floor):.0f} ms")
+        say(f"workerd started directly (no wrangler), {FRESH_STARTS} fresh starts each, the first "
+            "request timed:")
+        bindings = {k: exports[k] for k in
+                    ["HOST_JWKS_URL", "HOST_ISSUER", "HOST_EVENT_POST_URL", "HOST_SIGNING_SECRET"]}
+        direct = direct_first_requests(port, bindings, env)
+        for name, what in [("health", "the example, GET /host/health"),
+                           ("tool", "the example, a first tool call (its key set fetched)"),
+                           ("ok", 'a JavaScript worker that answers "ok"')]:
+            say(f"    {what}: " + ", ".join(f"{t:.1f}" for t in direct[name])
+                + f" ms; median {statistics.median(direct[name]):.1f} ms")
         say("PASS")
     finally:
         if worker:
@@ -446,28 +483,114 @@ def main():
             args.record.write_text("\n".join(LOG) + "\n")
 
 
-def baseline_first_requests(env, port):
-    """First-request times of a JavaScript worker that answers "ok", under the same wrangler: the
-    part of the example's figure that is not the example's."""
-    times = []
-    with tempfile.TemporaryDirectory(prefix="workers-e2e-baseline-") as folder:
-        folder = pathlib.Path(folder)
-        (folder / "wrangler.toml").write_text(
-            'name = "baseline"\nmain = "index.mjs"\ncompatibility_date = "2025-09-01"\n')
-        (folder / "index.mjs").write_text(
-            'export default { async fetch() { return new Response("ok"); } };\n')
-        for _ in range(FRESH_STARTS):
-            worker = Process(["wrangler", "dev", "--ip", "127.0.0.1", "--port", str(port),
-                              "--log-level", "info"], folder, env)
+WORKERD_CONFIG = """using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "state", disk = (path = "state", writable = true)),
+    # The worker fetches the key set from, and posts events to, the local host on loopback.
+    (name = "internet", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:%(port)d", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [%(modules)s],
+  compatibilityDate = "%(date)s",
+  bindings = [%(bindings)s],%(objects)s
+);
+"""
+# The example's two Durable Object classes (wrangler.toml), stored on disk as `wrangler dev` does.
+WORKERD_OBJECTS = """
+  durableObjectNamespaces = [
+    (className = "HostDedupe", uniqueKey = "host-dedupe", enableSql = true),
+    (className = "HostOutbox", uniqueKey = "host-outbox", enableSql = true),
+  ],
+  durableObjectStorage = (localDisk = "state"),"""
+
+
+class Workerd:
+    """workerd itself, without wrangler: the worker's modules and bindings written into a config of
+    its own in a fresh folder, so nothing but the runtime stands between the request and the
+    worker. The socket accepting connections is the start: workerd has loaded the worker by then."""
+
+    def __init__(self, port, modules, bindings=None):
+        self.folder = pathlib.Path(tempfile.mkdtemp(prefix="workers-e2e-workerd-"))
+        (self.folder / "state").mkdir()
+        entries = []
+        for name, (kind, source) in modules.items():
+            (self.folder / name).write_bytes(source)
+            entries.append(f'(name = "{name}", {kind} = embed "{name}")')
+        # Bindings: the example's settings and its objects; none for a worker given none.
+        listed = []
+        if bindings is not None:
+            listed = ['(name = "HOST_DEDUPE", durableObjectNamespace = "HostDedupe")',
+                      '(name = "HOST_OUTBOX", durableObjectNamespace = "HostOutbox")']
+            listed += [f"(name = {json.dumps(k)}, text = {json.dumps(v)})"
+                       for k, v in bindings.items()]
+        (self.folder / "config.capnp").write_text(WORKERD_CONFIG % {
+            "port": port, "modules": ", ".join(entries), "date": compatibility_date(),
+            "bindings": ", ".join(listed), "objects": WORKERD_OBJECTS if bindings else "",
+        })
+        self.proc = Process([EXAMPLE / "node_modules" / ".bin" / "workerd", "serve",
+                             "config.capnp", "--experimental"], self.folder, None)
+        deadline = time.monotonic() + 30
+        while True:
             try:
-                worker.wait_for(r"Ready on http://", 120)
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                if self.proc.proc.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    fail("workerd did not start:\n" + "\n".join(self.proc.lines[-20:]))
+                time.sleep(0.005)
+
+    def stop(self):
+        self.proc.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def compatibility_date():
+    return re.search(r'(?m)^compatibility_date = "([^"]+)"',
+                     (EXAMPLE / "wrangler.toml").read_text()).group(1)
+
+
+def direct_first_requests(port, bindings, server_env):
+    """First-request times in workerd started directly, FRESH_STARTS fresh starts each: the example
+    (`GET /host/health`, then, in other starts, a first tool call with a token: the key set fetched
+    from the local host included), and a JavaScript worker that answers "ok", the runtime's own
+    share. Returns {name: [ms, ...]}."""
+    built = EXAMPLE / "build"
+    example = {"index.js": ("esModule", (built / "index.js").read_bytes()),
+               "index_bg.wasm": ("wasm", (built / "index_bg.wasm").read_bytes())}
+    ok = {"ok.mjs": ("esModule",
+                     b'export default { async fetch() { return new Response("ok"); } };\n')}
+    server = f"http://127.0.0.1:{port}"
+    times = {"ok": [], "health": [], "tool": []}
+    for _ in range(FRESH_STARTS):
+        for name, modules, given, path in [("ok", ok, None, "/"),
+                                           ("health", example, bindings, "/host/health")]:
+            workerd = Workerd(port, modules, given)
+            try:
                 t0 = time.monotonic()
-                status, _ = http_get(f"http://127.0.0.1:{port}/")
-                times.append((time.monotonic() - t0) * 1000)
+                status, _ = http_get(server + path)
+                times[name].append((time.monotonic() - t0) * 1000)
                 if status != 200:
-                    fail(f"the baseline worker answered {status}")
+                    fail(f"{name}: the first request to workerd answered {status}")
             finally:
-                worker.stop()
+                workerd.stop()
+        workerd = Workerd(port, example, bindings)
+        try:
+            done = subprocess.run(
+                [TARGET / "debug" / "cargo-host", "call", "tool", "latest-release", "--server",
+                 server, "--manifest", EXAMPLE, "--color", "never"],
+                cwd=ROOT, capture_output=True, text=True, env=server_env)
+            took = re.match(r"200 \S+ in (\d+) ms", done.stdout)
+            if done.returncode != 0 or not took:
+                fail(f"the first tool call to workerd was not answered 200:\n{done.stdout}"
+                     f"{done.stderr}\n" + "\n".join(workerd.proc.lines[-20:]))
+            times["tool"].append(float(took.group(1)))
+        finally:
+            workerd.stop()
     return times
 
 

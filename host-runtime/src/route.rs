@@ -5,8 +5,35 @@
 //! The routes are listed in [`crate::interface`], section "Routes"
 //! ([link](crate::interface#routes)).
 
+use std::borrow::Cow;
+
 use host_interface::Contribution;
 use http::Method;
+
+/// The request target (path and query) of an absolute URL, for platforms that hand a request over
+/// with its whole URL (Workers): `https://host/path?q` gives `/path?q`. The fragment is dropped, an
+/// empty path is `/`, and a string with no `://` is taken to be a target already.
+///
+/// No URL parser is involved: routing needs only the path and query, which begin at the first `/`
+/// or `?` after the authority.
+///
+/// ```
+/// use host_runtime::route::target_of;
+/// assert_eq!(target_of("https://ext.example/host/tools/a?q=1#top"), "/host/tools/a?q=1");
+/// assert_eq!(target_of("http://127.0.0.1:8787"), "/");
+/// assert_eq!(target_of("http://127.0.0.1:8787?q=1"), "/?q=1");
+/// ```
+pub fn target_of(url: &str) -> Cow<'_, str> {
+    let url = url.split_once('#').map_or(url, |(before, _)| before);
+    let Some((_, rest)) = url.split_once("://") else {
+        return Cow::Borrowed(url);
+    };
+    match rest.find(['/', '?']) {
+        Some(at) if rest[at..].starts_with('/') => Cow::Borrowed(&rest[at..]),
+        Some(at) => Cow::Owned(format!("/{}", &rest[at..])),
+        None => Cow::Borrowed("/"),
+    }
+}
 
 /// One route of the interface, with the id or name its path carries.
 ///
@@ -171,6 +198,31 @@ impl<'a> Route<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_is_what_a_url_parser_reads_as_path_and_query() {
+        for url in [
+            "https://ext.example/host/tools/keyword-ranks",
+            "https://ext.example/host/mentions/k?q=a%20b&x=1",
+            "http://127.0.0.1:8787/host/health",
+            "http://[::1]:8787/host/health?x",
+            "https://user:pass@ext.example:443/host/events",
+            "https://ext.example/a/b#frag",
+            "https://ext.example/a?q=1#frag?x/y",
+            "https://ext.example",
+            "https://ext.example?q=1",
+            "https://ext.example/",
+            "https://ext.example/host/work/items/42/comments",
+        ] {
+            let parsed = url::Url::parse(url).unwrap();
+            let expected = match parsed.query() {
+                Some(q) => format!("{}?{q}", parsed.path()),
+                None => parsed.path().to_owned(),
+            };
+            assert_eq!(target_of(url), expected, "{url}");
+        }
+        assert_eq!(target_of("/host/health?x"), "/host/health?x");
+    }
 
     #[test]
     fn paths_map_to_routes_and_back() {

@@ -274,37 +274,50 @@ async fn answer(
     if route == Route::Health {
         return (health(inner, request.method() == Method::HEAD).await, None);
     }
-    let claims = match inner
-        .verifier
-        .verify_authorization(request.headers().get(header::AUTHORIZATION))
-        .await
-    {
-        Ok(c) => c,
-        // An event the server cannot check yet must not be lost: the host retries a 5xx.
-        Err(crate::auth::AuthError::KeysUnavailable | crate::auth::AuthError::NoKeys)
-            if matches!(route, Route::Event(_)) =>
+    authenticated(inner, route, &request).await
+}
+
+/// Everything after routing, for the routes that need a token. Boxed: on wasm32 the runtime
+/// compiles a function when it is first called, and this keeps the token check and the calls out
+/// of the routing function, so a health check does not pay for compiling them.
+fn authenticated<'a>(
+    inner: &'a Inner,
+    route: Route<'a>,
+    request: &'a http::Request<Bytes>,
+) -> BoxFuture<'a, (Response<Bytes>, Option<String>)> {
+    Box::pin(async move {
+        let claims = match inner
+            .verifier
+            .verify_authorization(request.headers().get(header::AUTHORIZATION))
+            .await
         {
-            let e = HostError::from_code(
-                ErrorCode::KeysUnavailable,
-                "the install token cannot be checked right now (the host's key set is unreachable); retry later",
-            )
-            .with_retry_after(RETRY_AFTER_SECS);
-            return (e.to_response(), None);
-        }
-        Err(e) => return (e.to_host_error().to_response(), None),
-    };
-    let install = Some(claims.sub.clone());
-    let response = match call(inner, route, &request, claims).await {
-        Ok(Reply::Json(body)) => json_response(StatusCode::OK, Bytes::from(body.to_string())),
-        Ok(Reply::Encoded(body)) => json_response(StatusCode::OK, body),
-        Ok(Reply::NoContent) => {
-            let mut r = Response::new(Bytes::new());
-            *r.status_mut() = StatusCode::NO_CONTENT;
-            r
-        }
-        Err(e) => e.to_response(),
-    };
-    (response, install)
+            Ok(c) => c,
+            // An event the server cannot check yet must not be lost: the host retries a 5xx.
+            Err(crate::auth::AuthError::KeysUnavailable | crate::auth::AuthError::NoKeys)
+                if matches!(route, Route::Event(_)) =>
+            {
+                let e = HostError::from_code(
+                    ErrorCode::KeysUnavailable,
+                    "the install token cannot be checked right now (the host's key set is unreachable); retry later",
+                )
+                .with_retry_after(RETRY_AFTER_SECS);
+                return (e.to_response(), None);
+            }
+            Err(e) => return (e.to_host_error().to_response(), None),
+        };
+        let install = Some(claims.sub.clone());
+        let response = match call(inner, route, request, claims).await {
+            Ok(Reply::Json(body)) => json_response(StatusCode::OK, Bytes::from(body.to_string())),
+            Ok(Reply::Encoded(body)) => json_response(StatusCode::OK, body),
+            Ok(Reply::NoContent) => {
+                let mut r = Response::new(Bytes::new());
+                *r.status_mut() = StatusCode::NO_CONTENT;
+                r
+            }
+            Err(e) => e.to_response(),
+        };
+        (response, install)
+    })
 }
 
 fn method_not_allowed(route: &Route<'_>) -> Response<Bytes> {

@@ -88,22 +88,44 @@ pub const DEFAULT_JWKS_URL: &str = "https://auth.host.example/.well-known/jwks.j
 /// assert!(check_key_set_url("auth.host.example/jwks.json").is_err());
 /// ```
 pub fn check_key_set_url(key_set_url: &str) -> Result<(), String> {
-    let parsed = url::Url::parse(key_set_url)
+    // `http::Uri` rather than a WHATWG URL parser: it is already linked, and it is stricter (no
+    // IPv4 shorthand such as `127.1`, no backslashes or whitespace), so what it reads as a loopback
+    // host, any fetcher does too; what it cannot read is refused.
+    let parsed: http::Uri = key_set_url
+        .parse()
         .map_err(|e| format!("the key set URL `{key_set_url}` is not a URL ({e})"))?;
-    let loopback = match parsed.host() {
-        None => return Err(format!("the key set URL `{key_set_url}` names no host")),
-        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+    let Some(host) = parsed.host().filter(|h| !h.is_empty()) else {
+        return Err(format!("the key set URL `{key_set_url}` names no host"));
     };
-    match parsed.scheme() {
-        "https" => Ok(()),
-        "http" if loopback => Ok(()),
-        "http" => Err(format!(
+    let after_host = parsed
+        .authority()
+        .and_then(|a| a.as_str().rsplit_once(host))
+        .map_or("", |(_, port)| port);
+    if !after_host.is_empty() && parsed.port_u16().is_none() {
+        return Err(format!(
+            "the key set URL `{key_set_url}` is not a URL (its port is not a number from 0 to 65535)"
+        ));
+    }
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            Some(v6) => v6
+                .parse::<std::net::Ipv6Addr>()
+                .is_ok_and(|ip| ip.is_loopback()),
+            None => host
+                .parse::<std::net::Ipv4Addr>()
+                .is_ok_and(|ip| ip.is_loopback()),
+        };
+    match parsed.scheme_str().map(str::to_ascii_lowercase).as_deref() {
+        Some("https") => Ok(()),
+        Some("http") if loopback => Ok(()),
+        Some("http") => Err(format!(
             "the key set URL `{key_set_url}` is plain http; install tokens are only trusted from a key set fetched over https (http is allowed for loopback hosts only)"
         )),
-        other => Err(format!(
+        Some(other) => Err(format!(
             "the key set URL `{key_set_url}` uses `{other}:`; it must be https"
+        )),
+        None => Err(format!(
+            "the key set URL `{key_set_url}` is not a URL (it has no scheme)"
         )),
     }
 }

@@ -69,14 +69,12 @@ use worker::{Fetch, Headers, Method, Request, RequestInit, Response, Result};
 /// Answers one Worker request with `handler`: the method, path, query, headers and body become
 /// the handler's request, and its answer the Worker's response.
 pub async fn respond(handler: &Handler, mut request: Request) -> Result<Response> {
-    let url = request.url()?;
-    let target = match url.query() {
-        Some(query) => format!("{}?{query}", url.path()),
-        None => url.path().to_owned(),
-    };
+    // The Worker's URL string, not `Request::url`: the handler needs only the path and query,
+    // and a full URL parse is code the isolate compiles on its first request.
+    let url = request.inner().url();
     let mut builder = http::Request::builder()
         .method(request.method().as_ref())
-        .uri(target);
+        .uri(host_runtime::route::target_of(&url).as_ref());
     for (name, value) in request.headers() {
         builder = builder.header(name, value);
     }

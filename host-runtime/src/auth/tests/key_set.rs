@@ -331,3 +331,71 @@ async fn fetched_keys_are_refreshed_when_their_clamped_max_age_passes() {
         assert_eq!(server.hits(), 2, "{cache_control:?} stale");
     }
 }
+
+/// The key set URL check reads URLs with `http::Uri`; a fetcher reads them as WHATWG URLs (the
+/// `url` crate here). Plain http must never pass for a host a WHATWG reader sees as remote, and
+/// every https URL and loopback host both read alike must pass.
+#[test]
+fn the_key_set_url_check_is_never_looser_than_a_whatwg_reading() {
+    fn whatwg_loopback_http(raw: &str) -> bool {
+        let Ok(url) = url::Url::parse(raw) else {
+            return false;
+        };
+        url.scheme() == "http"
+            && match url.host() {
+                Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+                Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                None => false,
+            }
+    }
+    let tricky = [
+        "http://127.0.0.1@keys.example.com/jwks.json",
+        "http://keys.example.com@127.0.0.1/jwks.json",
+        "http://127.0.0.1.keys.example.com/jwks.json",
+        "http://localhost.keys.example.com/jwks.json",
+        "http://localhost./jwks.json",
+        "http://127.1/jwks.json",
+        "http://0x7f000001/jwks.json",
+        "http://2130706433/jwks.json",
+        "http://[::ffff:127.0.0.1]/jwks.json",
+        "http://[0:0:0:0:0:0:0:1]/jwks.json",
+        "http:\\\\127.0.0.1\\jwks.json",
+        "http://127.0.0.1\\@keys.example.com/jwks.json",
+        " http://127.0.0.1/jwks.json",
+        "http://127.0.0.1:99999/jwks.json",
+        "HTTP://LOCALHOST/jwks.json",
+        "http://[::1]/jwks.json",
+        "http:///jwks.json",
+        "http://%6c%6f%63%61%6c%68%6f%73%74/jwks.json",
+    ];
+    for raw in tricky {
+        let ours = check_key_set_url(raw).is_ok();
+        if ours {
+            assert!(
+                whatwg_loopback_http(raw),
+                "{raw:?} passes, but a fetcher reads it as a remote host"
+            );
+        }
+    }
+    for same in [
+        "http://127.0.0.1:8788/jwks.json",
+        "http://localhost/jwks.json",
+        "HTTP://LOCALHOST/jwks.json",
+        "http://[::1]:8788/jwks.json",
+        "http://[0:0:0:0:0:0:0:1]/jwks.json",
+        "https://keys.example.com/.well-known/jwks.json",
+        "HTTPS://keys.example.com/jwks.json",
+    ] {
+        assert!(check_key_set_url(same).is_ok(), "{same} is refused");
+    }
+    for refused in [
+        "http://127.1/jwks.json",
+        "http:///jwks.json",
+        "http://keys.example.com@",
+        "http://127.0.0.1:99999/jwks.json",
+    ] {
+        let why = check_key_set_url(refused).unwrap_err();
+        assert!(why.contains(refused), "{why}");
+    }
+}
