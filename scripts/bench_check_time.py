@@ -23,7 +23,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = {
-    "at-every-limit": ("host-manifest/tests/fixtures/valid/at-every-limit", "tests/ui/pass/at_every_limit.rs"),
+    "at-every-limit": ("host-manifest/tests/fixtures/valid/at-every-limit", "tests/ui-tests/ui/pass/at_every_limit.rs"),
     "keyword-tracker": ("host-manifest/tests/fixtures/valid/keyword-tracker", "tests/src/lib.rs"),
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a vendor does with the published SDK, offline, against a registry made of its packages.
 
-    python3 scripts/registry_e2e.py [--work DIR] [--release]
+    python3 scripts/registry_e2e.py [--work DIR] [--release] [--build-only | --run-only]
 
 From the repository root:
 
@@ -17,6 +17,10 @@ From the repository root:
    no path. The crate builds without warnings of its own, its server starts, and `cargo host
    check` passes against it.
 5. host-runtime-workers from its package: `cargo check --target wasm32-unknown-unknown`.
+
+With --build-only it does all of that but start the server (builds that can run beside other
+work, as CI does while its tests run) and keeps DIR; --run-only then starts that server and runs
+`cargo host check`, and removes DIR.
 
 Exits non-zero at the first step that fails, saying which. DIR defaults to a new temporary folder,
 removed at the end when everything passed. It builds the SDK and its dependencies again from the
@@ -79,7 +83,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work", type=pathlib.Path, help="the folder to work in [default: a new temporary one]")
     parser.add_argument("--release", action="store_true", help="install the CLI as `cargo install` does, optimised")
+    parser.add_argument(
+        "--build-only", action="store_true",
+        help="every step but running the new crate's server; DIR (--work) is kept for --run-only",
+    )
+    parser.add_argument(
+        "--run-only", action="store_true",
+        help="only run the server of the crate a --build-only run left in DIR (--work), then remove DIR",
+    )
     args = parser.parse_args()
+    if (args.build_only or args.run_only) and args.work is None:
+        fail("--build-only and --run-only need --work DIR")
     work = (args.work or pathlib.Path(tempfile.mkdtemp(prefix="host-registry-e2e-"))).resolve()
     if work.is_relative_to(ROOT):
         fail(f"{work} is inside the repository; cargo would read the workspace above it. Pick a folder outside it")
@@ -95,7 +109,31 @@ def main() -> None:
     # their link time (with it, DIR held 3 GB before the wasm32 step).
     env["CARGO_PROFILE_DEV_DEBUG"] = "false"
     started = time.monotonic()
+    project = work / "hello-vendor"
+    if args.run_only:
+        env["PATH"] = f"{work / 'cli' / 'bin'}{os.pathsep}{env['PATH']}"
+        env["CARGO_NET_OFFLINE"] = "true"
+        serve_and_check(work, project, env)
+        report(started, "the new crate's server started and passed `cargo host check`")
+        shutil.rmtree(work, ignore_errors=True)
+        return
+    build(args, work, project, env)
+    if not args.build_only:
+        serve_and_check(work, project, env)
+    report(started, "a vendor's crate built from the packaged SDK"
+           + (", ready for --run-only" if args.build_only else " and passed `cargo host check`, offline"))
+    if args.work is None:
+        shutil.rmtree(work, ignore_errors=True)
 
+
+def report(started: float, what: str) -> None:
+    for step, seconds in TIMES:
+        print(f"  {step}: {seconds:.0f} s")
+    print(f"{what}, in {time.monotonic() - started:.0f} s")
+
+
+def build(args: argparse.Namespace, work: pathlib.Path, project: pathlib.Path, env: dict[str, str]) -> None:
+    """Steps 1 to 5 but the server: packages, registry, CLI, the new crate built, the adapter."""
     # 1. The packages.
     t = time.monotonic()
     subprocess.run([sys.executable, str(ROOT / "scripts/package_all.py"), "--no-verify"], cwd=ROOT, check=True)
@@ -138,7 +176,6 @@ def main() -> None:
     env["PATH"] = f"{bin_root / 'bin'}{os.pathsep}{env['PATH']}"
 
     # 4. A new extension.
-    project = work / "hello-vendor"
     shutil.rmtree(project, ignore_errors=True)
     out = run("cargo host init", ["cargo", "host", "init", project.name], work, env)
     print(out.strip())
@@ -157,6 +194,21 @@ def main() -> None:
         fail("the new crate builds with warnings:\n" + "\n".join(own))
     run("cargo host validate", ["cargo", "host", "validate"], project, env)
 
+    # 5. The Workers adapter, from its package, for the platform it is for.
+    adapter = work / package_all.WORKERS_CRATE
+    shutil.rmtree(adapter, ignore_errors=True)
+    shutil.copytree(registry / f"{package_all.WORKERS_CRATE}-{ver}", adapter)
+    (adapter / ".cargo-checksum.json").unlink()
+    run(
+        "cargo check host-runtime-workers (wasm32)",
+        ["cargo", "check", "--target", "wasm32-unknown-unknown"],
+        adapter,
+        env,
+    )
+
+
+def serve_and_check(work: pathlib.Path, project: pathlib.Path, env: dict[str, str]) -> None:
+    """Step 4's end: the new crate's server started, `cargo host check` against it, SIGTERM."""
     server_env = dict(env, LISTEN_ADDR="127.0.0.1:0")
     server = subprocess.Popen(
         [str(work / "target/debug" / project.name)], cwd=project, env=server_env, stdout=subprocess.PIPE, text=True
@@ -185,25 +237,6 @@ def main() -> None:
             fail("the new crate's server did not stop within 20 s of SIGTERM")
     if code != 0:
         fail(f"the new crate's server exited {code} on SIGTERM")
-
-    # 5. The Workers adapter, from its package, for the platform it is for.
-    adapter = work / package_all.WORKERS_CRATE
-    shutil.rmtree(adapter, ignore_errors=True)
-    shutil.copytree(registry / f"{package_all.WORKERS_CRATE}-{ver}", adapter)
-    (adapter / ".cargo-checksum.json").unlink()
-    run(
-        "cargo check host-runtime-workers (wasm32)",
-        ["cargo", "check", "--target", "wasm32-unknown-unknown"],
-        adapter,
-        env,
-    )
-
-    total = time.monotonic() - started
-    for step, seconds in TIMES:
-        print(f"  {step}: {seconds:.0f} s")
-    print(f"a vendor's crate built from the packaged SDK and passed `cargo host check`, offline, in {total:.0f} s")
-    if args.work is None:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,10 @@ What it does, from the repository root:
    request to the worker, the `HostOutbox` alarm posts it again and the local host accepts it.
 7. A restart: workerd stopped and started on the same persisted state, several times, each
    first request timed; the release of step 5 delivered again is still processed once. Then
-   `cargo host check`.
+   `cargo host check`. Then a claim whose isolate died: a delivery's handler is left waiting on
+   its alert's post (held by the stand-in), workerd is killed with SIGKILL and started again, and
+   the same release delivered again waits for the dead attempt's lease (10 s here) to end, then
+   runs.
 8. workerd started directly, without wrangler (its local proxy adds tens of milliseconds to every
    first request), from a config written for the built modules, several fresh starts each: the
    first `GET /host/health`, the first tool call (the key set fetched from the local host
@@ -72,7 +75,12 @@ WASM_BINDGEN = "0.2.130"  # the `wasm-bindgen` pinned in workers/Cargo.toml
 LOG = []
 # Cargo's build folder: CI and shared caches set CARGO_TARGET_DIR.
 TARGET = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
-FRESH_STARTS = 5  # workerd restarts whose first request is timed
+FRESH_STARTS = 5  # workerd restarts (through wrangler) whose first request is timed
+DIRECT_STARTS = 9  # fresh starts of workerd itself per first request timed (a start is ~0.1 s)
+# The example's deduplication lease in this run (HOST_DEDUPE_LEASE_MS; 60 s by default): a claim
+# whose isolate was killed holds its key this long.
+LEASE_SECONDS = 10
+HANG_SECONDS = 15  # how long the stand-in holds a post it was told to hold
 
 
 def say(line):
@@ -148,15 +156,23 @@ class Process:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
+    def kill(self):
+        """SIGKILL to the whole process group (wrangler and its workerd): no shutdown at all."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
 
 class StandIn:
     """The event endpoint the worker posts to: forwards each post to the local host, counting them
-    by `webhook-id`, and answers 503 to the first post of an id containing a marker in `refuse`."""
+    by `webhook-id`, and answers 503 to the first post of an id containing a marker in `refuse`,
+    or holds the first post of one with a marker in `hang` for HANG_SECONDS before answering 503."""
 
     def __init__(self, upstream):
         self.upstream = upstream
         self.posts = {}  # webhook-id -> [status answered, ...]
         self.refuse = set()
+        self.hang = set()
         self.lock = threading.Lock()
         stand_in = self
 
@@ -167,7 +183,11 @@ class StandIn:
                 with stand_in.lock:
                     seen = stand_in.posts.setdefault(event_id, [])
                     refuse = not seen and any(m in event_id for m in stand_in.refuse)
-                if refuse:
+                    hang = not seen and any(m in event_id for m in stand_in.hang)
+                if hang:
+                    time.sleep(HANG_SECONDS)
+                    status, answer = 503, b'{"error":"held, then refused, by the e2e stand-in"}'
+                elif refuse:
                     status, answer = 503, b'{"error":"refused once by the e2e stand-in"}'
                 else:
                     forward = urllib.request.Request(
@@ -181,11 +201,14 @@ class StandIn:
                         status, answer = e.code, e.read()
                 with stand_in.lock:
                     seen.append(status)
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(answer)))
-                self.end_headers()
-                self.wfile.write(answer)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                except OSError:
+                    pass  # the worker is gone (killed while it waited on a held post)
 
             def log_message(self, *_):
                 pass
@@ -193,6 +216,11 @@ class StandIn:
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1/events"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def arrived(self, marker):
+        """How many event ids containing `marker` have been posted, answered or not."""
+        with self.lock:
+            return sum(marker in i for i in self.posts)
 
     def statuses(self, marker):
         """The statuses answered to the posts of the ids containing `marker`."""
@@ -316,6 +344,7 @@ def main():
         (EXAMPLE / ".dev.vars").write_text(
             "".join(f'{k}="{exports[k]}"\n' for k in
                     ["HOST_JWKS_URL", "HOST_ISSUER", "HOST_EVENT_POST_URL", "HOST_SIGNING_SECRET"])
+            + f'HOST_DEDUPE_LEASE_MS="{LEASE_SECONDS * 1000}"\n'
         )
         say(f"local host at {exports['HOST_JWKS_URL'].rsplit('/.well-known', 1)[0]}")
 
@@ -451,7 +480,6 @@ def main():
                     fail("a delivery processed before the restart must not run again")
             if n + 1 < FRESH_STARTS:
                 worker.stop()
-        config.unlink()
         say("    first request to a fresh workerd: " + ", ".join(f"{t:.0f}" for t in firsts)
             + f" ms; median {statistics.median(firsts):.0f} ms")
 
@@ -459,9 +487,42 @@ def main():
         done = cargo_host(["check"], server)
         if done.returncode != 0:
             fail("cargo host check failed")
+
+        lost = f"rel_lease_{uuid.uuid4().hex[:12]}"
+        stand_in.hang.add(lost)
+        say(f"a claim whose isolate died: {lost} delivered, its alert's post held, and workerd "
+            f"killed (SIGKILL) while the handler waits on it; lease {LEASE_SECONDS} s:")
+        first = deliver(server, release_payload(lost))
+        t0 = time.monotonic()
+        while stand_in.arrived(lost) == 0:
+            if time.monotonic() - t0 > 30:
+                fail("the held alert was never posted")
+            time.sleep(0.05)
+        worker.kill()
+        killed = time.monotonic()
+        first.communicate(timeout=60)
+        worker = Process(["wrangler", "dev", "-c", config.name, "--ip", "127.0.0.1",
+                          "--port", str(port), "--persist-to", persist, "--log-level", "info"],
+                         EXAMPLE, env)
+        worker.wait_for(r"Ready on http://", 120)
+        restarted = time.monotonic() - killed
+        t0 = time.monotonic()
+        ok, out = delivered_ok(deliver(server, release_payload(lost)))
+        waited = time.monotonic() - t0
+        say(f"    restarted {restarted:.1f} s after the kill; delivered again: "
+            f"{out.splitlines()[-1] if out else '(no output)'}, answered after {waited:.1f} s")
+        if not ok:
+            fail("a delivery whose earlier claim's isolate died must run once the lease ends")
+        # The claim outlived the killed isolate (the new delivery waited for it), then lapsed. It
+        # was renewed every third of the lease until the kill, so at least two thirds were left.
+        if restarted + waited < LEASE_SECONDS * 2 / 3 - 1:
+            fail("the delivery ran before the dead attempt's lease ended: the claim was lost")
+        done = cargo_host(["call", "tool", "latest-release"], server)
+        if '"1 releases seen' not in done.stdout:
+            fail("the handler did not run in the restarted isolate")
         worker.stop()
         worker = None
-        say(f"workerd started directly (no wrangler), {FRESH_STARTS} fresh starts each, the first "
+        say(f"workerd started directly (no wrangler), {DIRECT_STARTS} fresh starts each, the first "
             "request timed:")
         bindings = {k: exports[k] for k in
                     ["HOST_JWKS_URL", "HOST_ISSUER", "HOST_EVENT_POST_URL", "HOST_SIGNING_SECRET"]}
@@ -555,7 +616,7 @@ def compatibility_date():
 
 
 def direct_first_requests(port, bindings, server_env):
-    """First-request times in workerd started directly, FRESH_STARTS fresh starts each: the example
+    """First-request times in workerd started directly, DIRECT_STARTS fresh starts each: the example
     (`GET /host/health`, then, in other starts, a first tool call with a token: the key set fetched
     from the local host included), and a JavaScript worker that answers "ok", the runtime's own
     share. Returns {name: [ms, ...]}."""
@@ -566,7 +627,7 @@ def direct_first_requests(port, bindings, server_env):
                      b'export default { async fetch() { return new Response("ok"); } };\n')}
     server = f"http://127.0.0.1:{port}"
     times = {"ok": [], "health": [], "tool": []}
-    for _ in range(FRESH_STARTS):
+    for _ in range(DIRECT_STARTS):
         for name, modules, given, path in [("ok", ok, None, "/"),
                                            ("health", example, bindings, "/host/health")]:
             workerd = Workerd(port, modules, given)

@@ -53,6 +53,39 @@ pub async fn run(handler: Handler) -> Result<(), Error> {
     .await
 }
 
+/// Tells Lambda that this function could not start, with `message`: the invocation that started
+/// it then fails with `Runtime.InitError` and this message, where an exit alone shows only "Runtime
+/// exited with error: exit status 1". Call it when start-up fails (a setting, a store that cannot
+/// be reached), before [`run`] or [`run_drain`] and never after one has begun, then exit non-zero.
+///
+/// It posts to the Runtime API's `/runtime/init/error`, at `AWS_LAMBDA_RUNTIME_API`; the error
+/// says so when the post fails, for example outside Lambda.
+pub async fn report_init_error(message: &str) -> Result<(), Error> {
+    let client = lambda_runtime_api_client::Client::builder().build()?;
+    let body = serde_json::json!({ "errorMessage": message, "errorType": "Runtime.InitError" });
+    let request = lambda_runtime_api_client::build_request()
+        .method(http::Method::POST)
+        .uri("/2018-06-01/runtime/init/error")
+        .header("lambda-runtime-function-error-type", "Runtime.InitError")
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(lambda_runtime_api_client::body::Body::from(
+            body.to_string(),
+        ))?;
+    // Bounded: a function that cannot start must still exit.
+    let answer = crate::rt::timeout(std::time::Duration::from_secs(5), client.call(request))
+        .await
+        .map_err(|_| "the Runtime API did not take the init error within 5 s".to_owned())?
+        .map_err(|e| format!("the init error could not be reported to the Runtime API: {e}"))?;
+    if !answer.status().is_success() {
+        return Err(format!(
+            "the Runtime API answered {} to the init error",
+            answer.status()
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// Serves scheduled invocations (an EventBridge rule's `Scheduled Event`, or any other event) by
 /// posting what `sender`'s outbox holds that is due, for up to `budget` and never past the
 /// invocation's deadline (less a second to answer). The invocation's result is what was drained:

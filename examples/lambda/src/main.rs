@@ -16,6 +16,10 @@
 //!   drain, for a second function an EventBridge schedule invokes (every minute): each invocation
 //!   posts what is due, for up to `HOST_DRAIN_BUDGET_SECS` seconds (default 50; never past the
 //!   invocation's deadline). Any other handler setting serves HTTP.
+//!
+//! A setting that is wrong, or a store that cannot be reached, stops the function at start: the
+//! reason goes to the log and, as a `Runtime.InitError`, to the Runtime API, so the invocation
+//! that started the instance fails with it.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -35,17 +39,40 @@ async fn main() -> ExitCode {
         .with_ansi(false)
         .without_time()
         .init();
-    match serve().await {
+    let serving = match start().await {
+        Ok(serving) => serving,
+        Err(e) => {
+            eprintln!("error: {e}");
+            // The invocation that started this instance fails with the reason, not only an exit.
+            if let Err(why) = host_runtime::lambda::report_init_error(&e).await {
+                eprintln!("error: {why}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    let stopped = match serving {
+        Serving::Http(handler) => host_runtime::lambda::run(handler).await,
+        Serving::Drain(sender, budget) => host_runtime::lambda::run_drain(*sender, budget).await,
+    };
+    match stopped {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            // The runtime reports a failed start (init error) from the exit status and this line.
-            eprintln!("error: {e}");
+            eprintln!("error: the Lambda runtime stopped: {e}");
             ExitCode::FAILURE
         }
     }
 }
 
-async fn serve() -> Result<(), String> {
+/// What this instance serves once started.
+enum Serving {
+    /// HTTP calls from the host.
+    Http(host_runtime::Handler),
+    /// Scheduled drains of the outbox, each for up to the budget (boxed: the sender is large).
+    Drain(Box<host_runtime::EventSender>, Duration),
+}
+
+/// The function's init: its settings read and its stores reached. An error here is an init error.
+async fn start() -> Result<Serving, String> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
     // The address is Lambda's; `LISTEN_ADDR` and `--listen` do not apply here.
     let config = Config::load(Some("127.0.0.1:0"), false, env).map_err(|e| e.to_string())?;
@@ -65,9 +92,7 @@ async fn serve() -> Result<(), String> {
                 format!("HOST_DRAIN_BUDGET_SECS is `{secs}`; give whole seconds, such as 50")
             })?,
         };
-        return host_runtime::lambda::run_drain(sender, budget)
-            .await
-            .map_err(|e| format!("the Lambda runtime stopped: {e}"));
+        return Ok(Serving::Drain(Box::new(sender), budget));
     }
     let tracker = Arc::new(Tracker::with_sender(sender)?);
     let handler = keyword_tracker::app(tracker, &config);
@@ -84,7 +109,5 @@ async fn serve() -> Result<(), String> {
             handler
         }
     };
-    host_runtime::lambda::run(handler)
-        .await
-        .map_err(|e| format!("the Lambda runtime stopped: {e}"))
+    Ok(Serving::Http(handler))
 }

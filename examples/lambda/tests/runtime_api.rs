@@ -137,7 +137,9 @@ async fn a_missing_table_stops_the_function_at_start_saying_how_to_create_it() {
             std::time::Instant::now() < deadline,
             "the function kept running"
         );
-        std::thread::sleep(Duration::from_millis(50));
+        // Not a thread sleep: the stand-in Runtime API runs on this test's runtime, and the
+        // function waits for it to take the init error.
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(!function.try_wait().unwrap().unwrap().success());
     let log = stop(function);
@@ -148,6 +150,45 @@ async fn a_missing_table_stops_the_function_at_start_saying_how_to_create_it() {
     assert!(
         log.contains("aws dynamodb create-table --table-name never-created"),
         "{log}"
+    );
+    let reported = api.init_errors();
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert_eq!(reported[0]["errorType"], "Runtime.InitError");
+    let message = reported[0]["errorMessage"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("table `never-created` does not exist"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_bad_setting_is_reported_to_the_runtime_api_as_an_init_error() {
+    let api = RuntimeApi::start().await;
+    let mut function = start_function(&api, &[("HOST_SIGNING_SECRET", "not-a-secret".to_owned())]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while function.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the function kept running"
+        );
+        // Not a thread sleep: the stand-in Runtime API runs on this test's runtime, and the
+        // function waits for it to take the init error.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!function.try_wait().unwrap().unwrap().success());
+    let log = stop(function);
+    let reported = api.init_errors();
+    assert_eq!(reported.len(), 1, "{reported:?}\n{log}");
+    assert_eq!(reported[0]["errorType"], "Runtime.InitError");
+    let message = reported[0]["errorMessage"].as_str().unwrap_or_default();
+    assert!(message.contains("HOST_SIGNING_SECRET"), "{message}");
+    assert!(
+        log.contains(message),
+        "the log must say what the Runtime API was told:\n{log}"
+    );
+    assert!(
+        api.first_poll().is_none(),
+        "a function that failed to start must not ask for an invocation"
     );
 }
 

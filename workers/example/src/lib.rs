@@ -4,7 +4,8 @@
 //! handler through `host_runtime_workers::respond`. Settings come from the Worker's variables and
 //! secrets: `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`.
 //! Deliveries are deduplicated in Durable Objects (`HOST_DEDUPE`, class `HostDedupe`), so a retry
-//! that reaches another isolate still runs once; the alert waits in the `HOST_OUTBOX` object
+//! that reaches another isolate still runs once (`HOST_DEDUPE_LEASE_MS`, optional: how long a
+//! claim whose isolate died keeps its key, 60 000 by default); the alert waits in the `HOST_OUTBOX` object
 //! (class `HostOutbox`) until the host takes it, posted again by the object's alarm. The notes and
 //! releases the tool reports live in the isolate's memory.
 
@@ -134,7 +135,13 @@ fn build(env: &Env) -> std::result::Result<Handler, String> {
         releases: Mutex::default(),
         webhooks: Webhooks::new(sender(env)?),
     };
-    let dedupe = DurableDedupe::new(env, "HOST_DEDUPE").map_err(|e| e.to_string())?;
+    let mut dedupe = DurableDedupe::new(env, "HOST_DEDUPE").map_err(|e| e.to_string())?;
+    if let Some(lease) = var(env, "HOST_DEDUPE_LEASE_MS") {
+        let millis = lease.trim().parse::<u64>().map_err(|_| {
+            format!("HOST_DEDUPE_LEASE_MS must be a whole number of milliseconds, not `{lease}`")
+        })?;
+        dedupe = dedupe.with_lease(Duration::from_millis(millis));
+    }
     let handler = handler(edge)
         .with_http_client(FetchClient::client())
         .with_dedupe_store(dedupe)

@@ -2,12 +2,12 @@
 //! handler, a wrong answer kind or an undeclared webhook does not compile, and crates implementing the
 //! generated traits do.
 //!
-//! trybuild compiles each case in a scratch crate, `<target dir>/tests/trybuild/host-sdk-tests`, and the
+//! trybuild compiles each case in a scratch crate, `<target dir>/tests/trybuild/host-sdk-ui-tests`, and the
 //! macro reads manifest paths relative to that crate. The target folder can be anywhere
 //! (`CARGO_TARGET_DIR`), so before the cases run a link named `repo` is made in the scratch crate,
 //! pointing at the repository root: cases name their manifests `repo/host-manifest/tests/fixtures/...`,
 //! which reads the same on every machine and for every target folder. Bless new output with
-//! `TRYBUILD=overwrite cargo test -p host-sdk-tests --test ui`.
+//! `TRYBUILD=overwrite cargo test -p host-sdk-ui-tests --test ui`.
 
 #![allow(clippy::expect_used)] // Tests fail loudly on purpose.
 
@@ -21,17 +21,16 @@ fn ui() {
     t.compile_fail("ui/fail/*.rs");
 }
 
-/// Makes `<target dir>/tests/trybuild/host-sdk-tests/repo` point at the repository root.
+/// Makes `<target dir>/tests/trybuild/host-sdk-ui-tests/repo` point at the repository root.
 fn link_repository() {
     // Cargo gives integration tests `<target dir>/tmp`, wherever the target folder is.
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
         .expect("CARGO_TARGET_TMPDIR has a parent: the target folder");
-    let scratch = target.join("tests/trybuild/host-sdk-tests");
+    let scratch = target.join("tests/trybuild/host-sdk-ui-tests");
     std::fs::create_dir_all(&scratch).expect("create trybuild's scratch crate folder");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate sits in the repository root")
+        .join("../..")
         .canonicalize()
         .expect("the repository root exists");
     let link = scratch.join("repo");

@@ -11,7 +11,7 @@ use host_runtime::answer::{List, ListItem, Value};
 use host_runtime::serde_json::{self, json};
 use host_runtime::HostError;
 
-host_runtime::host_extension!("repo/tests/ui/manifests/schema-shapes/host.extension.json");
+host_runtime::host_extension!("repo/tests/ui-tests/ui/manifests/schema-shapes/host.extension.json");
 
 struct Shapes;
 
