@@ -17,7 +17,8 @@
 
 The .crate files land in $CARGO_TARGET_DIR/package (./target/package by default). Publishing
 itself, from a clean tree: `cargo publish --workspace --exclude host-sdk-tests --exclude
-keyword-tracker --exclude keyword-tracker-vercel --exclude keyword-tracker-lambda`, then
+host-sdk-ui-tests --exclude keyword-tracker --exclude keyword-tracker-vercel --exclude
+keyword-tracker-lambda`, then
 `cargo publish --manifest-path workers/Cargo.toml -p host-runtime-workers`.
 """
 
