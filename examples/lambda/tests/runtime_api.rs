@@ -42,6 +42,23 @@ fn release_delivery(host: &TestHost, event_id: &str) -> Value {
     )
 }
 
+/// Waits up to 30 s for the function process to exit; panics if it keeps running. Not a thread
+/// sleep: the stand-in Runtime API runs on the test's runtime, and a function that fails to start
+/// waits for it to take the init error.
+async fn exited(function: &mut std::process::Child) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = function.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the function kept running"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn runs_of_release_handler(log: &str) -> usize {
     log.lines()
         .filter(|l| l.contains("release checked"))
@@ -131,17 +148,7 @@ async fn a_missing_table_stops_the_function_at_start_saying_how_to_create_it() {
     let mut env = moto.env();
     env.push(("HOST_DEDUPE_TABLE", "never-created".to_owned()));
     let mut function = start_function(&api, &env);
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while function.try_wait().unwrap().is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the function kept running"
-        );
-        // Not a thread sleep: the stand-in Runtime API runs on this test's runtime, and the
-        // function waits for it to take the init error.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(!function.try_wait().unwrap().unwrap().success());
+    assert!(!exited(&mut function).await.success());
     let log = stop(function);
     assert!(
         log.contains("table `never-created` does not exist"),
@@ -165,17 +172,7 @@ async fn a_missing_table_stops_the_function_at_start_saying_how_to_create_it() {
 async fn a_bad_setting_is_reported_to_the_runtime_api_as_an_init_error() {
     let api = RuntimeApi::start().await;
     let mut function = start_function(&api, &[("HOST_SIGNING_SECRET", "not-a-secret".to_owned())]);
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    while function.try_wait().unwrap().is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the function kept running"
-        );
-        // Not a thread sleep: the stand-in Runtime API runs on this test's runtime, and the
-        // function waits for it to take the init error.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(!function.try_wait().unwrap().unwrap().success());
+    assert!(!exited(&mut function).await.success());
     let log = stop(function);
     let reported = api.init_errors();
     assert_eq!(reported.len(), 1, "{reported:?}\n{log}");
