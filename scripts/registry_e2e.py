@@ -108,11 +108,13 @@ def main() -> None:
     # No debug info: these builds run once, and debug info is most of their size on disk and of
     # their link time (with it, DIR held 3 GB before the wasm32 step).
     env["CARGO_PROFILE_DEV_DEBUG"] = "false"
+    # Every step but `cargo vendor` (which has an environment of its own) runs with the network
+    # off, and finds the installed `cargo host` first on PATH.
+    env["CARGO_NET_OFFLINE"] = "true"
+    env["PATH"] = f"{work / 'cli' / 'bin'}{os.pathsep}{env['PATH']}"
     started = time.monotonic()
     project = work / "hello-vendor"
     if args.run_only:
-        env["PATH"] = f"{work / 'cli' / 'bin'}{os.pathsep}{env['PATH']}"
-        env["CARGO_NET_OFFLINE"] = "true"
         serve_and_check(work, project, env)
         report(started, "the new crate's server started and passed `cargo host check`")
         shutil.rmtree(work, ignore_errors=True)
@@ -163,7 +165,6 @@ def build(args: argparse.Namespace, work: pathlib.Path, project: pathlib.Path, e
         f"[source.local-registry]\ndirectory = {json.dumps(str(registry))}\n\n"
         "[net]\noffline = true\n"
     )
-    env["CARGO_NET_OFFLINE"] = "true"
 
     # 3. The CLI, as a vendor installs it.
     bin_root = work / "cli"
@@ -173,7 +174,6 @@ def build(args: argparse.Namespace, work: pathlib.Path, project: pathlib.Path, e
     if not args.release:
         install.append("--debug")
     run("install host-cli", install, work, env)
-    env["PATH"] = f"{bin_root / 'bin'}{os.pathsep}{env['PATH']}"
 
     # 4. A new extension.
     shutil.rmtree(project, ignore_errors=True)
