@@ -6,9 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::io::{BufRead, BufReader, Lines};
+use std::path::Path;
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use host_runtime::outbox::{FileStore, OutboxStore, Which};
 
@@ -38,8 +39,8 @@ fn run_and_kill(
         }
         (ids, error)
     });
-    let until = std::time::Instant::now() + run_for;
-    while std::time::Instant::now() < until && child.try_wait().unwrap().is_none() {
+    let until = Instant::now() + run_for;
+    while Instant::now() < until && child.try_wait().unwrap().is_none() {
         std::thread::sleep(Duration::from_millis(5));
     }
     // SIGKILL if it still runs (a process that already exited cannot be signalled).
@@ -49,7 +50,7 @@ fn run_and_kill(
     (ids, error, status.code())
 }
 
-async fn stored_ids(dir: &std::path::Path) -> HashSet<String> {
+async fn stored_ids(dir: &Path) -> HashSet<String> {
     let store = FileStore::open(dir).unwrap_or_else(|e| panic!("the outbox does not open: {e}"));
     store
         .list(Which::Pending, usize::MAX)
@@ -85,20 +86,45 @@ async fn a_file_killed_mid_commit_opens_with_every_accepted_event() {
     );
 }
 
+/// Starts the writer on `dir` with its stdout discarded and returns it once it says it is opening
+/// the store, with the rest of its stderr to read.
+fn start_writer(dir: &Path) -> (Child, Lines<BufReader<ChildStderr>>) {
+    let mut writer = Command::new(WRITER)
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(writer.stderr.take().unwrap()).lines();
+    let first = said.next().map(Result::unwrap);
+    assert_eq!(first.as_deref(), Some("opening"), "the writer's first word");
+    (writer, said)
+}
+
 /// redb writes a new file in place and its magic number last; a process killed before that left a
-/// file every later open refused. Kills spread over the first milliseconds of fresh outboxes.
+/// file every later open refused. Kills spread over the making of fresh outboxes: timed from the
+/// writer's "opening", over one and a half times the longest open measured here and now (a fixed
+/// window measured from the process start missed the making on a busy machine).
 #[tokio::test]
 async fn a_file_killed_while_being_made_opens() {
-    let mut made = 0;
-    for step in 0..96u64 {
+    let mut longest = Duration::ZERO;
+    for _ in 0..3 {
         let dir = tempfile::tempdir().unwrap();
-        let mut writer = Command::new(WRITER)
-            .arg(dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_micros(250 * step));
+        let (mut writer, mut said) = start_writer(dir.path());
+        let started = Instant::now();
+        let next = said.next().map(Result::unwrap);
+        longest = longest.max(started.elapsed());
+        assert_eq!(next.as_deref(), Some("opened"), "a fresh outbox opens");
+        let _ = writer.kill();
+        writer.wait().unwrap();
+    }
+    let window = longest * 3 / 2;
+
+    let mut made = 0;
+    for step in 0..96u32 {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut writer, _said) = start_writer(dir.path());
+        std::thread::sleep(window * step / 95);
         let _ = writer.kill();
         writer.wait().unwrap();
         if dir.path().join("outbox.redb").exists() {
@@ -116,7 +142,10 @@ async fn a_file_killed_while_being_made_opens() {
             "only half-made files besides the outbox: {left:?}"
         );
     }
-    assert!(made > 0, "no writer got as far as making the file");
+    assert!(
+        made > 0,
+        "no writer got as far as making the file in {window:?} after saying it was opening"
+    );
 }
 
 #[tokio::test]

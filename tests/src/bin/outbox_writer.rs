@@ -1,6 +1,10 @@
 //! Writes events into the file outbox in folder `argv[1]` as fast as it can, from 32 tasks, and
 //! prints each event's id once the store has accepted it (so a test that kills this process knows
 //! what must survive). When the store refuses an event it prints `error: <why>` and exits 3.
+//!
+//! On stderr it says `opening` just before it opens (or makes) the store and `opened` once that is
+//! done, so a test can time its kill from the open rather than from the process start, which a
+//! busy machine stretches.
 
 use std::io::Write as _;
 use std::sync::Arc;
@@ -14,8 +18,12 @@ async fn main() -> std::process::ExitCode {
         eprintln!("usage: outbox_writer DIR");
         return std::process::ExitCode::from(2);
     };
+    eprintln!("opening");
     let store = match FileStore::open(&dir) {
-        Ok(store) => Arc::new(store),
+        Ok(store) => {
+            eprintln!("opened");
+            Arc::new(store)
+        }
         Err(e) => {
             println!("error: {e}");
             return std::process::ExitCode::from(3);
