@@ -570,8 +570,9 @@ fn a_duplicate_of_a_failing_delivery_is_neither_lost_nor_run_twice() {
     let started = Instant::now();
     send_event(&mut late, &host, "evt_late");
     assert_eq!(status_of(&mut late), Some(204));
+    // The handler takes 800 ms; anything well under that was answered without it.
     assert!(
-        started.elapsed() < Duration::from_millis(400),
+        started.elapsed() < Duration::from_millis(700),
         "the handler ran a second time ({:?})",
         started.elapsed()
     );

@@ -188,8 +188,10 @@ async fn a_hanging_refresh_does_not_hold_up_calls_with_a_cached_key() {
                 .await
                 .is_ok()
         );
+        // Waiting on the refresh would take the 5 s fetch timeout; a loaded machine may take a
+        // while over a verification, so the bound is well under that rather than tight.
         assert!(
-            started.elapsed() < Duration::from_millis(200),
+            started.elapsed() < Duration::from_secs(1),
             "call {i} waited {:?} for the refresh",
             started.elapsed()
         );
