@@ -80,9 +80,10 @@ pub struct MemoryStore {
 
 #[derive(Default)]
 struct Memory {
-    slots: HashMap<String, Slot>,
-    /// Recorded keys, oldest first, with when they were recorded.
-    recorded: std::collections::VecDeque<(Instant, String)>,
+    slots: HashMap<Arc<str>, Slot>,
+    /// Recorded keys, oldest first, with when they were recorded: the same allocations as the
+    /// map's keys, so the window holds each key once.
+    recorded: std::collections::VecDeque<(Instant, Arc<str>)>,
 }
 
 impl MemoryStore {
@@ -103,9 +104,9 @@ impl MemoryStore {
                 break;
             }
             if let Some((at, old)) = memory.recorded.pop_front()
-                && matches!(memory.slots.get(&old), Some(Slot::Done(t)) if *t == at)
+                && matches!(memory.slots.get(&*old), Some(Slot::Done(t)) if *t == at)
             {
-                memory.slots.remove(&old);
+                memory.slots.remove(&*old);
             }
         }
         match memory.slots.get(key) {
@@ -113,7 +114,7 @@ impl MemoryStore {
             Some(Slot::InFlight { done, .. }) => Claim::Wait(done.clone()),
             None => {
                 memory.slots.insert(
-                    key.to_owned(),
+                    Arc::from(key),
                     Slot::InFlight {
                         owner: owner.to_owned(),
                         done: Arc::new(Notify::new()),
@@ -135,8 +136,15 @@ impl MemoryStore {
         }
         let previous = if processed {
             let at = Instant::now();
-            memory.recorded.push_back((at, key.to_owned()));
-            memory.slots.insert(key.to_owned(), Slot::Done(at))
+            // Taken out and put back rather than overwritten: `insert` would keep the map's old key
+            // and the queue's copy would be a second allocation of it.
+            let previous = memory.slots.remove_entry(key);
+            let key = previous
+                .as_ref()
+                .map_or_else(|| Arc::from(key), |(k, _)| Arc::clone(k));
+            memory.recorded.push_back((at, Arc::clone(&key)));
+            memory.slots.insert(key, Slot::Done(at));
+            previous.map(|(_, slot)| slot)
         } else {
             memory.slots.remove(key)
         };
@@ -358,6 +366,18 @@ mod tests {
     use crate::events::HostEvent;
 
     #[tokio::test]
+    async fn a_recorded_key_is_held_once_by_the_map_and_the_queue() {
+        let store = MemoryStore::new();
+        assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
+        store.complete("k", "a").await;
+        let memory = store.state.lock().unwrap();
+        let (in_map, _) = memory.slots.get_key_value("k").unwrap();
+        let (_, in_queue) = memory.recorded.front().unwrap();
+        assert!(Arc::ptr_eq(in_map, in_queue));
+        assert_eq!(Arc::strong_count(in_map), 2);
+    }
+
+    #[tokio::test]
     async fn a_key_is_recorded_only_after_success() {
         let store = MemoryStore::new();
         assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
@@ -401,7 +421,7 @@ mod tests {
             let old = Instant::now()
                 .checked_sub(WINDOW + Duration::from_secs(1))
                 .unwrap();
-            let aged: Vec<(Instant, String)> =
+            let aged: Vec<(Instant, Arc<str>)> =
                 memory.recorded.drain(..).map(|(_, k)| (old, k)).collect();
             for (at, key) in &aged {
                 memory.slots.insert(key.clone(), Slot::Done(*at));
