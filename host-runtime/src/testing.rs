@@ -315,9 +315,11 @@ impl TestHost {
     pub async fn call(&self, handler: &Handler, route: Route<'_>, input: Value) -> TestResponse {
         let path = route.path(None).unwrap_or_default();
         let method = route.method();
-        let body = (method == http::Method::POST).then(|| self.call_body(input));
-        self.send(handler, self.request(method, &path, body.as_ref()))
-            .await
+        let request = {
+            let body = (method == http::Method::POST).then(|| self.call_body(input));
+            self.request(method, &path, body.as_ref())
+        };
+        self.send(handler, request).await
     }
 
     /// Calls a tool in process.
@@ -364,9 +366,14 @@ impl TestHost {
         payload: Value,
         event_id: &str,
     ) -> TestResponse {
-        let body = self.event_body(name, payload);
         let path = Route::Event(Some(name)).path(None).unwrap_or_default();
-        let mut request = self.request(http::Method::POST, &path, Some(&body));
+        // The body's JSON tree is dropped once it is bytes: a delivery in flight holds what a
+        // server would (the request), not the test's own copy of it.
+        let mut request = self.request(
+            http::Method::POST,
+            &path,
+            Some(&self.event_body(name, payload)),
+        );
         if let Ok(v) = http::HeaderValue::from_str(event_id) {
             request.headers_mut().insert("x-host-event-id", v);
         }
