@@ -14,7 +14,7 @@ pub use crate::answer::{
     CONTEXT_LIMIT, MENTION_ITEMS_KEPT, MENTION_LABEL_CHARS, TOOL_ANSWER_LIMIT,
 };
 pub use crate::dispatch::{
-    Dispatch, RawCall, Reply, approved, call, context, context_answer, event, event_answer,
+    Dispatch, RawCall, Reply, answer, approved, call, context, context_answer, event, event_answer,
     json_answer, mention, mention_answer, not_found, procedure_answer, ready, tool_answer,
     work_comment,
 };

@@ -322,6 +322,20 @@ pub fn not_found(route: Route<'_>) -> HostError {
     HostError::not_found(format!("{what} in this extension"))
 }
 
+/// The boxed future of one handler method's answer, encoded by `reply` once the method returns.
+///
+/// The method's future is stored once: an `async` block awaiting it would keep a second slot of
+/// its full size for as long as the call is in flight.
+pub fn answer<'a, F, T, R>(method: F, reply: R) -> BoxFuture<'a, Result<Reply, HostError>>
+where
+    F: std::future::Future<Output = Result<T, HostError>> + Send + 'a,
+    R: FnOnce(T) -> Result<Reply, HostError> + Send + 'a,
+{
+    Box::pin(futures_util::FutureExt::map(method, move |answered| {
+        answered.and_then(reply)
+    }))
+}
+
 /// Returns a ready value as a boxed future (for routes that fail before any await).
 pub fn ready<'a, T: Send + 'a>(value: T) -> BoxFuture<'a, T> {
     Box::pin(std::future::ready(value))

@@ -306,7 +306,7 @@ fn authenticated<'a>(
             Err(e) => return (e.to_host_error().to_response(), None),
         };
         let install = Some(claims.sub.clone());
-        let response = match call(inner, route, request, claims).await {
+        let response = match call(inner, route, request, Box::new(claims)).await {
             Ok(Reply::Json(body)) => json_response(StatusCode::OK, Bytes::from(body.to_string())),
             Ok(Reply::Encoded(body)) => json_response(StatusCode::OK, body),
             Ok(Reply::NoContent) => {
@@ -377,7 +377,7 @@ async fn call(
     inner: &Inner,
     route: Route<'_>,
     request: &http::Request<Bytes>,
-    claims: Claims,
+    claims: Box<Claims>,
 ) -> Result<Reply, HostError> {
     let spec = inner.spec;
     let mut body = if request.method() == Method::POST {
@@ -420,7 +420,9 @@ async fn call(
     ) {
         validate_input(inner, &route, &mut body)?;
     }
-    let mut raw = RawCall::new(body, claims, spec.extension_id.to_owned());
+    // Boxed: the call is moved through several futures on its way to the handler, and each would
+    // otherwise keep a slot of its full size for as long as the delivery is in flight.
+    let mut raw = Box::new(RawCall::new(body, *claims, spec.extension_id.to_owned()));
     raw.query = match route {
         Route::Mention(_) | Route::WorkContainers => query,
         _ => None,
@@ -626,7 +628,7 @@ fn validate_input(
 /// serving.
 /// Tools answer within the tool deadline (`TOOL_TIMEOUT`), every other handler within the handler
 /// deadline (`HANDLER_TIMEOUT`, a 504: on the event route the host retries it).
-async fn run(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, HostError> {
+async fn run(inner: &Inner, route: Route<'_>, raw: Box<RawCall>) -> Result<Reply, HostError> {
     let (deadline, code, what) = match route {
         Route::Tool(_) => (inner.config.tool_deadline, ErrorCode::ToolTimeout, "tool"),
         _ => (
@@ -635,7 +637,10 @@ async fn run(inner: &Inner, route: Route<'_>, raw: RawCall) -> Result<Reply, Hos
             "handler",
         ),
     };
-    let guarded = AssertUnwindSafe(inner.dispatch.dispatch(route, raw)).catch_unwind();
+    // Inside the guarded future: the generated dispatch decodes the call and starts the handler's
+    // method when it is called, and a panic there is isolated like one in the handler.
+    let guarded =
+        AssertUnwindSafe(async move { inner.dispatch.dispatch(route, *raw).await }).catch_unwind();
     match crate::rt::timeout(deadline, guarded).await {
         Ok(Ok(result)) => result,
         Ok(Err(_)) => {
@@ -778,7 +783,7 @@ fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
 pub(crate) const RETRY_AFTER_SECS: u32 = host_interface::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
 
 /// An event delivery: 204, once per content key, whatever `X-Host-Event-Id` says.
-async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostError> {
+async fn deliver(inner: &Inner, name: &str, raw: Box<RawCall>) -> Result<Reply, HostError> {
     let event = raw.body.get("event").and_then(Json::as_object);
     if !inner.spec.events.contains(&name) {
         return Err(HostError::from_code(
@@ -794,67 +799,10 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
     let store = &inner.config.dedupe;
     // This attempt's name on its claim: only it may renew, record or release the claim.
     let owner = crate::rt::random_token();
-    if let Some(key) = &key {
-        // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
-        // answers a retryable 503: a 4xx would mean "recorded" to the host, and the event would be
-        // lost if the attempt in flight then failed.
-        let give_up = Instant::now() + inner.config.event_wait;
-        loop {
-            let unavailable = |why: String| {
-                tracing::warn!(error = %why, "the deduplication store is unavailable");
-                HostError::from_code(
-                    ErrorCode::DedupeUnavailable,
-                    "events cannot be deduplicated right now; retry later",
-                )
-                .with_retry_after(RETRY_AFTER_SECS)
-            };
-            let claimed =
-                crate::rt::timeout(inner.config.dedupe_timeout, store.claim(key, &owner)).await;
-            let claim = match claimed {
-                Ok(Ok(claim)) => claim,
-                failed => {
-                    // The store may still carry out a claim it did not answer in time (a paused
-                    // Redis works through its queue when it resumes): take back this attempt's own
-                    // claim, if it was made, so that the host's retry is not locked out by it.
-                    let (store, key, owner) = (Arc::clone(store), key.clone(), owner.clone());
-                    crate::rt::spawn(async move {
-                        let _ = store.release(&key, &owner).await;
-                    });
-                    return Err(unavailable(match failed {
-                        Ok(Err(e)) => e,
-                        _ => format!(
-                            "no answer within {} s",
-                            inner.config.dedupe_timeout.as_secs_f64()
-                        ),
-                    }));
-                }
-            };
-            let waited = match claim {
-                Claim::Run => break,
-                Claim::Done => return Ok(Reply::NoContent),
-                // Woken when the delivery in flight settles; the short timeout covers a wake-up that
-                // came before this wait began.
-                Claim::Wait(notify) => {
-                    let _ = crate::rt::timeout(
-                        std::time::Duration::from_millis(100),
-                        notify.notified(),
-                    )
-                    .await;
-                    Instant::now() < give_up
-                }
-                Claim::Busy => {
-                    crate::rt::sleep(std::time::Duration::from_millis(100)).await;
-                    Instant::now() < give_up
-                }
-            };
-            if !waited {
-                return Err(HostError::from_code(
-                    ErrorCode::EventInFlight,
-                    "this event is still being processed by an earlier delivery; retry later",
-                )
-                .with_retry_after(RETRY_AFTER_SECS));
-            }
-        }
+    if let Some(key) = &key
+        && let Some(settled) = claim(inner, key, &owner).await?
+    {
+        return Ok(settled);
     }
     // Claimed: from here on the key is released however the attempt ends, also when this future is
     // dropped because the host gave up on the call (the guard releases it in the background).
@@ -896,6 +844,72 @@ async fn deliver(inner: &Inner, name: &str, raw: RawCall) -> Result<Reply, HostE
         }
     }
     result.map(|_| Reply::NoContent)
+}
+
+/// Claims an event's key for this attempt. `Some` when the delivery needs no run (recorded
+/// already); an error when the store cannot say or an earlier delivery is still in flight past
+/// the wait. A function of its own: its waits and the handler's run are never in flight together,
+/// so neither future keeps room for the other.
+async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, HostError> {
+    let store = &inner.config.dedupe;
+    // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
+    // answers a retryable 503: a 4xx would mean "recorded" to the host, and the event would be
+    // lost if the attempt in flight then failed.
+    let give_up = Instant::now() + inner.config.event_wait;
+    loop {
+        let unavailable = |why: String| {
+            tracing::warn!(error = %why, "the deduplication store is unavailable");
+            HostError::from_code(
+                ErrorCode::DedupeUnavailable,
+                "events cannot be deduplicated right now; retry later",
+            )
+            .with_retry_after(RETRY_AFTER_SECS)
+        };
+        let claimed =
+            crate::rt::timeout(inner.config.dedupe_timeout, store.claim(key, owner)).await;
+        let claim = match claimed {
+            Ok(Ok(claim)) => claim,
+            failed => {
+                // The store may still carry out a claim it did not answer in time (a paused
+                // Redis works through its queue when it resumes): take back this attempt's own
+                // claim, if it was made, so that the host's retry is not locked out by it.
+                let (store, key, owner) = (Arc::clone(store), key.to_owned(), owner.to_owned());
+                crate::rt::spawn(async move {
+                    let _ = store.release(&key, &owner).await;
+                });
+                return Err(unavailable(match failed {
+                    Ok(Err(e)) => e,
+                    _ => format!(
+                        "no answer within {} s",
+                        inner.config.dedupe_timeout.as_secs_f64()
+                    ),
+                }));
+            }
+        };
+        let waited = match claim {
+            Claim::Run => return Ok(None),
+            Claim::Done => return Ok(Some(Reply::NoContent)),
+            // Woken when the delivery in flight settles; the short timeout covers a wake-up that
+            // came before this wait began.
+            Claim::Wait(notify) => {
+                let _ =
+                    crate::rt::timeout(std::time::Duration::from_millis(100), notify.notified())
+                        .await;
+                Instant::now() < give_up
+            }
+            Claim::Busy => {
+                crate::rt::sleep(std::time::Duration::from_millis(100)).await;
+                Instant::now() < give_up
+            }
+        };
+        if !waited {
+            return Err(HostError::from_code(
+                ErrorCode::EventInFlight,
+                "this event is still being processed by an earlier delivery; retry later",
+            )
+            .with_retry_after(RETRY_AFTER_SECS));
+        }
+    }
 }
 
 /// A claimed deduplication key that is released if the delivery ends without settling it: the

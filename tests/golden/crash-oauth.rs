@@ -541,30 +541,55 @@ for __HostDispatch<S> {
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Tool("top-crash-groups") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ToolCall<tools::top_crash_groups::Input> = __rt::call(
-                        call,
-                    )?;
-                    __rt::tool_answer(
-                        <S as Tools>::top_crash_groups(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    ToolCall<tools::top_crash_groups::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Tools>::top_crash_groups(&self.0, call),
+                            __rt::tool_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Metrics => {
-                ::std::boxed::Box::pin(async move {
-                    let call: SyncCall = __rt::call(call)?;
-                    __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    SyncCall,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Connector>::sync(&self.0, call),
+                            __rt::json_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Event(::core::option::Option::Some("release.shipped")) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: EventCall<::host_runtime::events::ReleaseShipped> = __rt::event(
-                        call,
-                    )?;
-                    __rt::event_answer(
-                        <S as Events>::release_shipped(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    EventCall<::host_runtime::events::ReleaseShipped>,
+                    ::host_runtime::HostError,
+                > = __rt::event(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Events>::release_shipped(&self.0, call),
+                            __rt::event_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             route => {
                 let _ = call;

@@ -2242,162 +2242,312 @@ impl<
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Tool("keyword-ranks") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ToolCall<tools::keyword_ranks::Input> = __rt::call(call)?;
-                    __rt::tool_answer(<S as Tools>::keyword_ranks(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    ToolCall<tools::keyword_ranks::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Tools>::keyword_ranks(&self.0, call),
+                            __rt::tool_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Tool("compare-keywords") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ToolCall<tools::compare_keywords::Input> = __rt::call(
-                        call,
-                    )?;
-                    __rt::tool_answer(
-                        <S as Tools>::compare_keywords(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    ToolCall<tools::compare_keywords::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Tools>::compare_keywords(&self.0, call),
+                            __rt::tool_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Tool("top-movers") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ToolCall<tools::top_movers::Input> = __rt::call(call)?;
-                    __rt::tool_answer(<S as Tools>::top_movers(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    ToolCall<tools::top_movers::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Tools>::top_movers(&self.0, call),
+                            __rt::tool_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Tool("keyword-ideas") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ToolCall<tools::keyword_ideas::Input> = __rt::call(call)?;
-                    __rt::tool_answer(<S as Tools>::keyword_ideas(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    ToolCall<tools::keyword_ideas::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Tools>::keyword_ideas(&self.0, call),
+                            __rt::tool_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Tool("visibility-score") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ToolCall<tools::visibility_score::Input> = __rt::call(
-                        call,
-                    )?;
-                    __rt::tool_answer(
-                        <S as Tools>::visibility_score(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    ToolCall<tools::visibility_score::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Tools>::visibility_score(&self.0, call),
+                            __rt::tool_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Action("save-rank-insight") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: Approved<actions::save_rank_insight::Input> = __rt::approved(
-                        call,
-                    )?;
-                    __rt::json_answer(
-                        <S as Actions>::save_rank_insight(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    Approved<actions::save_rank_insight::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::approved(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Actions>::save_rank_insight(&self.0, call),
+                            __rt::json_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Mention("keyword") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ::host_runtime::MentionCall = __rt::mention(call)?;
-                    __rt::mention_answer(<S as Mentions>::keyword(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    ::host_runtime::MentionCall,
+                    ::host_runtime::HostError,
+                > = __rt::mention(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Mentions>::keyword(&self.0, call),
+                            __rt::mention_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Context("tracked-keywords") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ::host_runtime::ContextCall = __rt::context(call)?;
-                    __rt::context_answer(
-                        <S as ContextProviders>::tracked_keywords(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    ::host_runtime::ContextCall,
+                    ::host_runtime::HostError,
+                > = __rt::context(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as ContextProviders>::tracked_keywords(&self.0, call),
+                            __rt::context_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Procedure("addKeyword") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ProcedureCall<procedures::add_keyword::Input> = __rt::call(
-                        call,
-                    )?;
-                    __rt::procedure_answer(
-                        <S as Procedures>::add_keyword(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    ProcedureCall<procedures::add_keyword::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Procedures>::add_keyword(&self.0, call),
+                            __rt::procedure_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Procedure("listWatchlists") => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ProcedureCall<procedures::list_watchlists::Input> = __rt::call(
-                        call,
-                    )?;
-                    __rt::procedure_answer(
-                        <S as Procedures>::list_watchlists(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    ProcedureCall<procedures::list_watchlists::Input>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Procedures>::list_watchlists(&self.0, call),
+                            __rt::procedure_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Metrics => {
-                ::std::boxed::Box::pin(async move {
-                    let call: SyncCall = __rt::call(call)?;
-                    __rt::json_answer(<S as Connector>::sync(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    SyncCall,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Connector>::sync(&self.0, call),
+                            __rt::json_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Event(::core::option::Option::Some("release.shipped")) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: EventCall<::host_runtime::events::ReleaseShipped> = __rt::event(
-                        call,
-                    )?;
-                    __rt::event_answer(
-                        <S as Events>::release_shipped(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    EventCall<::host_runtime::events::ReleaseShipped>,
+                    ::host_runtime::HostError,
+                > = __rt::event(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Events>::release_shipped(&self.0, call),
+                            __rt::event_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Event(::core::option::Option::Some("install.created")) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: EventCall<::host_runtime::events::InstallCreated> = __rt::event(
-                        call,
-                    )?;
-                    __rt::event_answer(
-                        <S as Events>::install_created(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    EventCall<::host_runtime::events::InstallCreated>,
+                    ::host_runtime::HostError,
+                > = __rt::event(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Events>::install_created(&self.0, call),
+                            __rt::event_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Event(::core::option::Option::Some("install.paused")) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: EventCall<::host_runtime::events::InstallPaused> = __rt::event(
-                        call,
-                    )?;
-                    __rt::event_answer(
-                        <S as Events>::install_paused(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    EventCall<::host_runtime::events::InstallPaused>,
+                    ::host_runtime::HostError,
+                > = __rt::event(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Events>::install_paused(&self.0, call),
+                            __rt::event_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Event(::core::option::Option::Some("install.resumed")) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: EventCall<::host_runtime::events::InstallResumed> = __rt::event(
-                        call,
-                    )?;
-                    __rt::event_answer(
-                        <S as Events>::install_resumed(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    EventCall<::host_runtime::events::InstallResumed>,
+                    ::host_runtime::HostError,
+                > = __rt::event(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Events>::install_resumed(&self.0, call),
+                            __rt::event_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Event(::core::option::Option::Some("install.revoked")) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: EventCall<::host_runtime::events::InstallRevoked> = __rt::event(
-                        call,
-                    )?;
-                    __rt::event_answer(
-                        <S as Events>::install_revoked(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    EventCall<::host_runtime::events::InstallRevoked>,
+                    ::host_runtime::HostError,
+                > = __rt::event(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Events>::install_revoked(&self.0, call),
+                            __rt::event_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
-            __rt::Route::Event(::core::option::Option::Some("install.token_rotated")) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: EventCall<::host_runtime::events::InstallTokenRotated> = __rt::event(
-                        call,
-                    )?;
-                    __rt::event_answer(
-                        <S as Events>::install_token_rotated(&self.0, call).await?,
-                    )
-                })
+            __rt::Route::Event(
+                ::core::option::Option::Some("install.token_rotated"),
+            ) => {
+                let decoded: ::core::result::Result<
+                    EventCall<::host_runtime::events::InstallTokenRotated>,
+                    ::host_runtime::HostError,
+                > = __rt::event(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Events>::install_token_rotated(&self.0, call),
+                            __rt::event_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::Event(::core::option::Option::Some("settings.changed")) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: EventCall<::host_runtime::events::SettingsChanged> = __rt::event(
-                        call,
-                    )?;
-                    __rt::event_answer(
-                        <S as Events>::settings_changed(&self.0, call).await?,
-                    )
-                })
+                let decoded: ::core::result::Result<
+                    EventCall<::host_runtime::events::SettingsChanged>,
+                    ::host_runtime::HostError,
+                > = __rt::event(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Events>::settings_changed(&self.0, call),
+                            __rt::event_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             route => {
                 let _ = call;

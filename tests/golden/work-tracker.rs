@@ -279,26 +279,55 @@ impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::WorkContainers => {
-                ::std::boxed::Box::pin(async move {
-                    let call: ContainersCall = __rt::call(call)?;
-                    __rt::json_answer(<S as Work>::containers(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    ContainersCall,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Work>::containers(&self.0, call),
+                            __rt::json_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::WorkItems => {
-                ::std::boxed::Box::pin(async move {
-                    let call: WorkCall<::host_runtime::work::NewItem> = __rt::call(
-                        call,
-                    )?;
-                    __rt::json_answer(<S as Work>::create_item(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    WorkCall<::host_runtime::work::NewItem>,
+                    ::host_runtime::HostError,
+                > = __rt::call(call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Work>::create_item(&self.0, call),
+                            __rt::json_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             __rt::Route::WorkComment(item) => {
-                ::std::boxed::Box::pin(async move {
-                    let call: WorkCall<
-                        (::std::string::String, ::host_runtime::work::NewComment),
-                    > = __rt::work_comment(::std::string::String::from(item), call)?;
-                    __rt::json_answer(<S as Work>::create_comment(&self.0, call).await?)
-                })
+                let decoded: ::core::result::Result<
+                    WorkCall<(::std::string::String, ::host_runtime::work::NewComment)>,
+                    ::host_runtime::HostError,
+                > = __rt::work_comment(::std::string::String::from(item), call);
+                match decoded {
+                    ::core::result::Result::Ok(call) => {
+                        __rt::answer(
+                            <S as Work>::create_comment(&self.0, call),
+                            __rt::json_answer,
+                        )
+                    }
+                    ::core::result::Result::Err(e) => {
+                        __rt::ready(::core::result::Result::Err(e))
+                    }
+                }
             }
             route => {
                 let _ = call;
