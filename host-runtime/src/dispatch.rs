@@ -322,18 +322,27 @@ pub fn not_found(route: Route<'_>) -> HostError {
     HostError::not_found(format!("{what} in this extension"))
 }
 
-/// The boxed future of one handler method's answer, encoded by `reply` once the method returns.
+/// The boxed future of one handler method's answer: the decoded `call` handed to `method`, whose
+/// result `reply` encodes; a call that did not decode is answered with its error.
 ///
 /// The method's future is stored once: an `async` block awaiting it would keep a second slot of
-/// its full size for as long as the call is in flight.
-pub fn answer<'a, F, T, R>(method: F, reply: R) -> BoxFuture<'a, Result<Reply, HostError>>
+/// its full size (and one of the call) for as long as the call is in flight.
+pub fn answer<'a, C, F, T, R>(
+    call: Result<C, HostError>,
+    method: impl FnOnce(C) -> F,
+    reply: R,
+) -> BoxFuture<'a, Result<Reply, HostError>>
 where
     F: std::future::Future<Output = Result<T, HostError>> + Send + 'a,
     R: FnOnce(T) -> Result<Reply, HostError> + Send + 'a,
 {
-    Box::pin(futures_util::FutureExt::map(method, move |answered| {
-        answered.and_then(reply)
-    }))
+    match call {
+        Ok(call) => Box::pin(futures_util::FutureExt::map(
+            method(call),
+            move |answered| answered.and_then(reply),
+        )),
+        Err(e) => ready(Err(e)),
+    }
 }
 
 /// Returns a ready value as a boxed future (for routes that fail before any await).

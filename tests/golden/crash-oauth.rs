@@ -541,55 +541,31 @@ for __HostDispatch<S> {
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Tool("top-crash-groups") => {
-                let decoded: ::core::result::Result<
-                    ToolCall<tools::top_crash_groups::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Tools>::top_crash_groups(&self.0, call),
-                            __rt::tool_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ToolCall<tools::top_crash_groups::Input>| <S as Tools>::top_crash_groups(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::tool_answer,
+                )
             }
             __rt::Route::Metrics => {
-                let decoded: ::core::result::Result<
-                    SyncCall,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Connector>::sync(&self.0, call),
-                            __rt::json_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: SyncCall| <S as Connector>::sync(&self.0, call),
+                    __rt::json_answer,
+                )
             }
             __rt::Route::Event(::core::option::Option::Some("release.shipped")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::ReleaseShipped>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::release_shipped(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::ReleaseShipped>| <S as Events>::release_shipped(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             route => {
                 let _ = call;

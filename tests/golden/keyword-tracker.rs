@@ -2242,312 +2242,181 @@ impl<
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Tool("keyword-ranks") => {
-                let decoded: ::core::result::Result<
-                    ToolCall<tools::keyword_ranks::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Tools>::keyword_ranks(&self.0, call),
-                            __rt::tool_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ToolCall<tools::keyword_ranks::Input>| <S as Tools>::keyword_ranks(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::tool_answer,
+                )
             }
             __rt::Route::Tool("compare-keywords") => {
-                let decoded: ::core::result::Result<
-                    ToolCall<tools::compare_keywords::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Tools>::compare_keywords(&self.0, call),
-                            __rt::tool_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ToolCall<tools::compare_keywords::Input>| <S as Tools>::compare_keywords(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::tool_answer,
+                )
             }
             __rt::Route::Tool("top-movers") => {
-                let decoded: ::core::result::Result<
-                    ToolCall<tools::top_movers::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Tools>::top_movers(&self.0, call),
-                            __rt::tool_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ToolCall<tools::top_movers::Input>| <S as Tools>::top_movers(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::tool_answer,
+                )
             }
             __rt::Route::Tool("keyword-ideas") => {
-                let decoded: ::core::result::Result<
-                    ToolCall<tools::keyword_ideas::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Tools>::keyword_ideas(&self.0, call),
-                            __rt::tool_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ToolCall<tools::keyword_ideas::Input>| <S as Tools>::keyword_ideas(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::tool_answer,
+                )
             }
             __rt::Route::Tool("visibility-score") => {
-                let decoded: ::core::result::Result<
-                    ToolCall<tools::visibility_score::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Tools>::visibility_score(&self.0, call),
-                            __rt::tool_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ToolCall<tools::visibility_score::Input>| <S as Tools>::visibility_score(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::tool_answer,
+                )
             }
             __rt::Route::Action("save-rank-insight") => {
-                let decoded: ::core::result::Result<
-                    Approved<actions::save_rank_insight::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::approved(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Actions>::save_rank_insight(&self.0, call),
-                            __rt::json_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::approved(call),
+                    |call: Approved<actions::save_rank_insight::Input>| <S as Actions>::save_rank_insight(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::json_answer,
+                )
             }
             __rt::Route::Mention("keyword") => {
-                let decoded: ::core::result::Result<
-                    ::host_runtime::MentionCall,
-                    ::host_runtime::HostError,
-                > = __rt::mention(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Mentions>::keyword(&self.0, call),
-                            __rt::mention_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::mention(call),
+                    |call: ::host_runtime::MentionCall| <S as Mentions>::keyword(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::mention_answer,
+                )
             }
             __rt::Route::Context("tracked-keywords") => {
-                let decoded: ::core::result::Result<
-                    ::host_runtime::ContextCall,
-                    ::host_runtime::HostError,
-                > = __rt::context(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as ContextProviders>::tracked_keywords(&self.0, call),
-                            __rt::context_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::context(call),
+                    |call: ::host_runtime::ContextCall| <S as ContextProviders>::tracked_keywords(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::context_answer,
+                )
             }
             __rt::Route::Procedure("addKeyword") => {
-                let decoded: ::core::result::Result<
-                    ProcedureCall<procedures::add_keyword::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Procedures>::add_keyword(&self.0, call),
-                            __rt::procedure_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ProcedureCall<procedures::add_keyword::Input>| <S as Procedures>::add_keyword(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::procedure_answer,
+                )
             }
             __rt::Route::Procedure("listWatchlists") => {
-                let decoded: ::core::result::Result<
-                    ProcedureCall<procedures::list_watchlists::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Procedures>::list_watchlists(&self.0, call),
-                            __rt::procedure_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ProcedureCall<procedures::list_watchlists::Input>| <S as Procedures>::list_watchlists(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::procedure_answer,
+                )
             }
             __rt::Route::Metrics => {
-                let decoded: ::core::result::Result<
-                    SyncCall,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Connector>::sync(&self.0, call),
-                            __rt::json_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: SyncCall| <S as Connector>::sync(&self.0, call),
+                    __rt::json_answer,
+                )
             }
             __rt::Route::Event(::core::option::Option::Some("release.shipped")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::ReleaseShipped>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::release_shipped(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::ReleaseShipped>| <S as Events>::release_shipped(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             __rt::Route::Event(::core::option::Option::Some("install.created")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::InstallCreated>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::install_created(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::InstallCreated>| <S as Events>::install_created(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             __rt::Route::Event(::core::option::Option::Some("install.paused")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::InstallPaused>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::install_paused(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::InstallPaused>| <S as Events>::install_paused(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             __rt::Route::Event(::core::option::Option::Some("install.resumed")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::InstallResumed>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::install_resumed(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::InstallResumed>| <S as Events>::install_resumed(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             __rt::Route::Event(::core::option::Option::Some("install.revoked")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::InstallRevoked>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::install_revoked(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::InstallRevoked>| <S as Events>::install_revoked(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
-            __rt::Route::Event(
-                ::core::option::Option::Some("install.token_rotated"),
-            ) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::InstallTokenRotated>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::install_token_rotated(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+            __rt::Route::Event(::core::option::Option::Some("install.token_rotated")) => {
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::InstallTokenRotated>| <S as Events>::install_token_rotated(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             __rt::Route::Event(::core::option::Option::Some("settings.changed")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::SettingsChanged>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::settings_changed(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::SettingsChanged>| <S as Events>::settings_changed(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             route => {
                 let _ = call;

@@ -520,38 +520,24 @@ impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Event(::core::option::Option::Some("install.created")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::InstallCreated>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::install_created(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::InstallCreated>| <S as Events>::install_created(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             __rt::Route::Event(::core::option::Option::Some("scopes.changed")) => {
-                let decoded: ::core::result::Result<
-                    EventCall<::host_runtime::events::ScopesChanged>,
-                    ::host_runtime::HostError,
-                > = __rt::event(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Events>::scopes_changed(&self.0, call),
-                            __rt::event_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::event(call),
+                    |call: EventCall<::host_runtime::events::ScopesChanged>| <S as Events>::scopes_changed(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::event_answer,
+                )
             }
             route => {
                 let _ = call;

@@ -583,55 +583,34 @@ impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Procedure("get-result") => {
-                let decoded: ::core::result::Result<
-                    ProcedureCall<procedures::get_result::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Procedures>::get_result(&self.0, call),
-                            __rt::procedure_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ProcedureCall<procedures::get_result::Input>| <S as Procedures>::get_result(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::procedure_answer,
+                )
             }
             __rt::Route::Procedure("listExperiments") => {
-                let decoded: ::core::result::Result<
-                    ProcedureCall<procedures::list_experiments::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Procedures>::list_experiments(&self.0, call),
-                            __rt::procedure_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ProcedureCall<procedures::list_experiments::Input>| <S as Procedures>::list_experiments(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::procedure_answer,
+                )
             }
             __rt::Route::Procedure("start_experiment") => {
-                let decoded: ::core::result::Result<
-                    ProcedureCall<procedures::start_experiment::Input>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Procedures>::start_experiment(&self.0, call),
-                            __rt::procedure_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ProcedureCall<procedures::start_experiment::Input>| <S as Procedures>::start_experiment(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::procedure_answer,
+                )
             }
             route => {
                 let _ = call;

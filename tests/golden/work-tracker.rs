@@ -279,55 +279,32 @@ impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::WorkContainers => {
-                let decoded: ::core::result::Result<
-                    ContainersCall,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Work>::containers(&self.0, call),
-                            __rt::json_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: ContainersCall| <S as Work>::containers(&self.0, call),
+                    __rt::json_answer,
+                )
             }
             __rt::Route::WorkItems => {
-                let decoded: ::core::result::Result<
-                    WorkCall<::host_runtime::work::NewItem>,
-                    ::host_runtime::HostError,
-                > = __rt::call(call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Work>::create_item(&self.0, call),
-                            __rt::json_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::call(call),
+                    |call: WorkCall<::host_runtime::work::NewItem>| <S as Work>::create_item(
+                        &self.0,
+                        call,
+                    ),
+                    __rt::json_answer,
+                )
             }
             __rt::Route::WorkComment(item) => {
-                let decoded: ::core::result::Result<
-                    WorkCall<(::std::string::String, ::host_runtime::work::NewComment)>,
-                    ::host_runtime::HostError,
-                > = __rt::work_comment(::std::string::String::from(item), call);
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(
-                            <S as Work>::create_comment(&self.0, call),
-                            __rt::json_answer,
-                        )
-                    }
-                    ::core::result::Result::Err(e) => {
-                        __rt::ready(::core::result::Result::Err(e))
-                    }
-                }
+                __rt::answer(
+                    __rt::work_comment(::std::string::String::from(item), call),
+                    |
+                        call: WorkCall<
+                            (::std::string::String, ::host_runtime::work::NewComment),
+                        >|
+                    <S as Work>::create_comment(&self.0, call),
+                    __rt::json_answer,
+                )
             }
             route => {
                 let _ = call;

@@ -119,18 +119,9 @@ pub fn dispatcher(m: &Manifest, methods: &[Method], validators: &mut Validators)
             Reply::Event => quote!(__rt::event_answer),
             Reply::Json => quote!(__rt::json_answer),
         };
-        // The call is decoded and handed to the method before anything is boxed, so the box holds
-        // the method's own future once, not a second copy of the call or of that future beside it.
+        // `answer` hands the decoded call to the method and boxes the method's future alone.
         quote! {
-            #route => {
-                let decoded: ::core::result::Result<#call, ::host_runtime::HostError> = #decode;
-                match decoded {
-                    ::core::result::Result::Ok(call) => {
-                        __rt::answer(<S as #owner>::#name(&self.0, call), #reply)
-                    }
-                    ::core::result::Result::Err(e) => __rt::ready(::core::result::Result::Err(e)),
-                }
-            }
+            #route => __rt::answer(#decode, |call: #call| <S as #owner>::#name(&self.0, call), #reply),
         }
     });
     let traits: Vec<_> = needed(methods).into_iter().map(|t| t.ident()).collect();
