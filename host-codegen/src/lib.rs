@@ -13,6 +13,7 @@ mod docs;
 mod generate;
 mod lower;
 mod names;
+mod runtime;
 mod types;
 mod validators;
 

@@ -16,7 +16,7 @@ use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenS
 use quote::quote;
 use serde_json::Value;
 
-/// The crates typify's output refers to, re-exported by `host_runtime::codegen`.
+/// The crates typify's output refers to, re-exported by the runtime's hidden module ([`crate::runtime`]).
 /// (The lowering pass drops `format` and `pattern`, so typify no longer writes `chrono`, `uuid` or
 /// `regress` paths.)
 const REEXPORTED: [&str; 2] = ["serde", "serde_json"];
@@ -557,7 +557,7 @@ fn typify_items(roots: &[LoweredRoot]) -> Result<TokenStream, TypifyFailure> {
 }
 
 /// Rewrites typify's tokens:
-/// - `::serde::...` (and the other re-exported crates) becomes `::host_runtime::codegen::serde::...`,
+/// - `::serde::...` (and the other re-exported crates) becomes `<runtime>::serde::...` ([`crate::runtime::PATH`]),
 ///   also inside serde's string attributes (`skip_serializing_if = "::serde_json::Map::is_empty"`);
 /// - a type deriving serde's traits learns where serde is (`#[serde(crate = "...")]`);
 /// - the schema each type repeats in its docs (`<details>` blocks) is dropped: it is the manifest's own
@@ -698,7 +698,8 @@ fn rewrite_in(stream: TokenStream, in_serde: bool) -> TokenStream {
                 out.push(TokenTree::Group(group));
                 // After `#[derive(..Serialize..)]`, tell serde where it lives.
                 if is_attr && derives_serde(g) {
-                    out.extend(quote!(#[serde(crate = "::host_runtime::codegen::serde")]));
+                    let serde = crate::runtime::SERDE;
+                    out.extend(quote!(#[serde(crate = #serde)]));
                 }
                 i += 1;
                 continue;
@@ -756,7 +757,10 @@ fn push_path_prefix(out: &mut Vec<TokenTree>) {
     )));
     out.push(TokenTree::Punct(Punct::new(':', Spacing::Joint)));
     out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
-    out.push(TokenTree::Ident(Ident::new("codegen", Span::call_site())));
+    out.push(TokenTree::Ident(Ident::new(
+        crate::runtime::MODULE,
+        Span::call_site(),
+    )));
     out.push(TokenTree::Punct(Punct::new(':', Spacing::Joint)));
     out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
 }
@@ -782,7 +786,7 @@ fn reroot_literal(lit: &Literal) -> TokenTree {
     for c in REEXPORTED {
         new = new.replace(
             &format!("\"::{c}::"),
-            &format!("\"::host_runtime::codegen::{c}::"),
+            &format!("\"{}::{c}::", crate::runtime::PATH),
         );
     }
     match new
@@ -971,10 +975,11 @@ fn optional_collections(fields: TokenStream) -> TokenStream {
         {
             out.extend(quote!(,));
         }
+        let rt = crate::runtime::path();
         out.extend(quote! {
             #[doc = " The members the schema does not name, as they were sent."]
             #[serde(flatten)]
-            extra: ::host_runtime::codegen::serde_json::Map<::std::string::String, ::host_runtime::codegen::serde_json::Value>,
+            extra: #rt::serde_json::Map<::std::string::String, #rt::serde_json::Value>,
         });
     }
     out.into_iter().collect()
@@ -1113,7 +1118,7 @@ fn without_nullable_marks(text: String) -> String {
 
 /// An optional member whose schema may be `null` (its doc holds [`crate::lower::NULLABLE_MARK`]):
 /// typify types it `Option<T>`, which reads `null` as absent. It becomes
-/// `::host_runtime::codegen::Nullable<T>`, defaulted when absent and skipped when serialized only
+/// the runtime's `Nullable<T>`, defaulted when absent and skipped when serialized only
 /// when absent; the mark leaves its doc. `named` says its object's doc named it (a bare `$ref`).
 fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
     let mark = crate::lower::NULLABLE_MARK;
@@ -1142,7 +1147,7 @@ fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
     if !marked {
         return;
     }
-    const IS_ABSENT: &str = "::host_runtime::codegen::Nullable::is_absent";
+    let is_absent = format!("{}::Nullable::is_absent", crate::runtime::PATH);
     // typify may write `default` in an attribute of its own.
     let defaulted = member.iter().any(|t| {
         matches!(t, TokenTree::Group(g) if is_serde_attribute(g)
@@ -1175,7 +1180,7 @@ fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
                                     || lit.to_string().ends_with("::is_empty\"") =>
                             {
                                 this_skips = true;
-                                TokenTree::Literal(Literal::string(IS_ABSENT))
+                                TokenTree::Literal(Literal::string(&is_absent))
                             }
                             _ => a,
                         })
@@ -1205,9 +1210,9 @@ fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
     if !skips {
         // Attributes go before the visibility or the name.
         let attr = if defaulted {
-            quote!(#[serde(skip_serializing_if = #IS_ABSENT)])
+            quote!(#[serde(skip_serializing_if = #is_absent)])
         } else {
-            quote!(#[serde(default, skip_serializing_if = #IS_ABSENT)])
+            quote!(#[serde(default, skip_serializing_if = #is_absent)])
         };
         let at = (0..colon)
             .find(|&i| matches!(&member[i], TokenTree::Ident(_)))
@@ -1238,9 +1243,8 @@ fn nullable_type(member: &mut Vec<TokenTree>, colon: usize) {
         ty = ty[10..ty.len() - 1].to_vec();
     }
     let ty: TokenStream = ty.into_iter().collect();
-    let wrapped: Vec<TokenTree> = quote!(::host_runtime::codegen::Nullable<#ty>)
-        .into_iter()
-        .collect();
+    let rt = crate::runtime::path();
+    let wrapped: Vec<TokenTree> = quote!(#rt::Nullable<#ty>).into_iter().collect();
     member.splice(colon + 1..end, wrapped);
 }
 
@@ -1295,15 +1299,21 @@ mod tests {
             json!({ "type": "object", "properties": { "c": { "type": "string", "minLength": 2 } } }),
         );
         assert!(
-            out.contains(":: host_runtime :: codegen :: serde :: Deserialize"),
+            out.contains(&format!(
+                ":: host_runtime :: {} :: serde :: Deserialize",
+                crate::runtime::MODULE
+            )),
             "{out}"
         );
         assert!(
-            out.contains("crate = \"::host_runtime::codegen::serde\""),
+            out.contains(&format!("crate = \"{}\"", crate::runtime::SERDE)),
             "{out}"
         );
         assert!(
-            out.contains("< D :: Error as :: host_runtime :: codegen :: serde :: de :: Error >"),
+            out.contains(&format!(
+                "< D :: Error as :: host_runtime :: {} :: serde :: de :: Error >",
+                crate::runtime::MODULE
+            )),
             "{out}"
         );
         assert!(
@@ -1452,7 +1462,10 @@ mod tests {
             "the member keeps its doc: {out}"
         );
         assert!(
-            out.contains("skip_serializing_if = \"::host_runtime::codegen::Nullable::is_absent\""),
+            out.contains(&format!(
+                "skip_serializing_if = \"{}::Nullable::is_absent\"",
+                crate::runtime::PATH
+            )),
             "{out}"
         );
         assert!(!out.contains(crate::lower::NULLABLE_MARK), "{out}");
@@ -1589,9 +1602,10 @@ mod tests {
         let typed = render(&[(&schema, "Input")]);
         assert_eq!(typed.fallbacks.len(), 1, "{:?}", typed.fallbacks);
         assert!(
-            typed
-                .text
-                .contains("pub n : :: host_runtime :: codegen :: Nullable <"),
+            typed.text.contains(&format!(
+                "pub n : :: host_runtime :: {} :: Nullable <",
+                crate::runtime::MODULE
+            )),
             "{}",
             typed.text
         );
@@ -1612,7 +1626,10 @@ mod tests {
         assert!(text.contains("pub struct Input {"), "{text}");
         let newtype = &text[text.find("pub struct Output(").expect(&text)..];
         assert!(
-            newtype.contains("pub ::host_runtime::codegen::serde_json::Value,\n);"),
+            newtype.contains(&format!(
+                "pub {}::serde_json::Value,\n);",
+                crate::runtime::PATH
+            )),
             "{text}"
         );
         assert!(text.contains("Untyped: the SDK's type generator"), "{text}");

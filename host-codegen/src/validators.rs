@@ -7,7 +7,7 @@
 //! is jsonschema's own compiler (`jsonschema-macros-core`), so a generated validator accepts what the
 //! runtime's validator would. A schema it cannot generate (or panics on) gets no module: the runtime
 //! compiles that schema's text on first use, and the generated code says so with
-//! `host_runtime::__schema_compiler_needed!`, a compile error in builds without a schema compiler.
+//! the runtime's `schema_compiler_needed!`, a compile error in builds without a schema compiler.
 
 use std::collections::HashMap;
 
@@ -26,7 +26,7 @@ pub struct Validators {
     /// Schema text to its module's name, or to `None` when no validator could be generated.
     seen: HashMap<String, Option<Ident>>,
     modules: TokenStream,
-    /// `host_runtime::__schema_compiler_needed!` for each schema without a validator.
+    /// the runtime's `schema_compiler_needed!` for each schema without a validator.
     needed: TokenStream,
 }
 
@@ -42,6 +42,7 @@ impl Validators {
     /// The `Option<Check>` expression for `schema`, declared at `pointer` of the manifest, for code
     /// `depth` modules below the one [`module`](Self::module) is placed in.
     pub fn check(&mut self, schema: &Value, pointer: &str, depth: usize) -> TokenStream {
+        let rt = crate::runtime::path();
         self.asked = true;
         if !self.enabled {
             return quote!(::core::option::Option::None);
@@ -56,17 +57,17 @@ impl Validators {
                         let name = Ident::new(&format!("v{next}"), Span::call_site());
                         self.modules.extend(quote! {
                             pub mod #name {
-                                use ::host_runtime::codegen::jsonschema;
+                                use #rt::jsonschema;
                                 /// The schema's validator.
                                 pub struct Validator;
                                 #code
                                 /// The first place `instance` fails the schema, if any.
                                 pub fn check(
-                                    instance: &::host_runtime::codegen::serde_json::Value,
-                                ) -> ::core::option::Option<::host_runtime::codegen::Violation> {
+                                    instance: &#rt::serde_json::Value,
+                                ) -> ::core::option::Option<#rt::Violation> {
                                     Validator::iter_errors(instance)
                                         .next()
-                                        .map(|e| ::host_runtime::codegen::Violation::from_error(&e))
+                                        .map(|e| #rt::Violation::from_error(&e))
                                 }
                             }
                         });
@@ -74,9 +75,8 @@ impl Validators {
                     }
                     Err(why) => {
                         let why = why.replace('"', "'");
-                        self.needed.extend(
-                            quote!(::host_runtime::__schema_compiler_needed!(#pointer, #why);),
-                        );
+                        self.needed
+                            .extend(quote!(#rt::schema_compiler_needed!(#pointer, #why);));
                         None
                     }
                 };
@@ -87,7 +87,7 @@ impl Validators {
         let up = std::iter::repeat_n(quote!(super::), depth);
         match name {
             Some(name) => quote!(::core::option::Option::Some(
-                #(#up)* __host_validators::#name::check as ::host_runtime::codegen::Check
+                #(#up)* __host_validators::#name::check as #rt::Check
             )),
             None => quote!(::core::option::Option::None),
         }
@@ -95,10 +95,11 @@ impl Validators {
 
     /// The `__host_validators` module, to be placed beside the items that name it.
     pub fn module(self) -> TokenStream {
+        let rt = crate::runtime::path();
         if !self.enabled {
             // Nothing with a schema compiler in the build; a compile error without one.
             return match self.asked {
-                true => quote!(::host_runtime::__validators_needed!();),
+                true => quote!(#rt::validators_needed!();),
                 false => TokenStream::new(),
             };
         }
@@ -194,7 +195,7 @@ mod tests {
         );
         let module = validators.module().to_string();
         assert_eq!(module.matches("pub struct Validator").count(), 2);
-        assert!(!module.contains("__schema_compiler_needed"));
+        assert!(!module.contains("schema_compiler_needed"));
         syn::parse2::<syn::File>(module.parse().expect("tokens")).expect("the module parses");
     }
 
@@ -209,7 +210,7 @@ mod tests {
             quote!(::core::option::Option::None).to_string()
         );
         let module = validators.module().to_string();
-        assert!(module.contains("__schema_compiler_needed"), "{module}");
+        assert!(module.contains("schema_compiler_needed"), "{module}");
         assert!(
             module.contains("\"/server/procedures/p/input\""),
             "{module}"
@@ -242,10 +243,10 @@ mod tests {
             check.to_string(),
             quote!(::core::option::Option::None).to_string()
         );
-        assert_eq!(
-            validators.module().to_string(),
-            quote!(::host_runtime::__validators_needed!();).to_string()
-        );
+        assert_eq!(validators.module().to_string(), {
+            let rt = crate::runtime::path();
+            quote!(#rt::validators_needed!();).to_string()
+        });
         assert!(
             Validators::new(false).module().is_empty(),
             "no schema, nothing to say"

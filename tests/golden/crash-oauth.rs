@@ -116,10 +116,10 @@ pub mod manifest {
         ::core::cmp::PartialEq,
         ::core::cmp::Eq,
         ::core::hash::Hash,
-        ::host_runtime::codegen::serde::Serialize,
-        ::host_runtime::codegen::serde::Deserialize
+        ::host_runtime::__private_0_1_0::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Deserialize
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     pub enum Metric {
         /// `crash_free_users`: Crash-free users (ratio, gauge); dimensions `app_version` (App version), `platform` (Platform).
         #[serde(rename = "crash_free_users")]
@@ -149,8 +149,8 @@ pub mod manifest {
 }
 /// Connector credentials the owner entered at install (`contributes.connector.auth`), sent on
 /// every call with a body.
-#[derive(::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[derive(::core::clone::Clone, ::host_runtime::__private_0_1_0::serde::Deserialize)]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Credentials {
     /// The OAuth token the host keeps for this install (`credentials.oauth`).
     pub oauth: ::host_runtime::OAuthToken,
@@ -177,12 +177,12 @@ pub mod tools {
         pub const ROUTE: &str = "/host/tools/top-crash-groups";
         /// The input of the tool `top-crash-groups`, typed from the schema at `/contributes/ai/tools/0/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// Marketing version, such as 4.2.0.
@@ -194,7 +194,7 @@ pub mod tools {
         }
         /// Marketing version, such as 4.2.0.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -203,7 +203,7 @@ pub mod tools {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputAppVersion(::std::string::String);
         impl ::std::ops::Deref for InputAppVersion {
@@ -244,15 +244,16 @@ pub mod tools {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputAppVersion {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputAppVersion {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -374,12 +375,12 @@ pub mod webhooks {
         );
         /// The payload of the event `crash.spiked`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `affectedUsers`.
@@ -402,7 +403,7 @@ pub mod webhooks {
         }
         /// One sentence shown to the owner.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -411,7 +412,7 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
@@ -455,15 +456,16 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for PayloadWhy {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -497,8 +499,8 @@ impl Webhooks {
         self.sender.event(&webhooks::crash_spiked::SCHEMA, source, dedupe_key, payload)
     }
 }
-static __HOST_SPEC: ::host_runtime::codegen::Spec = {
-    use ::host_runtime::codegen as __rt;
+static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
+    use ::host_runtime::__private_0_1_0 as __rt;
     __rt::Spec {
         extension_id: "crash-lens",
         tools: &[
@@ -527,17 +529,20 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
-impl<S: Tools + Connector + Events> ::host_runtime::codegen::Dispatch
+impl<S: Tools + Connector + Events> ::host_runtime::__private_0_1_0::Dispatch
 for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
-        route: ::host_runtime::codegen::Route<'a>,
-        call: ::host_runtime::codegen::RawCall,
-    ) -> ::host_runtime::codegen::BoxFuture<
+        route: ::host_runtime::__private_0_1_0::Route<'a>,
+        call: ::host_runtime::__private_0_1_0::RawCall,
+    ) -> ::host_runtime::__private_0_1_0::BoxFuture<
         'a,
-        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+        ::core::result::Result<
+            ::host_runtime::__private_0_1_0::Reply,
+            ::host_runtime::HostError,
+        >,
     > {
-        use ::host_runtime::codegen as __rt;
+        use ::host_runtime::__private_0_1_0 as __rt;
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Tool("top-crash-groups") => {
@@ -578,6 +583,6 @@ for __HostDispatch<S> {
 ///
 /// The value must implement `Tools`, `Connector`, `Events`: exactly the traits this manifest needs.
 pub fn handler<S: Tools + Connector + Events>(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
+    ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }
-::host_runtime::__validators_needed!();
+::host_runtime::__private_0_1_0::validators_needed!();

@@ -146,10 +146,10 @@ pub mod manifest {
         ::core::cmp::PartialEq,
         ::core::cmp::Eq,
         ::core::hash::Hash,
-        ::host_runtime::codegen::serde::Serialize,
-        ::host_runtime::codegen::serde::Deserialize
+        ::host_runtime::__private_0_1_0::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Deserialize
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     pub enum Metric {
         /// `average_rank`: Average rank (count, gauge); dimensions `country` (Country), `store` (Store).
         #[serde(rename = "average_rank")]
@@ -182,8 +182,8 @@ pub mod manifest {
 }
 /// Connector credentials the owner entered at install (`contributes.connector.auth`), sent on
 /// every call with a body.
-#[derive(::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[derive(::core::clone::Clone, ::host_runtime::__private_0_1_0::serde::Deserialize)]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Credentials {
     /// API key (`api_key`, a password input).
     #[serde(rename = "api_key")]
@@ -206,12 +206,12 @@ pub mod storage {
     pub mod watchlists {
         /// One document of the storage collection `watchlists`, typed from the schema at `/contributes/storage/watchlists/schema` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `keywords`.
@@ -222,7 +222,7 @@ pub mod storage {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -231,7 +231,7 @@ pub mod storage {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct DocumentName(::std::string::String);
         impl ::std::ops::Deref for DocumentName {
@@ -272,15 +272,16 @@ pub mod storage {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for DocumentName {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for DocumentName {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -293,13 +294,13 @@ pub mod storage {
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
-        ::host_runtime::codegen::serde::Deserialize,
-        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Deserialize,
+        ::host_runtime::__private_0_1_0::serde::Serialize,
         Clone,
         Debug,
         Default
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     #[serde(deny_unknown_fields)]
     pub struct Settings {
         /** Rank positions lost before an alert is raised.
@@ -330,9 +331,9 @@ Default: `"US"` (not filled in when absent).*/
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
-    ::host_runtime::codegen::serde::Deserialize
+    ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Documents {
     /// The `watchlists` collection.
     #[serde(rename = "watchlists", default)]
@@ -358,12 +359,12 @@ pub mod tools {
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
         /// The input of the tool `keyword-ranks`, typed from the schema at `/contributes/ai/tools/0/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// ISO 3166-1 alpha-2 store country.
@@ -379,7 +380,7 @@ Default: `30` (not filled in when absent).*/
         }
         /// The keyword exactly as tracked.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -388,7 +389,7 @@ Default: `30` (not filled in when absent).*/
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
@@ -432,15 +433,16 @@ Default: `30` (not filled in when absent).*/
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputKeyword {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -460,12 +462,12 @@ Default: `30` (not filled in when absent).*/
         pub const ROUTE: &str = "/host/tools/compare-keywords";
         /// The input of the tool `compare-keywords`, typed from the schema at `/contributes/ai/tools/1/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `keywords`.
@@ -491,12 +493,12 @@ pub mod actions {
         pub const SCOPE: &str = "insights:write";
         /// The input of the action `save-insight`, typed from the schema at `/contributes/ai/actions/0/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `summary`.
@@ -504,7 +506,7 @@ pub mod actions {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -513,7 +515,7 @@ pub mod actions {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputSummary(::std::string::String);
         impl ::std::ops::Deref for InputSummary {
@@ -554,15 +556,16 @@ pub mod actions {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSummary {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputSummary {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -582,12 +585,12 @@ pub mod prompts {
         pub const ID: &str = "why-drop";
         /// The owner form of the prompt `why-drop`, typed from the schema at `/contributes/ai/prompts/0/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `keyword`.
@@ -595,7 +598,7 @@ pub mod prompts {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -604,7 +607,7 @@ pub mod prompts {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
@@ -645,15 +648,16 @@ pub mod prompts {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputKeyword {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -674,30 +678,30 @@ pub mod procedures {
         pub const ROUTE: &str = "/host/procedures/listWatchlists";
         /// The input of the procedure `listWatchlists`, typed from the schema at `/server/procedures/listWatchlists/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Default
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {}
         /// The output of the procedure `listWatchlists`, typed from the schema at `/server/procedures/listWatchlists/output` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `items`.
             pub items: ::std::vec::Vec<
-                ::host_runtime::codegen::serde_json::Map<
+                ::host_runtime::__private_0_1_0::serde_json::Map<
                     ::std::string::String,
-                    ::host_runtime::codegen::serde_json::Value,
+                    ::host_runtime::__private_0_1_0::serde_json::Value,
                 >,
             >,
         }
@@ -1005,12 +1009,12 @@ pub mod webhooks {
         );
         /// The payload of the event `rank.dropped`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `current`.
@@ -1027,7 +1031,7 @@ pub mod webhooks {
         }
         /// One sentence shown to the owner.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -1036,7 +1040,7 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
@@ -1080,15 +1084,16 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for PayloadWhy {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -1109,12 +1114,12 @@ pub mod webhooks {
         );
         /// The payload of the event `rank.collapsed`, typed from the schema at `/contributes/webhooks/1/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `keywords`.
@@ -1125,7 +1130,7 @@ pub mod webhooks {
         }
         /// One sentence shown to the owner.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -1134,7 +1139,7 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
@@ -1178,15 +1183,16 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for PayloadWhy {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -1207,12 +1213,12 @@ pub mod webhooks {
         );
         /// The payload of the event `store.algorithm_updated`, typed from the schema at `/contributes/webhooks/2/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// The member `store`, at `/contributes/webhooks/2/payload/properties/store`.
@@ -1220,8 +1226,8 @@ pub mod webhooks {
         }
         /// The member `store`, at `/contributes/webhooks/2/payload/properties/store`.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Copy,
             Debug,
@@ -1231,7 +1237,7 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         pub enum PayloadStore {
             /// `app_store`.
             #[serde(rename = "app_store")]
@@ -1338,8 +1344,8 @@ impl Webhooks {
             )
     }
 }
-static __HOST_SPEC: ::host_runtime::codegen::Spec = {
-    use ::host_runtime::codegen as __rt;
+static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
+    use ::host_runtime::__private_0_1_0 as __rt;
     __rt::Spec {
         extension_id: "keyword-radar",
         tools: &[
@@ -1390,16 +1396,19 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
 struct __HostDispatch<S>(S);
 impl<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
-> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
-        route: ::host_runtime::codegen::Route<'a>,
-        call: ::host_runtime::codegen::RawCall,
-    ) -> ::host_runtime::codegen::BoxFuture<
+        route: ::host_runtime::__private_0_1_0::Route<'a>,
+        call: ::host_runtime::__private_0_1_0::RawCall,
+    ) -> ::host_runtime::__private_0_1_0::BoxFuture<
         'a,
-        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+        ::core::result::Result<
+            ::host_runtime::__private_0_1_0::Reply,
+            ::host_runtime::HostError,
+        >,
     > {
-        use ::host_runtime::codegen as __rt;
+        use ::host_runtime::__private_0_1_0 as __rt;
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Tool("keyword-ranks") => {
@@ -1512,6 +1521,6 @@ impl<
 pub fn handler<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
 >(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
+    ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }
-::host_runtime::__validators_needed!();
+::host_runtime::__private_0_1_0::validators_needed!();

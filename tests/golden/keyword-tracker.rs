@@ -192,10 +192,10 @@ pub mod manifest {
         ::core::cmp::PartialEq,
         ::core::cmp::Eq,
         ::core::hash::Hash,
-        ::host_runtime::codegen::serde::Serialize,
-        ::host_runtime::codegen::serde::Deserialize
+        ::host_runtime::__private_0_1_0::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Deserialize
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     pub enum Metric {
         /// `average_rank`: Average rank (count, gauge); dimensions `country` (Country), `store` (Store).
         #[serde(rename = "average_rank")]
@@ -234,8 +234,8 @@ pub mod manifest {
 }
 /// Connector credentials the owner entered at install (`contributes.connector.auth`), sent on
 /// every call with a body.
-#[derive(::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[derive(::core::clone::Clone, ::host_runtime::__private_0_1_0::serde::Deserialize)]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Credentials {
     /// API key (`api_key`, a password input).
     ///
@@ -260,13 +260,13 @@ pub mod storage {
     pub mod preferences {
         /// One document of the storage collection `preferences`, typed from the schema at `/contributes/storage/preferences/schema` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Default
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `pinnedCountries`.
@@ -285,12 +285,12 @@ pub mod storage {
     pub mod watchlists {
         /// One document of the storage collection `watchlists`, typed from the schema at `/contributes/storage/watchlists/schema` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `keywords`.
@@ -300,7 +300,7 @@ pub mod storage {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -309,7 +309,7 @@ pub mod storage {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct DocumentKeywordsItem(::std::string::String);
         impl ::std::ops::Deref for DocumentKeywordsItem {
@@ -350,16 +350,16 @@ pub mod storage {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
         for DocumentKeywordsItem {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -367,7 +367,7 @@ pub mod storage {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -376,7 +376,7 @@ pub mod storage {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct DocumentName(::std::string::String);
         impl ::std::ops::Deref for DocumentName {
@@ -420,15 +420,16 @@ pub mod storage {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for DocumentName {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for DocumentName {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -441,13 +442,13 @@ pub mod storage {
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
-        ::host_runtime::codegen::serde::Deserialize,
-        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Deserialize,
+        ::host_runtime::__private_0_1_0::serde::Serialize,
         Clone,
         Debug,
         Default
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     #[serde(deny_unknown_fields)]
     pub struct Settings {
         /** Rank positions lost before an alert is raised.
@@ -478,9 +479,9 @@ Default: `"US"` (not filled in when absent).*/
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
-    ::host_runtime::codegen::serde::Deserialize
+    ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Documents {
     /// The `preferences` collection, which holds one document (`None` until it is written).
     #[serde(rename = "preferences", default)]
@@ -509,12 +510,12 @@ pub mod tools {
         pub const ROUTE: &str = "/host/tools/keyword-ranks";
         /// The input of the tool `keyword-ranks`, typed from the schema at `/contributes/ai/tools/0/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// ISO 3166-1 alpha-2 store country.
@@ -530,7 +531,7 @@ Default: `30` (not filled in when absent).*/
         }
         /// The keyword exactly as tracked.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -539,7 +540,7 @@ Default: `30` (not filled in when absent).*/
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
@@ -583,15 +584,16 @@ Default: `30` (not filled in when absent).*/
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputKeyword {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -611,12 +613,12 @@ Default: `30` (not filled in when absent).*/
         pub const ROUTE: &str = "/host/tools/compare-keywords";
         /// The input of the tool `compare-keywords`, typed from the schema at `/contributes/ai/tools/1/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
@@ -627,7 +629,7 @@ Default: `30` (not filled in when absent).*/
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -636,7 +638,7 @@ Default: `30` (not filled in when absent).*/
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputKeywordsItem(::std::string::String);
         impl ::std::ops::Deref for InputKeywordsItem {
@@ -677,16 +679,16 @@ Default: `30` (not filled in when absent).*/
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de>
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
         for InputKeywordsItem {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -706,13 +708,13 @@ Default: `30` (not filled in when absent).*/
         pub const ROUTE: &str = "/host/tools/top-movers";
         /// The input of the tool `top-movers`, typed from the schema at `/contributes/ai/tools/2/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Default
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// Default: `7` (not filled in when absent).
@@ -724,8 +726,8 @@ Default: `30` (not filled in when absent).*/
         }
         /// Default: `"both"` (not filled in when absent).
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Copy,
             Debug,
@@ -735,7 +737,7 @@ Default: `30` (not filled in when absent).*/
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         pub enum InputDirection {
             /// `up`.
             #[serde(rename = "up")]
@@ -799,12 +801,12 @@ Default: `30` (not filled in when absent).*/
         pub const ROUTE: &str = "/host/tools/keyword-ideas";
         /// The input of the tool `keyword-ideas`, typed from the schema at `/contributes/ai/tools/3/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `seed`.
@@ -812,7 +814,7 @@ Default: `30` (not filled in when absent).*/
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -821,7 +823,7 @@ Default: `30` (not filled in when absent).*/
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputSeed(::std::string::String);
         impl ::std::ops::Deref for InputSeed {
@@ -865,15 +867,16 @@ Default: `30` (not filled in when absent).*/
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSeed {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputSeed {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -893,13 +896,13 @@ Default: `30` (not filled in when absent).*/
         pub const ROUTE: &str = "/host/tools/visibility-score";
         /// The input of the tool `visibility-score`, typed from the schema at `/contributes/ai/tools/4/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Default
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
@@ -926,12 +929,12 @@ pub mod actions {
         pub const SCOPE: &str = "insights:write";
         /// The input of the action `save-rank-insight`, typed from the schema at `/contributes/ai/actions/0/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `keyword`.
@@ -941,7 +944,7 @@ pub mod actions {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -950,7 +953,7 @@ pub mod actions {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
@@ -991,15 +994,16 @@ pub mod actions {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputKeyword {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -1007,7 +1011,7 @@ pub mod actions {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -1016,7 +1020,7 @@ pub mod actions {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputSummary(::std::string::String);
         impl ::std::ops::Deref for InputSummary {
@@ -1060,15 +1064,16 @@ pub mod actions {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputSummary {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputSummary {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -1088,12 +1093,12 @@ pub mod prompts {
         pub const ID: &str = "why-rank-dropped";
         /// The owner form of the prompt `why-rank-dropped`, typed from the schema at `/contributes/ai/prompts/0/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `keyword`.
@@ -1101,7 +1106,7 @@ pub mod prompts {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -1110,7 +1115,7 @@ pub mod prompts {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
@@ -1151,15 +1156,16 @@ pub mod prompts {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputKeyword {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -1180,12 +1186,12 @@ pub mod procedures {
         pub const ROUTE: &str = "/host/procedures/addKeyword";
         /// The input of the procedure `addKeyword`, typed from the schema at `/server/procedures/addKeyword/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `country`.
@@ -1195,7 +1201,7 @@ pub mod procedures {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -1204,7 +1210,7 @@ pub mod procedures {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputKeyword(::std::string::String);
         impl ::std::ops::Deref for InputKeyword {
@@ -1245,15 +1251,16 @@ pub mod procedures {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputKeyword {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for InputKeyword {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -1261,12 +1268,12 @@ pub mod procedures {
         }
         /// The output of the procedure `addKeyword`, typed from the schema at `/server/procedures/addKeyword/output` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `tracked`.
@@ -1284,23 +1291,23 @@ pub mod procedures {
         pub const ROUTE: &str = "/host/procedures/listWatchlists";
         /// The input of the procedure `listWatchlists`, typed from the schema at `/server/procedures/listWatchlists/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Default
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {}
         /// The output of the procedure `listWatchlists`, typed from the schema at `/server/procedures/listWatchlists/output` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `items`.
@@ -1308,12 +1315,12 @@ pub mod procedures {
         }
         /// An item of the array at `/server/procedures/listWatchlists/output/properties/items`.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct OutputItemsItem {
             /// `id`.
@@ -1801,12 +1808,12 @@ pub mod webhooks {
         );
         /// The payload of the event `rank.dropped`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `country`.
@@ -1826,7 +1833,7 @@ pub mod webhooks {
         }
         /// One sentence shown to the owner.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -1835,7 +1842,7 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
@@ -1879,15 +1886,16 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for PayloadWhy {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -1908,12 +1916,12 @@ pub mod webhooks {
         );
         /// The payload of the event `rank.collapsed`, typed from the schema at `/contributes/webhooks/1/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `keywords`.
@@ -1924,7 +1932,7 @@ pub mod webhooks {
         }
         /// One sentence shown to the owner.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -1933,7 +1941,7 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
@@ -1977,15 +1985,16 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for PayloadWhy {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -2006,12 +2015,12 @@ pub mod webhooks {
         );
         /// The payload of the event `store.algorithm_updated`, typed from the schema at `/contributes/webhooks/2/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `detectedAt`.
@@ -2025,8 +2034,8 @@ pub mod webhooks {
         }
         /// The member `store`, at `/contributes/webhooks/2/payload/properties/store`.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Copy,
             Debug,
@@ -2036,7 +2045,7 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         pub enum PayloadStore {
             /// `app_store`.
             #[serde(rename = "app_store")]
@@ -2143,8 +2152,8 @@ impl Webhooks {
             )
     }
 }
-static __HOST_SPEC: ::host_runtime::codegen::Spec = {
-    use ::host_runtime::codegen as __rt;
+static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
+    use ::host_runtime::__private_0_1_0 as __rt;
     __rt::Spec {
         extension_id: "keyword-tracker",
         tools: &[
@@ -2229,16 +2238,19 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
 struct __HostDispatch<S>(S);
 impl<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
-> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
-        route: ::host_runtime::codegen::Route<'a>,
-        call: ::host_runtime::codegen::RawCall,
-    ) -> ::host_runtime::codegen::BoxFuture<
+        route: ::host_runtime::__private_0_1_0::Route<'a>,
+        call: ::host_runtime::__private_0_1_0::RawCall,
+    ) -> ::host_runtime::__private_0_1_0::BoxFuture<
         'a,
-        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+        ::core::result::Result<
+            ::host_runtime::__private_0_1_0::Reply,
+            ::host_runtime::HostError,
+        >,
     > {
-        use ::host_runtime::codegen as __rt;
+        use ::host_runtime::__private_0_1_0 as __rt;
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Tool("keyword-ranks") => {
@@ -2431,6 +2443,6 @@ impl<
 pub fn handler<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
 >(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
+    ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }
-::host_runtime::__validators_needed!();
+::host_runtime::__private_0_1_0::validators_needed!();

@@ -89,13 +89,13 @@ pub type Credentials = ::host_runtime::NoCredentials;
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
-        ::host_runtime::codegen::serde::Deserialize,
-        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Deserialize,
+        ::host_runtime::__private_0_1_0::serde::Serialize,
         Clone,
         Debug,
         Default
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     #[serde(deny_unknown_fields)]
     pub struct Settings {
         /// `greeting`.
@@ -104,7 +104,7 @@ pub mod settings {
     }
     /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
     #[derive(
-        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Serialize,
         Clone,
         Debug,
         Eq,
@@ -113,7 +113,7 @@ pub mod settings {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     #[serde(transparent)]
     pub struct SettingsGreeting(::std::string::String);
     impl ::std::ops::Deref for SettingsGreeting {
@@ -154,15 +154,16 @@ pub mod settings {
             value.parse()
         }
     }
-    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for SettingsGreeting {
+    impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+    for SettingsGreeting {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
-            D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
         {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
                 .map_err(|e: ::host_runtime::ConversionError| {
-                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                    <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                         e.to_string(),
                     )
                 })
@@ -173,16 +174,16 @@ pub mod settings {
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
-    ::host_runtime::codegen::serde::Deserialize
+    ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Documents {
     /// The settings panel's values (the reserved `settings` collection); `None` until saved.
     #[serde(default)]
     pub settings: ::core::option::Option<settings::Settings>,
 }
-static __HOST_SPEC: ::host_runtime::codegen::Spec = {
-    use ::host_runtime::codegen as __rt;
+static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
+    use ::host_runtime::__private_0_1_0 as __rt;
     __rt::Spec {
         extension_id: "hello-panel",
         tools: &[],
@@ -198,16 +199,19 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
 struct __HostDispatch<S>(S);
 impl<
     S: ::core::marker::Send + ::core::marker::Sync + 'static,
-> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
-        route: ::host_runtime::codegen::Route<'a>,
-        call: ::host_runtime::codegen::RawCall,
-    ) -> ::host_runtime::codegen::BoxFuture<
+        route: ::host_runtime::__private_0_1_0::Route<'a>,
+        call: ::host_runtime::__private_0_1_0::RawCall,
+    ) -> ::host_runtime::__private_0_1_0::BoxFuture<
         'a,
-        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+        ::core::result::Result<
+            ::host_runtime::__private_0_1_0::Reply,
+            ::host_runtime::HostError,
+        >,
     > {
-        use ::host_runtime::codegen as __rt;
+        use ::host_runtime::__private_0_1_0 as __rt;
         #[allow(unreachable_patterns)]
         match route {
             route => {
@@ -223,5 +227,5 @@ impl<
 pub fn handler<S: ::core::marker::Send + ::core::marker::Sync + 'static>(
     server: S,
 ) -> ::host_runtime::Handler {
-    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
+    ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }

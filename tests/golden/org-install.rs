@@ -106,8 +106,8 @@ pub mod manifest {
 }
 /// Connector credentials the owner entered at install (`contributes.connector.auth`), sent on
 /// every call with a body.
-#[derive(::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[derive(::core::clone::Clone, ::host_runtime::__private_0_1_0::serde::Deserialize)]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Credentials {
     /// Service account JSON (`service_account`, a file input).
     #[serde(rename = "service_account")]
@@ -128,12 +128,12 @@ pub mod storage {
     pub mod export_runs {
         /// One document of the storage collection `export_runs`, typed from the schema at `/contributes/storage/export_runs/schema` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Document {
             /// `rows`.
@@ -147,8 +147,8 @@ pub mod storage {
         }
         /// The member `status`, at `/contributes/storage/export_runs/schema/properties/status`.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Copy,
             Debug,
@@ -158,7 +158,7 @@ pub mod storage {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         pub enum DocumentStatus {
             /// `running`.
             #[serde(rename = "running")]
@@ -215,12 +215,12 @@ pub mod storage {
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
-        ::host_runtime::codegen::serde::Deserialize,
-        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Deserialize,
+        ::host_runtime::__private_0_1_0::serde::Serialize,
         Clone,
         Debug
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     #[serde(deny_unknown_fields)]
     pub struct Settings {
         /// Destination dataset.
@@ -231,7 +231,7 @@ pub mod settings {
     }
     /// Destination dataset.
     #[derive(
-        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Serialize,
         Clone,
         Debug,
         Eq,
@@ -240,7 +240,7 @@ pub mod settings {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     #[serde(transparent)]
     pub struct SettingsDataset(::std::string::String);
     impl ::std::ops::Deref for SettingsDataset {
@@ -284,15 +284,16 @@ pub mod settings {
             value.parse()
         }
     }
-    impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for SettingsDataset {
+    impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+    for SettingsDataset {
         fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
         where
-            D: ::host_runtime::codegen::serde::Deserializer<'de>,
+            D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
         {
             ::std::string::String::deserialize(deserializer)?
                 .parse()
                 .map_err(|e: ::host_runtime::ConversionError| {
-                    <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                    <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                         e.to_string(),
                     )
                 })
@@ -303,9 +304,9 @@ pub mod settings {
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
-    ::host_runtime::codegen::serde::Deserialize
+    ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Documents {
     /// The `export_runs` collection.
     #[serde(rename = "export_runs", default)]
@@ -375,12 +376,12 @@ pub mod webhooks {
         );
         /// The payload of the event `export.failed`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `error`.
@@ -397,7 +398,7 @@ pub mod webhooks {
         }
         /// One sentence shown to the owner.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -406,7 +407,7 @@ pub mod webhooks {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct PayloadWhy(::std::string::String);
         impl ::std::ops::Deref for PayloadWhy {
@@ -450,15 +451,16 @@ pub mod webhooks {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for PayloadWhy {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
+        for PayloadWhy {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -492,8 +494,8 @@ impl Webhooks {
         self.sender.event(&webhooks::export_failed::SCHEMA, source, dedupe_key, payload)
     }
 }
-static __HOST_SPEC: ::host_runtime::codegen::Spec = {
-    use ::host_runtime::codegen as __rt;
+static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
+    use ::host_runtime::__private_0_1_0 as __rt;
     __rt::Spec {
         extension_id: "warehouse-export",
         tools: &[],
@@ -507,16 +509,19 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
-impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+impl<S: Events> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
-        route: ::host_runtime::codegen::Route<'a>,
-        call: ::host_runtime::codegen::RawCall,
-    ) -> ::host_runtime::codegen::BoxFuture<
+        route: ::host_runtime::__private_0_1_0::Route<'a>,
+        call: ::host_runtime::__private_0_1_0::RawCall,
+    ) -> ::host_runtime::__private_0_1_0::BoxFuture<
         'a,
-        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+        ::core::result::Result<
+            ::host_runtime::__private_0_1_0::Reply,
+            ::host_runtime::HostError,
+        >,
     > {
-        use ::host_runtime::codegen as __rt;
+        use ::host_runtime::__private_0_1_0 as __rt;
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Event(::core::option::Option::Some("install.created")) => {
@@ -550,6 +555,6 @@ impl<S: Events> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
 ///
 /// The value must implement `Events`: exactly the traits this manifest needs.
 pub fn handler<S: Events>(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
+    ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }
-::host_runtime::__validators_needed!();
+::host_runtime::__private_0_1_0::validators_needed!();

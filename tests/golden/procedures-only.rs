@@ -89,13 +89,13 @@ pub type Credentials = ::host_runtime::NoCredentials;
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
-        ::host_runtime::codegen::serde::Deserialize,
-        ::host_runtime::codegen::serde::Serialize,
+        ::host_runtime::__private_0_1_0::serde::Deserialize,
+        ::host_runtime::__private_0_1_0::serde::Serialize,
         Clone,
         Debug,
         Default
     )]
-    #[serde(crate = "::host_runtime::codegen::serde")]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
     #[serde(deny_unknown_fields)]
     pub struct Settings {
         /// `territories`.
@@ -107,9 +107,9 @@ pub mod settings {
 #[derive(
     ::core::fmt::Debug,
     ::core::clone::Clone,
-    ::host_runtime::codegen::serde::Deserialize
+    ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
-#[serde(crate = "::host_runtime::codegen::serde")]
+#[serde(crate = "::host_runtime::__private_0_1_0::serde")]
 pub struct Documents {
     /// The settings panel's values (the reserved `settings` collection); `None` until saved.
     #[serde(default)]
@@ -128,12 +128,12 @@ pub mod procedures {
         pub const ROUTE: &str = "/host/procedures/get-result";
         /// The input of the procedure `get-result`, typed from the schema at `/server/procedures/get-result/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `id`.
@@ -141,7 +141,7 @@ pub mod procedures {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -150,7 +150,7 @@ pub mod procedures {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputId(::std::string::String);
         impl ::std::ops::Deref for InputId {
@@ -191,15 +191,15 @@ pub mod procedures {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputId {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for InputId {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -207,13 +207,13 @@ pub mod procedures {
         }
         /// The output of the procedure `get-result`, typed from the schema at `/server/procedures/get-result/output` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Default
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `significant`.
@@ -235,13 +235,13 @@ pub mod procedures {
         pub const ROUTE: &str = "/host/procedures/listExperiments";
         /// The input of the procedure `listExperiments`, typed from the schema at `/server/procedures/listExperiments/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Default
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// The member `status`, at `/server/procedures/listExperiments/input/properties/status`.
@@ -250,8 +250,8 @@ pub mod procedures {
         }
         /// The member `status`, at `/server/procedures/listExperiments/input/properties/status`.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Copy,
             Debug,
@@ -261,7 +261,7 @@ pub mod procedures {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         pub enum InputStatus {
             /// `draft`.
             #[serde(rename = "draft")]
@@ -313,12 +313,12 @@ pub mod procedures {
         }
         /// The output of the procedure `listExperiments`, typed from the schema at `/server/procedures/listExperiments/output` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `items`.
@@ -326,12 +326,12 @@ pub mod procedures {
         }
         /// An item of the array at `/server/procedures/listExperiments/output/properties/items`.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct OutputItemsItem {
             /// `id`.
@@ -352,12 +352,12 @@ pub mod procedures {
         pub const ROUTE: &str = "/host/procedures/start_experiment";
         /// The input of the procedure `start_experiment`, typed from the schema at `/server/procedures/start_experiment/input` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Input {
             /// `id`.
@@ -365,7 +365,7 @@ pub mod procedures {
         }
         /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
         #[derive(
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Eq,
@@ -374,7 +374,7 @@ pub mod procedures {
             PartialEq,
             PartialOrd
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
         pub struct InputId(::std::string::String);
         impl ::std::ops::Deref for InputId {
@@ -415,15 +415,15 @@ pub mod procedures {
                 value.parse()
             }
         }
-        impl<'de> ::host_runtime::codegen::serde::Deserialize<'de> for InputId {
+        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for InputId {
             fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
             where
-                D: ::host_runtime::codegen::serde::Deserializer<'de>,
+                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
             {
                 ::std::string::String::deserialize(deserializer)?
                     .parse()
                     .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::codegen::serde::de::Error>::custom(
+                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
                             e.to_string(),
                         )
                     })
@@ -431,13 +431,13 @@ pub mod procedures {
         }
         /// The output of the procedure `start_experiment`, typed from the schema at `/server/procedures/start_experiment/output` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug,
             Default
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Output {
             /// `startedAt`.
@@ -533,8 +533,8 @@ impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> 
         <T as Procedures>::start_experiment(&**self, call)
     }
 }
-static __HOST_SPEC: ::host_runtime::codegen::Spec = {
-    use ::host_runtime::codegen as __rt;
+static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
+    use ::host_runtime::__private_0_1_0 as __rt;
     __rt::Spec {
         extension_id: "pricing-lab",
         tools: &[],
@@ -570,16 +570,19 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
-impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+impl<S: Procedures> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
-        route: ::host_runtime::codegen::Route<'a>,
-        call: ::host_runtime::codegen::RawCall,
-    ) -> ::host_runtime::codegen::BoxFuture<
+        route: ::host_runtime::__private_0_1_0::Route<'a>,
+        call: ::host_runtime::__private_0_1_0::RawCall,
+    ) -> ::host_runtime::__private_0_1_0::BoxFuture<
         'a,
-        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+        ::core::result::Result<
+            ::host_runtime::__private_0_1_0::Reply,
+            ::host_runtime::HostError,
+        >,
     > {
-        use ::host_runtime::codegen as __rt;
+        use ::host_runtime::__private_0_1_0 as __rt;
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::Procedure("get-result") => {
@@ -623,6 +626,6 @@ impl<S: Procedures> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
 ///
 /// The value must implement `Procedures`: exactly the traits this manifest needs.
 pub fn handler<S: Procedures>(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
+    ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }
-::host_runtime::__validators_needed!();
+::host_runtime::__private_0_1_0::validators_needed!();

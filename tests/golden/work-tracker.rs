@@ -197,12 +197,12 @@ pub mod webhooks {
         );
         /// The payload of the event `issue.status_changed`, typed from the schema at `/contributes/webhooks/0/payload` in the manifest.
         #[derive(
-            ::host_runtime::codegen::serde::Deserialize,
-            ::host_runtime::codegen::serde::Serialize,
+            ::host_runtime::__private_0_1_0::serde::Deserialize,
+            ::host_runtime::__private_0_1_0::serde::Serialize,
             Clone,
             Debug
         )]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(deny_unknown_fields)]
         pub struct Payload {
             /// `changedAt`.
@@ -247,8 +247,8 @@ impl Webhooks {
             .event(&webhooks::issue_status_changed::SCHEMA, source, dedupe_key, payload)
     }
 }
-static __HOST_SPEC: ::host_runtime::codegen::Spec = {
-    use ::host_runtime::codegen as __rt;
+static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
+    use ::host_runtime::__private_0_1_0 as __rt;
     __rt::Spec {
         extension_id: "issue-bridge",
         tools: &[],
@@ -266,16 +266,19 @@ static __HOST_SPEC: ::host_runtime::codegen::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
-impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+impl<S: Work> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
-        route: ::host_runtime::codegen::Route<'a>,
-        call: ::host_runtime::codegen::RawCall,
-    ) -> ::host_runtime::codegen::BoxFuture<
+        route: ::host_runtime::__private_0_1_0::Route<'a>,
+        call: ::host_runtime::__private_0_1_0::RawCall,
+    ) -> ::host_runtime::__private_0_1_0::BoxFuture<
         'a,
-        ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>,
+        ::core::result::Result<
+            ::host_runtime::__private_0_1_0::Reply,
+            ::host_runtime::HostError,
+        >,
     > {
-        use ::host_runtime::codegen as __rt;
+        use ::host_runtime::__private_0_1_0 as __rt;
         #[allow(unreachable_patterns)]
         match route {
             __rt::Route::WorkContainers => {
@@ -317,6 +320,6 @@ impl<S: Work> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
 ///
 /// The value must implement `Work`: exactly the traits this manifest needs.
 pub fn handler<S: Work>(server: S) -> ::host_runtime::Handler {
-    ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
+    ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }
-::host_runtime::__validators_needed!();
+::host_runtime::__private_0_1_0::validators_needed!();

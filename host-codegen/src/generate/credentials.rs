@@ -44,11 +44,12 @@ pub fn credentials(m: &Manifest) -> TokenStream {
             pub oauth: ::host_runtime::OAuthToken,
         });
     }
+    let (rt, serde) = (crate::runtime::path(), crate::runtime::SERDE);
     quote! {
         /// Connector credentials the owner entered at install (`contributes.connector.auth`), sent on
         /// every call with a body.
-        #[derive(::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[derive(::core::clone::Clone, #rt::serde::Deserialize)]
+        #[serde(crate = #serde)]
         pub struct Credentials {
             #(#fields)*
         }

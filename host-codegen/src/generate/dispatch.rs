@@ -9,7 +9,7 @@ use super::methods::{Decode, Method, Reply, needed};
 use crate::docs::doc;
 use crate::validators::Validators;
 
-/// What the runtime needs of the manifest, as a `static` `host_runtime::codegen::Spec`: ids, scopes,
+/// What the runtime needs of the manifest, as a `static` `Spec` of the runtime's hidden module: ids, scopes,
 /// schemas as compact JSON text with their generated validators, metrics, the work destination and
 /// the subscribed events. The runtime never parses the manifest.
 fn spec(m: &Manifest, validators: &mut Validators) -> TokenStream {
@@ -78,9 +78,10 @@ fn spec(m: &Manifest, validators: &mut Validators) -> TokenStream {
     };
     let events = m.subscribed_events();
     let id = &m.id;
+    let rt = crate::runtime::path();
     quote! {
-        static __HOST_SPEC: ::host_runtime::codegen::Spec = {
-            use ::host_runtime::codegen as __rt;
+        static __HOST_SPEC: #rt::Spec = {
+            use #rt as __rt;
             __rt::Spec {
                 extension_id: #id,
                 tools: &[#(#tools),*],
@@ -141,18 +142,19 @@ pub fn dispatcher(m: &Manifest, methods: &[Method], validators: &mut Validators)
         }
     ));
     let spec = spec(m, validators);
+    let rt = crate::runtime::path();
     quote! {
         #spec
 
         struct __HostDispatch<S>(S);
 
-        impl<S: #bounds> ::host_runtime::codegen::Dispatch for __HostDispatch<S> {
+        impl<S: #bounds> #rt::Dispatch for __HostDispatch<S> {
             fn dispatch<'a>(
                 &'a self,
-                route: ::host_runtime::codegen::Route<'a>,
-                call: ::host_runtime::codegen::RawCall,
-            ) -> ::host_runtime::codegen::BoxFuture<'a, ::core::result::Result<::host_runtime::codegen::Reply, ::host_runtime::HostError>> {
-                use ::host_runtime::codegen as __rt;
+                route: #rt::Route<'a>,
+                call: #rt::RawCall,
+            ) -> #rt::BoxFuture<'a, ::core::result::Result<#rt::Reply, ::host_runtime::HostError>> {
+                use #rt as __rt;
                 #[allow(unreachable_patterns)]
                 match route {
                     #(#arms)*
@@ -166,7 +168,7 @@ pub fn dispatcher(m: &Manifest, methods: &[Method], validators: &mut Validators)
 
         #entry_doc
         pub fn handler<S: #bounds>(server: S) -> ::host_runtime::Handler {
-            ::host_runtime::Handler::generated(&__HOST_SPEC, __HostDispatch(server))
+            #rt::handler(&__HOST_SPEC, __HostDispatch(server))
         }
     }
 }

@@ -70,13 +70,14 @@ pub fn documents(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream 
             pub mod storage { #(#modules)* }
         }
     };
+    let (rt, serde) = (crate::runtime::path(), crate::runtime::SERDE);
     quote! {
         #storage_module
         #settings_module
 
         /// Hosted storage documents, sent with every call that has a body.
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::host_runtime::codegen::serde::Deserialize)]
-        #[serde(crate = "::host_runtime::codegen::serde")]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, #rt::serde::Deserialize)]
+        #[serde(crate = #serde)]
         pub struct Documents {
             #(#fields)*
         }

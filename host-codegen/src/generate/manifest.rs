@@ -86,10 +86,11 @@ pub fn module(m: &Manifest) -> TokenStream {
             .iter()
             .map(|x| str_list(x.dimensions.iter().map(|d| d.key.clone())))
             .collect();
+        let (rt, serde) = (crate::runtime::path(), crate::runtime::SERDE);
         quote! {
             /// A metric key the connector declares under `contributes.connector.metrics`.
-            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash, ::host_runtime::codegen::serde::Serialize, ::host_runtime::codegen::serde::Deserialize)]
-            #[serde(crate = "::host_runtime::codegen::serde")]
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash, #rt::serde::Serialize, #rt::serde::Deserialize)]
+            #[serde(crate = #serde)]
             pub enum Metric {
                 #( #docs #[serde(rename = #keys)] #variants, )*
             }

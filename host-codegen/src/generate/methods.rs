@@ -76,17 +76,17 @@ impl Trait {
 /// How the dispatcher turns the raw call into the method's call type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decode {
-    /// `host_runtime::codegen::call`: body with `input`, credentials and documents.
+    /// The runtime's `call`: body with `input`, credentials and documents.
     Call,
-    /// `host_runtime::codegen::approved`: an action call the owner approved.
+    /// The runtime's `approved`: an action call the owner approved.
     Approved,
-    /// `host_runtime::codegen::mention`: the query of a mention picker.
+    /// The runtime's `mention`: the query of a mention picker.
     Mention,
-    /// `host_runtime::codegen::context`: a context provider's call.
+    /// The runtime's `context`: a context provider's call.
     Context,
-    /// `host_runtime::codegen::event`: a host event delivery.
+    /// The runtime's `event`: a host event delivery.
     Event,
-    /// `host_runtime::codegen::work_comment`: a comment on the item the route names.
+    /// The runtime's `work_comment`: a comment on the item the route names.
     WorkComment,
 }
 

@@ -119,7 +119,7 @@ fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(value: serde_js
     assert_eq!(serde_json::to_value(&typed).expect("encodes"), value);
 }
 
-use host_runtime::codegen::serde;
+use host_runtime::__private_0_1_0::serde;
 
 fn main() {
     let _ = handler(Shapes);
