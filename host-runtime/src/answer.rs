@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::check::{invalid_tool_answer, is_https, is_utc_timestamp};
+use crate::error::HostError;
 use crate::events::Timestamp;
 
 /// Value formatting, the connector metric units.
@@ -101,19 +103,10 @@ impl<T: Into<Cell>> From<Option<T>> for Cell {
     }
 }
 
-/// The largest tool answer, in bytes; larger answers are `TOOL_RESPONSE_TOO_LARGE`.
-pub const TOOL_ANSWER_LIMIT: usize = host_interface::limits::TOOL_ANSWER_BYTES;
-/// The largest context block, in bytes of compact JSON; larger blocks are `CONTEXT_TOO_LARGE`.
-pub const CONTEXT_LIMIT: usize = host_interface::limits::CONTEXT_BYTES;
-/// Mention items kept; the rest are dropped.
-pub const MENTION_ITEMS_KEPT: usize = host_interface::limits::MENTION_ITEMS_KEPT;
-/// Mention label length kept, in Unicode scalar values.
-pub const MENTION_LABEL_CHARS: usize = host_interface::limits::MENTION_LABEL_CHARS;
-
 /// A tool answer of one `returns` kind. Implemented by the five card types only.
 pub trait ToolAnswer: Serialize + Send + sealed::Sealed + 'static {
     /// Checks what the type cannot express; the error names the offending member.
-    fn check(&self) -> Result<(), String>;
+    fn check(&self) -> Result<(), HostError>;
 }
 
 mod sealed {
@@ -125,15 +118,15 @@ mod sealed {
     impl Sealed for super::Comparison {}
 }
 
-fn finite(v: f64, at: impl FnOnce() -> String) -> Result<(), String> {
+fn finite(v: f64, at: impl FnOnce() -> String) -> Result<(), HostError> {
     if v.is_finite() {
         Ok(())
     } else {
-        Err(format!("{} is {v}; numbers must be finite", at()))
+        Err(invalid_tool_answer(format!("{} is {v}; numbers must be finite", at())))
     }
 }
 
-fn scalar_finite(s: &Scalar, at: impl FnOnce() -> String) -> Result<(), String> {
+fn scalar_finite(s: &Scalar, at: impl FnOnce() -> String) -> Result<(), HostError> {
     match s {
         Scalar::Number(v) => finite(*v, at),
         Scalar::Text(_) => Ok(()),
@@ -184,7 +177,7 @@ impl Value {
 }
 
 impl ToolAnswer for Value {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), HostError> {
         scalar_finite(&self.value, || "`value`".to_owned())?;
         self.change
             .map_or(Ok(()), |c| finite(c, || "`change`".to_owned()))
@@ -227,14 +220,14 @@ impl ListItem {
 }
 
 impl ToolAnswer for List {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), HostError> {
         for (i, item) in self.items.iter().enumerate() {
             if let Some(url) = &item.url
                 && !is_https(url)
             {
-                return Err(format!(
+                return Err(invalid_tool_answer(format!(
                     "`items[{i}].url` is `{url}`; list links must be https URLs"
-                ));
+                )));
             }
             if let Some(v) = &item.value {
                 scalar_finite(v, || format!("`items[{i}].value`"))?;
@@ -309,13 +302,13 @@ impl Table {
 }
 
 impl ToolAnswer for Table {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), HostError> {
         for (i, row) in self.rows.iter().enumerate() {
             for (key, cell) in row {
                 if !self.columns.iter().any(|c| &c.key == key) {
-                    return Err(format!(
+                    return Err(invalid_tool_answer(format!(
                         "`rows[{i}]` has the key `{key}`, which is not a column"
-                    ));
+                    )));
                 }
                 if let Cell::Number(v) = cell {
                     finite(*v, || format!("`rows[{i}].{key}`"))?;
@@ -324,13 +317,6 @@ impl ToolAnswer for Table {
         }
         Ok(())
     }
-}
-
-/// Whether `text` is an ISO 8601 UTC timestamp as the host writes them: RFC 3339 with the `Z`
-/// designator (`2026-11-02T14:03:11Z`, fractions allowed). An offset, even `+00:00`, is refused:
-/// the interface's timestamps are UTC, written with `Z`.
-pub(crate) fn is_utc_timestamp(text: &str) -> bool {
-    text.ends_with(['Z', 'z']) && chrono::DateTime::parse_from_rfc3339(text).is_ok()
 }
 
 /// `returns: "series"`: lines of points in time.
@@ -364,15 +350,15 @@ pub struct Point {
 }
 
 impl ToolAnswer for Series {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), HostError> {
         for (i, line) in self.series.iter().enumerate() {
             for (j, p) in line.points.iter().enumerate() {
                 finite(p.v, || format!("`series[{i}].points[{j}].v`"))?;
                 if !is_utc_timestamp(p.t.as_str()) {
-                    return Err(format!(
+                    return Err(invalid_tool_answer(format!(
                         "`series[{i}].points[{j}].t` is `{}`, not an ISO 8601 UTC timestamp (write it as `2026-11-02T14:03:11Z`)",
                         p.t
-                    ));
+                    )));
                 }
             }
         }
@@ -399,20 +385,20 @@ pub struct ComparisonRow {
 }
 
 impl ToolAnswer for Comparison {
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), HostError> {
         if self.subjects.len() < 2 {
-            return Err(format!(
+            return Err(invalid_tool_answer(format!(
                 "`subjects` has {}; a comparison needs at least 2",
                 self.subjects.len()
-            ));
+            )));
         }
         for (i, row) in self.rows.iter().enumerate() {
             if row.values.len() != self.subjects.len() {
-                return Err(format!(
+                return Err(invalid_tool_answer(format!(
                     "`rows[{i}].values` has {} values for {} subjects",
                     row.values.len(),
                     self.subjects.len()
-                ));
+                )));
             }
             for (j, v) in row.values.iter().enumerate() {
                 if let Some(v) = v {
@@ -421,31 +407,6 @@ impl ToolAnswer for Comparison {
             }
         }
         Ok(())
-    }
-}
-
-/// Checks a tool answer received as JSON against the card shape of its `returns` kind (`value`, `list`,
-/// `table`, `series` or `comparison`): it must deserialize into that card type and pass its
-/// [`ToolAnswer::check`]. For tools that check answers they did not build, such as
-/// `cargo host check`; the error says what is wrong with the answer.
-pub fn check_tool_answer(kind: &str, answer: &serde_json::Value) -> Result<(), String> {
-    fn as_card<T: ToolAnswer + serde::de::DeserializeOwned>(
-        kind: &str,
-        answer: &serde_json::Value,
-    ) -> Result<(), String> {
-        let card = T::deserialize(answer)
-            .map_err(|e| format!("the answer is not a `{kind}` card: {e}"))?;
-        card.check()
-    }
-    match kind {
-        "value" => as_card::<Value>(kind, answer),
-        "list" => as_card::<List>(kind, answer),
-        "table" => as_card::<Table>(kind, answer),
-        "series" => as_card::<Series>(kind, answer),
-        "comparison" => as_card::<Comparison>(kind, answer),
-        _ => Err(format!(
-            "`{kind}` is not a `returns` kind; expected `value`, `list`, `table`, `series` or `comparison`"
-        )),
     }
 }
 
@@ -495,15 +456,6 @@ impl ContextBlock {
     }
 }
 
-/// Whether `url` is an https URL with something after the scheme (the scheme is case-insensitive,
-/// as in RFC 3986). The one check of links in answers: list items, created work items and comments,
-/// work attachments.
-pub(crate) fn is_https(url: &str) -> bool {
-    url.get(..8)
-        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
-        && url.len() > 8
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,7 +467,7 @@ mod tests {
             .row([("kw", Cell::from("notes"))]);
         assert!(t.check().is_ok());
         let t = t.row([("rank", 3.0)]);
-        assert!(t.check().unwrap_err().contains("`rank`"));
+        assert!(t.check().unwrap_err().message().to_owned().contains("`rank`"));
     }
 
     #[test]
@@ -570,41 +522,41 @@ mod tests {
     #[test]
     fn json_answers_are_checked_against_their_kind() {
         use serde_json::json;
-        assert!(check_tool_answer("value", &json!({ "value": 3, "extra": true })).is_ok());
-        assert!(check_tool_answer("value", &json!({ "value": "3rd", "unit": "count" })).is_ok());
-        let wrong_kind = check_tool_answer("series", &json!({ "value": 3 })).unwrap_err();
+        assert!(crate::check::tool_answer("value", &json!({ "value": 3, "extra": true })).is_ok());
+        assert!(crate::check::tool_answer("value", &json!({ "value": "3rd", "unit": "count" })).is_ok());
+        let wrong_kind = crate::check::tool_answer("series", &json!({ "value": 3 })).unwrap_err().message().to_owned();
         assert!(wrong_kind.contains("not a `series` card"), "{wrong_kind}");
         assert!(wrong_kind.contains("`series`"), "{wrong_kind}");
-        assert!(check_tool_answer("list", &json!({ "items": [ { "title": "a" } ] })).is_ok());
+        assert!(crate::check::tool_answer("list", &json!({ "items": [ { "title": "a" } ] })).is_ok());
         assert!(
-            check_tool_answer(
+            crate::check::tool_answer(
                 "list",
                 &json!({ "items": [ { "title": "a", "url": "http://x" } ] })
             )
-            .unwrap_err()
+            .unwrap_err().message().to_owned()
             .contains("https")
         );
         let table = json!({ "columns": [ { "key": "k", "label": "K" } ], "rows": [ { "x": 1 } ] });
         assert!(
-            check_tool_answer("table", &table)
-                .unwrap_err()
+            crate::check::tool_answer("table", &table)
+                .unwrap_err().message().to_owned()
                 .contains("`x`")
         );
         let series = json!({ "series": [ { "key": "k", "label": "K",
             "points": [ { "t": "2026-11-02T14:03:11Z", "v": 1.5 } ] } ] });
-        assert!(check_tool_answer("series", &series).is_ok());
+        assert!(crate::check::tool_answer("series", &series).is_ok());
         let bad_time = json!({ "series": [ { "key": "k", "label": "K", "points": [ { "t": "soon", "v": 1 } ] } ] });
-        assert!(check_tool_answer("series", &bad_time).is_err());
+        assert!(crate::check::tool_answer("series", &bad_time).is_err());
         let comparison =
             json!({ "subjects": ["a", "b"], "rows": [ { "label": "x", "values": [1, null] } ] });
-        assert!(check_tool_answer("comparison", &comparison).is_ok());
+        assert!(crate::check::tool_answer("comparison", &comparison).is_ok());
         assert!(
-            check_tool_answer("comparison", &json!({ "subjects": ["a"], "rows": [] })).is_err()
+            crate::check::tool_answer("comparison", &json!({ "subjects": ["a"], "rows": [] })).is_err()
         );
-        assert!(check_tool_answer("value", &json!("3")).is_err());
+        assert!(crate::check::tool_answer("value", &json!("3")).is_err());
         assert!(
-            check_tool_answer("chart", &json!({}))
-                .unwrap_err()
+            crate::check::tool_answer("chart", &json!({}))
+                .unwrap_err().message().to_owned()
                 .contains("`chart`")
         );
     }
@@ -613,7 +565,7 @@ mod tests {
     fn series_times_are_utc_with_z() {
         use serde_json::json;
         let at = |t: &str| {
-            check_tool_answer(
+            crate::check::tool_answer(
                 "series",
                 &json!({ "series": [ { "key": "k", "label": "K", "points": [ { "t": t, "v": 1 } ] } ] }),
             )
@@ -628,7 +580,7 @@ mod tests {
             "2026-13-02T14:03:11Z",
             "Z",
         ] {
-            let why = at(not_utc).expect_err(not_utc);
+            let why = at(not_utc).expect_err(not_utc).message().to_owned();
             assert!(why.contains("UTC") && why.contains(not_utc), "{why}");
         }
     }

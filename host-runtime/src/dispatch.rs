@@ -2,7 +2,7 @@
 //! ([`RawCall`] and the `call`, `approved`, `event`, ... helpers), the [`Dispatch`] trait the generated
 //! dispatcher implements, and the typed answers turned into checked JSON ([`Reply`]).
 //!
-//! Generated code reaches these through [`crate::codegen`].
+//! Generated code reaches these through the private support module.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -204,31 +204,18 @@ pub fn work_comment<C: DeserializeOwned, D: DeserializeOwned>(
     })
 }
 
-use crate::answer::{CONTEXT_LIMIT, MENTION_ITEMS_KEPT, MENTION_LABEL_CHARS, TOOL_ANSWER_LIMIT};
+use host_interface::limits::{MENTION_ITEMS_KEPT, MENTION_LABEL_CHARS};
 
 /// Checks and encodes a tool answer (its card shape and size limit).
 pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
-    answer.check().map_err(|e| {
-        HostError::from_code(
-            ErrorCode::ToolResponseInvalid,
-            format!("the tool's answer is invalid: {e}"),
-        )
-    })?;
+    answer.check()?;
     let bytes = serde_json::to_vec(&answer).map_err(|e| {
         HostError::from_code(
             ErrorCode::ToolResponseInvalid,
             format!("the tool's answer cannot be encoded: {e}"),
         )
     })?;
-    if bytes.len() > TOOL_ANSWER_LIMIT {
-        return Err(HostError::from_code(
-            ErrorCode::ToolResponseTooLarge,
-            format!(
-                "the tool's answer is {} bytes; the limit is {TOOL_ANSWER_LIMIT}",
-                bytes.len()
-            ),
-        ));
-    }
+    crate::check::tool_answer_size(bytes.len())?;
     Ok(Reply::Encoded(bytes.into()))
 }
 
@@ -237,21 +224,7 @@ pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
 /// not a mention item.
 pub fn mention_answer(mut answer: MentionItems) -> Result<Reply, HostError> {
     answer.items.truncate(MENTION_ITEMS_KEPT);
-    for (i, item) in answer.items.iter().enumerate() {
-        let empty = if item.id.trim().is_empty() {
-            "id"
-        } else if item.label.trim().is_empty() {
-            "label"
-        } else {
-            continue;
-        };
-        return Err(HostError::from_code(
-            ErrorCode::MentionResponseInvalid,
-            format!(
-                "the mention's answer is invalid: `items[{i}].{empty}` is empty; every item needs an id to insert and a label to show"
-            ),
-        ));
-    }
+    crate::check::mention_items(&answer)?;
     for item in &mut answer.items {
         if let Some((cut, _)) = item.label.char_indices().nth(MENTION_LABEL_CHARS) {
             item.label.truncate(cut);
@@ -263,15 +236,7 @@ pub fn mention_answer(mut answer: MentionItems) -> Result<Reply, HostError> {
 /// Checks and encodes a context block (at most 2,048 bytes of compact JSON).
 pub fn context_answer(answer: ContextBlock) -> Result<Reply, HostError> {
     let bytes = serde_json::to_vec(&answer).map_err(|e| HostError::internal(e.to_string()))?;
-    if bytes.len() > CONTEXT_LIMIT {
-        return Err(HostError::from_code(
-            ErrorCode::ContextTooLarge,
-            format!(
-                "the context block is {} bytes once rendered; the limit is {CONTEXT_LIMIT}",
-                bytes.len()
-            ),
-        ));
-    }
+    crate::check::context_size(bytes.len())?;
     Ok(Reply::Encoded(bytes.into()))
 }
 
@@ -445,7 +410,7 @@ mod tests {
         assert_eq!((e.code(), e.status()), ("TOOL_RESPONSE_INVALID", 502));
         let big = Table::new()
             .column("k", "K")
-            .row([("k", "x".repeat(TOOL_ANSWER_LIMIT))]);
+            .row([("k", "x".repeat(host_interface::limits::TOOL_ANSWER_BYTES))]);
         assert_eq!(
             tool_answer(big).unwrap_err().code(),
             "TOOL_RESPONSE_TOO_LARGE"

@@ -51,10 +51,8 @@ impl fmt::Debug for Handler {
 }
 
 impl Handler {
-    /// The handler of a generated extension: its [`Spec`] and its dispatcher. Generated code calls
-    /// this from `handler(server)`.
-    #[doc(hidden)]
-    pub fn generated(spec: &'static Spec, dispatch: impl Dispatch) -> Self {
+    /// The handler of a generated extension: its [`Spec`] and its dispatcher.
+    pub(crate) fn generated(spec: &'static Spec, dispatch: impl Dispatch) -> Self {
         let config = Config {
             base_path: String::new(),
             keys: KeySource::Url(crate::auth::DEFAULT_JWKS_URL.to_owned()),

@@ -33,15 +33,19 @@
 pub mod answer;
 pub mod auth;
 mod call;
+pub mod check;
 #[doc(hidden)]
 pub mod client;
-pub mod codegen;
 pub mod dedupe;
 mod dispatch;
 mod error;
 pub mod events;
 mod handler;
 mod nullable;
+// The support path of generated code, named after this release (see the module's docs).
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private_0_1_0;
 #[doc = include_str!("../docs/interface.md")]
 pub mod interface {}
 #[cfg(test)]
@@ -70,6 +74,8 @@ pub use call::{
 };
 pub use error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
 pub use events::{HostEvent, Timestamp};
+/// The interface's limits: sizes, counts and deadlines, one constant each.
+pub use host_interface::limits;
 pub use handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;
 pub use nullable::Nullable;

@@ -22,7 +22,7 @@ use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde_json::{Map, Value as Json};
 
 use crate::BoxFuture;
-use crate::answer::is_https;
+use crate::check::{self, is_https};
 use crate::auth::{KeySource, Verifier};
 use crate::call::Claims;
 use crate::dedupe::{self, Claim, DedupeStore};
@@ -615,11 +615,7 @@ fn validate_input(
         .input(route)
         .map(|schema| schema.violation(input))
     {
-        Some(Ok(Some(v))) => Err(HostError::input_invalid(format!(
-            "`input` at `{}`: {}",
-            v.at(),
-            v.message
-        ))),
+        Some(Ok(Some(v))) => Err(check::input_invalid(&v)),
         _ => Ok(()),
     }
 }
@@ -666,14 +662,7 @@ fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostEr
     if let (Reply::Json(value), Some(schema)) = (&reply, inner.schemas.output(name))
         && let Ok(Some(v)) = schema.violation(value)
     {
-        return Err(HostError::from_code(
-            ErrorCode::ProcedureResponseInvalid,
-            format!(
-                "the procedure's answer fails its `output` schema at `{}`: {}",
-                v.at(),
-                v.message
-            ),
-        ));
+        return Err(check::procedure_output_invalid(&v));
     }
     Ok(reply)
 }
@@ -711,70 +700,16 @@ fn check_new_item(spec: &Spec, body: &Map<String, Json>) -> Result<(), HostError
 fn check_work_url(reply: Reply, what: &str) -> Result<Reply, HostError> {
     if let Reply::Json(value) = &reply
         && let Some(url) = value.get("url").and_then(Json::as_str)
-        && !is_https(url)
     {
-        return Err(HostError::from_code(
-            ErrorCode::WorkResponseInvalid,
-            format!("the created {what}'s `url` must be an https URL, not `{url}`"),
-        ));
+        check::https_link(url, what)?;
     }
     Ok(reply)
 }
 
+/// A sync page, by the same rules `cargo host check` applies.
 fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
-    let Reply::Json(value) = &reply else {
-        return Ok(reply);
-    };
-    for (i, point) in value
-        .get("points")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        let invalid = |why: String| {
-            HostError::from_code(
-                ErrorCode::MetricsResponseInvalid,
-                format!("the sync answer's `points[{i}]` {why}"),
-            )
-        };
-        let key = point
-            .get("metric")
-            .and_then(Json::as_str)
-            .unwrap_or_default();
-        let Some(dims) = spec
-            .metrics
-            .iter()
-            .find(|m| m.key == key)
-            .map(|m| m.dimensions)
-        else {
-            return Err(invalid(format!("names the undeclared metric `{key}`")));
-        };
-        if !point.get("v").is_some_and(Json::is_number) {
-            return Err(invalid("has no finite `v`".to_owned()));
-        }
-        match point.get("t").and_then(Json::as_str) {
-            Some(t) if crate::answer::is_utc_timestamp(t) => {}
-            Some(t) => {
-                return Err(invalid(format!(
-                    "has `t` `{t}`, not an ISO 8601 UTC timestamp (write it as `2026-11-02T14:03:11Z`)"
-                )));
-            }
-            None => return Err(invalid("has no timestamp `t`".to_owned())),
-        }
-        for dim in point
-            .get("dimensions")
-            .and_then(Json::as_object)
-            .into_iter()
-            .flatten()
-            .map(|(k, _)| k)
-        {
-            if !dims.contains(&dim.as_str()) {
-                return Err(invalid(format!(
-                    "has the dimension `{dim}`, which `{key}` does not declare"
-                )));
-            }
-        }
+    if let Reply::Json(value) = &reply {
+        check::metrics_page(spec.metrics, value)?;
     }
     Ok(reply)
 }

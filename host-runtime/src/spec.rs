@@ -70,13 +70,7 @@ pub struct Procedure {
 }
 
 /// A connector metric and the dimension keys it declares.
-#[derive(Debug, Clone, Copy)]
-pub struct Metric {
-    /// The metric key.
-    pub key: &'static str,
-    /// Its dimension keys.
-    pub dimensions: &'static [&'static str],
-}
+pub type Metric = crate::check::DeclaredMetric<'static>;
 
 /// The work destination.
 #[derive(Debug, Clone, Copy)]

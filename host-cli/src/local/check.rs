@@ -25,9 +25,8 @@ use std::time::Duration;
 use chrono::{SecondsFormat, Utc};
 use host_manifest::Manifest;
 use host_runtime::ErrorCode;
-use host_runtime::answer::{CONTEXT_LIMIT, ContextBlock, MentionItems, check_tool_answer};
+use host_runtime::check::{self as rules, DeclaredMetric};
 use host_runtime::route::Route;
-use host_runtime::work::{Containers, CreatedComment, CreatedItem};
 use http::Method;
 use serde_json::Value;
 
@@ -250,7 +249,7 @@ fn jobs_of(m: &Manifest, local: &Local) -> Vec<Job> {
             input: Some(input),
             token: token.clone(),
             limit: ROUTE_LIMIT,
-            expect: Expect::Procedure(super::schema::compile(&procedure.output).ok().map(Box::new)),
+            expect: Expect::Procedure(rules::compile_schema(&procedure.output).ok().map(Box::new)),
         });
     }
     jobs
@@ -382,108 +381,47 @@ fn judge(job: &Job, result: Result<Answer, SendError>) -> Verdict {
     }
 }
 
-/// Checks a 2xx answer; `Ok` holds what to say about it (`series `, `3 items `).
+/// Checks a 2xx answer with the runtime's own rules (so `check` and a server built on the SDK judge
+/// every answer alike); `Ok` holds what to say about it (`series `, `3 items `), `Err` the runtime's
+/// message.
 fn check_answer(expect: &Expect, json: &Value) -> Result<String, String> {
-    match expect {
-        Expect::Tool(kind) => check_tool_answer(kind, json).map(|()| format!("{kind} ")),
-        Expect::Mention => {
-            let items = serde_json::from_value::<MentionItems>(json.clone()).map_err(|e| {
-                format!("the answer is not mention items {{items:[{{id,label}}]}}: {e}")
-            })?;
-            let n = items.items.len();
-            Ok(format!("{n} item{} ", if n == 1 { "" } else { "s" }))
-        }
-        Expect::Context => {
-            serde_json::from_value::<ContextBlock>(json.clone()).map_err(|e| {
-                format!("the answer is not a context block {{summary, data?}}: {e}")
-            })?;
-            let size = json.to_string().len();
-            if size > CONTEXT_LIMIT {
-                return Err(format!(
-                    "the context block is {size} bytes of compact JSON; the limit is {CONTEXT_LIMIT}"
-                ));
+    let said = match expect {
+        Expect::Tool(kind) => rules::tool_answer(kind, json).map(|()| format!("{kind} ")),
+        Expect::Mention => rules::mention_answer(json).map(|n| plural(n, "item")),
+        Expect::Context => rules::context_answer(json).map(|n| format!("{n} bytes ")),
+        Expect::Procedure(validator) => {
+            match validator
+                .as_ref()
+                .and_then(|v| rules::first_violation(v, json))
+            {
+                Some(v) => Err(rules::procedure_output_invalid(&v)),
+                None => Ok(String::new()),
             }
-            Ok(format!("{size} bytes "))
         }
-        Expect::Procedure(validator) => match validator
-            .as_ref()
-            .and_then(|v| super::schema::first_error(v, json))
-        {
-            Some(e) => Err(format!(
-                "the answer fails the procedure's `output` schema {e}"
-            )),
-            None => Ok(String::new()),
-        },
-        Expect::Sync(metrics) => check_sync_page(metrics, json).map(|n| format!("{n} points ")),
-        Expect::Containers => {
-            let list = serde_json::from_value::<Containers>(json.clone()).map_err(|e| {
-                format!("the answer is not a container list {{items:[{{id,label}}]}}: {e}")
-            })?;
-            let n = list.items.len();
-            Ok(format!("{n} container{} ", if n == 1 { "" } else { "s" }))
+        Expect::Sync(metrics) => {
+            let dims: Vec<Vec<&str>> = metrics
+                .iter()
+                .map(|(_, d)| d.iter().map(String::as_str).collect())
+                .collect();
+            let declared: Vec<DeclaredMetric<'_>> = metrics
+                .iter()
+                .zip(&dims)
+                .map(|((key, _), dimensions)| DeclaredMetric { key, dimensions })
+                .collect();
+            rules::metrics_page(&declared, json).map(|n| format!("{n} points "))
         }
-        Expect::NewItem => {
-            let item = serde_json::from_value::<CreatedItem>(json.clone()).map_err(|e| {
-                format!("the answer is not a created item {{id, url, status}}: {e}")
-            })?;
-            if !item.url.to_ascii_lowercase().starts_with("https://") {
-                return Err(format!(
-                    "the created item's `url` must be an https URL, not `{}`",
-                    item.url
-                ));
-            }
-            Ok(format!("{} ", item.id))
-        }
+        Expect::Containers => rules::containers_answer(json).map(|n| plural(n, "container")),
+        Expect::NewItem => rules::created_item_answer(json).map(|item| format!("{} ", item.id)),
         Expect::Comment => {
-            let comment = serde_json::from_value::<CreatedComment>(json.clone())
-                .map_err(|e| format!("the answer is not a created comment {{id}}: {e}"))?;
-            Ok(format!("{} ", comment.id))
+            rules::created_comment_answer(json).map(|comment| format!("{} ", comment.id))
         }
-    }
+    };
+    said.map_err(|e| format!("{}: {}", e.code(), e.message()))
 }
 
-/// Checks one sync page; `Ok` holds the number of points.
-fn check_sync_page(metrics: &[(String, Vec<String>)], json: &Value) -> Result<usize, String> {
-    let points = json.get("points").and_then(Value::as_array).ok_or(
-        "the answer is not a sync answer {points:[...], cursor?}: it has no `points` list",
-    )?;
-    match json.get("cursor") {
-        None | Some(Value::Null | Value::String(_)) => {}
-        Some(other) => return Err(format!("`cursor` must be a string or null, not {other}")),
-    }
-    for (i, point) in points.iter().enumerate() {
-        let at = |why: String| format!("`points[{i}]` {why}");
-        let key = point.get("metric").and_then(Value::as_str).unwrap_or("");
-        let Some((_, dims)) = metrics.iter().find(|(k, _)| k == key) else {
-            return Err(at(format!(
-                "names `{key}`, which the connector does not declare"
-            )));
-        };
-        let t = point.get("t").and_then(Value::as_str).unwrap_or("");
-        if chrono::DateTime::parse_from_rfc3339(t).is_err() {
-            return Err(at(format!("has `t` = `{t}`, not an RFC 3339 time")));
-        }
-        if !point.get("v").is_some_and(Value::is_number) {
-            return Err(at("has no number `v`".to_owned()));
-        }
-        match point.get("dimensions") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(map)) => {
-                for (dim, value) in map {
-                    if !dims.contains(dim) {
-                        return Err(at(format!(
-                            "has the dimension `{dim}`, which `{key}` does not declare"
-                        )));
-                    }
-                    if !value.is_string() {
-                        return Err(at(format!("has a dimension `{dim}` that is not a string")));
-                    }
-                }
-            }
-            Some(_) => return Err(at("has `dimensions` that is not an object".to_owned())),
-        }
-    }
-    Ok(points.len())
+/// `1 item `, `3 items `.
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{} ", if n == 1 { "" } else { "s" })
 }
 
 /// Sends one job's request and judges the answer; the answer's JSON comes back for the next step.
@@ -845,22 +783,26 @@ mod tests {
         let metrics = vec![("rank".to_owned(), vec!["country".to_owned()])];
         let point = |p: Value| json!({ "points": [p] });
         let good = json!({ "metric": "rank", "t": "2026-11-01T00:00:00Z", "v": 3, "dimensions": { "country": "US" } });
-        assert_eq!(check_sync_page(&metrics, &point(good.clone())), Ok(1));
+        let expect = Expect::Sync(metrics);
+        assert_eq!(
+            check_answer(&expect, &point(good.clone())),
+            Ok("1 points ".to_owned())
+        );
         let paged = json!({ "points": [], "cursor": "next" });
-        assert_eq!(check_sync_page(&metrics, &paged), Ok(0));
+        assert_eq!(check_answer(&expect, &paged), Ok("0 points ".to_owned()));
         for (bad, why) in [
             (
                 json!({ "points": [good.clone()], "cursor": 5 }),
-                "`cursor` must be",
+                "`cursor` 5",
             ),
             (json!({ "items": [] }), "no `points` list"),
             (
                 point(json!({ "metric": "installs", "t": "2026-11-01T00:00:00Z", "v": 1 })),
-                "names `installs`",
+                "undeclared metric `installs`",
             ),
             (
                 point(json!({ "metric": "rank", "t": "yesterday", "v": 1 })),
-                "not an RFC 3339 time",
+                "not an ISO 8601 UTC timestamp",
             ),
             (
                 point(json!({ "metric": "rank", "t": "2026-11-01T00:00:00Z", "v": "1" })),
@@ -879,7 +821,7 @@ mod tests {
                 "not a string",
             ),
         ] {
-            let e = check_sync_page(&metrics, &bad).unwrap_err();
+            let e = check_answer(&expect, &bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
     }

@@ -2,25 +2,20 @@
 //! (as the runtime words `INPUT_INVALID`), and a small best-effort sample input built from a schema
 //! for `cargo host check`.
 //!
-//! Schemas are compiled as draft 2020-12, like the runtime does; `format` is an annotation only.
+//! Schemas are compiled by the runtime's own [`compile_schema`](host_runtime::check::compile_schema).
 
 use serde_json::{Map, Value, json};
 
-/// Compiles `schema` (draft 2020-12).
-pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(schema)
-        .map_err(|e| e.to_string())
+/// Compiles `schema` as the runtime does.
+pub fn compile(schema: &Value) -> Result<jsonschema::Validator, host_runtime::check::SchemaError> {
+    host_runtime::check::compile_schema(schema)
 }
 
-/// The first way `instance` fails `validator`: "at `/keyword`: ..." (the root is `/`).
+/// The first way `instance` fails `validator`: "at `/keyword`: ..." (the root is `/`), in the
+/// runtime's words.
 pub fn first_error(validator: &jsonschema::Validator, instance: &Value) -> Option<String> {
-    validator.iter_errors(instance).next().map(|e| {
-        let at = e.instance_path().as_str();
-        let at = if at.is_empty() { "/" } else { at };
-        format!("at `{at}`: {e}")
-    })
+    host_runtime::check::first_violation(validator, instance)
+        .map(|v| format!("at `{}`: {}", v.at(), v.message))
 }
 
 /// [`first_error`] for a schema not compiled yet; a schema that does not compile is no error here
