@@ -281,7 +281,7 @@ fn resolve(written: &str, manifest_dir: Option<&Path>) -> Result<PathBuf, String
 fn tracked_files(manifest: &Path, model: Option<&Manifest>) -> Vec<PathBuf> {
     let mut files = vec![manifest.to_path_buf()];
     if let (Some(m), Some(dir)) = (model, manifest.parent()) {
-        files.extend(named_files(m).into_iter().map(|f| dir.join(f)));
+        files.extend(m.named_files().into_iter().map(|f| dir.join(f)));
     }
     files.retain(|f| f.is_file());
     files
@@ -294,24 +294,6 @@ fn track(files: &[PathBuf]) -> String {
         #( const _: &[u8] = ::core::include_bytes!(#files); )*
     }
     .to_string()
-}
-
-fn named_files(m: &Manifest) -> Vec<&str> {
-    let c = &m.contributes;
-    let mut out = vec![m.icon.as_str()];
-    out.extend(c.pages.iter().map(|p| p.entry.as_str()));
-    out.extend(c.tabs.iter().map(|p| p.entry.as_str()));
-    out.extend(c.widgets.iter().map(|p| p.entry.as_str()));
-    out.extend(c.row_actions.iter().map(|p| p.entry.as_str()));
-    out.extend(c.settings.iter().map(|s| s.entry.as_str()));
-    out.extend(c.ai.knowledge.iter().map(|k| k.file.as_str()));
-    out.extend(c.ai.skills.iter().map(|k| k.file.as_str()));
-    out.extend(
-        m.listing
-            .iter()
-            .flat_map(|l| l.screenshots.iter().map(String::as_str)),
-    );
-    out
 }
 
 /// `compile_error!(message)` on `span`.

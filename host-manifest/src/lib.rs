@@ -23,8 +23,10 @@
 
 pub use host_interface::catalogue;
 mod diagnostic;
+mod places;
 pub use host_interface::limits;
 pub mod diff;
+pub mod files;
 pub mod model;
 pub mod names;
 mod rules;

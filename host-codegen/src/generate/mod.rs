@@ -33,10 +33,12 @@ mod stubs;
 mod traits;
 mod webhooks;
 
+use std::collections::{BTreeMap, HashSet};
+
 use host_manifest::model::Manifest;
+use host_manifest::names::NameKind;
 use proc_macro2::TokenStream;
 
-use crate::names::{camel, snake};
 use crate::types::Types;
 
 pub use handlers::handler_stubs;
@@ -95,35 +97,60 @@ pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes, validator
     text
 }
 
-/// The manifest without the later of two items that would get the same Rust name.
+/// The manifest without the later of two names of one kind that would get the same Rust name: an
+/// invalid manifest may repeat one (the engine's `rust-name` and `duplicate-id`), and generating both
+/// would add compiler errors that say nothing new. The kinds are the engine's [`NameKind::ALL`]; the
+/// match is exhaustive, so a kind added there must be handled here.
 fn without_repeats(m: &Manifest) -> Manifest {
-    fn keep_first<T>(items: &mut Vec<T>, name: impl Fn(&T) -> String) {
-        let mut seen = std::collections::HashSet::new();
-        items.retain(|item| seen.insert(name(item)));
+    fn keep_first<T>(kind: NameKind, items: &mut Vec<T>, name: impl Fn(&T) -> &str) {
+        let mut seen = HashSet::new();
+        items.retain(|item| seen.insert(kind.rust_name(name(item))));
+    }
+    fn keep_first_key<T>(
+        kind: NameKind,
+        map: &mut BTreeMap<String, T>,
+        seen: &mut HashSet<String>,
+    ) {
+        map.retain(|name, _| seen.insert(kind.rust_name(name)));
     }
     let mut m = m.clone();
-    let ai = &mut m.contributes.ai;
-    keep_first(&mut ai.tools, |t| snake(&t.id));
-    keep_first(&mut ai.actions, |a| snake(&a.id));
-    keep_first(&mut ai.mentions, |x| snake(&x.id));
-    keep_first(&mut ai.context, |x| snake(&x.id));
-    keep_first(&mut ai.prompts, |x| snake(&x.id));
-    keep_first(&mut m.contributes.webhooks, |w| snake(&w.event));
-    if let Some(c) = &mut m.contributes.connector {
-        keep_first(&mut c.metrics, |x| camel(&x.key));
-        if let Some(auth) = &mut c.auth {
-            keep_first(&mut auth.fields, |f| snake(&f.name));
+    for kind in NameKind::ALL {
+        let c = &mut m.contributes;
+        let ai = &mut c.ai;
+        match kind {
+            NameKind::Tools => keep_first(kind, &mut ai.tools, |t| &t.id),
+            NameKind::Actions => keep_first(kind, &mut ai.actions, |a| &a.id),
+            NameKind::Mentions => keep_first(kind, &mut ai.mentions, |x| &x.id),
+            NameKind::ContextProviders => keep_first(kind, &mut ai.context, |x| &x.id),
+            NameKind::Prompts => keep_first(kind, &mut ai.prompts, |x| &x.id),
+            NameKind::Webhooks => keep_first(kind, &mut c.webhooks, |w| &w.event),
+            // `settings` is the settings panel's reserved collection (the engine's `storage-reserved`).
+            NameKind::StorageCollections => {
+                let mut seen = HashSet::from(["settings".to_owned()]);
+                keep_first_key(kind, &mut c.storage, &mut seen);
+            }
+            NameKind::Procedures => {
+                if let Some(server) = &mut m.server {
+                    keep_first_key(kind, &mut server.procedures, &mut HashSet::new());
+                }
+            }
+            NameKind::SubscribedEvents => {
+                if let Some(server) = &mut m.server {
+                    keep_first(kind, &mut server.events, |e| e);
+                }
+            }
+            NameKind::Metrics => {
+                if let Some(connector) = &mut c.connector {
+                    keep_first(kind, &mut connector.metrics, |x| &x.key);
+                }
+            }
+            NameKind::AuthFields => {
+                if let Some(auth) = c.connector.as_mut().and_then(|c| c.auth.as_mut()) {
+                    keep_first(kind, &mut auth.fields, |f| &f.name);
+                }
+            }
+            NameKind::Telemetry => keep_first(kind, &mut m.telemetry, |t| t),
         }
-    }
-    // `settings` is the settings panel's reserved collection (the engine's `storage-reserved`).
-    let mut seen: std::collections::HashSet<String> = ["settings".to_owned()].into();
-    m.contributes
-        .storage
-        .retain(|name, _| seen.insert(snake(name)));
-    if let Some(server) = &mut m.server {
-        let mut seen = std::collections::HashSet::new();
-        server.procedures.retain(|name, _| seen.insert(snake(name)));
-        keep_first(&mut server.events, |e| snake(e));
     }
     m
 }

@@ -19,35 +19,6 @@ pub const ICON_LIMIT: u64 = 512 * 1024;
 /// The size of every listing screenshot, in pixels (width, height).
 pub const SCREENSHOT_SIZE: (usize, usize) = (1600, 1000);
 
-/// Every pointer at which the manifest names a file, in document order.
-pub(crate) fn file_pointers(cx: &Ctxt<'_>) -> Vec<String> {
-    let mut out = Vec::new();
-    if cx.get("/icon").is_some() {
-        out.push("/icon".to_owned());
-    }
-    for kind in ["pages", "tabs", "widgets", "rowActions"] {
-        for (i, item) in cx.items(&format!("/contributes/{kind}")) {
-            if item.get("entry").is_some() {
-                out.push(format!("/contributes/{kind}/{i}/entry"));
-            }
-        }
-    }
-    if cx.get("/contributes/settings/entry").is_some() {
-        out.push("/contributes/settings/entry".to_owned());
-    }
-    for kind in ["knowledge", "skills"] {
-        for (i, item) in cx.items(&format!("/contributes/ai/{kind}")) {
-            if item.get("file").is_some() {
-                out.push(format!("/contributes/ai/{kind}/{i}/file"));
-            }
-        }
-    }
-    for (i, _) in cx.items("/listing/screenshots") {
-        out.push(format!("/listing/screenshots/{i}"));
-    }
-    out
-}
-
 /// Why a named file cannot be used.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum FileProblem {
@@ -91,10 +62,7 @@ pub(crate) fn resolve(base: &Path, rel: &str) -> Result<PathBuf, FileProblem> {
 pub(crate) fn check_files(cx: &mut Ctxt<'_>) {
     let Some(base) = cx.base_dir else { return };
     let mut found = Vec::new();
-    for pointer in file_pointers(cx) {
-        let Some(rel) = cx.str(&pointer) else {
-            continue;
-        };
+    for (pointer, rel) in crate::files::named_in(cx.root) {
         if rel.is_empty() {
             continue;
         }

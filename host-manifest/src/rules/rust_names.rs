@@ -6,127 +6,16 @@ use serde_json::Value;
 
 use super::Ctxt;
 use crate::diagnostic::Rule;
-use crate::names::{camel, snake};
+use crate::names::{NameKind, snake};
 
-/// How a kind of name becomes Rust.
-#[derive(Clone, Copy)]
-enum Case {
-    Snake,
-    Camel,
-}
-
-impl Case {
-    fn apply(self, name: &str) -> String {
-        match self {
-            Case::Snake => snake(name),
-            Case::Camel => camel(name),
-        }
-    }
-}
-
-/// Where a kind of name is written.
-enum Place {
-    /// A member of each element of an array: `(array pointer, member)`.
-    Items(&'static str, &'static str),
-    /// The strings of an array.
-    Strings(&'static str),
-    /// The member names of an object.
-    Keys(&'static str),
-}
-
-/// `rust-name`: within each kind (tools, procedures, metrics, ...), no two names map to one Rust name.
+/// `rust-name`: within each kind of [`NameKind::ALL`], no two names map to one Rust name.
 pub(crate) fn check_rust_names(cx: &mut Ctxt<'_>) {
-    use Case::{Camel, Snake};
-    use Place::{Items, Keys, Strings};
-    let kinds = [
-        (
-            "tools",
-            Items("/contributes/ai/tools", "id"),
-            Snake,
-            "method and module",
-        ),
-        (
-            "actions",
-            Items("/contributes/ai/actions", "id"),
-            Snake,
-            "method and module",
-        ),
-        (
-            "mentions",
-            Items("/contributes/ai/mentions", "id"),
-            Snake,
-            "method",
-        ),
-        (
-            "context providers",
-            Items("/contributes/ai/context", "id"),
-            Snake,
-            "method",
-        ),
-        (
-            "prompts",
-            Items("/contributes/ai/prompts", "id"),
-            Snake,
-            "module",
-        ),
-        (
-            "webhooks",
-            Items("/contributes/webhooks", "event"),
-            Snake,
-            "method and module",
-        ),
-        (
-            "storage collections",
-            Keys("/contributes/storage"),
-            Snake,
-            "field and module",
-        ),
-        (
-            "procedures",
-            Keys("/server/procedures"),
-            Snake,
-            "method and module",
-        ),
-        (
-            "metrics",
-            Items("/contributes/connector/metrics", "key"),
-            Camel,
-            "`Metric` variant",
-        ),
-        (
-            "auth fields",
-            Items("/contributes/connector/auth/fields", "name"),
-            Snake,
-            "`Credentials` field",
-        ),
-        (
-            "telemetry names",
-            Strings("/telemetry"),
-            Camel,
-            "`Telemetry` variant",
-        ),
-    ];
-    for (what, place, case, item) in kinds {
-        let names: Vec<(String, &str)> = match place {
-            Items(at, member) => cx
-                .items(at)
-                .filter_map(|(i, v)| {
-                    let name = v.get(member).and_then(Value::as_str)?;
-                    Some((format!("{at}/{i}/{member}"), name))
-                })
-                .collect(),
-            Strings(at) => cx
-                .items(at)
-                .filter_map(|(i, v)| Some((format!("{at}/{i}"), v.as_str()?)))
-                .collect(),
-            Keys(at) => cx
-                .members(at)
-                .map(|(k, _)| (format!("{at}/{}", crate::escape_token(k)), k.as_str()))
-                .collect(),
-        };
+    for kind in NameKind::ALL {
+        let (what, item) = (kind.plural(), kind.rust_item());
+        let names = kind.place().strings(cx.root);
         let mut seen: Vec<(&str, String)> = Vec::new();
         for (pointer, name) in names {
-            let rust = case.apply(name);
+            let rust = kind.rust_name(name);
             match seen.iter().find(|(_, r)| *r == rust) {
                 // Identical names are `duplicate-id` already.
                 Some((first, _)) if *first != name => cx.error(
