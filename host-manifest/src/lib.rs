@@ -106,12 +106,15 @@ impl Report {
 }
 
 /// A manifest file that could not be read at all (as opposed to one that was read and is invalid).
+/// The I/O error behind it, when there is one, is its [`source`](std::error::Error::source).
 #[derive(Debug)]
 pub struct ReadError {
     /// The path as the caller wrote it.
     pub path: PathBuf,
     /// What went wrong.
     pub kind: ReadErrorKind,
+    /// The I/O error classified as `NotFound` or `PermissionDenied` (an `Io` kind holds its own).
+    cause: Option<std::io::Error>,
 }
 
 /// Why a manifest file could not be read.
@@ -126,6 +129,22 @@ pub enum ReadErrorKind {
     PermissionDenied,
     /// Any other I/O failure.
     Io(std::io::Error),
+}
+
+impl ReadError {
+    /// A failure to read `path`, from the I/O error that says why.
+    fn io(path: &Path, e: std::io::Error) -> ReadError {
+        let (kind, cause) = match e.kind() {
+            std::io::ErrorKind::NotFound => (ReadErrorKind::NotFound, Some(e)),
+            std::io::ErrorKind::PermissionDenied => (ReadErrorKind::PermissionDenied, Some(e)),
+            _ => (ReadErrorKind::Io(e), None),
+        };
+        ReadError {
+            path: path.to_owned(),
+            kind,
+            cause,
+        }
+    }
 }
 
 impl fmt::Display for ReadError {
@@ -150,7 +169,7 @@ impl std::error::Error for ReadError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             ReadErrorKind::Io(e) => Some(e),
-            _ => None,
+            _ => self.cause.as_ref().map(|e| e as _),
         }
     }
 }
@@ -158,24 +177,18 @@ impl std::error::Error for ReadError {
 /// Reads a manifest file's bytes, at most [`MAX_MANIFEST_BYTES`] plus one (so an oversized file is
 /// noticed without reading it whole).
 pub fn read_manifest(path: &Path) -> Result<Vec<u8>, ReadError> {
-    let fail = |kind| ReadError {
-        path: path.to_owned(),
-        kind,
-    };
     if path.is_dir() {
-        return Err(fail(ReadErrorKind::IsDirectory));
+        return Err(ReadError {
+            path: path.to_owned(),
+            kind: ReadErrorKind::IsDirectory,
+            cause: None,
+        });
     }
-    let file = std::fs::File::open(path).map_err(|e| {
-        fail(match e.kind() {
-            std::io::ErrorKind::NotFound => ReadErrorKind::NotFound,
-            std::io::ErrorKind::PermissionDenied => ReadErrorKind::PermissionDenied,
-            _ => ReadErrorKind::Io(e),
-        })
-    })?;
+    let file = std::fs::File::open(path).map_err(|e| ReadError::io(path, e))?;
     let mut bytes = Vec::new();
     file.take(MAX_MANIFEST_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| fail(ReadErrorKind::Io(e)))?;
+        .map_err(|e| ReadError::io(path, e))?;
     Ok(bytes)
 }
 
@@ -393,4 +406,26 @@ pub fn locate<'p>(text: &str, pointers: impl IntoIterator<Item = &'p str>) -> Ve
         .into_iter()
         .map(|p| positions.locate(p, source::Target::Value))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_file_keeps_the_io_error_as_its_source() {
+        let e = read_manifest(Path::new("/nonexistent/host.extension.json"))
+            .err()
+            .map(|e| {
+                (
+                    e.to_string(),
+                    std::error::Error::source(&e).map(|s| s.to_string()),
+                )
+            });
+        let Some((text, source)) = e else {
+            panic!("a missing file reads");
+        };
+        assert!(text.ends_with("no such file"), "{text}");
+        assert!(source.is_some(), "{text}");
+    }
 }

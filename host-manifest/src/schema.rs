@@ -24,18 +24,18 @@ pub fn schema() -> &'static Value {
     SCHEMA.get_or_init(|| serde_json::from_str(SCHEMA_JSON).expect("embedded schema is valid JSON"))
 }
 
-fn validator() -> Result<&'static Validator, String> {
-    static VALIDATOR: OnceLock<Result<Validator, String>> = OnceLock::new();
+/// The manifest schema's validator (built once), or why the embedded schema did not compile.
+fn validator() -> Result<&'static Validator, &'static jsonschema::ValidationError<'static>> {
+    static VALIDATOR: OnceLock<Result<Validator, jsonschema::ValidationError<'static>>> =
+        OnceLock::new();
     VALIDATOR
         .get_or_init(|| {
             jsonschema::options()
                 .with_draft(jsonschema::Draft::Draft202012)
                 .should_validate_formats(true)
                 .build(schema())
-                .map_err(|e| e.to_string())
         })
         .as_ref()
-        .map_err(Clone::clone)
 }
 
 /// One structural finding, before it is located in the text.

@@ -101,7 +101,7 @@ pub(crate) fn embedded_schemas(cx: &Ctxt<'_>) -> Vec<String> {
 pub(crate) fn check_embedded_schemas(cx: &mut Ctxt<'_>) {
     let mut bad = Vec::new();
     // Manifests repeat schemas (many procedures take `{}`): each distinct one is checked once.
-    let mut verdicts: Vec<(&Value, Result<(), String>)> = Vec::new();
+    let mut verdicts: Vec<(&Value, Result<(), SchemaError>)> = Vec::new();
     for pointer in embedded_schemas(cx) {
         let Some(schema) = cx.get(&pointer).filter(|v| v.is_object()) else {
             continue;
@@ -127,23 +127,44 @@ pub(crate) fn check_embedded_schemas(cx: &mut Ctxt<'_>) {
     }
 }
 
-/// Checks a user's schema, turning both errors and any panic inside the validator crate into text.
+/// Why an embedded schema is not a usable JSON Schema; its text is the end of the `invalid-json-schema`
+/// message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SchemaError {
+    /// `$schema` names a meta-schema that would have to be fetched.
+    #[error(
+        "{place}`$schema` names `{uri}`, a meta-schema the SDK cannot fetch (nothing is fetched while \
+         building); use `https://json-schema.org/draft/2020-12/schema` or leave `$schema` out"
+    )]
+    UnknownMetaschema {
+        /// `at `/pointer` inside it: ` or nothing, for the schema's root.
+        place: String,
+        /// The meta-schema named.
+        uri: String,
+    },
+    /// The validator crate refused it; the explanation names the place inside the schema.
+    #[error("{0}")]
+    Refused(String),
+    /// The validator crate panicked on it.
+    #[error("the schema could not be compiled")]
+    Panicked,
+}
+
+/// Checks a user's schema, turning both errors and any panic inside the validator crate into a
+/// [`SchemaError`].
 ///
 /// Checking against the meta-schema finds most mistakes and is cheap; building a validator also finds
 /// bad regular expressions and unresolvable references but costs several times more (in debug
 /// builds, where the macro runs, it was most of the validation time), so it is done only for schemas
 /// that use a keyword whose mistakes only a build reveals.
-pub(crate) fn compile(schema: &Value) -> Result<(), String> {
+pub(crate) fn compile(schema: &Value) -> Result<(), SchemaError> {
     if let Some((at, uri)) = unknown_metaschema(schema, "", 0) {
         let place = if at.is_empty() {
             String::new()
         } else {
             format!("at `{at}` inside it: ")
         };
-        return Err(format!(
-            "{place}`$schema` names `{uri}`, a meta-schema the SDK cannot fetch (nothing is fetched while \
-             building); use `https://json-schema.org/draft/2020-12/schema` or leave `$schema` out"
-        ));
+        return Err(SchemaError::UnknownMetaschema { place, uri });
     }
     let checked = catch_unwind(AssertUnwindSafe(|| {
         if needs_build(schema, 0) {
@@ -151,12 +172,13 @@ pub(crate) fn compile(schema: &Value) -> Result<(), String> {
                 .with_draft(jsonschema::Draft::Draft202012)
                 .build(schema)
                 .map(drop)
-                .map_err(|e| explain(&e))
+                .map_err(|e| SchemaError::Refused(explain(&e)))
         } else {
-            jsonschema::draft202012::meta::validate(schema).map_err(|e| explain(&e))
+            jsonschema::draft202012::meta::validate(schema)
+                .map_err(|e| SchemaError::Refused(explain(&e)))
         }
     }));
-    checked.unwrap_or_else(|_| Err("the schema could not be compiled".to_owned()))
+    checked.unwrap_or(Err(SchemaError::Panicked))
 }
 
 /// Keywords whose mistakes only building a validator reveals: regular expressions, references,
@@ -263,11 +285,13 @@ mod tests {
             "$schema": "http://localhost:1234/draft2020-12/metaschema-no-validation.json",
             "type": "object"
         }))
-        .expect_err("refused");
+        .expect_err("refused")
+        .to_string();
         assert!(err.contains("metaschema-no-validation.json"), "{err}");
         let err =
             compile(&json!({ "properties": { "a": { "$schema": "https://example.com/x" } } }))
-                .expect_err("refused");
+                .expect_err("refused")
+                .to_string();
         assert!(err.starts_with("at `/properties/a` inside it:"), "{err}");
         assert_eq!(
             compile(&json!({ "$schema": "https://json-schema.org/draft/2020-12/schema#" })),
