@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Benchmark: a clean debug build of the README's hello extension against a hand-written baseline.
+"""Benchmark: a clean debug build of the guide's hello extension against a hand-written baseline.
 
 Writes two crates under target/build-cost/ (or the folder given with --dir):
 
-- hello: the README's "From an empty crate to a served extension" crate, exactly as the README has it
-  (Cargo.toml with host-runtime and the host-runtime-build build script, build.rs, the manifest,
-  src/main.rs), depending on this repository by path;
+- hello: the guide's hello-extension crate, exactly as the guide has it (Cargo.toml with
+  host-runtime and the host-runtime-build build script, build.rs, the manifest, src/main.rs; the
+  code blocks marked `<!-- anchor: hello-... -->` in host-runtime/docs), depending on this
+  repository by path;
 - baseline: scripts/build-cost/baseline, the same tool call by hand on axum, jsonwebtoken and
   jsonschema.
 
@@ -19,7 +20,6 @@ medians, their ratio and how many crates each build compiled (the "Compiling" li
 Run it on an otherwise idle machine: both builds use every core.
 """
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -29,13 +29,34 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def readme_block(lang, marker):
-    """The README's first ```lang block that contains `marker`."""
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    for m in re.finditer(r"```" + re.escape(lang) + r"\n(.*?)```", text, re.S):
-        if marker in m.group(1):
-            return m.group(1)
-    sys.exit(f"the README has no ```{lang} block with {marker!r}")
+def doc_files():
+    """The Markdown files that hold the guide's code blocks: the README and host-runtime's docs."""
+    files = [os.path.join(ROOT, "README.md")]
+    for folder, _, names in os.walk(os.path.join(ROOT, "host-runtime", "docs")):
+        files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith(".md"))
+    return files
+
+
+def doc_block(anchor):
+    """The code block right after `<!-- anchor: NAME -->` in the docs; it must be there exactly once."""
+    marker = f"<!-- anchor: {anchor} -->"
+    found = []
+    for path in doc_files():
+        lines = open(path, encoding="utf-8").read().splitlines()
+        for i, line in enumerate(lines):
+            if line.strip() != marker:
+                continue
+            if i + 1 >= len(lines) or not lines[i + 1].startswith("```"):
+                sys.exit(f"{path}: {marker} is not followed by a code block")
+            block = []
+            for body in lines[i + 2:]:
+                if body.rstrip() == "```":
+                    break
+                block.append(body + "\n")
+            found.append("".join(block))
+    if len(found) != 1:
+        sys.exit(f"the docs hold {marker} {len(found)} times, not once")
+    return found[0]
 
 
 def write_hello(dir):
@@ -52,11 +73,11 @@ def write_hello(dir):
     with open(os.path.join(dir, "icon.svg"), "w") as f:
         f.write('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>\n')
     with open(os.path.join(dir, "host.extension.json"), "w") as f:
-        f.write(readme_block("json", '"hello-extension"'))
+        f.write(doc_block("hello-manifest"))
     with open(os.path.join(dir, "build.rs"), "w") as f:
-        f.write(readme_block("rust,ignore", "host_runtime_build::generate"))
+        f.write(doc_block("hello-build-rs"))
     with open(os.path.join(dir, "src", "main.rs"), "w") as f:
-        f.write(readme_block("rust,ignore", "struct Hello"))
+        f.write(doc_block("hello-main-rs"))
 
 
 def write_baseline(dir):

@@ -1,5 +1,5 @@
 //! The editor follows the manifest: rust-analyzer, driven over LSP like an editor drives it, on the
-//! README's hello-extension crate wired as the README says (`host-runtime-build` in `build.rs`).
+//! guide's hello-extension crate wired as the guide says (`host-runtime-build` in `build.rs`).
 //!
 //! - completion on `call.input.` offers the generated fields;
 //! - with `cargo host watch` running, completion offers a field added to the manifest within 10 s of
@@ -78,17 +78,51 @@ fn root() -> PathBuf {
         .expect("the repository root")
 }
 
-/// The README's code block of `lang` that contains `marker`.
-fn readme_block(lang: &str, marker: &str) -> String {
-    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
-    let fence = format!("```{lang}\n");
-    readme
-        .split(&fence)
-        .skip(1)
-        .filter_map(|rest| rest.split("```").next())
-        .find(|block| block.contains(marker))
-        .unwrap_or_else(|| panic!("README.md has no ```{lang} block with `{marker}`"))
-        .to_owned()
+/// The Markdown files that hold the guide's code blocks: the README and host-runtime's docs.
+fn doc_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("the docs folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = vec![root().join("README.md")];
+    walk(&root().join("host-runtime/docs"), &mut files);
+    files
+}
+
+/// The code block right after `<!-- anchor: NAME -->` in the docs, wherever that page is; the
+/// anchor must be there exactly once.
+fn doc_block(anchor: &str) -> String {
+    let marker = format!("<!-- anchor: {anchor} -->");
+    let mut found = Vec::new();
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).expect("a docs page");
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            if line.trim() != marker {
+                continue;
+            }
+            let fence = lines.next().unwrap_or_default();
+            assert!(
+                fence.starts_with("```"),
+                "{}: `{marker}` is not followed by a code block",
+                file.display()
+            );
+            let block: String = lines
+                .by_ref()
+                .take_while(|l| l.trim_end() != "```")
+                .map(|l| format!("{l}\n"))
+                .collect();
+            found.push(block);
+        }
+    }
+    assert_eq!(found.len(), 1, "the docs must hold `{marker}` exactly once");
+    found.remove(0)
 }
 
 /// The line of `text` that contains `needle`, and the column just after it.
@@ -99,7 +133,7 @@ fn position(text: &str, needle: &str) -> (usize, usize) {
         .unwrap_or_else(|| panic!("`{needle}` is not in the text"))
 }
 
-/// A fresh copy of the README's hello-extension crate in `<target dir>/tmp/editor-test/<name>`, wired with the
+/// A fresh copy of the guide's hello-extension crate in `<target dir>/tmp/editor-test/<name>`, wired with the
 /// build script; `src/main.rs` has a `let probe = &call.input;` line to complete on.
 fn hello_crate(name: &str) -> PathBuf {
     hello_crate_wired(name, true)
@@ -144,29 +178,21 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1 1\"/>\n",
     )
     .unwrap();
-    std::fs::write(
-        dir.join("host.extension.json"),
-        readme_block("json", "\"hello-extension\""),
-    )
-    .unwrap();
+    std::fs::write(dir.join("host.extension.json"), doc_block("hello-manifest")).unwrap();
     if build_script {
-        std::fs::write(
-            dir.join("build.rs"),
-            readme_block("rust,ignore", "host_runtime_build::generate"),
-        )
-        .unwrap();
+        std::fs::write(dir.join("build.rs"), doc_block("hello-build-rs")).unwrap();
     }
-    let main = readme_block("rust,ignore", "struct Hello").replacen(
+    let main = doc_block("hello-main-rs").replacen(
         "        let seen =",
         "        let probe = &call.input;\n        let _ = probe;\n        let seen =",
         1,
     );
     assert!(
         main.contains("let probe"),
-        "the README's greet handler changed"
+        "the guide's greet handler changed"
     );
     std::fs::write(dir.join("src/main.rs"), main).unwrap();
-    // The README's main.rs uses the `config` module `cargo host init` writes.
+    // The guide's main.rs uses the `config` module `cargo host init` writes.
     std::fs::copy(
         root().join("host-cli/templates/common/config.rs"),
         dir.join("src/config.rs"),
@@ -216,7 +242,7 @@ fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut Value)) {
 fn cargo_check_follows_the_manifest_through_the_build_script() {
     let dir = hello_crate("check");
     let (ok, out) = cargo_check(&dir);
-    assert!(ok, "the README's crate checks: {out}");
+    assert!(ok, "the guide's crate checks: {out}");
 
     // A second tool: the build fails until its handler exists.
     edit_manifest(&dir, |m| {
@@ -252,12 +278,8 @@ fn cargo_check_follows_the_manifest_through_the_build_script() {
         "{out}"
     );
 
-    // Back to the README's manifest: it compiles again.
-    std::fs::write(
-        dir.join("host.extension.json"),
-        readme_block("json", "\"hello-extension\""),
-    )
-    .unwrap();
+    // Back to the guide's manifest: it compiles again.
+    std::fs::write(dir.join("host.extension.json"), doc_block("hello-manifest")).unwrap();
     let (ok, out) = cargo_check(&dir);
     assert!(ok, "{out}");
 }
@@ -343,7 +365,7 @@ fn rust_analyzer_navigates_the_plain_macro() {
     });
 
     // rust-analyzer's "Implement missing members" on an empty `impl`: what it writes, and whether that
-    // compiles (recorded, not asserted: `cargo host stubs` is the way the README gives).
+    // compiles (recorded, not asserted: `cargo host stubs` is the way the guide gives).
     let probe = format!("{text}\nstruct Probe;\nimpl Tools for Probe {{}}\n");
     server.set_text(&main, &probe);
     server.wait_quiescent(Duration::from_secs(120));
@@ -600,7 +622,7 @@ fn rust_analyzer_follows_the_manifest() {
             .is_some_and(|u| u.ends_with("/host-extension/host.extension.json.rs"))
     });
 
-    // `cargo host watch`, as the README runs it beside the editor.
+    // `cargo host watch`, as the guide runs it beside the editor.
     let _watch = Watch::start(&dir);
 
     // A new field in the manifest, saved: offered without touching Rust code.

@@ -377,17 +377,57 @@ fn dev_watch_runs_rebuilds_and_restarts_the_vendor_server() {
     );
 }
 
-/// The ```sh block of the README holding `marker`, as (command, expected status) pairs: the comment
-/// after a command may start with the HTTP status it prints (`# 200 ...`, `# 422 ...`, `# 204; ...`).
-fn readme_commands(marker: &str) -> Vec<(String, Option<u16>)> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let block = readme
-        .split("```sh\n")
-        .skip(1)
-        .filter_map(|b| b.split("\n```").next())
-        .find(|b| b.contains(marker))
-        .unwrap_or_else(|| panic!("README.md has no ```sh block with `{marker}`"));
-    block
+/// The Markdown files that hold the guide's code blocks: the README and host-runtime's docs.
+fn doc_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = vec![root().join("README.md")];
+    walk(&root().join("host-runtime/docs"), &mut files);
+    files
+}
+
+/// The code block right after `<!-- anchor: NAME -->` in the docs, wherever that page is; the
+/// anchor must be there exactly once.
+fn doc_block(anchor: &str) -> String {
+    let marker = format!("<!-- anchor: {anchor} -->");
+    let mut found = Vec::new();
+    for file in doc_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            if line.trim() != marker {
+                continue;
+            }
+            let fence = lines.next().unwrap_or_default();
+            assert!(
+                fence.starts_with("```"),
+                "{}: `{marker}` is not followed by a code block",
+                file.display()
+            );
+            let block: String = lines
+                .by_ref()
+                .take_while(|l| l.trim_end() != "```")
+                .map(|l| format!("{l}\n"))
+                .collect();
+            found.push(block);
+        }
+    }
+    assert_eq!(found.len(), 1, "the docs must hold `{marker}` exactly once");
+    found.remove(0)
+}
+
+/// The shell block at `anchor`, as (command, expected status) pairs: the comment after a command
+/// may start with the HTTP status it prints (`# 200 ...`, `# 422 ...`, `# 204; ...`).
+fn doc_commands(anchor: &str) -> Vec<(String, Option<u16>)> {
+    doc_block(anchor)
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -418,7 +458,7 @@ fn path_with_cargo_host() -> String {
     )
 }
 
-/// Runs one README command with `sh`, as a reader would paste it.
+/// Runs one documented command with `sh`, as a reader would paste it.
 fn shell(dir: &Path, command: &str, server: &str) -> Output {
     Command::new("sh")
         .args(["-c", command])
@@ -445,8 +485,8 @@ fn cargo_run(dir: &Path, listen: &str) -> Running {
     server
 }
 
-/// Runs README commands against `server`, checking each one's exit code and printed status.
-fn run_readme_commands(dir: &Path, commands: &[(String, Option<u16>)], server: &str) {
+/// Runs documented commands against `server`, checking each one's exit code and printed status.
+fn run_doc_commands(dir: &Path, commands: &[(String, Option<u16>)], server: &str) {
     for (command, status) in commands {
         let o = shell(dir, command, server);
         let out = text(&o.stdout);
@@ -470,15 +510,15 @@ fn run_readme_commands(dir: &Path, commands: &[(String, Option<u16>)], server: &
 }
 
 #[test]
-fn the_readme_walkthrough_runs_as_written() {
-    let parent = scratch("readme");
+fn the_quick_start_and_guide_walkthrough_run_as_written() {
+    let parent = scratch("walkthrough");
     let listen = format!("127.0.0.1:{}", free_port());
     let server_url = format!("http://{listen}");
-    // Section 2: `cargo host init`, `cd`, `cargo run`. (`cargo install` is what put `cargo-host`
-    // on the PATH; this test puts its own build there instead.)
+    // The README's quick start: `cargo host init`, `cd`, `cargo run`. (`cargo install` is what
+    // put `cargo-host` on the PATH; this test puts its own build there instead.)
     let mut dir = parent.clone();
     let mut server = None;
-    for (command, _) in readme_commands("cargo host init hello-extension") {
+    for (command, _) in doc_commands("hello-init") {
         if command.starts_with("cargo install") {
             continue;
         } else if let Some(folder) = command.strip_prefix("cd ") {
@@ -491,39 +531,17 @@ fn the_readme_walkthrough_runs_as_written() {
         }
     }
     assert!(server.is_some(), "the block runs the server");
-    run_readme_commands(
-        &dir,
-        &readme_commands("cargo host call tool greet --input '{}'"),
-        &server_url,
-    );
+    run_doc_commands(&dir, &doc_commands("hello-calls"), &server_url);
 
-    // Section 3: the manifest and main.rs as the README shows them after the edit.
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let block = |lang: &str, marker: &str| {
-        readme
-            .split(&format!("```{lang}\n"))
-            .skip(1)
-            .filter_map(|b| b.split("\n```").next())
-            .find(|b| b.contains(marker))
-            .unwrap()
-            .to_owned()
-    };
-    std::fs::write(
-        dir.join("host.extension.json"),
-        block("json", "\"hello-extension\""),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("src/main.rs"),
-        block("rust,ignore", "struct Hello"),
-    )
-    .unwrap();
+    // The guide's "Grow it": the manifest and main.rs as it shows them after the edit.
+    std::fs::write(dir.join("host.extension.json"), doc_block("hello-manifest")).unwrap();
+    std::fs::write(dir.join("src/main.rs"), doc_block("hello-main-rs")).unwrap();
     if let Some(mut old) = server.take() {
         old.terminate();
     }
     let _server = cargo_run(&dir, &listen);
-    let commands = readme_commands("cargo host trigger release.shipped                      #");
-    run_readme_commands(&dir, &commands, &server_url);
+    let commands = doc_commands("hello-trigger");
+    run_doc_commands(&dir, &commands, &server_url);
     let o = shell(
         &dir,
         &commands
