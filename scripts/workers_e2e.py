@@ -35,7 +35,8 @@ What it does, from the repository root:
    first `GET /host/health`, the first tool call (the key set fetched from the local host
    included), and the first request of a JavaScript worker that only answers "ok", the floor.
 9. Prints the optimised wasm size and the first requests' times, and with --record writes the
-   whole log to FILE.
+   whole log to FILE: a path in the build folder, such as target/workers-e2e.log (run logs are
+   not kept in the repository).
 
 With --prepare it only installs the tools and builds the worker (CI does that in the background
 while its other steps run), then exits.
