@@ -9,8 +9,8 @@ their ratio, the macro's own expansion time (HOST_EXTENSION_TIMING) and the size
     python3 scripts/bench_check_time.py [at-every-limit|keyword-tracker] [runs] [--optimized-macros]
 
 --optimized-macros adds `[profile.dev.build-override] opt-level = 3` to the scratch crate (the setting
-the README suggests to vendors with very large manifests): the crate stays a debug build, the macro and
-its dependencies are optimized.
+the guide's manifest page suggests to vendors with very large manifests): the crate stays a debug
+build, the macro and its dependencies are optimized.
 """
 import json
 import os

@@ -1,11 +1,11 @@
 //! `cargo host init [PATH] [--template minimal|assistant|connector|full]`: a new vendor crate that
 //! builds without warnings, serves, and passes `cargo host check` as written.
 //!
-//! The crate has the set-up the README describes: `host-runtime` and `host-runtime-build` as
-//! dependencies, the one-line `build.rs` that keeps the editor in step with the manifest, a
-//! manifest with its `$schema` line, an icon, and a `src/config.rs` that reads `LISTEN_ADDR`,
-//! `HOST_JWKS_URL` and `HOST_ISSUER` (what `cargo host dev` prints). Nothing is written when any
-//! file it would write already exists.
+//! The crate has the set-up the guide describes (`host_runtime::guide`): `host-runtime` and
+//! `host-runtime-build` as dependencies, the one-line `build.rs` that keeps the editor in step with
+//! the manifest, a manifest with its `$schema` line, an icon, and a `src/config.rs` that reads
+//! `LISTEN_ADDR`, `HOST_JWKS_URL` and `HOST_ISSUER` (what `cargo host dev` prints). Nothing is
+//! written when any file it would write already exists.
 //!
 //! Where the SDK crates come from: version requirements on the registry (this CLI's own version,
 //! so the templates and the runtime match) when the CLI was installed from a package, as `cargo

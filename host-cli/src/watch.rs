@@ -66,7 +66,7 @@ fn generated_dirs(crate_dir: &Path, manifest: &str) -> Result<Vec<PathBuf>, Stri
     let _ = child.wait();
     if dirs.is_empty() {
         return Err(format!(
-            "no build script of the crate in {} generates `{manifest}`; add `host-runtime-build` as a build dependency and `host_runtime_build::generate(\"{manifest}\");` to build.rs (README, \"Editors\")",
+            "no build script of the crate in {} generates `{manifest}`; add `host-runtime-build` as a build dependency and `host_runtime_build::generate(\"{manifest}\");` to build.rs (see \"Editors\" in the guide, host_runtime::guide::manifest)",
             crate_dir.display()
         ));
     }

@@ -1,4 +1,4 @@
-//! The example extension end to end, as the README's first hour runs it: `cargo host dev` as a child
+//! The example extension end to end, as the README's quick start runs it: `cargo host dev` as a child
 //! process, the keyword-tracker server started from the environment `dev` prints (production mode:
 //! key set fetched from the local host, events posted to it), and every route of the example driven
 //! over real HTTP by `cargo host call`, `trigger` and `check`.
