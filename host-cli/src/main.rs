@@ -304,7 +304,9 @@ fn expand(path: &std::path::Path) -> ExitCode {
     let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
     print!(
         "{}",
-        host_codegen::expand_pretty(&name.to_string_lossy(), Some(&dir))
+        host_codegen::Settings::new()
+            .expand(&name.to_string_lossy(), Some(&dir))
+            .pretty()
     );
     if report.is_valid() {
         ExitCode::SUCCESS

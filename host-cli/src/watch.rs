@@ -93,7 +93,7 @@ fn regenerate(args: &WatchArgs, dirs: &[PathBuf], term: &Term) -> Vec<PathBuf> {
         match host_runtime_build::write(&args.manifest, &args.crate_dir, dir) {
             Ok(written) => {
                 files.extend(written.files);
-                errors = Some(written.errors);
+                errors = Some(written.messages.lines(host_codegen::Severity::Error));
             }
             Err(e) => term.error(&e.to_string()),
         }

@@ -1,4 +1,4 @@
-//! Times `host_codegen::expand` on a manifest the way the macro runs it: the first expansion in a fresh
+//! Times `host_codegen::Settings::expand` on a manifest the way the macro runs it: the first expansion in a fresh
 //! process, then the steady state, and reports the size of the generated code.
 //!
 //! `cargo run -p host-codegen --example time_expand [--release] [PATH]`
@@ -25,16 +25,24 @@ fn main() {
         .into_owned();
     let span = proc_macro2::Span::call_site();
     let start = Instant::now();
-    let tokens = host_codegen::expand(&file, Some(dir), span);
+    let tokens = host_codegen::Settings::new()
+        .expand(&file, Some(dir))
+        .tokens(span);
     let first = start.elapsed();
     let runs = 5;
     let start = Instant::now();
     for _ in 0..runs {
-        std::hint::black_box(host_codegen::expand(&file, Some(dir), span));
+        std::hint::black_box(
+            host_codegen::Settings::new()
+                .expand(&file, Some(dir))
+                .tokens(span),
+        );
     }
     let steady = start.elapsed() / runs;
     let text = tokens.to_string();
-    let pretty = host_codegen::expand_pretty(&file, Some(dir));
+    let pretty = host_codegen::Settings::new()
+        .expand(&file, Some(dir))
+        .pretty();
     println!(
         "{}: first={:.1} ms steady={:.1} ms tokens={} bytes, formatted={} bytes / {} lines",
         path.display(),

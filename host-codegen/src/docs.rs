@@ -5,13 +5,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// `#[doc = ...]` attributes, one per line of `text`; blank lines separate paragraphs.
-pub fn doc(text: &str) -> TokenStream {
+pub(crate) fn doc(text: &str) -> TokenStream {
     let lines = text.lines().map(|l| format!(" {l}"));
     quote! { #( #[doc = #lines] )* }
 }
 
 /// A doc with the manifest's description, then a blank line and the synthesized lines.
-pub fn doc_with(description: &str, extra: &[String]) -> TokenStream {
+pub(crate) fn doc_with(description: &str, extra: &[String]) -> TokenStream {
     let mut text = description.trim().to_owned();
     for line in extra {
         if !text.is_empty() {

@@ -30,9 +30,11 @@ use std::collections::{BTreeMap, HashMap};
 use heck::ToUpperCamelCase;
 use serde_json::{Map, Value, json};
 
+use crate::sentinels::{NULLABLE_MARK, OTHER_MEMBERS, at_placeholder, member_mark};
+
 /// A node typed as `serde_json::Value` (or loosely) because no faithful type exists for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fallback {
+pub(crate) struct Fallback {
     /// RFC 6901 pointer from the schema's root.
     pub pointer: String,
     /// What was found there and what became of it.
@@ -41,7 +43,7 @@ pub struct Fallback {
 
 /// A schema lowered for typify: its draft-7 form with every referenced node under `definitions`.
 #[derive(Debug)]
-pub struct Lowered {
+pub(crate) struct Lowered {
     /// The root schema.
     pub schema: Value,
     /// Nodes left untyped, with reasons.
@@ -103,28 +105,6 @@ const STRING_KEYWORDS: [&str; 3] = ["minLength", "maxLength", "pattern"];
 /// Keywords that apply to numbers only.
 const NUMBER_KEYWORDS: [&str; 4] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
-/// Where the manifest pointer of root `index` goes in a description: replaced when the module's text
-/// is spliced in, so that modules with equal schemas can share one typing.
-pub fn at_placeholder(index: usize) -> String {
-    format!("@@host-at-{index}@@")
-}
-
-/// Written into the description of an optional member that may be `null`: `types::rewrite` types
-/// that member as `Nullable<T>` (absent, `null` or a value) and removes the mark.
-pub const NULLABLE_MARK: &str = "@@host-nullable@@";
-
-/// Opens a mark, written into the description of an object, naming one of its optional members
-/// that is a bare `$ref` and may be `null` (the member's own schema cannot carry a description):
-/// `@@host-nullable-member:<the name's UTF-8 in hex>@@`. `types::rewrite` types that member as
-/// `Nullable<T>` and removes the mark.
-pub const NULLABLE_MEMBER_MARK: &str = "@@host-nullable-member:";
-
-/// The [`NULLABLE_MEMBER_MARK`] of member `name`.
-pub fn member_mark(name: &str) -> String {
-    let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
-    format!("{NULLABLE_MEMBER_MARK}{hex}@@")
-}
-
 /// Marks a lowered member schema with [`NULLABLE_MARK`].
 fn mark_nullable(node: &mut Value) {
     if let Value::Object(map) = node {
@@ -155,7 +135,7 @@ fn describe(node: &mut Value, text: impl FnOnce() -> String) {
 
 /// Lowers `schema`, root number `index` of its module, whose root type is called `root`. Definition
 /// names start with `prefix` (a module with two roots keeps their definitions apart).
-pub fn lower(schema: &Value, root: &str, prefix: &str, index: usize) -> Lowered {
+pub(crate) fn lower(schema: &Value, root: &str, prefix: &str, index: usize) -> Lowered {
     let mut cx = Cx {
         at: at_placeholder(index),
         root: schema,
@@ -818,11 +798,6 @@ fn implied_type(out: &mut Map<String, Value>) {
     typed.push(json!({ "type": others }));
     out.insert("anyOf".to_owned(), Value::Array(typed));
 }
-
-/// The member that stands, in a variant of a tagged union, for the members its schema does not name:
-/// typify tags a union only when its variants are closed, so open variants are closed with this
-/// member in their place, which `types::rewrite` turns back into the flattened map `extra`.
-pub const OTHER_MEMBERS: &str = "__host_sdk_other_members__";
 
 /// A union whose branches are objects told apart by one required member of a distinct constant
 /// string (`{"kind": {"const": "circle"}, ...}`) becomes a Rust enum tagged by that member. typify

@@ -16,11 +16,11 @@ const KEYWORDS: [&str; 50] = [
     "virtual", "yield", "try", "gen", "union", "raw", "safe",
 ];
 
-pub use host_manifest::names::{camel, snake};
+pub(crate) use host_manifest::names::{camel, snake};
 
 /// An identifier that is always valid: keywords become raw identifiers, the few words that cannot be
 /// raw get a trailing `_`, and a leading digit gets a leading `_`.
-pub fn ident(text: &str) -> Ident {
+pub(crate) fn ident(text: &str) -> Ident {
     let mut text = if text.is_empty() {
         "_".to_owned()
     } else {

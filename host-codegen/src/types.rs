@@ -16,24 +16,21 @@ use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenS
 use quote::quote;
 use serde_json::Value;
 
+use crate::sentinels::{CLOSE, MODULE_MARKER, OPEN, origin_placeholder};
+
 /// The crates typify's output refers to, re-exported by the runtime's hidden module ([`crate::runtime`]).
 /// (The lowering pass drops `format` and `pattern`, so typify no longer writes `chrono`, `uuid` or
 /// `regress` paths.)
 const REEXPORTED: [&str; 2] = ["serde", "serde_json"];
 
 /// One schema module to type: its roots (schema, fixed type name).
-pub struct Job<'a> {
+pub(crate) struct Job<'a> {
     /// Where the module goes, for looking the result up.
     pub key: String,
     /// The schemas, their root type names and where each sits in the manifest (a JSON pointer).
     pub roots: Vec<(&'a Value, &'static str, String)>,
     /// What each root is, for its doc (`The input of the tool `greet``).
     pub origins: Vec<String>,
-}
-
-/// Where the sentence saying what root `index` is goes in its description.
-fn origin_placeholder(index: usize) -> String {
-    format!("@@host-root-{index}@@")
 }
 
 /// A string for the inside of a Rust string literal.
@@ -45,7 +42,7 @@ fn literal_text(text: &str) -> String {
 type Roots<'a> = Vec<(&'a Value, &'static str)>;
 
 /// What stands for one schema module in the generated code, with what typing it found.
-pub struct Items {
+pub(crate) struct Items {
     /// The module's items (a marker for [`Types::splice`]).
     pub tokens: TokenStream,
     /// Nodes typed as `serde_json::Value`: `(absolute pointer, what could not be typed)`.
@@ -72,7 +69,7 @@ struct Typed {
 }
 
 /// Typed schema modules, by job key, as text.
-pub struct Types {
+pub(crate) struct Types {
     done: HashMap<String, Typed>,
     /// Where each job's roots sit in the manifest: modules with equal schemas share one typing.
     pointers: HashMap<String, Vec<String>>,
@@ -83,7 +80,7 @@ pub struct Types {
 impl Types {
     /// Types every job, spread over the machine's cores. Jobs with identical schemas (thirty
     /// procedures taking `{}` are common) are typed once.
-    pub fn build(jobs: Vec<Job<'_>>) -> Types {
+    pub(crate) fn build(jobs: Vec<Job<'_>>) -> Types {
         // (signature, roots, every key that shares them)
         let mut unique: Vec<(String, Roots<'_>, Vec<String>)> = Vec::new();
         let mut index: HashMap<String, usize> = HashMap::new();
@@ -153,7 +150,7 @@ impl Types {
     /// What stands for the module `key` in the generated tokens: a marker that [`Types::splice`]
     /// replaces with the module's text, or, when typing failed, `serde_json::Value` aliases for the
     /// roots and a located error.
-    pub fn items(&self, key: &str, roots: &[&str]) -> Items {
+    pub(crate) fn items(&self, key: &str, roots: &[&str]) -> Items {
         let at = |root: usize| {
             self.pointers
                 .get(key)
@@ -195,7 +192,7 @@ impl Types {
 
     /// Replaces each marker in `text` (the generated tokens as text) with its module's items, in one
     /// pass over the text.
-    pub fn splice(&self, text: String) -> String {
+    pub(crate) fn splice(&self, text: String) -> String {
         let by_marker: HashMap<String, String> = self
             .done
             .iter()
@@ -205,7 +202,7 @@ impl Types {
         let mut out =
             String::with_capacity(text.len() + by_marker.values().map(|t| t.len()).sum::<usize>());
         let mut rest = text.as_str();
-        while let Some(at) = rest.find(MARKER_PREFIX) {
+        while let Some(at) = rest.find(MODULE_MARKER) {
             out.push_str(&rest[..at]);
             let tail = &rest[at..];
             let end = tail
@@ -223,7 +220,7 @@ impl Types {
 impl Types {
     /// A module's text with the pointers and origins of the job `key` in its docs.
     fn placed(&self, key: &str, text: &str) -> String {
-        if !text.contains("@@host-") {
+        if !text.contains(OPEN) {
             return text.to_owned();
         }
         let mut text = text.to_owned();
@@ -234,17 +231,15 @@ impl Types {
             let line = format!("{origin}, typed from the schema at `{pointer}` in the manifest.");
             text = text
                 .replace(&origin_placeholder(i), &literal_text(&line))
-                .replace(&crate::lower::at_placeholder(i), &literal_text(pointer));
+                .replace(&crate::sentinels::at_placeholder(i), &literal_text(pointer));
         }
         text
     }
 }
 
-const MARKER_PREFIX: &str = "__host_generated_types_";
-
 /// A marker identifier unique to a job key.
 fn marker(key: &str) -> Ident {
-    let mut name = String::from(MARKER_PREFIX);
+    let mut name = String::from(MODULE_MARKER);
     for b in key.bytes() {
         if b.is_ascii_alphanumeric() {
             name.push(b as char);
@@ -371,7 +366,7 @@ fn strip_docs(node: &mut Value) {
     let Value::Object(map) = node else { return };
     map.remove("title");
     // A member marked as one that may be `null` keeps its mark, and only that.
-    let mark = crate::lower::NULLABLE_MARK;
+    let mark = crate::sentinels::NULLABLE_MARK;
     if let Some(Value::String(d)) = map.remove("description") {
         let mut kept = String::new();
         if d.contains(mark) {
@@ -567,7 +562,7 @@ fn typify_items(roots: &[LoweredRoot]) -> Result<TokenStream, TypifyFailure> {
 /// - its doc of an undescribed type (the type's own name in backticks) becomes, for a root, what
 ///   the value is in the call, and for any other type, where its doc would come from;
 /// - fields and variants the schema does not describe get a doc line naming their JSON member.
-pub fn rewrite(stream: TokenStream) -> TokenStream {
+pub(crate) fn rewrite(stream: TokenStream) -> TokenStream {
     rewrite_in(stream, false)
 }
 
@@ -823,22 +818,22 @@ fn item_kind(out: &[TokenTree]) -> Option<bool> {
     }
 }
 
-/// Each [`crate::lower::NULLABLE_MEMBER_MARK`] in `text`: the whole mark and the hex between its
+/// Each [`crate::sentinels::NULLABLE_MEMBER_MARK`] in `text`: the whole mark and the hex between its
 /// opening and its closing `@@`.
 fn member_marks(text: &str) -> impl Iterator<Item = (&str, &str)> {
-    let open = crate::lower::NULLABLE_MEMBER_MARK;
+    let open = crate::sentinels::NULLABLE_MEMBER_MARK;
     let mut rest = text;
     std::iter::from_fn(move || {
         let at = rest.find(open)?;
         let tail = &rest[at + open.len()..];
-        let end = tail.find("@@")?;
-        let found = (&rest[at..at + open.len() + end + 2], &tail[..end]);
-        rest = &tail[end + 2..];
+        let end = tail.find(CLOSE)?;
+        let found = (&rest[at..at + open.len() + end + CLOSE.len()], &tail[..end]);
+        rest = &tail[end + CLOSE.len()..];
         Some(found)
     })
 }
 
-/// The members named by [`crate::lower::NULLABLE_MEMBER_MARK`]s in the docs of the item `out` ends
+/// The members named by [`crate::sentinels::NULLABLE_MEMBER_MARK`]s in the docs of the item `out` ends
 /// with (a struct's header: its attributes, `pub struct Name`).
 fn marked_members(out: &[TokenTree]) -> Vec<String> {
     let mut names = Vec::new();
@@ -939,7 +934,7 @@ fn top_level_comma(t: &TokenTree, depth: &mut usize) -> bool {
 
 /// [`optional_collection`] on each field of a brace-delimited field list (a struct-like variant's),
 /// a doc line naming the JSON member of each undescribed field, and the member standing
-/// for a variant's other members ([`crate::lower::OTHER_MEMBERS`]) back into the map `extra`.
+/// for a variant's other members ([`crate::sentinels::OTHER_MEMBERS`]) back into the map `extra`.
 fn optional_collections(fields: TokenStream) -> TokenStream {
     let mut out = Vec::new();
     let mut field = Vec::new();
@@ -947,7 +942,7 @@ fn optional_collections(fields: TokenStream) -> TokenStream {
     let mut other_members = false;
     let mut finish = |field: &mut Vec<TokenTree>, out: &mut Vec<TokenTree>| {
         if field.iter().any(|t| {
-            matches!(t, TokenTree::Group(g) if g.stream().to_string().contains(crate::lower::OTHER_MEMBERS))
+            matches!(t, TokenTree::Group(g) if g.stream().to_string().contains(crate::sentinels::OTHER_MEMBERS))
         }) {
             other_members = true;
             field.clear();
@@ -1094,11 +1089,11 @@ fn optional_collection(member: &mut Vec<TokenTree>) {
     member.splice(colon + 1..end, wrapped);
 }
 
-/// The [`crate::lower::NULLABLE_MARK`]s left in docs (of the types made for marked members),
+/// The [`crate::sentinels::NULLABLE_MARK`]s left in docs (of the types made for marked members),
 /// removed from the module's text.
 fn without_nullable_marks(text: String) -> String {
-    let mark = crate::lower::NULLABLE_MARK;
-    let open = crate::lower::NULLABLE_MEMBER_MARK;
+    let mark = crate::sentinels::NULLABLE_MARK;
+    let open = crate::sentinels::NULLABLE_MEMBER_MARK;
     if !text.contains(mark) && !text.contains(open) {
         return text;
     }
@@ -1107,8 +1102,8 @@ fn without_nullable_marks(text: String) -> String {
     let mut out = String::with_capacity(text.len());
     while let Some(at) = text.find(open) {
         let end = text[at + open.len()..]
-            .find("@@")
-            .map_or(text.len(), |e| at + open.len() + e + 2);
+            .find(CLOSE)
+            .map_or(text.len(), |e| at + open.len() + e + CLOSE.len());
         out.push_str(text[..at].strip_suffix("\\n\\n").unwrap_or(&text[..at]));
         text.replace_range(..end, "");
     }
@@ -1116,12 +1111,12 @@ fn without_nullable_marks(text: String) -> String {
     out
 }
 
-/// An optional member whose schema may be `null` (its doc holds [`crate::lower::NULLABLE_MARK`]):
+/// An optional member whose schema may be `null` (its doc holds [`crate::sentinels::NULLABLE_MARK`]):
 /// typify types it `Option<T>`, which reads `null` as absent. It becomes
 /// the runtime's `Nullable<T>`, defaulted when absent and skipped when serialized only
 /// when absent; the mark leaves its doc. `named` says its object's doc named it (a bare `$ref`).
 fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
-    let mark = crate::lower::NULLABLE_MARK;
+    let mark = crate::sentinels::NULLABLE_MARK;
     let mut marked = named;
     let mut i = 0;
     while i < member.len() {
@@ -1437,7 +1432,10 @@ mod tests {
             out[at..end].to_owned()
         };
         // A bare `$ref` is named in its object's doc (marking it trips typify; see UPSTREAM.md).
-        assert!(!out.contains(crate::lower::NULLABLE_MEMBER_MARK), "{out}");
+        assert!(
+            !out.contains(crate::sentinels::NULLABLE_MEMBER_MARK),
+            "{out}"
+        );
         for name in ["q", "any", "u", "r"] {
             assert!(
                 field(name).contains("Nullable <"),
@@ -1468,7 +1466,7 @@ mod tests {
             )),
             "{out}"
         );
-        assert!(!out.contains(crate::lower::NULLABLE_MARK), "{out}");
+        assert!(!out.contains(crate::sentinels::NULLABLE_MARK), "{out}");
     }
 
     #[test]
@@ -1487,7 +1485,10 @@ mod tests {
                 "S": { "type": "string" }
             }
         }));
-        assert!(!out.contains(crate::lower::NULLABLE_MEMBER_MARK), "{out}");
+        assert!(
+            !out.contains(crate::sentinels::NULLABLE_MEMBER_MARK),
+            "{out}"
+        );
         assert!(
             out.contains("\" Holds references.\\n\\n@@host-root"),
             "the doc is kept: {out}"
@@ -1622,7 +1623,7 @@ mod tests {
             Vec::new(),
         );
         assert_eq!(typed.failed, None);
-        let text = crate::pretty(&typed.text);
+        let text = crate::expansion::pretty(&typed.text);
         assert!(text.contains("pub struct Input {"), "{text}");
         let newtype = &text[text.find("pub struct Output(").expect(&text)..];
         assert!(

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 /// The validators of one expansion, one module per distinct schema text.
 #[derive(Default)]
-pub struct Validators {
+pub(crate) struct Validators {
     /// Whether validators are generated at all (the macro's `compiled-validators` feature). Without,
     /// the runtime compiles every schema's text on first use.
     enabled: bool,
@@ -32,7 +32,7 @@ pub struct Validators {
 
 impl Validators {
     /// Validators generated when `enabled`; otherwise none, and the runtime compiles every schema.
-    pub fn new(enabled: bool) -> Self {
+    pub(crate) fn new(enabled: bool) -> Self {
         Validators {
             enabled,
             ..Validators::default()
@@ -41,7 +41,7 @@ impl Validators {
 
     /// The `Option<Check>` expression for `schema`, declared at `pointer` of the manifest, for code
     /// `depth` modules below the one [`module`](Self::module) is placed in.
-    pub fn check(&mut self, schema: &Value, pointer: &str, depth: usize) -> TokenStream {
+    pub(crate) fn check(&mut self, schema: &Value, pointer: &str, depth: usize) -> TokenStream {
         let rt = crate::runtime::path();
         self.asked = true;
         if !self.enabled {
@@ -74,7 +74,7 @@ impl Validators {
                         Some(name)
                     }
                     Err(why) => {
-                        let why = why.replace('"', "'");
+                        let why = why.to_string().replace('"', "'");
                         self.needed
                             .extend(quote!(#rt::schema_compiler_needed!(#pointer, #why);));
                         None
@@ -94,7 +94,7 @@ impl Validators {
     }
 
     /// The `__host_validators` module, to be placed beside the items that name it.
-    pub fn module(self) -> TokenStream {
+    pub(crate) fn module(self) -> TokenStream {
         let rt = crate::runtime::path();
         if !self.enabled {
             // Nothing with a schema compiler in the build; a compile error without one.
@@ -123,19 +123,31 @@ impl Validators {
     }
 }
 
+/// Why jsonschema's generator made no validator of a schema; its text goes into the generated
+/// `schema_compiler_needed!` call.
+#[derive(Debug, thiserror::Error)]
+enum NoValidator {
+    /// The generator panicked.
+    #[error("{0}")]
+    Panicked(String),
+    /// The generator reported it does not support the schema.
+    #[error("the validator generator does not support it")]
+    Unsupported,
+}
+
 /// jsonschema's generated validator for `schema` (a `Validator` struct and its private module), or
 /// why there is none.
-fn generate(schema: &Value) -> Result<TokenStream, String> {
+fn generate(schema: &Value) -> Result<TokenStream, NoValidator> {
     let schema = schema.clone();
     let generated = std::panic::catch_unwind(move || {
         let input = jsonschema_macros_core::bench::prepare(schema);
         jsonschema_macros_core::bench::generate(&input)
     })
-    .map_err(|payload| crate::types::panic_message(payload.as_ref()))?;
+    .map_err(|payload| NoValidator::Panicked(crate::types::panic_message(payload.as_ref())))?;
     // The generator reports what it does not support (and a schema that is not one: the engine has
     // reported that already) as a `compile_error!` somewhere in its output.
     if calls_compile_error(generated.clone()) {
-        return Err("the validator generator does not support it".to_owned());
+        return Err(NoValidator::Unsupported);
     }
     Ok(generated)
 }

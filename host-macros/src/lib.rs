@@ -2,8 +2,11 @@
 //! compiler error and generates the typed API. A thin shim over `host-codegen`; use it through
 //! `host_runtime::host_extension!`, which is the only crate a vendor adds.
 
+#![warn(unreachable_pub)]
+
 use std::str::FromStr;
 
+use host_codegen::{Messages, Settings, build};
 use proc_macro::TokenStream;
 
 /// Generates the typed API of the extension described by a manifest.
@@ -20,44 +23,37 @@ pub fn host_extension(input: TokenStream) -> TokenStream {
     let lit = match syn::parse::<syn::LitStr>(input) {
         Ok(lit) => lit,
         Err(e) => {
-            let e = syn::Error::new(
-                e.span(),
-                "expected the manifest's path as a string literal, such as host_extension!(\"host.extension.json\")",
-            );
-            return e.to_compile_error().into();
+            let message = "expected the manifest's path as a string literal, such as host_extension!(\"host.extension.json\")";
+            return syn::Error::new(e.span(), message).to_compile_error().into();
         }
     };
-    if let Some(included) = included(&lit) {
-        return included;
+    let out = included(&lit).unwrap_or_else(|| expanded(&lit));
+    // `HOST_EXTENSION_TIMING=1 cargo check` reports how long the expansion took, for the benchmarks.
+    if std::env::var_os("HOST_EXTENSION_TIMING").is_some() {
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        eprintln!("host_extension!({:?}): expanded in {ms:.1} ms", lit.value());
     }
-    let dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
-    let validators = cfg!(feature = "compiled-validators");
-    let expansion = host_codegen::expansion_with(&lit.value(), dir.as_deref(), validators);
+    out
+}
 
-    let mut out = proc_macro2::TokenStream::new();
-    for message in &expansion.errors {
-        out.extend(host_codegen::error_at(lit.span(), message));
-    }
-    for message in &expansion.warnings {
-        out.extend(host_codegen::warning_at(lit.span(), message));
-    }
-    let mut out = TokenStream::from(out);
+/// The generator's expansion, made here.
+fn expanded(lit: &syn::LitStr) -> TokenStream {
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
+    let expansion = Settings::new()
+        .validators(cfg!(feature = "compiled-validators"))
+        .expand(&lit.value(), dir.as_deref());
+    let mut out = TokenStream::from(expansion.messages.into_tokens(lit.span()));
     // The generated text comes from proc-macro2's own printer, so it lexes; the compiler reads it
     // directly (proc-macro2's `parse` would first re-lex it with its own, far slower, lexer).
     match std::panic::catch_unwind(|| TokenStream::from_str(&expansion.items)) {
         Ok(Ok(items)) => out.extend(respan(items, lit.span().unwrap())),
-        _ => out.extend(TokenStream::from(host_codegen::error_at(
-            lit.span(),
-            "the generated code does not parse; this is a bug in the SDK, please report it",
-        ))),
-    }
-    // `HOST_EXTENSION_TIMING=1 cargo check` reports how long the expansion took, for the benchmarks.
-    if std::env::var_os("HOST_EXTENSION_TIMING").is_some() {
-        eprintln!(
-            "host_extension!({:?}): expanded in {:.1} ms",
-            lit.value(),
-            start.elapsed().as_secs_f64() * 1e3
-        );
+        _ => out.extend(TokenStream::from(
+            syn::Error::new(
+                lit.span(),
+                "the generated code does not parse; this is a bug in the SDK, please report it",
+            )
+            .to_compile_error(),
+        )),
     }
     out
 }
@@ -84,26 +80,19 @@ fn respan(stream: TokenStream, span: proc_macro::Span) -> TokenStream {
 }
 
 /// With the build-script wiring (`host_runtime_build::generate` in `build.rs`), the expansion the build
-/// script wrote for this manifest: its errors and warnings on the path literal, then `include!` of the
-/// generated file. `None` when the crate has no such build script (or it did not generate this path),
-/// and the macro generates the code itself.
+/// script wrote for this manifest: its messages on the path literal, then `include!` of the generated
+/// file. `None` when the crate has no such build script (or it did not generate this path), and the
+/// macro generates the code itself.
 fn included(lit: &syn::LitStr) -> Option<TokenStream> {
-    use host_codegen::build;
     let dir = std::path::PathBuf::from(std::env::var_os(build::OUT_DIR_ENV)?);
     let written = lit.value();
     let items = dir.join(build::items_file(&written));
     let diagnostics = std::fs::read_to_string(dir.join(build::diagnostics_file(&written))).ok()?;
-    let (errors, warnings) = build::read_diagnostics(&diagnostics)?;
+    let messages: Messages = build::read_diagnostics(&diagnostics)?;
     if !items.is_file() {
         return None;
     }
-    let mut out = proc_macro2::TokenStream::new();
-    for message in &errors {
-        out.extend(host_codegen::error_at(lit.span(), message));
-    }
-    for message in &warnings {
-        out.extend(host_codegen::warning_at(lit.span(), message));
-    }
+    let mut out = messages.into_tokens(lit.span());
     let path = syn::LitStr::new(&items.display().to_string(), lit.span());
     out.extend(quote::quote_spanned! {lit.span()=> ::core::include!(#path); });
     Some(out.into())

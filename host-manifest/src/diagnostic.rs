@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Whether a diagnostic fails validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -158,6 +158,30 @@ impl Serialize for Severity {
     }
 }
 
+// Read back by name, so a diagnostic written to a file (the build script's) comes back typed.
+impl<'de> Deserialize<'de> for Rule {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Rule::ALL
+            .iter()
+            .copied()
+            .find(|r| r.name() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("no rule is named `{name}`")))
+    }
+}
+
+impl<'de> Deserialize<'de> for Severity {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "error" => Ok(Severity::Error),
+            "warning" => Ok(Severity::Warning),
+            other => Err(serde::de::Error::custom(format!(
+                "`{other}` is no severity; expected `error` or `warning`"
+            ))),
+        }
+    }
+}
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -166,8 +190,9 @@ impl fmt::Display for Rule {
 
 /// One finding about a manifest, located in the file as written.
 ///
-/// Serialises as `{"severity","rule","pointer","line","column","message"}`, in that order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// Serialises as `{"severity","rule","pointer","line","column","message"}`, in that order, and reads
+/// back from the same.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
@@ -227,4 +252,25 @@ pub fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
         .split('/')
         .skip(1)
         .map(|t| t.replace("~1", "/").replace("~0", "~"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diagnostic_reads_back_as_written() {
+        let d = Diagnostic {
+            severity: Severity::Warning,
+            rule: Rule::UnusedScope,
+            pointer: "/scopes/1".into(),
+            line: 3,
+            column: 5,
+            message: "unused".into(),
+        };
+        let text = serde_json::to_string(&d).unwrap_or_default();
+        assert!(text.contains(r#""rule":"unused-scope""#), "{text}");
+        assert_eq!(serde_json::from_str::<Diagnostic>(&text).ok(), Some(d));
+        assert!(serde_json::from_str::<Rule>(r#""no-such-rule""#).is_err());
+    }
 }

@@ -19,6 +19,8 @@
 //! editor's completions, hovers and go-to-definition follow within seconds, on readable generated
 //! code. Manifest errors are still compiler errors on the path literal of the macro call.
 
+#![warn(unreachable_pub)]
+
 use std::path::{Path, PathBuf};
 
 /// The environment variable, set for the crate by [`generate`], that tells `host_extension!` where the
@@ -41,7 +43,7 @@ pub fn generate(path: &str) {
 fn try_generate(path: &str) -> Result<(), Error> {
     let crate_dir = env_path("CARGO_MANIFEST_DIR")?;
     let out_dir = env_path("OUT_DIR")?.join("host-extension");
-    std::fs::create_dir_all(&out_dir).map_err(|e| Error::io("create", &out_dir, &e))?;
+    std::fs::create_dir_all(&out_dir).map_err(|e| Error::io("create", &out_dir, e))?;
     let written = write(path, &crate_dir, &out_dir)?;
     // A manifest that does not exist yet is watched too, so creating it reruns the build script.
     println!("cargo::rerun-if-changed={}", crate_dir.join(path).display());
@@ -54,35 +56,50 @@ fn try_generate(path: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Why the build script could not do its part: the build environment, never the manifest.
-#[derive(Debug)]
-pub struct Error {
-    message: String,
+/// Why the build script could not do its part: the build environment, never the manifest. Its text
+/// is whole (cargo shows one line); the I/O error is also its [`source`](std::error::Error::source).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A folder or file of `OUT_DIR` could not be created or written.
+    #[error("host_runtime_build: cannot {what} {}: {source}", path.display())]
+    Io {
+        /// `create` or `write`.
+        what: &'static str,
+        /// The folder or file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not run by cargo as a build script: the variable is missing.
+    #[error(
+        "host_runtime_build::generate must run in a build script (build.rs), where cargo sets {name}"
+    )]
+    NotABuildScript {
+        /// The environment variable cargo sets for build scripts.
+        name: &'static str,
+    },
 }
 
 impl Error {
-    fn io(what: &str, path: &Path, e: &std::io::Error) -> Error {
-        Error {
-            message: format!("host_runtime_build: cannot {what} {}: {e}", path.display()),
+    fn io(what: &'static str, path: &Path, source: std::io::Error) -> Error {
+        Error::Io {
+            what,
+            path: path.to_owned(),
+            source,
         }
     }
 }
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// What [`write()`] generated: the files the build must be redone after, and the manifest's errors.
 #[derive(Debug)]
 pub struct Written {
     /// The manifest and every file it names that exists.
     pub files: Vec<PathBuf>,
-    /// The manifest's errors, each `FILE:LINE:COL: /pointer: message [rule]` (empty when it is valid).
-    pub errors: Vec<String>,
+    /// The manifest's errors and warnings, typed ([`Messages::lines`](host_codegen::Messages::lines)
+    /// renders them as the compiler shows them).
+    pub messages: host_codegen::Messages,
 }
 
 /// Writes the expansion of `path` (relative to `crate_dir`) into `out_dir`, as [`generate`] does but
@@ -94,7 +111,9 @@ pub fn write(path: &str, crate_dir: &Path, out_dir: &Path) -> Result<Written, Er
     // A wasm32 build (Workers) has no schema compiler: its validators are generated here. A build
     // script sees its target; elsewhere the runtime compiles each schema on first use.
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|arch| arch == "wasm32");
-    let expansion = host_codegen::expansion_with(path, Some(crate_dir), wasm);
+    let expansion = host_codegen::Settings::new()
+        .validators(wasm)
+        .expand(path, Some(crate_dir));
     let generated = host_codegen::build::generated(path, &expansion);
     let items = out_dir.join(host_codegen::build::items_file(path));
     // A manifest that cannot be read as a model yields only stubs. Its errors fail the build all the
@@ -109,21 +128,19 @@ pub fn write(path: &str, crate_dir: &Path, out_dir: &Path) -> Result<Written, Er
     }
     for (target, text) in files {
         if std::fs::read_to_string(&target).ok().as_deref() != Some(text.as_str()) {
-            std::fs::write(&target, text).map_err(|e| Error::io("write", &target, &e))?;
+            std::fs::write(&target, text).map_err(|e| Error::io("write", &target, e))?;
         }
     }
     Ok(Written {
         files: expansion.files,
-        errors: expansion.errors,
+        messages: expansion.messages,
     })
 }
 
-fn env_path(name: &str) -> Result<PathBuf, Error> {
-    std::env::var_os(name).map(PathBuf::from).ok_or_else(|| Error {
-        message: format!(
-            "host_runtime_build::generate must run in a build script (build.rs), where cargo sets {name}"
-        ),
-    })
+fn env_path(name: &'static str) -> Result<PathBuf, Error> {
+    std::env::var_os(name)
+        .map(PathBuf::from)
+        .ok_or(Error::NotABuildScript { name })
 }
 
 #[cfg(test)]
@@ -171,10 +188,8 @@ mod tests {
             &out,
             host_codegen::build::diagnostics_file("host.extension.json"),
         );
-        assert_eq!(
-            host_codegen::build::read_diagnostics(&diagnostics),
-            Some((vec![], vec![]))
-        );
+        let messages = host_codegen::build::read_diagnostics(&diagnostics).unwrap();
+        assert_eq!(messages.iter().count(), 0);
         assert_eq!(
             written.files,
             vec![krate.join("host.extension.json"), krate.join("icon.svg")]
@@ -207,7 +222,8 @@ mod tests {
             &out,
             host_codegen::build::diagnostics_file("host.extension.json"),
         );
-        let (errors, _) = host_codegen::build::read_diagnostics(&diagnostics).unwrap();
+        let messages = host_codegen::build::read_diagnostics(&diagnostics).unwrap();
+        let errors = messages.lines(host_codegen::Severity::Error);
         assert!(
             errors.iter().any(|e| e.contains("[json-syntax]")),
             "{errors:?}"
@@ -242,7 +258,9 @@ mod tests {
         write("host.extension.json", &krate, &out).unwrap();
         let items = read(&out, host_codegen::build::items_file("host.extension.json"));
         let body = items.split_once("\n\n").map_or("", |(_, body)| body);
-        let expanded = host_codegen::expand_pretty("host.extension.json", Some(&krate));
+        let expanded = host_codegen::Settings::new()
+            .expand("host.extension.json", Some(&krate))
+            .pretty();
         let dir = krate.display().to_string();
         assert_eq!(body.replace(&dir, "$CARGO_MANIFEST_DIR"), expanded);
     }

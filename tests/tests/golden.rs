@@ -60,7 +60,9 @@ fn expansions_match_the_committed_files() {
             .expect("a file")
             .to_string_lossy()
             .into_owned();
-        let expanded = host_codegen::expand_pretty(&file, Some(&dir));
+        let expanded = host_codegen::Settings::new()
+            .expand(&file, Some(&dir))
+            .pretty();
         let golden = root().join("tests/golden").join(format!("{name}.rs"));
         if bless {
             std::fs::create_dir_all(golden.parent().expect("folder")).expect("mkdir");
@@ -86,8 +88,12 @@ fn expansion_is_deterministic() {
         .expect("a folder")
         .canonicalize()
         .expect("exists");
-    let a = host_codegen::expand_pretty("host.extension.json", Some(&dir));
-    let b = host_codegen::expand_pretty("host.extension.json", Some(&dir));
+    let a = host_codegen::Settings::new()
+        .expand("host.extension.json", Some(&dir))
+        .pretty();
+    let b = host_codegen::Settings::new()
+        .expand("host.extension.json", Some(&dir))
+        .pretty();
     assert_eq!(a, b);
     assert!(
         !a.contains(&dir.display().to_string()),

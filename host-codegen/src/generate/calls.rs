@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 /// The aliases `m`'s handler methods use; none that no method names.
-pub fn aliases(m: &Manifest) -> TokenStream {
+pub(super) fn aliases(m: &Manifest) -> TokenStream {
     let c = &m.contributes;
     let mut out = TokenStream::new();
     if !c.ai.tools.is_empty() {

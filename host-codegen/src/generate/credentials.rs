@@ -8,7 +8,7 @@ use crate::docs::doc;
 use crate::names::{ident, snake};
 
 /// `Credentials`, typed from `connector.auth.fields`.
-pub fn credentials(m: &Manifest) -> TokenStream {
+pub(super) fn credentials(m: &Manifest) -> TokenStream {
     let Some(auth) = m
         .contributes
         .connector

@@ -98,7 +98,11 @@ fn spec(m: &Manifest, validators: &mut Validators) -> TokenStream {
 }
 
 /// The dispatcher and `handler`, which serves the manifest's [`spec`].
-pub fn dispatcher(m: &Manifest, methods: &[Method], validators: &mut Validators) -> TokenStream {
+pub(super) fn dispatcher(
+    m: &Manifest,
+    methods: &[Method],
+    validators: &mut Validators,
+) -> TokenStream {
     let arms = methods.iter().map(|method| {
         let (route, call, name) = (&method.route, &method.call, &method.name);
         let owner = method.owner.ident();

@@ -11,7 +11,7 @@ use crate::names::{ident, snake};
 use crate::types::Types;
 
 /// `Documents`, typed from storage collections and the settings panel, with their schema modules.
-pub fn documents(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
+pub(super) fn documents(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     let mut modules = Vec::new();
     let mut fields = Vec::new();
     for (name, coll) in &m.contributes.storage {

@@ -22,11 +22,28 @@ fn plain(tokens: &TokenStream) -> TokenStream {
         .unwrap_or_else(|_| tokens.clone())
 }
 
+/// Why no stubs could be written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StubsError {
+    /// The server's name is no Rust type name.
+    #[error("`{name}` is not a Rust type name")]
+    NotATypeName {
+        /// The name as given.
+        name: String,
+        /// Why the Rust parser refused it.
+        #[source]
+        source: syn::Error,
+    },
+}
+
 /// The stubs for the server type named `server`, as formatted Rust; an error when `server` is no
 /// Rust type name.
-pub fn handler_stubs(m: &Manifest, server: &str) -> Result<String, String> {
-    let server: Ident =
-        syn::parse_str(server).map_err(|_| format!("`{server}` is not a Rust type name"))?;
+pub fn handler_stubs(m: &Manifest, server: &str) -> Result<String, StubsError> {
+    let server: Ident = syn::parse_str(server).map_err(|source| StubsError::NotATypeName {
+        name: server.to_owned(),
+        source,
+    })?;
     let all = methods::methods(m);
     let impls: Vec<String> = needed(&all).into_iter().map(|owner| {
         let name = owner.ident();
@@ -48,7 +65,7 @@ pub fn handler_stubs(m: &Manifest, server: &str) -> Result<String, String> {
                 #(#own)*
             }
         };
-        crate::pretty(&block.to_string())
+        crate::expansion::pretty(&block.to_string())
     }).collect();
     Ok(impls.join("\n"))
 }

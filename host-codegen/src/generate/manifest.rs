@@ -15,7 +15,7 @@ fn str_list(items: impl IntoIterator<Item = String>) -> TokenStream {
 }
 
 /// `manifest`: constants and enums for what the manifest declares.
-pub fn module(m: &Manifest) -> TokenStream {
+pub(super) fn module(m: &Manifest) -> TokenStream {
     let id = &m.id;
     let name = &m.name;
     let sdk = &m.sdk;

@@ -13,7 +13,7 @@ use crate::names::{camel, ident, snake};
 
 /// One handler trait, in the order the generated code declares them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Trait {
+pub(super) enum Trait {
     Tools,
     Actions,
     Mentions,
@@ -26,7 +26,7 @@ pub enum Trait {
 
 impl Trait {
     /// Every trait, in declaration order.
-    pub const ALL: [Trait; 8] = [
+    pub(super) const ALL: [Trait; 8] = [
         Trait::Tools,
         Trait::Actions,
         Trait::Mentions,
@@ -38,12 +38,12 @@ impl Trait {
     ];
 
     /// The trait's name in Rust.
-    pub fn ident(self) -> Ident {
+    pub(super) fn ident(self) -> Ident {
         format_ident!("{self:?}")
     }
 
     /// The trait's doc: what it stands for in the manifest.
-    pub fn doc(self) -> &'static str {
+    pub(super) fn doc(self) -> &'static str {
         match self {
             Trait::Tools => {
                 "The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.\n\nAnswers are checked against the card shape of each tool's `returns` kind and the size limit; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), \"Answer shapes\" and \"Limits\"."
@@ -75,7 +75,7 @@ impl Trait {
 
 /// How the dispatcher turns the raw call into the method's call type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decode {
+pub(super) enum Decode {
     /// The runtime's `call`: body with `input`, credentials and documents.
     Call,
     /// The runtime's `approved`: an action call the owner approved.
@@ -92,7 +92,7 @@ pub enum Decode {
 
 /// How the dispatcher turns the method's answer into the reply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reply {
+pub(super) enum Reply {
     /// A card of the tool's `returns` kind, checked against the card shapes and size limit.
     Tool,
     /// A procedure's output, checked against its `output` schema.
@@ -108,7 +108,7 @@ pub enum Reply {
 }
 
 /// One handler method.
-pub struct Method {
+pub(super) struct Method {
     /// The trait it belongs to.
     pub owner: Trait,
     /// The method name.
@@ -129,7 +129,7 @@ pub struct Method {
 }
 
 /// The route a contribution is called at, as its docs and `ROUTE` constant write it.
-pub fn path(owner: Trait, id: &str) -> String {
+pub(super) fn path(owner: Trait, id: &str) -> String {
     match owner {
         Trait::Tools => format!("/host/tools/{id}"),
         Trait::Actions => format!("/host/actions/{id}"),
@@ -143,7 +143,7 @@ pub fn path(owner: Trait, id: &str) -> String {
 }
 
 /// Every handler method `m` asks for, grouped by trait in [`Trait::ALL`] order.
-pub fn methods(m: &Manifest) -> Vec<Method> {
+pub(super) fn methods(m: &Manifest) -> Vec<Method> {
     let mut out = Vec::new();
     tools(m, &mut out);
     actions(m, &mut out);
@@ -157,7 +157,7 @@ pub fn methods(m: &Manifest) -> Vec<Method> {
 }
 
 /// The traits `methods` needs, in declaration order.
-pub fn needed(methods: &[Method]) -> Vec<Trait> {
+pub(super) fn needed(methods: &[Method]) -> Vec<Trait> {
     Trait::ALL
         .into_iter()
         .filter(|t| methods.iter().any(|m| m.owner == *t))

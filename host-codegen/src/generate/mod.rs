@@ -41,13 +41,13 @@ use proc_macro2::TokenStream;
 
 use crate::types::Types;
 
-pub use handlers::handler_stubs;
-pub use stubs::stubs;
+pub use handlers::{StubsError, handler_stubs};
+pub(crate) use stubs::stubs;
 
 /// What generation found besides code, each about one place in the manifest: `(JSON pointer,
 /// message)`.
 #[derive(Debug, Default)]
-pub struct Notes {
+pub(crate) struct Notes {
     /// Schemas that could not be typed at all: the build must fail.
     pub errors: Vec<(String, String)>,
     /// Nodes typed as `serde_json::Value` because no faithful Rust type exists for them.
@@ -65,18 +65,23 @@ impl Notes {
 
 /// Types the schemas `m` embeds: what [`generate`] needs first and what takes it longest, so the macro
 /// starts it while the engine is still validating.
-pub fn schema_types(m: &Manifest) -> Types {
+pub(crate) fn schema_types(m: &Manifest) -> Types {
     Types::build(schemas::jobs(&without_repeats(m)))
 }
 
 /// The generated items, as Rust source text, for a manifest whose typed model could be read.
 /// `types` is [`schema_types`] of `m` when the caller already has it.
-pub fn generate(m: &Manifest, types: Option<Types>, notes: &mut Notes, validators: bool) -> String {
+pub(crate) fn generate(
+    m: &Manifest,
+    types: Option<Types>,
+    notes: &mut Notes,
+    validators: bool,
+) -> String {
     // An invalid manifest may repeat a name (reported by the engine); generating both would add
     // compiler errors that say nothing new, so later repeats are left out.
     let unique = without_repeats(m);
     let m = &unique;
-    let phase = crate::Phase::start();
+    let phase = crate::timing::Phase::start();
     let types = types.unwrap_or_else(|| Types::build(schemas::jobs(m)));
     phase.done("types");
     let methods = methods::methods(m);

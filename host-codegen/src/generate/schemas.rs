@@ -15,7 +15,7 @@ use crate::types::{Job, Types};
 
 /// Every schema module to type, keyed as the generators look them up, with where each schema sits
 /// in the manifest.
-pub fn jobs(m: &Manifest) -> Vec<Job<'_>> {
+pub(super) fn jobs(m: &Manifest) -> Vec<Job<'_>> {
     let c = &m.contributes;
     let mut jobs = Vec::new();
     let mut one = |key: String, schema, root, pointer: String, origin: String| {
@@ -135,7 +135,7 @@ fn group(kind: &str, doc: &str, modules: Vec<Module>) -> TokenStream {
 }
 
 /// `tools`, `actions`, `prompts` and `procedures`: one module per contribution.
-pub fn modules(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
+pub(super) fn modules(m: &Manifest, types: &Types, notes: &mut Notes) -> TokenStream {
     let ai = &m.contributes.ai;
     let tools = ai
         .tools

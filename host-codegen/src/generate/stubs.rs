@@ -6,7 +6,7 @@ use quote::quote;
 use super::methods::Trait;
 
 /// Empty modules, `Credentials`, `Documents` and traits, as Rust source text.
-pub fn stubs() -> String {
+pub(crate) fn stubs() -> String {
     let traits = Trait::ALL.map(Trait::ident);
     quote! {
         /// Unavailable: the manifest is invalid (see the errors above).

@@ -8,14 +8,14 @@ use super::methods::{Method, needed};
 use crate::docs::doc;
 
 /// `impl Future<Output = Result<answer, HostError>> + Send`: what every handler method returns.
-pub fn future_of(answer: &TokenStream) -> TokenStream {
+pub(super) fn future_of(answer: &TokenStream) -> TokenStream {
     quote! {
         impl ::core::future::Future<Output = ::core::result::Result<#answer, ::host_runtime::HostError>> + ::core::marker::Send
     }
 }
 
 /// Every trait `methods` needs, each with its `Arc` impl right after it.
-pub fn traits(methods: &[Method]) -> TokenStream {
+pub(super) fn traits(methods: &[Method]) -> TokenStream {
     let mut out = TokenStream::new();
     for owner in needed(methods) {
         let own: Vec<&Method> = methods.iter().filter(|m| m.owner == owner).collect();

@@ -12,7 +12,7 @@ use crate::types::Types;
 use crate::validators::Validators;
 
 /// `webhooks::<event>` payload modules and the `Webhooks` sender.
-pub fn webhooks(
+pub(super) fn webhooks(
     m: &Manifest,
     types: &Types,
     notes: &mut Notes,

@@ -1,0 +1,108 @@
+//! The sentinels that carry facts from the lowering pass (`lower.rs`) through typify to the rewrite
+//! of its output (`types.rs`), and from the generator to the final text: a schema can only tell
+//! typify things through its descriptions and member names, so the facts ride along as marks that
+//! typify copies into docs and identifiers. Each is removed or replaced before the expansion is
+//! handed out; the test below expands every golden manifest and finds none left.
+
+/// How every mark in a description opens; its end is [`CLOSE`].
+pub(crate) const OPEN: &str = "@@host-";
+
+/// How every mark in a description closes.
+pub(crate) const CLOSE: &str = "@@";
+
+/// Where the manifest pointer of root `index` goes in a description: replaced when the module's text
+/// is spliced in, so that modules with equal schemas can share one typing.
+pub(crate) fn at_placeholder(index: usize) -> String {
+    format!("{OPEN}at-{index}{CLOSE}")
+}
+
+/// Where the sentence saying what root `index` is goes in its description.
+pub(crate) fn origin_placeholder(index: usize) -> String {
+    format!("{OPEN}root-{index}{CLOSE}")
+}
+
+/// Written into the description of an optional member that may be `null`: `types::rewrite` types
+/// that member as `Nullable<T>` (absent, `null` or a value) and removes the mark.
+pub(crate) const NULLABLE_MARK: &str = "@@host-nullable@@";
+
+/// Opens a mark, written into the description of an object, naming one of its optional members
+/// that is a bare `$ref` and may be `null` (the member's own schema cannot carry a description):
+/// `@@host-nullable-member:<the name's UTF-8 in hex>@@`. `types::rewrite` types that member as
+/// `Nullable<T>` and removes the mark.
+pub(crate) const NULLABLE_MEMBER_MARK: &str = "@@host-nullable-member:";
+
+/// The [`NULLABLE_MEMBER_MARK`] of member `name`.
+pub(crate) fn member_mark(name: &str) -> String {
+    let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{NULLABLE_MEMBER_MARK}{hex}{CLOSE}")
+}
+
+/// The member that stands, in a variant of a tagged union, for the members its schema does not name:
+/// typify tags a union only when its variants are closed, so open variants are closed with this
+/// member in their place, which `types::rewrite` turns back into the flattened map `extra`.
+pub(crate) const OTHER_MEMBERS: &str = "__host_sdk_other_members__";
+
+/// The identifiers the generator leaves where a typed schema module goes; `Types::splice` replaces
+/// each with the module's text.
+pub(crate) const MODULE_MARKER: &str = "__host_generated_types_";
+
+/// The first sentinel left in `text`, if any.
+#[cfg(test)]
+pub(crate) fn first_in(text: &str) -> Option<&'static str> {
+    [OPEN, OTHER_MEMBERS, MODULE_MARKER]
+        .into_iter()
+        .find(|s| text.contains(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    /// The manifests whose expansions are committed in `tests/golden`, and every valid fixture.
+    fn golden_manifests() -> Vec<PathBuf> {
+        let fixtures =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../host-manifest/tests/fixtures");
+        let mut out: Vec<PathBuf> = std::fs::read_dir(fixtures.join("valid"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path().join("host.extension.json"))
+            .filter(|p| p.is_file())
+            .collect();
+        out.push(fixtures.join("invalid/widget-slot.json"));
+        out.push(fixtures.join("invalid/schema-type-scopes.json"));
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn no_sentinel_survives_into_an_expansion() {
+        let manifests = golden_manifests();
+        assert!(manifests.len() >= 8, "{manifests:?}");
+        for path in manifests {
+            let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+                continue;
+            };
+            for validators in [false, true] {
+                let e = crate::Settings::new()
+                    .validators(validators)
+                    .expand(&name.to_string_lossy(), Some(dir));
+                assert_eq!(first_in(&e.items), None, "{}", path.display());
+                assert_eq!(first_in(&e.pretty()), None, "{}", path.display());
+            }
+        }
+    }
+
+    #[test]
+    fn the_marks_are_found() {
+        assert_eq!(first_in(&member_mark("a")), Some(OPEN));
+        assert_eq!(first_in(&at_placeholder(3)), Some(OPEN));
+        assert_eq!(
+            first_in("struct __host_generated_types_x;"),
+            Some(MODULE_MARKER)
+        );
+        assert_eq!(first_in("pub mod __host_validators {}"), None);
+    }
+}
