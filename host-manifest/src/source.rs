@@ -180,7 +180,7 @@ pub(crate) struct Positions<'t> {
 }
 
 impl<'t> Positions<'t> {
-    pub fn new(text: &'t str) -> Self {
+    pub(crate) fn new(text: &'t str) -> Self {
         Positions {
             text,
             line_starts: OnceCell::new(),
@@ -189,7 +189,7 @@ impl<'t> Positions<'t> {
     }
 
     /// The line and column of `pointer`, or of its deepest ancestor that exists.
-    pub fn locate(&self, pointer: &str, target: Target) -> (usize, usize) {
+    pub(crate) fn locate(&self, pointer: &str, target: Target) -> (usize, usize) {
         let offset = self
             .tree()
             .map_or(0, |root| offset_of(root, pointer, target));
@@ -218,7 +218,7 @@ impl<'t> Positions<'t> {
     }
 
     /// 1-based line and character column of a byte offset.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
         let starts = self.line_starts.get_or_init(|| {
             std::iter::once(0)
                 .chain(self.text.match_indices('\n').map(|(i, _)| i + 1))

@@ -17,7 +17,7 @@ use crate::diagnostic::Rule;
 /// The largest icon, in bytes (512 KB).
 pub const ICON_LIMIT: u64 = 512 * 1024;
 /// The size of every listing screenshot, in pixels (width, height).
-pub const SCREENSHOT_SIZE: (usize, usize) = (1600, 1000);
+pub(crate) const SCREENSHOT_SIZE: (usize, usize) = (1600, 1000);
 
 /// Why a named file cannot be used.
 #[derive(Debug, PartialEq, Eq)]

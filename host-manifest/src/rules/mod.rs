@@ -1,5 +1,16 @@
 //! The cross-field rules (those the interface sets, and its "Errors" item 4): one small `check_*` function
-//! per rule, grouped by subject.
+//! per rule. A rule with a file of its own lives in the file named after it (`duplicate-id` in
+//! `duplicate_id.rs`); the others share a file with the rules of their subject:
+//!
+//! | rules                                                                        | file            |
+//! |------------------------------------------------------------------------------|-----------------|
+//! | `unknown-event`, `event-scope-missing`, `reserved-event`                     | `events.rs`     |
+//! | `file-missing`, `file-path`, `icon-format`, `screenshot-format`              | `files.rs`      |
+//! | `rust-name`                                                                  | `rust_names.rs` |
+//! | `input-schema-size`, `invalid-json-schema`                                   | `schemas.rs`    |
+//! | `scope-missing`, `action-scope`, `duplicate-scope`, `unused-scope`, `scope-justification` | `scopes.rs` |
+//! | `sdk-range`                                                                  | `sdk.rs`        |
+//! | `widget-slot`, `banner-webhook`, `marker-webhook`, `series-metric`, `organization-ui`, `ui-limit` | `ui.rs` |
 //!
 //! Rules read the raw JSON document, not the typed model, so that they can run even when the schema
 //! pass has already found errors and every problem is reported at once. Each rule reads only values of
@@ -12,14 +23,21 @@ use serde_json::Value;
 use crate::diagnostic::{Rule, Severity};
 use crate::source::Target;
 
+mod duplicate_id;
 mod events;
 pub(crate) mod files;
+mod listing_incomplete;
+mod prompt_placeholder;
 mod rust_names;
 pub(crate) mod schemas;
 mod scopes;
 mod sdk;
-mod structure;
+mod server_missing;
+mod storage_reserved;
 pub(crate) mod ui;
+mod undeclared_tool;
+mod webhook_why;
+mod work_status_webhook;
 
 /// One finding of a rule, before it is located in the text.
 pub(crate) struct Finding {
@@ -39,7 +57,7 @@ pub(crate) struct Ctxt<'a> {
 }
 
 impl<'a> Ctxt<'a> {
-    pub fn new(root: &'a Value, base_dir: Option<&'a Path>) -> Self {
+    pub(crate) fn new(root: &'a Value, base_dir: Option<&'a Path>) -> Self {
         Ctxt {
             root,
             base_dir,
@@ -47,7 +65,12 @@ impl<'a> Ctxt<'a> {
         }
     }
 
-    pub fn error(&mut self, rule: Rule, pointer: impl Into<String>, message: impl Into<String>) {
+    pub(crate) fn error(
+        &mut self,
+        rule: Rule,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) {
         self.push(
             Severity::Error,
             rule,
@@ -57,7 +80,12 @@ impl<'a> Ctxt<'a> {
         );
     }
 
-    pub fn warning(&mut self, rule: Rule, pointer: impl Into<String>, message: impl Into<String>) {
+    pub(crate) fn warning(
+        &mut self,
+        rule: Rule,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) {
         self.push(
             Severity::Warning,
             rule,
@@ -85,17 +113,20 @@ impl<'a> Ctxt<'a> {
     }
 
     /// The value at a JSON pointer, if present.
-    pub fn get(&self, pointer: &str) -> Option<&'a Value> {
+    pub(crate) fn get(&self, pointer: &str) -> Option<&'a Value> {
         self.root.pointer(pointer)
     }
 
     /// A string at a JSON pointer, if present and a string.
-    pub fn str(&self, pointer: &str) -> Option<&'a str> {
+    pub(crate) fn str(&self, pointer: &str) -> Option<&'a str> {
         self.get(pointer).and_then(Value::as_str)
     }
 
     /// The elements of the array at `pointer` with their indices; nothing if it is not an array.
-    pub fn items(&self, pointer: &str) -> impl Iterator<Item = (usize, &'a Value)> + use<'a> {
+    pub(crate) fn items(
+        &self,
+        pointer: &str,
+    ) -> impl Iterator<Item = (usize, &'a Value)> + use<'a> {
         self.get(pointer)
             .and_then(Value::as_array)
             .into_iter()
@@ -104,7 +135,7 @@ impl<'a> Ctxt<'a> {
     }
 
     /// The members of the object at `pointer`; nothing if it is not an object.
-    pub fn members(
+    pub(crate) fn members(
         &self,
         pointer: &str,
     ) -> impl Iterator<Item = (&'a String, &'a Value)> + use<'a> {
@@ -115,25 +146,25 @@ impl<'a> Ctxt<'a> {
     }
 
     /// Whether the array at `pointer` has at least one element.
-    pub fn has_items(&self, pointer: &str) -> bool {
+    pub(crate) fn has_items(&self, pointer: &str) -> bool {
         self.get(pointer)
             .and_then(Value::as_array)
             .is_some_and(|a| !a.is_empty())
     }
 
     /// The string member `key` of each element of the array at `pointer`.
-    pub fn strings_of(&self, pointer: &str, key: &str) -> Vec<&'a str> {
+    pub(crate) fn strings_of(&self, pointer: &str, key: &str) -> Vec<&'a str> {
         self.items(pointer)
             .filter_map(|(_, v)| v.get(key).and_then(Value::as_str))
             .collect()
     }
 
     /// The declared scope keys, in order, skipping malformed entries.
-    pub fn declared_scopes(&self) -> Vec<&'a str> {
+    pub(crate) fn declared_scopes(&self) -> Vec<&'a str> {
         self.strings_of("/scopes", "key")
     }
 
-    pub fn into_findings(self) -> Vec<Finding> {
+    pub(crate) fn into_findings(self) -> Vec<Finding> {
         self.findings
     }
 }
@@ -152,15 +183,15 @@ pub(crate) fn run(cx: &mut Ctxt<'_>) {
     scopes::check_duplicate_scopes(cx);
     scopes::check_contribution_scopes(cx);
     scopes::check_action_scopes(cx);
-    structure::check_server_present(cx);
-    structure::check_listing_complete(cx);
-    structure::check_storage_reserved(cx);
-    structure::check_undeclared_tools(cx);
-    structure::check_prompt_placeholders(cx);
-    structure::check_work_status_webhook(cx);
-    structure::check_duplicate_ids(cx);
+    server_missing::check_server_present(cx);
+    listing_incomplete::check_listing_complete(cx);
+    storage_reserved::check_storage_reserved(cx);
+    undeclared_tool::check_undeclared_tools(cx);
+    prompt_placeholder::check_prompt_placeholders(cx);
+    work_status_webhook::check_work_status_webhook(cx);
+    duplicate_id::check_duplicate_ids(cx);
     rust_names::check_rust_names(cx);
-    structure::check_webhook_why(cx);
+    webhook_why::check_webhook_why(cx);
     schemas::check_input_schema_size(cx);
     schemas::check_embedded_schemas(cx);
     files::check_files(cx);
@@ -181,7 +212,7 @@ pub(crate) mod test_support {
     use serde_json::json;
 
     /// A small valid manifest that exercises most sections, with no warning.
-    pub fn base() -> Value {
+    pub(crate) fn base() -> Value {
         json!({
             "id": "rank-tracker",
             "name": "Rank Tracker",
@@ -218,7 +249,7 @@ pub(crate) mod test_support {
     }
 
     /// Runs one rule on `doc` (no file rules) and returns `(rule, pointer)` of each finding.
-    pub fn run_rule(doc: &Value, rule: fn(&mut Ctxt<'_>)) -> Vec<(Rule, String)> {
+    pub(crate) fn run_rule(doc: &Value, rule: fn(&mut Ctxt<'_>)) -> Vec<(Rule, String)> {
         let mut cx = Ctxt::new(doc, None);
         rule(&mut cx);
         cx.into_findings()
@@ -228,7 +259,7 @@ pub(crate) mod test_support {
     }
 
     /// Sets the value at `pointer` (whose parent must exist).
-    pub fn set(doc: &mut Value, pointer: &str, value: Value) {
+    pub(crate) fn set(doc: &mut Value, pointer: &str, value: Value) {
         let (parent, last) = pointer.rsplit_once('/').unwrap_or(("", pointer));
         match doc.pointer_mut(parent) {
             Some(Value::Object(map)) => {
@@ -243,7 +274,7 @@ pub(crate) mod test_support {
     }
 
     /// Removes the member at `pointer`.
-    pub fn remove(doc: &mut Value, pointer: &str) {
+    pub(crate) fn remove(doc: &mut Value, pointer: &str) {
         let (parent, last) = pointer.rsplit_once('/').unwrap_or(("", pointer));
         if let Some(Value::Object(map)) = doc.pointer_mut(parent) {
             map.remove(last);
