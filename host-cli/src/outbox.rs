@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use host_runtime::outbox::{Entry, FileStore, OutboxStore, RedisOutbox, Which};
+use host_runtime::outbox::{Entry, FileOutbox, OutboxStore, RedisOutbox, Which};
 
 use crate::local::output::{Term, line};
 
@@ -83,7 +83,7 @@ pub async fn run(args: OutboxArgs, term: Term) -> ExitCode {
             ));
             return ExitCode::from(2);
         }
-        match FileStore::open(&place) {
+        match FileOutbox::open(&place) {
             Ok(store) => Arc::new(store),
             Err(e) => {
                 term.error(&e.to_string());
@@ -141,7 +141,7 @@ async fn list(
     limit: usize,
     json: bool,
     term: &Term,
-) -> Result<ExitCode, host_runtime::outbox::OutboxError> {
+) -> Result<ExitCode, host_runtime::outbox::StoreError> {
     let mut lists = Vec::new();
     if !dead_only {
         lists.push(("pending", store.list(Which::Pending, limit).await?));

@@ -128,7 +128,7 @@ fn example(env: &HashMap<String, String>) -> Example {
         .build()
         .unwrap();
     let tracker =
-        Arc::new(Tracker::from_config(&config, host_runtime::outbox::MemoryStore::new()).unwrap());
+        Arc::new(Tracker::from_config(&config, host_runtime::outbox::MemoryOutbox::new()).unwrap());
     let handler = keyword_tracker::app(tracker.clone(), &config);
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(config.listen))

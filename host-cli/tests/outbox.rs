@@ -5,7 +5,7 @@
 
 use std::process::{Command, Output};
 
-use host_runtime::outbox::{Entry, FileStore, OutboxStore, Settlement, Which};
+use host_runtime::outbox::{Entry, FileOutbox, OutboxStore, Settlement, Which};
 
 fn cargo_host(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-host"))
@@ -24,7 +24,7 @@ fn text(out: &Output) -> (String, String) {
 
 /// An outbox with one pending event (refused once) and one dead letter.
 async fn outbox(dir: &std::path::Path) {
-    let store = FileStore::open(dir).unwrap();
+    let store = FileOutbox::open(dir).unwrap();
     let now = chrono::Utc::now().timestamp_millis();
     for id in ["rank.dropped-ins_1-habit", "rank.collapsed-ins_1"] {
         store
@@ -103,7 +103,7 @@ async fn lists_retries_and_drops_events() {
         text(&out)
     );
 
-    let store = FileStore::open(dir.path()).unwrap();
+    let store = FileOutbox::open(dir.path()).unwrap();
     let pending = store.list(Which::Pending, 10).await.unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(
@@ -121,7 +121,7 @@ fn a_missing_or_busy_outbox_is_named() {
     assert!(text(&out).1.contains("no outbox at"), "{:?}", text(&out));
 
     // A server holds it.
-    let held = FileStore::open(dir.path()).unwrap();
+    let held = FileOutbox::open(dir.path()).unwrap();
     let out = cargo_host(&["outbox", "--store", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let (_, stderr) = text(&out);

@@ -26,6 +26,29 @@ pub const MENTION_LABEL_CHARS: usize = 80;
 /// first delivery failed with a 5xx or no answer.
 pub const EVENT_RETRY_WAITS_SECS: [u64; 3] = [30, 120, 600];
 
+/// How long the host waits for the health route's answer, in milliseconds.
+pub const HEALTH_ANSWER_MS: u64 = 3_000;
+
+/// How long a vendor's own health check may take, in milliseconds, before the health route answers
+/// 503 `degraded` (so that the answer still arrives within [`HEALTH_ANSWER_MS`]).
+pub const HEALTH_CHECK_MS: u64 = 2_500;
+
+/// The largest tool or action `input` schema, in bytes of compact JSON.
+pub const INPUT_SCHEMA_BYTES: usize = 16_384;
+
+/// The most UI contributions (widgets, pages, panels, ...) a manifest may declare in total.
+pub const UI_CONTRIBUTIONS: usize = 20;
+
+/// The clock skew allowed on an install token's `iat`, `nbf` and `exp`, in seconds.
+pub const TOKEN_LEEWAY_SECS: u64 = 60;
+
+/// How far a signed event's `webhook-timestamp` may be from the receiver's clock, in seconds.
+pub const WEBHOOK_TIMESTAMP_TOLERANCE_SECS: u64 = 300;
+
+/// The shortest time a processed event delivery must be remembered, in seconds: longer than the
+/// host's retries take (30 s + 2 min + 10 min).
+pub const EVENT_DEDUPE_WINDOW_MIN_SECS: u64 = 15 * 60;
+
 /// A byte count as docs write it: `1 MB`, `2 KB`, or `300 bytes`.
 pub fn bytes_text(bytes: usize) -> String {
     const KB: usize = 1024;
@@ -53,6 +76,13 @@ pub fn seconds_text(secs: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_dedupe_window_outlasts_the_retries() {
+        let retries: u64 = EVENT_RETRY_WAITS_SECS.iter().sum();
+        assert!(EVENT_DEDUPE_WINDOW_MIN_SECS > retries);
+        assert!(HEALTH_CHECK_MS < HEALTH_ANSWER_MS);
+    }
 
     #[test]
     fn sizes_and_waits_read_as_people_write_them() {

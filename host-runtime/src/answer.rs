@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{invalid_tool_answer, is_https, is_utc_timestamp};
-use crate::error::HostError;
+use crate::error::{ErrorCode, HostError};
 use crate::events::Timestamp;
 
 /// Value formatting, the connector metric units.
@@ -122,7 +121,10 @@ fn finite(v: f64, at: impl FnOnce() -> String) -> Result<(), HostError> {
     if v.is_finite() {
         Ok(())
     } else {
-        Err(invalid_tool_answer(format!("{} is {v}; numbers must be finite", at())))
+        Err(invalid_tool_answer(format!(
+            "{} is {v}; numbers must be finite",
+            at()
+        )))
     }
 }
 
@@ -456,6 +458,29 @@ impl ContextBlock {
     }
 }
 
+/// Whether `url` is an https URL with something after the scheme (the scheme is case-insensitive,
+/// as in RFC 3986). The one check of links in answers and inputs: list items, created work items,
+/// work attachments.
+pub fn is_https(url: &str) -> bool {
+    url.get(..8)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+        && url.len() > 8
+}
+
+/// Whether `text` is an ISO 8601 timestamp in UTC (RFC 3339 with a `Z` offset), as every timestamp
+/// in an answer must be: `2026-11-02T14:03:11Z`.
+pub fn is_utc_timestamp(text: &str) -> bool {
+    text.ends_with(['Z', 'z']) && chrono::DateTime::parse_from_rfc3339(text).is_ok()
+}
+
+/// `TOOL_RESPONSE_INVALID`, saying why.
+pub(crate) fn invalid_tool_answer(why: impl std::fmt::Display) -> HostError {
+    HostError::from_code(
+        ErrorCode::ToolResponseInvalid,
+        format!("the tool's answer is invalid: {why}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -467,7 +492,13 @@ mod tests {
             .row([("kw", Cell::from("notes"))]);
         assert!(t.check().is_ok());
         let t = t.row([("rank", 3.0)]);
-        assert!(t.check().unwrap_err().message().to_owned().contains("`rank`"));
+        assert!(
+            t.check()
+                .unwrap_err()
+                .message()
+                .to_owned()
+                .contains("`rank`")
+        );
     }
 
     #[test]
@@ -523,23 +554,34 @@ mod tests {
     fn json_answers_are_checked_against_their_kind() {
         use serde_json::json;
         assert!(crate::check::tool_answer("value", &json!({ "value": 3, "extra": true })).is_ok());
-        assert!(crate::check::tool_answer("value", &json!({ "value": "3rd", "unit": "count" })).is_ok());
-        let wrong_kind = crate::check::tool_answer("series", &json!({ "value": 3 })).unwrap_err().message().to_owned();
+        assert!(
+            crate::check::tool_answer("value", &json!({ "value": "3rd", "unit": "count" })).is_ok()
+        );
+        let wrong_kind = crate::check::tool_answer("series", &json!({ "value": 3 }))
+            .unwrap_err()
+            .message()
+            .to_owned();
         assert!(wrong_kind.contains("not a `series` card"), "{wrong_kind}");
         assert!(wrong_kind.contains("`series`"), "{wrong_kind}");
-        assert!(crate::check::tool_answer("list", &json!({ "items": [ { "title": "a" } ] })).is_ok());
+        assert!(
+            crate::check::tool_answer("list", &json!({ "items": [ { "title": "a" } ] })).is_ok()
+        );
         assert!(
             crate::check::tool_answer(
                 "list",
                 &json!({ "items": [ { "title": "a", "url": "http://x" } ] })
             )
-            .unwrap_err().message().to_owned()
+            .unwrap_err()
+            .message()
+            .to_owned()
             .contains("https")
         );
         let table = json!({ "columns": [ { "key": "k", "label": "K" } ], "rows": [ { "x": 1 } ] });
         assert!(
             crate::check::tool_answer("table", &table)
-                .unwrap_err().message().to_owned()
+                .unwrap_err()
+                .message()
+                .to_owned()
                 .contains("`x`")
         );
         let series = json!({ "series": [ { "key": "k", "label": "K",
@@ -551,12 +593,15 @@ mod tests {
             json!({ "subjects": ["a", "b"], "rows": [ { "label": "x", "values": [1, null] } ] });
         assert!(crate::check::tool_answer("comparison", &comparison).is_ok());
         assert!(
-            crate::check::tool_answer("comparison", &json!({ "subjects": ["a"], "rows": [] })).is_err()
+            crate::check::tool_answer("comparison", &json!({ "subjects": ["a"], "rows": [] }))
+                .is_err()
         );
         assert!(crate::check::tool_answer("value", &json!("3")).is_err());
         assert!(
             crate::check::tool_answer("chart", &json!({}))
-                .unwrap_err().message().to_owned()
+                .unwrap_err()
+                .message()
+                .to_owned()
                 .contains("`chart`")
         );
     }

@@ -13,10 +13,39 @@
 use serde::Deserialize;
 use serde_json::Value as Json;
 
-use crate::answer::{ContextBlock, MentionItems, ToolAnswer};
+use crate::answer::{ContextBlock, MentionItems, ToolAnswer, invalid_tool_answer};
+pub use crate::answer::{is_https, is_utc_timestamp};
 use crate::error::{ErrorCode, HostError};
 use crate::work::{Containers, CreatedComment, CreatedItem};
 use host_interface::limits;
+
+/// Where an instance first fails its schema, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The JSON pointer of the failing value in the instance (`""` for the instance itself).
+    pub pointer: String,
+    /// What is wrong with it, in the validator's words.
+    pub message: String,
+}
+
+impl Violation {
+    /// The violation a validation error reports.
+    pub fn from_error(error: &jsonschema::ValidationError<'_>) -> Self {
+        Violation {
+            pointer: error.instance_path().as_str().to_owned(),
+            message: error.to_string(),
+        }
+    }
+
+    /// The pointer as messages show it: `/` for the instance itself.
+    pub fn at(&self) -> &str {
+        if self.pointer.is_empty() {
+            "/"
+        } else {
+            &self.pointer
+        }
+    }
+}
 
 /// A connector metric as the manifest declares it: its key and dimension keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,21 +54,6 @@ pub struct DeclaredMetric<'a> {
     pub key: &'a str,
     /// Its dimension keys.
     pub dimensions: &'a [&'a str],
-}
-
-/// Whether `url` is an https URL with something after the scheme (the scheme is case-insensitive,
-/// as in RFC 3986). The one check of links in answers and inputs: list items, created work items,
-/// work attachments.
-pub fn is_https(url: &str) -> bool {
-    url.get(..8)
-        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
-        && url.len() > 8
-}
-
-/// Whether `text` is an ISO 8601 timestamp in UTC (RFC 3339 with a `Z` offset), as every timestamp
-/// in an answer must be: `2026-11-02T14:03:11Z`.
-pub fn is_utc_timestamp(text: &str) -> bool {
-    text.ends_with(['Z', 'z']) && chrono::DateTime::parse_from_rfc3339(text).is_ok()
 }
 
 /// A tool's answer against the card shape of its `returns` kind (`value`, `list`, `table`,
@@ -81,14 +95,6 @@ pub(crate) fn tool_answer_size(bytes: usize) -> Result<(), HostError> {
         ));
     }
     Ok(())
-}
-
-/// `TOOL_RESPONSE_INVALID`, saying why.
-pub(crate) fn invalid_tool_answer(why: impl std::fmt::Display) -> HostError {
-    HostError::from_code(
-        ErrorCode::ToolResponseInvalid,
-        format!("the tool's answer is invalid: {why}"),
-    )
 }
 
 /// A mention picker's answer: mention items, each with an `id` to insert and a `label` to show,
@@ -166,21 +172,25 @@ pub fn metrics_page(declared: &[DeclaredMetric<'_>], answer: &Json) -> Result<us
     let invalid = |why: String| {
         HostError::from_code(
             ErrorCode::MetricsResponseInvalid,
-            format!("the sync answer {why}"),
+            format!("the sync answer{why}"),
         )
     };
     let points = answer
         .get("points")
         .and_then(Json::as_array)
         .ok_or_else(|| {
-            invalid("has no `points` list; a sync answer is {points:[...], cursor?}".to_owned())
+            invalid(" has no `points` list; a sync answer is {points:[...], cursor?}".to_owned())
         })?;
     match answer.get("cursor") {
         None | Some(Json::Null | Json::String(_)) => {}
-        Some(other) => return Err(invalid(format!("has `cursor` {other}, not a string or null"))),
+        Some(other) => {
+            return Err(invalid(format!(
+                " has `cursor` {other}, not a string or null"
+            )));
+        }
     }
     for (i, point) in points.iter().enumerate() {
-        let at = |why: String| invalid(format!("`points[{i}]` {why}"));
+        let at = |why: String| invalid(format!("'s `points[{i}]` {why}"));
         let key = point.get("metric").and_then(Json::as_str).unwrap_or("");
         let Some(metric) = declared.iter().find(|m| m.key == key) else {
             return Err(at(format!(
@@ -249,9 +259,8 @@ pub fn created_item_answer(answer: &Json) -> Result<CreatedItem, HostError> {
 /// A created comment `{id}`, with an https `url` if it has one. `WORK_RESPONSE_INVALID`. `Ok` holds
 /// the comment.
 pub fn created_comment_answer(answer: &Json) -> Result<CreatedComment, HostError> {
-    let comment = CreatedComment::deserialize(answer).map_err(|e| {
-        work_invalid(format!("the answer is not a created comment {{id}}: {e}"))
-    })?;
+    let comment = CreatedComment::deserialize(answer)
+        .map_err(|e| work_invalid(format!("the answer is not a created comment {{id}}: {e}")))?;
     if let Some(url) = answer.get("url").and_then(Json::as_str) {
         https_link(url, "comment")?;
     }
@@ -273,7 +282,7 @@ fn work_invalid(message: String) -> HostError {
 }
 
 /// A procedure's answer that fails its `output` schema: `PROCEDURE_RESPONSE_INVALID`, naming where.
-pub fn procedure_output_invalid(violation: &crate::schema::Violation) -> HostError {
+pub fn procedure_output_invalid(violation: &Violation) -> HostError {
     HostError::from_code(
         ErrorCode::ProcedureResponseInvalid,
         format!(
@@ -285,7 +294,7 @@ pub fn procedure_output_invalid(violation: &crate::schema::Violation) -> HostErr
 }
 
 /// An `input` that fails its contribution's schema: `INPUT_INVALID`, naming where.
-pub fn input_invalid(violation: &crate::schema::Violation) -> HostError {
+pub fn input_invalid(violation: &Violation) -> HostError {
     HostError::input_invalid(format!(
         "`input` at `{}`: {}",
         violation.at(),
@@ -307,14 +316,11 @@ pub fn compile_schema(schema: &Json) -> Result<jsonschema::Validator, SchemaErro
 
 /// The first place `instance` fails `validator`, if any.
 #[cfg(feature = "schema-compiler")]
-pub fn first_violation(
-    validator: &jsonschema::Validator,
-    instance: &Json,
-) -> Option<crate::schema::Violation> {
+pub fn first_violation(validator: &jsonschema::Validator, instance: &Json) -> Option<Violation> {
     validator
         .iter_errors(instance)
         .next()
-        .map(|e| crate::schema::Violation::from_error(&e))
+        .map(|e| Violation::from_error(&e))
 }
 
 /// A JSON Schema that does not compile.

@@ -16,17 +16,77 @@ use bytes::Bytes;
 
 use crate::BoxFuture;
 
-/// Why a request got no answer: no connection, a broken or oversized body, a refused URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientError(pub String);
+/// What kind of failure kept a request from its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ClientErrorKind {
+    /// No connection could be made (DNS, refused, TLS handshake).
+    Connect,
+    /// No answer in time.
+    Timeout,
+    /// The answer's body is larger than the caller accepts.
+    TooLarge,
+    /// The connection broke while the answer was read.
+    Body,
+    /// The request could not be built or sent (a refused URL, no client on this platform).
+    Request,
+    /// Anything else.
+    Other,
+}
 
-impl fmt::Display for ClientError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+/// Why a request got no answer: no connection, a broken or oversized body, a refused URL. The
+/// client's own error, when there is one, is the [`source`](std::error::Error::source).
+#[derive(Debug, Clone)]
+pub struct ClientError {
+    kind: ClientErrorKind,
+    message: String,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl ClientError {
+    /// An error of this kind, saying what happened.
+    pub fn new(kind: ClientErrorKind, message: impl Into<String>) -> Self {
+        ClientError {
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// The same error, caused by `source` (the HTTP client's own error).
+    pub fn with_source(mut self, source: impl Into<crate::BoxError>) -> Self {
+        self.source = Some(Arc::from(source.into()));
+        self
+    }
+
+    /// What kind of failure it was.
+    pub fn kind(&self) -> ClientErrorKind {
+        self.kind
     }
 }
 
-impl std::error::Error for ClientError {}
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ClientError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Two errors are equal when they are of the same kind and say the same (sources are not compared).
+impl PartialEq for ClientError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl Eq for ClientError {}
 
 /// One request out, its whole answer back.
 pub trait HttpClient: Send + Sync + 'static {
@@ -84,7 +144,7 @@ mod reqwest_client {
 
     use bytes::Bytes;
 
-    use super::{Client, ClientError, HttpClient};
+    use super::{Client, ClientError, ClientErrorKind, HttpClient};
     use crate::BoxFuture;
 
     /// reqwest over rustls (`ring`).
@@ -123,28 +183,42 @@ mod reqwest_client {
                     .body(body)
                     .send()
                     .await
-                    .map_err(|e| ClientError(e.without_url().to_string()))?;
+                    .map_err(from_reqwest)?;
                 let mut answer = http::Response::builder().status(response.status());
                 if let Some(headers) = answer.headers_mut() {
                     *headers = std::mem::take(response.headers_mut());
                 }
                 let mut bytes = Vec::new();
-                while let Some(chunk) = response
-                    .chunk()
-                    .await
-                    .map_err(|e| ClientError(e.without_url().to_string()))?
-                {
+                while let Some(chunk) = response.chunk().await.map_err(from_reqwest)? {
                     if bytes.len() + chunk.len() > max_body {
-                        return Err(ClientError(format!(
-                            "the answer is larger than {max_body} bytes"
-                        )));
+                        return Err(ClientError::new(
+                            ClientErrorKind::TooLarge,
+                            format!("the answer is larger than {max_body} bytes"),
+                        ));
                     }
                     bytes.extend_from_slice(&chunk);
                 }
-                answer
-                    .body(Bytes::from(bytes))
-                    .map_err(|e| ClientError(e.to_string()))
+                answer.body(Bytes::from(bytes)).map_err(|e| {
+                    ClientError::new(ClientErrorKind::Other, e.to_string()).with_source(e)
+                })
             })
         }
+    }
+
+    /// reqwest's error, classified; the URL is left out (it may hold secrets in its query).
+    fn from_reqwest(e: reqwest::Error) -> ClientError {
+        let kind = if e.is_timeout() {
+            ClientErrorKind::Timeout
+        } else if e.is_connect() {
+            ClientErrorKind::Connect
+        } else if e.is_body() || e.is_decode() {
+            ClientErrorKind::Body
+        } else if e.is_builder() || e.is_request() {
+            ClientErrorKind::Request
+        } else {
+            ClientErrorKind::Other
+        };
+        let e = e.without_url();
+        ClientError::new(kind, e.to_string()).with_source(e)
     }
 }

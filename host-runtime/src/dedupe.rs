@@ -15,24 +15,32 @@ use tokio::sync::Notify;
 
 use crate::BoxFuture;
 use crate::events;
+pub use crate::store::{StoreError, StoreErrorKind};
 
 #[cfg(feature = "dynamodb")]
 mod dynamodb;
 #[cfg(feature = "dynamodb")]
-pub use dynamodb::{AwsCredentials, DynamoDbError, DynamoDbStore, KEY_ATTRIBUTE, TTL_ATTRIBUTE};
+pub use dynamodb::{AwsCredentials, DynamoDbDedupe, DynamoDbError, KEY_ATTRIBUTE, TTL_ATTRIBUTE};
 
-/// How long a processed key is remembered: at least 15 minutes (the host's retries span 12.5).
+/// How long a processed key is remembered: 20 minutes, above the interface's least
+/// ([`EVENT_DEDUPE_WINDOW_MIN_SECS`](host_interface::limits::EVENT_DEDUPE_WINDOW_MIN_SECS), 15).
 pub const WINDOW: Duration = Duration::from_secs(20 * 60);
+const _: () = assert!(WINDOW.as_secs() >= host_interface::limits::EVENT_DEDUPE_WINDOW_MIN_SECS);
 
 /// Where processed keys live. The default is in memory; vendors running several instances share a
-/// `RedisStore` (feature `redis`) or, on AWS Lambda, a `DynamoDbStore` (feature `dynamodb`).
+/// `RedisDedupe` (feature `redis`) or, on AWS Lambda, a `DynamoDbDedupe` (feature `dynamodb`).
 ///
 /// A claim is a lease held by one delivery attempt, named by `owner` (a random token per attempt):
 /// only its holder renews, completes or releases it, so an attempt that outlived its lease can never
 /// erase what another attempt recorded.
 pub trait DedupeStore: Send + Sync + 'static {
-    /// Claims `key` for the attempt `owner`.
-    fn claim<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<Claim, String>>;
+    /// Claims `key` for the attempt `owner`. An error (the store is unreachable, ...) answers the
+    /// host a retryable 503, so the delivery is neither lost nor run twice.
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>>;
     /// Records `key` as processed (the handler succeeded), if `owner` still holds it.
     fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()>;
     /// Releases `key` without recording it (the handler failed, so a retry must run it), if `owner`
@@ -74,7 +82,7 @@ enum Slot {
 /// time however many keys the window holds. An in-flight claim lives until its attempt settles it;
 /// the pipeline settles it however the attempt ends (also when the host gives up on the call).
 #[derive(Default)]
-pub struct MemoryStore {
+pub struct MemoryDedupe {
     state: Mutex<Memory>,
 }
 
@@ -86,10 +94,10 @@ struct Memory {
     recorded: std::collections::VecDeque<(Instant, Arc<str>)>,
 }
 
-impl MemoryStore {
+impl MemoryDedupe {
     /// An empty store.
     pub fn new() -> Self {
-        MemoryStore::default()
+        MemoryDedupe::default()
     }
 
     fn claim_now(&self, key: &str, owner: &str) -> Claim {
@@ -164,8 +172,12 @@ impl MemoryStore {
     }
 }
 
-impl DedupeStore for MemoryStore {
-    fn claim<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
+impl DedupeStore for MemoryDedupe {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
         Box::pin(std::future::ready(Ok(self.claim_now(key, owner))))
     }
 
@@ -187,7 +199,7 @@ impl DedupeStore for MemoryStore {
 /// never erase another's record. A crashed instance's claim expires after the lease (a minute).
 #[cfg(feature = "redis")]
 #[derive(Clone)]
-pub struct RedisStore {
+pub struct RedisDedupe {
     connection: redis::aio::ConnectionManager,
     prefix: String,
     lease: Duration,
@@ -204,7 +216,7 @@ return redis.call('PEXPIRE', KEYS[1], ARGV[3])
 ";
 
 #[cfg(feature = "redis")]
-impl RedisStore {
+impl RedisDedupe {
     /// Connects to `url` (`redis://host:port/db`); keys are prefixed with `host-events:`.
     ///
     /// Fails within [`Self::CONNECT_TIMEOUT`] when Redis cannot be reached, instead of retrying for
@@ -212,7 +224,7 @@ impl RedisStore {
     /// connection is re-established in the background when Redis returns (a delivery meanwhile is
     /// answered `503 DEDUPE_UNAVAILABLE`, which the host retries).
     pub async fn connect(url: &str) -> Result<Self, redis::RedisError> {
-        Ok(RedisStore {
+        Ok(RedisDedupe {
             connection: redis_connection(url).await?,
             prefix: "host-events:".to_owned(),
             lease: Self::DEFAULT_LEASE,
@@ -263,8 +275,8 @@ impl RedisStore {
     }
 }
 
-/// A connection to Redis at `url` that fails within [`RedisStore::CONNECT_TIMEOUT`] when Redis
-/// cannot be reached, times each command out after [`RedisStore::COMMAND_TIMEOUT`], and is
+/// A connection to Redis at `url` that fails within [`RedisDedupe::CONNECT_TIMEOUT`] when Redis
+/// cannot be reached, times each command out after [`RedisDedupe::COMMAND_TIMEOUT`], and is
 /// re-established in the background when Redis returns. The outbox's Redis store uses it too.
 #[cfg(feature = "redis")]
 pub(crate) async fn redis_connection(
@@ -272,26 +284,36 @@ pub(crate) async fn redis_connection(
 ) -> Result<redis::aio::ConnectionManager, redis::RedisError> {
     let client = redis::Client::open(url)?;
     let config = redis::aio::ConnectionManagerConfig::new()
-        .set_connection_timeout(RedisStore::CONNECT_TIMEOUT)
-        .set_response_timeout(RedisStore::COMMAND_TIMEOUT)
+        .set_connection_timeout(RedisDedupe::CONNECT_TIMEOUT)
+        .set_response_timeout(RedisDedupe::COMMAND_TIMEOUT)
         // Reconnection attempts 100 ms to 2 s apart: Redis is found again within seconds.
         .set_number_of_retries(2)
         .set_factor(100)
         .set_max_delay(2_000);
     let connecting = redis::aio::ConnectionManager::new_with_config(client, config);
-    match tokio::time::timeout(RedisStore::CONNECT_TIMEOUT, connecting).await {
+    match tokio::time::timeout(RedisDedupe::CONNECT_TIMEOUT, connecting).await {
         Ok(connected) => connected,
         Err(_) => Err(redis::RedisError::from((
             redis::ErrorKind::IoError,
             "Redis did not answer within the connect timeout",
-            format!("{} s", RedisStore::CONNECT_TIMEOUT.as_secs()),
+            format!("{} s", RedisDedupe::CONNECT_TIMEOUT.as_secs()),
         ))),
     }
 }
 
+/// What failed in Redis, with Redis's error as the source.
 #[cfg(feature = "redis")]
-impl DedupeStore for RedisStore {
-    fn claim<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
+fn redis_failed(what: &str, e: redis::RedisError) -> StoreError {
+    StoreError::new("redis", crate::store::redis_kind(&e), what).with_source(e)
+}
+
+#[cfg(feature = "redis")]
+impl DedupeStore for RedisDedupe {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let key = format!("{}{key}", self.prefix);
@@ -303,7 +325,7 @@ impl DedupeStore for RedisStore {
                 .arg(self.lease_ms())
                 .query_async(&mut c)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| redis_failed("cannot claim the event key", e))?;
             if set.is_some() {
                 return Ok(Claim::Run);
             }
@@ -311,7 +333,7 @@ impl DedupeStore for RedisStore {
                 .arg(&key)
                 .query_async(&mut c)
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| redis_failed("cannot read the event key", e))?;
             Ok(match value.as_deref() {
                 Some("done") => Claim::Done,
                 _ => Claim::Busy,
@@ -323,7 +345,7 @@ impl DedupeStore for RedisStore {
         Box::pin(async move {
             let window = u64::try_from(WINDOW.as_millis()).unwrap_or(u64::MAX);
             if let Err(e) = self.settle(key, owner, "complete", window).await {
-                tracing::warn!(error = %e, "could not record a processed event in Redis");
+                tracing::warn!(error = %crate::error::Chain(&e), "could not record a processed event in Redis");
             }
         })
     }
@@ -331,7 +353,7 @@ impl DedupeStore for RedisStore {
     fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.settle(key, owner, "release", 0).await {
-                tracing::warn!(error = %e, "could not release an event key in Redis");
+                tracing::warn!(error = %crate::error::Chain(&e), "could not release an event key in Redis");
             }
         })
     }
@@ -339,7 +361,7 @@ impl DedupeStore for RedisStore {
     fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.settle(key, owner, "renew", self.lease_ms()).await {
-                tracing::warn!(error = %e, "could not renew an event claim in Redis");
+                tracing::warn!(error = %crate::error::Chain(&e), "could not renew an event claim in Redis");
             }
         })
     }
@@ -367,7 +389,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_recorded_key_is_held_once_by_the_map_and_the_queue() {
-        let store = MemoryStore::new();
+        let store = MemoryDedupe::new();
         assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
         store.complete("k", "a").await;
         let memory = store.state.lock().unwrap();
@@ -379,7 +401,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_key_is_recorded_only_after_success() {
-        let store = MemoryStore::new();
+        let store = MemoryDedupe::new();
         assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
         assert!(matches!(store.claim("k", "b").await, Ok(Claim::Wait(_))));
         store.release("k", "a").await;
@@ -393,7 +415,7 @@ mod tests {
 
     #[tokio::test]
     async fn only_the_holder_settles_a_claim() {
-        let store = MemoryStore::new();
+        let store = MemoryDedupe::new();
         assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
         // Another attempt can neither release nor record a claim it does not hold.
         store.release("k", "b").await;
@@ -408,7 +430,7 @@ mod tests {
 
     #[tokio::test]
     async fn recorded_keys_are_forgotten_oldest_first_in_constant_time() {
-        let store = MemoryStore::new();
+        let store = MemoryDedupe::new();
         for i in 0..100_000 {
             let key = format!("k{i}");
             assert!(matches!(store.claim(&key, "a").await, Ok(Claim::Run)));

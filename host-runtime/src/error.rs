@@ -165,13 +165,26 @@ impl std::error::Error for UnknownErrorCode {}
 /// let e = HostError::new("RATE_LIMITED", "The rank provider is busy; try again in a minute.").with_status(429);
 /// assert_eq!(e.status(), 429);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct HostError {
     code: Cow<'static, str>,
     message: String,
     status: StatusCode,
     retry_after: Option<u32>,
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
 }
+
+/// Two errors are equal when the host would read the same answer (causes are not compared).
+impl PartialEq for HostError {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.message == other.message
+            && self.status == other.status
+            && self.retry_after == other.retry_after
+    }
+}
+
+impl Eq for HostError {}
 
 impl HostError {
     /// A handler's own error, with status 500 until [`with_status`](Self::with_status) says otherwise.
@@ -181,7 +194,23 @@ impl HostError {
             message: message.into(),
             status: StatusCode::INTERNAL_SERVER_ERROR,
             retry_after: None,
+            source: None,
         }
+    }
+
+    /// Keeps `cause` as this error's [`source`](std::error::Error::source): the server's log shows
+    /// it, the host never sees it (only the code and message reach the owner).
+    ///
+    /// ```
+    /// use host_runtime::HostError;
+    /// let io = std::io::Error::other("disk on fire");
+    /// let e = HostError::internal("the report could not be saved").with_source(io);
+    /// assert_eq!(std::error::Error::source(&e).unwrap().to_string(), "disk on fire");
+    /// assert!(!e.to_body().to_string().contains("fire"));
+    /// ```
+    pub fn with_source(mut self, cause: impl Into<crate::BoxError>) -> Self {
+        self.source = Some(std::sync::Arc::from(cause.into()));
+        self
     }
 
     /// Sets the HTTP status (an invalid status, outside 400..=599, keeps 500).
@@ -284,7 +313,28 @@ impl fmt::Display for HostError {
     }
 }
 
-impl std::error::Error for HostError {}
+impl std::error::Error for HostError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Shows an error with its causes, for logs: `outer: inner: innermost`.
+pub(crate) struct Chain<'a>(pub(crate) &'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(e) = cause {
+            write!(f, ": {e}")?;
+            cause = e.source();
+        }
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 
 use crate::auth::{KeySource, Verifier, VerifyOptions};
-use crate::dedupe::{DedupeStore, MemoryStore};
+use crate::dedupe::{DedupeStore, MemoryDedupe};
 use crate::dispatch::Dispatch;
 use crate::error::HostError;
 use crate::service::{Config, HealthCheck, Inner, Schemas, Serving};
@@ -31,10 +31,10 @@ pub const TOOL_DEADLINE: Duration = Duration::from_secs(host_interface::limits::
 pub const HANDLER_DEADLINE: Duration = Duration::from_secs(60);
 /// How long one call of the deduplication store may take by default; past it the delivery answers
 /// `503 DEDUPE_UNAVAILABLE` with `Retry-After` (the host retries) instead of hanging.
-pub const DEFAULT_DEDUPE_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const DEFAULT_DEDUPE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a duplicate event delivery waits for the one in flight by default: under the 30 s most
 /// HTTP clients give a call, so the host gets an answer it can act on.
-pub const DEFAULT_EVENT_WAIT: Duration = Duration::from_secs(20);
+pub(crate) const DEFAULT_EVENT_WAIT: Duration = Duration::from_secs(20);
 /// A vendor server's handler for host calls. Cheap to clone.
 #[derive(Clone)]
 pub struct Handler {
@@ -52,7 +52,7 @@ impl fmt::Debug for Handler {
 
 impl Handler {
     /// The handler of a generated extension: its [`Spec`] and its dispatcher.
-    pub(crate) fn generated(spec: &'static Spec, dispatch: impl Dispatch) -> Self {
+    fn generated(spec: &'static Spec, dispatch: impl Dispatch) -> Self {
         let config = Config {
             base_path: String::new(),
             keys: KeySource::Url(crate::auth::DEFAULT_JWKS_URL.to_owned()),
@@ -61,7 +61,7 @@ impl Handler {
             tool_deadline: TOOL_DEADLINE,
             handler_deadline: HANDLER_DEADLINE,
             health: None,
-            dedupe: Arc::new(MemoryStore::new()),
+            dedupe: Arc::new(MemoryDedupe::new()),
             event_wait: DEFAULT_EVENT_WAIT,
             dedupe_timeout: DEFAULT_DEDUPE_TIMEOUT,
             serving: Serving::default(),
@@ -111,7 +111,10 @@ impl Handler {
 
     /// [`with_jwks_url`](Self::with_jwks_url), refusing a URL that is not https (or plain http to a
     /// loopback host): the error names the URL and what is wrong with it.
-    pub fn try_with_jwks_url(self, url: impl Into<String>) -> Result<Self, String> {
+    pub fn try_with_jwks_url(
+        self,
+        url: impl Into<String>,
+    ) -> Result<Self, crate::auth::KeySetUrlError> {
         let url = url.into();
         crate::auth::check_key_set_url(&url)?;
         Ok(self.configure(|c| c.keys = KeySource::Url(url)))
@@ -153,11 +156,21 @@ impl Handler {
         self.configure(|c| c.tool_deadline = deadline.min(TOOL_DEADLINE))
     }
 
-    /// Runs `check` on every health call: an error or more than 2.5 s answers 503 `degraded`.
+    /// Runs `check` on every health call: an error or more than 2.5 s answers 503 `degraded`, and
+    /// the error, with its causes, goes to the log. Any error converts with `?` or `.into()`:
+    ///
+    /// ```
+    /// # fn handler() -> host_runtime::Handler { unimplemented!() }
+    /// # fn ping() -> Result<(), std::io::Error> { Ok(()) }
+    /// let handler = || handler().with_health_check(|| async {
+    ///     ping()?;
+    ///     Ok(())
+    /// });
+    /// ```
     pub fn with_health_check<F, Fut>(self, check: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), String>> + Send + 'static,
+        Fut: Future<Output = Result<(), crate::BoxError>> + Send + 'static,
     {
         let check: HealthCheck = Arc::new(move || Box::pin(check()));
         self.configure(|c| c.health = Some(check))
@@ -302,4 +315,10 @@ where
             Ok(response.map(http_body_util::Full::new))
         })
     }
+}
+
+/// The handler of a generated extension: its [`Spec`] and its dispatcher. The generated
+/// `handler(server)` calls this, through the private support module.
+pub fn generated(spec: &'static Spec, dispatch: impl Dispatch) -> Handler {
+    Handler::generated(spec, dispatch)
 }

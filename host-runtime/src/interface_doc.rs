@@ -267,7 +267,7 @@ fn deduplication_figures_match_the_store_and_the_hosts_retries() {
         row,
         &format!(
             "Redis claims are {} leases",
-            human(crate::dedupe::RedisStore::DEFAULT_LEASE)
+            human(crate::dedupe::RedisDedupe::DEFAULT_LEASE)
         ),
         "Redis lease",
     );

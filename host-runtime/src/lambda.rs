@@ -20,11 +20,11 @@
 //! Everything else is the handler's: the body limit (API Gateway's own is 10 MB), token checks,
 //! answers. A cold start fetches the host's key set on the first call; `with_jwks` avoids that
 //! round trip where the key set is known. Event deduplication in memory only covers one warm
-//! instance: use a shared store (`DynamoDbStore` with feature `dynamodb`, `RedisStore`, or your own
+//! instance: use a shared store (`DynamoDbDedupe` with feature `dynamodb`, `RedisDedupe`, or your own
 //! `DedupeStore`) for Lambda.
 //!
 //! **The outbox.** No task runs between invocations, so the vendor's own events are sent with
-//! `Dispatch::OnDemand` (each `send()` makes the attempts due before the handler answers) and what
+//! `DrainMode::OnDemand` (each `send()` makes the attempts due before the handler answers) and what
 //! is left is posted by [`run_drain`]: the same binary deployed as a second function, invoked by
 //! an EventBridge schedule (every minute).
 
@@ -92,7 +92,7 @@ pub async fn report_init_error(message: &str) -> Result<(), Error> {
 /// `{"delivered": n, "retrying": n, "dead": n, "more": bool}`; a store that failed makes it an
 /// error, so the failure shows in the function's metrics and logs.
 ///
-/// `sender` should use `Dispatch::OnDemand` and the same outbox as the HTTP function.
+/// `sender` should use `DrainMode::OnDemand` and the same outbox as the HTTP function.
 pub async fn run_drain(
     sender: crate::EventSender,
     budget: std::time::Duration,

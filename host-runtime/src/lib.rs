@@ -30,11 +30,14 @@
 //! `lambda` adds the AWS Lambda adapter; `axum`, `http2` and `redis` add to the server; `redb`
 //! (default) is the embedded outbox store.
 
+// Every `pub` item is public API, re-exported, or in the hidden support module: nothing is `pub`
+// by accident.
+#![warn(unreachable_pub)]
+
 pub mod answer;
 pub mod auth;
 mod call;
 pub mod check;
-#[doc(hidden)]
 pub mod client;
 pub mod dedupe;
 mod dispatch;
@@ -48,6 +51,25 @@ mod nullable;
 pub mod __private_0_1_0;
 #[doc = include_str!("../docs/interface.md")]
 pub mod interface {}
+#[doc = include_str!("../docs/guide.md")]
+pub mod guide {
+    #[doc = include_str!("../docs/guide/manifest.md")]
+    pub mod manifest {}
+    #[doc = include_str!("../docs/guide/handlers.md")]
+    pub mod handlers {}
+    #[doc = include_str!("../docs/guide/serving.md")]
+    pub mod serving {}
+    #[doc = include_str!("../docs/guide/deploy.md")]
+    pub mod deploy {}
+    #[doc = include_str!("../docs/guide/events.md")]
+    pub mod events {}
+    #[doc = include_str!("../docs/guide/stores.md")]
+    pub mod stores {}
+    #[doc = include_str!("../docs/guide/testing.md")]
+    pub mod testing {}
+    #[doc = include_str!("../docs/guide/cli.md")]
+    pub mod cli {}
+}
 #[cfg(test)]
 mod interface_doc;
 #[cfg(feature = "lambda")]
@@ -56,13 +78,12 @@ pub mod metrics;
 pub mod outbox;
 pub mod route;
 mod rt;
-#[doc(hidden)]
-pub mod schema;
+mod schema;
 #[cfg(feature = "server")]
 mod server;
 mod service;
-#[doc(hidden)]
-pub mod spec;
+mod spec;
+pub mod store;
 pub mod testing;
 pub mod webhook;
 pub mod work;
@@ -74,12 +95,16 @@ pub use call::{
 };
 pub use error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
 pub use events::{HostEvent, Timestamp};
+pub use handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
 /// The interface's limits: sizes, counts and deadlines, one constant each.
 pub use host_interface::limits;
-pub use handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
 pub use host_macros::host_extension;
 pub use nullable::Nullable;
 pub use webhook::EventSender;
+
+/// A boxed error that can cross threads: what a vendor's health check, a store's backend or an HTTP
+/// client may fail with.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A boxed, sendable future: what [`dedupe::DedupeStore`] methods and health checks return.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;

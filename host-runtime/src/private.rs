@@ -25,26 +25,4 @@ pub use crate::spec::{Action, Metric, Procedure, Spec, Tool, Work};
 
 pub use crate::__schema_compiler_needed as schema_compiler_needed;
 pub use crate::__validators_needed as validators_needed;
-
-/// The handler of a generated extension: its [`Spec`] and its dispatcher. The generated
-/// `handler(server)` calls this.
-pub fn handler(spec: &'static Spec, dispatch: impl Dispatch) -> crate::Handler {
-    crate::Handler::generated(spec, dispatch)
-}
-
-#[cfg(test)]
-mod tests {
-    /// The module's name is this release's: a release bumps the version, this test fails, and the
-    /// module is renamed here and in host-codegen in the same change.
-    #[test]
-    fn the_module_is_named_after_this_release() {
-        let name = format!(
-            "__private_{}",
-            env!("CARGO_PKG_VERSION").replace(['.', '-', '+'], "_")
-        );
-        assert_eq!(name, "__private_0_1_0");
-        // And the crate has the module under that name (this does not compile otherwise).
-        #[allow(unused_imports)]
-        use crate::__private_0_1_0 as _;
-    }
-}
+pub use crate::handler::generated as handler;

@@ -11,7 +11,7 @@
 //! (the generated code invokes `__schema_compiler_needed!` or `__validators_needed!`, which are then
 //! a `compile_error!` naming the schema or the feature to enable).
 //!
-//! Built by generated code only; not a stable API.
+//! Built by generated code only, through the private support module.
 
 #[cfg(feature = "schema-compiler")]
 use std::sync::OnceLock;
@@ -21,33 +21,7 @@ use serde_json::Value;
 /// A validator generated from one schema: the first place `instance` fails it, if any.
 pub type Check = fn(&Value) -> Option<Violation>;
 
-/// Where an instance first fails its schema, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The JSON pointer of the failing value in the instance (`""` for the instance itself).
-    pub pointer: String,
-    /// What is wrong with it, in the validator's words.
-    pub message: String,
-}
-
-impl Violation {
-    /// The violation a validation error reports.
-    pub fn from_error(error: &jsonschema::ValidationError<'_>) -> Self {
-        Violation {
-            pointer: error.instance_path().as_str().to_owned(),
-            message: error.to_string(),
-        }
-    }
-
-    /// The pointer as messages show it: `/` for the instance itself.
-    pub fn at(&self) -> &str {
-        if self.pointer.is_empty() {
-            "/"
-        } else {
-            &self.pointer
-        }
-    }
-}
+pub use crate::check::Violation;
 
 /// One schema: its JSON text and, when the macro generated one, its validator.
 pub(crate) struct Lazy {

@@ -22,9 +22,9 @@ use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde_json::{Map, Value as Json};
 
 use crate::BoxFuture;
-use crate::check::{self, is_https};
 use crate::auth::{KeySource, Verifier};
 use crate::call::Claims;
+use crate::check::{self, is_https};
 use crate::dedupe::{self, Claim, DedupeStore};
 use crate::dispatch::{Dispatch, RawCall, Reply};
 use crate::error::{ErrorCode, HostError};
@@ -33,10 +33,12 @@ use crate::schema::{Check, Lazy};
 use crate::spec::Spec;
 
 /// The health route's own deadline for the vendor's check: over 2.5 s is degraded.
-pub(crate) const HEALTH_DEADLINE: Duration = Duration::from_millis(2500);
+pub(crate) const HEALTH_DEADLINE: Duration =
+    Duration::from_millis(host_interface::limits::HEALTH_CHECK_MS);
 
 /// A vendor's health check: `Ok(())` when healthy, `Err(reason)` otherwise.
-pub(crate) type HealthCheck = Arc<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+pub(crate) type HealthCheck =
+    Arc<dyn Fn() -> BoxFuture<'static, Result<(), crate::BoxError>> + Send + Sync>;
 
 /// Everything one handler answers with: the extension, its dispatcher, settings, token verifier and
 /// compiled schemas.
@@ -314,7 +316,14 @@ fn authenticated<'a>(
                 *r.status_mut() = StatusCode::NO_CONTENT;
                 r
             }
-            Err(e) => e.to_response(),
+            Err(e) => {
+                // The cause a handler kept stays in the server's log; the host reads the code
+                // and message only.
+                if std::error::Error::source(&e).is_some() {
+                    tracing::warn!(error = %crate::error::Chain(&e), "the call failed");
+                }
+                e.to_response()
+            }
         };
         (response, install)
     })
@@ -348,10 +357,25 @@ fn json_response(status: StatusCode, body: Bytes) -> Response<Bytes> {
 async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
     let healthy = match &inner.config.health {
         None => true,
-        Some(check) => matches!(
-            crate::rt::timeout(HEALTH_DEADLINE, AssertUnwindSafe(check()).catch_unwind()).await,
-            Ok(Ok(Ok(())))
-        ),
+        Some(check) => {
+            match crate::rt::timeout(HEALTH_DEADLINE, AssertUnwindSafe(check()).catch_unwind())
+                .await
+            {
+                Ok(Ok(Ok(()))) => true,
+                Ok(Ok(Err(e))) => {
+                    tracing::warn!(error = %crate::error::Chain(&*e), "the health check failed");
+                    false
+                }
+                Ok(Err(_)) => {
+                    tracing::error!("the health check panicked");
+                    false
+                }
+                Err(_) => {
+                    tracing::warn!("the health check took longer than {HEALTH_DEADLINE:?}");
+                    false
+                }
+            }
+        }
     };
     let body = serde_json::json!({
         "status": if healthy { "ok" } else { "degraded" },
@@ -792,7 +816,7 @@ async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, H
     // lost if the attempt in flight then failed.
     let give_up = Instant::now() + inner.config.event_wait;
     loop {
-        let unavailable = |why: String| {
+        let unavailable = |why: &dyn std::fmt::Display| {
             tracing::warn!(error = %why, "the deduplication store is unavailable");
             HostError::from_code(
                 ErrorCode::DedupeUnavailable,
@@ -812,13 +836,13 @@ async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, H
                 crate::rt::spawn(async move {
                     let _ = store.release(&key, &owner).await;
                 });
-                return Err(unavailable(match failed {
-                    Ok(Err(e)) => e,
-                    _ => format!(
+                return Err(match failed {
+                    Ok(Err(e)) => unavailable(&crate::error::Chain(&e)),
+                    _ => unavailable(&format_args!(
                         "no answer within {} s",
                         inner.config.dedupe_timeout.as_secs_f64()
-                    ),
-                }));
+                    )),
+                });
             }
         };
         let waited = match claim {

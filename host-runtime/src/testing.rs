@@ -380,31 +380,30 @@ impl TestHost {
         self.send(handler, request).await
     }
 
-    /// Sends a request over HTTP to a running server at `base_url` (for example `http://127.0.0.1:8787`).
+    /// Sends a request over HTTP to a running server at `base_url` (for example
+    /// `http://127.0.0.1:8787`), with the runtime's own HTTP client.
     #[cfg(feature = "client")]
     pub async fn send_http(
         &self,
         base_url: &str,
         request: http::Request<Bytes>,
-    ) -> Result<TestResponse, String> {
-        // reqwest is built without a default TLS provider (the SDK uses ring).
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .build()
-            .map_err(|e| e.to_string())?;
-        let url = format!("{}{}", base_url.trim_end_matches('/'), request.uri());
-        let mut builder = client.request(request.method().clone(), url);
-        for (name, value) in request.headers() {
-            builder = builder.header(name, value);
-        }
-        let response = builder
-            .body(request.into_body())
-            .send()
-            .await
-            .map_err(|e| e.to_string())?;
+    ) -> Result<TestResponse, crate::client::ClientError> {
+        use crate::client::{Client, ClientError, ClientErrorKind};
+        let client = Client::platform_default().ok_or_else(|| {
+            ClientError::new(ClientErrorKind::Request, "no HTTP client could be built")
+        })?;
+        let (mut parts, body) = request.into_parts();
+        let url = format!("{}{}", base_url.trim_end_matches('/'), parts.uri);
+        parts.uri = url.parse().map_err(|e: http::uri::InvalidUri| {
+            ClientError::new(ClientErrorKind::Request, format!("`{url}` is not a URL"))
+                .with_source(e)
+        })?;
+        let response = client
+            .send(http::Request::from_parts(parts, body), 64 * 1024 * 1024)
+            .await?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let body = response.bytes().await.map_err(|e| e.to_string())?;
+        let body = response.into_body();
         let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
         Ok(TestResponse {
             status,

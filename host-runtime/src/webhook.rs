@@ -21,11 +21,12 @@ use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
 use crate::BoxFuture;
-use crate::outbox::{Courier, Dispatch, DrainReport, MemoryStore, Outbox, OutboxStore, Try};
+use crate::outbox::{Courier, DrainMode, DrainReport, MemoryOutbox, Outbox, OutboxStore, Try};
 use crate::schema::{Check, Lazy};
 
 /// Largest accepted skew between a signature's timestamp and now.
-pub const TIMESTAMP_TOLERANCE: Duration = Duration::from_secs(300);
+pub const TIMESTAMP_TOLERANCE: Duration =
+    Duration::from_secs(host_interface::limits::WEBHOOK_TIMESTAMP_TOLERANCE_SECS);
 
 /// A Standard Webhooks secret: `whsec_` followed by base64 of at least 24 bytes.
 #[derive(Clone)]
@@ -49,8 +50,8 @@ pub enum WebhookError {
     TimestampOutOfTolerance,
     /// No `v1` signature in the header matches.
     NoMatchingSignature,
-    /// The payload could not be serialised.
-    Payload(String),
+    /// The payload could not be serialised; serde_json's error is the source.
+    Payload(PayloadEncodingError),
     /// The payload breaks what the manifest declares for the event; nothing was signed or sent.
     PayloadInvalid(PayloadError),
 }
@@ -77,6 +78,8 @@ impl fmt::Display for PayloadError {
     }
 }
 
+impl std::error::Error for PayloadError {}
+
 impl fmt::Display for WebhookError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -88,13 +91,49 @@ impl fmt::Display for WebhookError {
             WebhookError::NoMatchingSignature => {
                 f.write_str("no signature in `webhook-signature` matches")
             }
-            WebhookError::Payload(e) => write!(f, "the payload cannot be serialised: {e}"),
+            WebhookError::Payload(_) => f.write_str("the payload cannot be serialised"),
             WebhookError::PayloadInvalid(e) => write!(f, "{e}; the event was not sent"),
         }
     }
 }
 
-impl std::error::Error for WebhookError {}
+impl std::error::Error for WebhookError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WebhookError::Payload(e) => Some(e),
+            WebhookError::PayloadInvalid(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// serde_json's error for a payload that cannot be serialised (a map with non-string keys, a
+/// failing `Serialize` implementation).
+#[derive(Debug, Clone)]
+pub struct PayloadEncodingError(Arc<serde_json::Error>);
+
+impl fmt::Display for PayloadEncodingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for PayloadEncodingError {}
+
+/// Two errors are equal when they say the same.
+impl PartialEq for PayloadEncodingError {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for PayloadEncodingError {}
+
+impl From<serde_json::Error> for WebhookError {
+    fn from(e: serde_json::Error) -> Self {
+        WebhookError::Payload(PayloadEncodingError(Arc::new(e)))
+    }
+}
 
 impl Secret {
     /// Parses `whsec_<base64>`; the prefix may be omitted.
@@ -213,7 +252,7 @@ pub struct EventSender {
     build: Option<String>,
     retry: RetryPolicy,
     store: Arc<dyn OutboxStore>,
-    dispatch: Dispatch,
+    dispatch: DrainMode,
     concurrency: usize,
     /// Made from the settings above on first use, and shared by the clones made after that: the
     /// outbox and the courier that signs and posts its events.
@@ -241,8 +280,8 @@ impl EventSender {
             previous: None,
             build: None,
             retry: RetryPolicy::default(),
-            store: Arc::new(MemoryStore::new()),
-            dispatch: Dispatch::default(),
+            store: Arc::new(MemoryOutbox::new()),
+            dispatch: DrainMode::default(),
             concurrency: 64,
             outbox: Arc::default(),
         })
@@ -280,7 +319,7 @@ impl EventSender {
     }
 
     /// Keeps accepted events in `store` until the host takes them: a
-    /// [`FileStore`](crate::outbox::FileStore) or [`RedisOutbox`](crate::outbox::RedisOutbox) for
+    /// [`FileOutbox`](crate::outbox::FileOutbox) or [`RedisOutbox`](crate::outbox::RedisOutbox) for
     /// events that must survive a restart. One store per sender (per signing secret): the
     /// dispatcher signs every stored event with this sender's secrets.
     pub fn with_outbox(self, store: impl OutboxStore) -> Self {
@@ -288,10 +327,10 @@ impl EventSender {
         self.configure(|s| s.store = store)
     }
 
-    /// Sets who makes the attempts: a background task ([`Dispatch::Background`], the default on
-    /// servers) or each send and [`drain`](Self::drain) ([`Dispatch::OnDemand`], for Lambda, Vercel
+    /// Sets who makes the attempts: a background task ([`DrainMode::Background`], the default on
+    /// servers) or each send and [`drain`](Self::drain) ([`DrainMode::OnDemand`], for Lambda, Vercel
     /// and Workers, the default on wasm32).
-    pub fn with_dispatch(self, dispatch: Dispatch) -> Self {
+    pub fn with_drain_mode(self, dispatch: DrainMode) -> Self {
         self.configure(|s| s.dispatch = dispatch)
     }
 
@@ -335,7 +374,7 @@ impl EventSender {
 
     /// Starts the background dispatcher now, so that events a previous process left in the store
     /// are posted without waiting for a new one: call it once at start-up. `false` when there is
-    /// no background dispatcher (no async runtime, or [`Dispatch::OnDemand`]).
+    /// no background dispatcher (no async runtime, or [`DrainMode::OnDemand`]).
     pub fn start(&self) -> bool {
         self.outbox().start()
     }
@@ -360,8 +399,7 @@ impl EventSender {
         dedupe_key: &str,
         payload: &P,
     ) -> Result<OutboundEvent, WebhookError> {
-        let payload =
-            serde_json::to_value(payload).map_err(|e| WebhookError::Payload(e.to_string()))?;
+        let payload = serde_json::to_value(payload)?;
         schema
             .check(&payload)
             .map_err(WebhookError::PayloadInvalid)?;
@@ -373,8 +411,7 @@ impl EventSender {
             "dedupeKey": dedupe_key,
             "payload": payload,
         });
-        let body =
-            serde_json::to_vec(&envelope).map_err(|e| WebhookError::Payload(e.to_string()))?;
+        let body = serde_json::to_vec(&envelope)?;
         let (outbox, poster) = self.parts();
         Ok(OutboundEvent {
             poster: Arc::clone(poster),
@@ -397,10 +434,10 @@ struct Poster {
 impl Poster {
     fn client(&self) -> Result<&crate::client::Client, SendError> {
         self.client.as_ref().ok_or_else(|| {
-            SendError::Request(
-                "no HTTP client on this platform: give the sender one with `with_http_client`"
-                    .to_owned(),
-            )
+            SendError::Request(crate::client::ClientError::new(
+                crate::client::ClientErrorKind::Request,
+                "no HTTP client on this platform: give the sender one with `with_http_client`",
+            ))
         })
     }
 
@@ -431,7 +468,7 @@ impl Courier for Poster {
             };
             let client = match self.client() {
                 Ok(client) => client,
-                Err(e) => return failed(e.to_string()),
+                Err(e) => return failed(crate::error::Chain(&e).to_string()),
             };
             let request = match self.request(id, body) {
                 Ok(request) => request,
@@ -457,7 +494,7 @@ impl Courier for Poster {
                     reason: format!("status {}", response.status().as_u16()),
                     retry_after: retry_after(response.headers()),
                 },
-                Ok(Err(e)) => failed(e.0),
+                Ok(Err(e)) => failed(crate::error::Chain(&e).to_string()),
                 Err(_) => failed(format!("no answer within {} ms", timeout.as_millis())),
             }
         })
@@ -608,7 +645,7 @@ impl OutboundEvent {
     }
 
     /// Hands the event to the outbox and returns once the outbox holds it (on disk, for a
-    /// [`FileStore`](crate::outbox::FileStore)): from then on it is posted until the host takes it
+    /// [`FileOutbox`](crate::outbox::FileOutbox)): from then on it is posted until the host takes it
     /// or refuses it, across restarts for a durable store. The [`Receipt`] gives the final outcome
     /// and may be dropped. An error means the event was not accepted and will not be sent.
     pub async fn enqueue(self) -> Result<Receipt, SendError> {
@@ -625,7 +662,7 @@ impl OutboundEvent {
     ///
     /// Dropping the future (a handler past its deadline, a host that hung up) stops the waiting,
     /// not the delivery: the event is in the outbox and its outcome is logged. With
-    /// [`Dispatch::OnDemand`] the send makes the attempts due within one attempt's timeout and
+    /// [`DrainMode::OnDemand`] the send makes the attempts due within one attempt's timeout and
     /// answers [`SendError::Pending`] if the event is still waiting after them.
     pub async fn send(&self) -> Result<u16, SendError> {
         self.poster.client()?;
@@ -643,18 +680,21 @@ impl OutboundEvent {
     /// [`enqueue`](Self::enqueue) where the caller can act on a store that is down.
     pub fn spawn(self) -> Receipt {
         if let Err(e) = self.poster.client() {
-            tracing::error!(event_id = %self.id, error = %e, "event not sent");
+            tracing::error!(event_id = %self.id, error = %crate::error::Chain(&e), "event not sent");
             return Receipt::settled(Err(e));
         }
         let receipt = self.outbox.wait(&self.id);
         let (outbox, id) = (Arc::clone(&self.outbox), self.id.clone());
         let started = crate::rt::spawn(async move {
             if let Err(e) = self.outbox.accept(&self.id, self.body).await {
-                tracing::error!(event_id = %self.id, error = %e, "event not sent");
+                tracing::error!(event_id = %self.id, error = %crate::error::Chain(&e), "event not sent");
             }
         });
         if !started {
-            let e = SendError::Request("no async runtime to send the event on".to_owned());
+            let e = SendError::Request(crate::client::ClientError::new(
+                crate::client::ClientErrorKind::Request,
+                "no async runtime to send the event on",
+            ));
             tracing::error!(event_id = %id, error = %e, "event not sent");
             outbox.finish(&id, &Err(e));
         }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use host_runtime::EventSender;
-use host_runtime::outbox::{Dispatch, FileStore, OutboxStore, RedisOutbox, Which};
+use host_runtime::outbox::{DrainMode, FileOutbox, OutboxStore, RedisOutbox, Which};
 use host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET;
 use host_runtime::webhook::PayloadSchema;
 
@@ -85,11 +85,11 @@ async fn produce(sender: &EventSender, from: u64, events: u64, producers: u64) -
     started.elapsed().as_secs_f64()
 }
 
-fn sender(url: &str, store: impl OutboxStore, dispatch: Dispatch) -> EventSender {
+fn sender(url: &str, store: impl OutboxStore, dispatch: DrainMode) -> EventSender {
     EventSender::new(url, DEVELOPMENT_WEBHOOK_SECRET)
         .unwrap()
         .with_outbox(store)
-        .with_dispatch(dispatch)
+        .with_drain_mode(dispatch)
 }
 
 async fn wait_delivered(count: &AtomicU64, target: u64) {
@@ -128,8 +128,8 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
     let accept = {
         let s = sender(
             &url,
-            FileStore::open(dir.path().join("accept")).unwrap(),
-            Dispatch::OnDemand,
+            FileOutbox::open(dir.path().join("accept")).unwrap(),
+            DrainMode::OnDemand,
         );
         events as f64 / produce(&s, 0, events, producers).await
     };
@@ -137,8 +137,8 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
         let before = count.load(Ordering::Relaxed);
         let s = sender(
             &url,
-            FileStore::open(dir.path().join("e2e")).unwrap(),
-            Dispatch::Background,
+            FileOutbox::open(dir.path().join("e2e")).unwrap(),
+            DrainMode::Background,
         );
         let started = Instant::now();
         produce(&s, 0, events, producers).await;
@@ -161,13 +161,13 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
             let s = sender(
                 &url,
                 store.clone().with_prefix("accept:"),
-                Dispatch::OnDemand,
+                DrainMode::OnDemand,
             );
             events as f64 / produce(&s, 0, events, producers).await
         };
         let end_to_end = {
             let before = count.load(Ordering::Relaxed);
-            let s = sender(&url, store.with_prefix("e2e:"), Dispatch::Background);
+            let s = sender(&url, store.with_prefix("e2e:"), DrainMode::Background);
             let started = Instant::now();
             produce(&s, 0, events, producers).await;
             wait_delivered(count, before + events).await;
@@ -186,13 +186,13 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
     let before = count.load(Ordering::Relaxed);
     // `OUTBOX_SOAK_DRAIN=0`: nothing is posted, so memory is measured against acceptance alone.
     let dispatch = if env("OUTBOX_SOAK_DRAIN", 1) == 0 {
-        Dispatch::OnDemand
+        DrainMode::OnDemand
     } else {
-        Dispatch::Background
+        DrainMode::Background
     };
     let s = sender(
         url,
-        FileStore::open(dir.path().join("soak")).unwrap(),
+        FileOutbox::open(dir.path().join("soak")).unwrap(),
         dispatch,
     );
     let step = (soak / 10).max(1);
@@ -209,7 +209,7 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
             rss_mib()
         );
     }
-    if dispatch == Dispatch::OnDemand {
+    if dispatch == DrainMode::OnDemand {
         println!("resident memory {:.1} MiB", rss_mib());
         return;
     }

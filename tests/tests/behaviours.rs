@@ -270,8 +270,9 @@ impl host_runtime::client::HttpClient for Recorder {
     ) -> BoxFuture<'_, Result<http::Response<Bytes>, host_runtime::client::ClientError>> {
         self.0.lock().unwrap().push(request.uri().to_string());
         Box::pin(async {
-            Err(host_runtime::client::ClientError(
-                "no network in this test".into(),
+            Err(host_runtime::client::ClientError::new(
+                host_runtime::client::ClientErrorKind::Connect,
+                "no network in this test",
             ))
         })
     }

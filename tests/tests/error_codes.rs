@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use bytes::Bytes;
-use host_runtime::dedupe::{Claim, DedupeStore};
+use host_runtime::dedupe::{Claim, DedupeStore, StoreError, StoreErrorKind};
 use host_runtime::testing::{TestHost, TestResponse};
 use host_runtime::{BoxFuture, ErrorCode, Handler, HostEvent};
 use host_sdk_tests::{Server, handler};
@@ -59,8 +59,18 @@ fn keyword_tracker() -> (TestHost, Handler, Arc<Server>) {
 struct Unreachable;
 
 impl DedupeStore for Unreachable {
-    fn claim<'a>(&'a self, _key: &'a str, _owner: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
-        Box::pin(async { Err("connection refused".to_owned()) })
+    fn claim<'a>(
+        &'a self,
+        _key: &'a str,
+        _owner: &'a str,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
+        Box::pin(async {
+            Err(StoreError::new(
+                "test",
+                StoreErrorKind::Unavailable,
+                "connection refused",
+            ))
+        })
     }
     fn complete<'a>(&'a self, _key: &'a str, _owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async {})

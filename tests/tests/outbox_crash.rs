@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use host_runtime::outbox::{FileStore, OutboxStore, Which};
+use host_runtime::outbox::{FileOutbox, OutboxStore, Which};
 
 const WRITER: &str = env!("CARGO_BIN_EXE_outbox_writer");
 
@@ -51,7 +51,7 @@ fn run_and_kill(
 }
 
 async fn stored_ids(dir: &Path) -> HashSet<String> {
-    let store = FileStore::open(dir).unwrap_or_else(|e| panic!("the outbox does not open: {e}"));
+    let store = FileOutbox::open(dir).unwrap_or_else(|e| panic!("the outbox does not open: {e}"));
     store
         .list(Which::Pending, usize::MAX)
         .await

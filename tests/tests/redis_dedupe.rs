@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use host_runtime::Handler;
 use host_runtime::HostEvent;
-use host_runtime::dedupe::{Claim, DedupeStore, RedisStore};
+use host_runtime::dedupe::{Claim, DedupeStore, RedisDedupe};
 use host_runtime::testing::TestHost;
 use host_sdk_tests::{Server, handler};
 use serde_json::json;
@@ -76,10 +76,66 @@ fn start_redis_on(port: u16) -> Option<Redis> {
     })
 }
 
+/// A send whose Redis outbox is down fails with an error whose chain reaches the I/O error Redis
+/// met: a vendor's report shows the connection refused, not only "the event was not accepted".
+#[tokio::test]
+async fn a_send_to_a_redis_outbox_that_is_down_keeps_the_io_error_as_its_cause() {
+    use host_runtime::outbox::{RedisOutbox, SendError, StoreErrorKind};
+    use std::error::Error as _;
+
+    let Some(redis) = start_redis() else {
+        return;
+    };
+    let outbox = RedisOutbox::connect(&redis.url).await.unwrap();
+    drop(redis);
+    let sender = host_runtime::EventSender::new(
+        "http://127.0.0.1:9/events",
+        host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET,
+    )
+    .unwrap()
+    .with_outbox(outbox);
+    let hooks = host_sdk_tests::Webhooks::new(sender);
+    let payload = host_sdk_tests::webhooks::rank_dropped::Payload {
+        why: "Notes fell to 9".parse().unwrap(),
+        country: Some("DE".to_owned()),
+        keyword: Some("notes".to_owned()),
+        previous: None,
+        current: None,
+    };
+    let e = hooks
+        .rank_dropped("ins_1", "drop-1", &payload)
+        .unwrap()
+        .enqueue()
+        .await
+        .unwrap_err();
+    let SendError::Store(store) = &e else {
+        panic!("not a store error: {e:?}");
+    };
+    assert_eq!(store.store(), "redis");
+    assert!(
+        matches!(
+            store.kind(),
+            StoreErrorKind::Unavailable | StoreErrorKind::Timeout
+        ),
+        "{store:?}"
+    );
+    // The chain: the send error, the store's error, Redis's error, the I/O error.
+    let mut chain = vec![e.to_string()];
+    let mut cause = e.source();
+    let mut io = None;
+    while let Some(c) = cause {
+        chain.push(c.to_string());
+        io = io.or_else(|| c.downcast_ref::<std::io::Error>().map(std::io::Error::kind));
+        cause = c.source();
+    }
+    assert!(chain.len() >= 4, "{chain:#?}");
+    assert!(io.is_some(), "no I/O error in the chain: {chain:#?}");
+}
+
 #[tokio::test]
 async fn the_redis_store_claims_records_and_releases() {
     let Some(redis) = start_redis() else { return };
-    let store = RedisStore::connect(&redis.url)
+    let store = RedisDedupe::connect(&redis.url)
         .await
         .unwrap()
         .with_prefix("test:");
@@ -113,10 +169,10 @@ async fn two_instances_sharing_redis_run_a_delivery_once() {
     // Two handlers, as two instances would be, each with its own connection to the same Redis.
     let a = host
         .configure(handler(server.clone()))
-        .with_dedupe_store(RedisStore::connect(&redis.url).await.unwrap());
+        .with_dedupe_store(RedisDedupe::connect(&redis.url).await.unwrap());
     let b = host
         .configure(handler(server.clone()))
-        .with_dedupe_store(RedisStore::connect(&redis.url).await.unwrap());
+        .with_dedupe_store(RedisDedupe::connect(&redis.url).await.unwrap());
     let payload = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
     let host = Arc::new(host);
     let tasks: Vec<_> = (0..6)
@@ -163,7 +219,7 @@ async fn impatient_instance(redis: &Redis) -> (TestHost, Handler) {
     host.credentials = json!({ "api_key": "k" });
     let handler = host
         .configure(handler(Arc::new(Server::default())))
-        .with_dedupe_store(RedisStore::connect(&redis.url).await.unwrap())
+        .with_dedupe_store(RedisDedupe::connect(&redis.url).await.unwrap())
         .with_dedupe_timeout(Duration::from_millis(500));
     (host, handler)
 }
@@ -251,10 +307,10 @@ async fn connecting_to_a_redis_that_is_down_fails_within_the_timeout() {
         .unwrap()
         .port();
     let started = Instant::now();
-    let connected = RedisStore::connect(&format!("redis://127.0.0.1:{port}/")).await;
+    let connected = RedisDedupe::connect(&format!("redis://127.0.0.1:{port}/")).await;
     assert!(connected.is_err());
     assert!(
-        started.elapsed() <= RedisStore::CONNECT_TIMEOUT + Duration::from_secs(1),
+        started.elapsed() <= RedisDedupe::CONNECT_TIMEOUT + Duration::from_secs(1),
         "took {:?}",
         started.elapsed()
     );
@@ -275,13 +331,13 @@ async fn a_slow_failing_attempt_and_a_duplicate_on_another_instance_run_the_even
         .event_delay_ms
         .store(1_500, Ordering::SeqCst);
     server.behaviour.fail_events.store(1, Ordering::SeqCst);
-    let instance = |store: RedisStore| -> Handler {
+    let instance = |store: RedisDedupe| -> Handler {
         host.configure(handler(server.clone()))
             .with_dedupe_store(store.with_lease(Duration::from_millis(600)))
             .with_event_wait(Duration::from_millis(200))
     };
-    let a = instance(RedisStore::connect(&redis.url).await.unwrap());
-    let b = instance(RedisStore::connect(&redis.url).await.unwrap());
+    let a = instance(RedisDedupe::connect(&redis.url).await.unwrap());
+    let b = instance(RedisDedupe::connect(&redis.url).await.unwrap());
     let host = Arc::new(host);
     let first = {
         let (host, a) = (host.clone(), a.clone());

@@ -404,7 +404,7 @@ async fn health_answers_without_a_token_and_degrades() {
         started.elapsed() < Duration::from_secs(3),
         "health answers within its 3 s promise"
     );
-    let failing = handler.with_health_check(|| async { Err("database unreachable".to_owned()) });
+    let failing = handler.with_health_check(|| async { Err("database unreachable".into()) });
     let r = failing.handle(get(Method::GET)).await;
     let body: Value = serde_json::from_slice(r.body()).unwrap();
     assert_eq!(

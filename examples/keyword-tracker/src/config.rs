@@ -22,7 +22,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use host_runtime::outbox::{FileStore, OutboxStore, RedisOutbox};
+use host_runtime::outbox::{FileOutbox, OutboxStore, RedisOutbox};
 
 /// The address served by default.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
@@ -92,7 +92,7 @@ impl OutboxSetting {
     pub async fn open(&self) -> Result<Arc<dyn OutboxStore>, ConfigError> {
         let opened = match self {
             OutboxSetting::Folder(dir) => {
-                FileStore::open(dir).map(|s| Arc::new(s) as Arc<dyn OutboxStore>)
+                FileOutbox::open(dir).map(|s| Arc::new(s) as Arc<dyn OutboxStore>)
             }
             OutboxSetting::Redis(url) => RedisOutbox::connect(url)
                 .await

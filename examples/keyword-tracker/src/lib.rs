@@ -97,7 +97,7 @@ impl Tracker {
     }
 
     /// The sender [`from_config`](Self::from_config) posts events with, not started: for serverless
-    /// platforms, which change its dispatch (`Dispatch::OnDemand`) and drain it on a schedule.
+    /// platforms, which change its drain mode (`DrainMode::OnDemand`) and drain it on a schedule.
     pub fn event_sender(
         config: &config::Config,
         outbox: impl host_runtime::outbox::OutboxStore,

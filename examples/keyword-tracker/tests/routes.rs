@@ -70,7 +70,7 @@ async fn start() -> Running {
     })
     .unwrap();
     let tracker =
-        Arc::new(Tracker::from_config(&config, host_runtime::outbox::MemoryStore::new()).unwrap());
+        Arc::new(Tracker::from_config(&config, host_runtime::outbox::MemoryOutbox::new()).unwrap());
     let handler = keyword_tracker::app(tracker.clone(), &config);
     let listener = tokio::net::TcpListener::bind(config.listen).await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

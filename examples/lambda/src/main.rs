@@ -25,8 +25,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use host_runtime::dedupe::DynamoDbStore;
-use host_runtime::outbox::Dispatch;
+use host_runtime::dedupe::DynamoDbDedupe;
+use host_runtime::outbox::DrainMode;
 use keyword_tracker::Tracker;
 use keyword_tracker::config::Config;
 
@@ -82,9 +82,9 @@ async fn start() -> Result<Serving, String> {
         tracing::warn!(
             "HOST_OUTBOX is not set: events wait in memory and are lost with this instance; set a redis:// URL"
         );
-        Arc::new(host_runtime::outbox::MemoryStore::new())
+        Arc::new(host_runtime::outbox::MemoryOutbox::new())
     };
-    let sender = Tracker::event_sender(&config, outbox)?.with_dispatch(Dispatch::OnDemand);
+    let sender = Tracker::event_sender(&config, outbox)?.with_drain_mode(DrainMode::OnDemand);
     if env("_HANDLER").as_deref() == Some("drain") {
         let budget = match env("HOST_DRAIN_BUDGET_SECS") {
             None => Duration::from_secs(50),
@@ -98,7 +98,7 @@ async fn start() -> Result<Serving, String> {
     let handler = keyword_tracker::app(tracker, &config);
     let handler = match env("HOST_DEDUPE_TABLE") {
         Some(table) => {
-            let store = DynamoDbStore::from_env(table.trim()).map_err(|e| e.to_string())?;
+            let store = DynamoDbDedupe::from_env(table.trim()).map_err(|e| e.to_string())?;
             store.check().await.map_err(|e| e.to_string())?;
             handler.with_dedupe_store(store)
         }

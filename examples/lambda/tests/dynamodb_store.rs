@@ -120,9 +120,22 @@ async fn a_missing_table_is_named_with_the_command_that_creates_it() {
             .contains("aws dynamodb create-table --table-name nowhere"),
         "{e}"
     );
-    // A claim says the same (a delivery is then answered 503, which the host retries).
+    // A claim fails with the same error as its source (a delivery is then answered 503, which the
+    // host retries), of a kind that says retrying does not help.
     let e = store.claim("k", "a").await.unwrap_err();
-    assert!(e.contains("create-table --table-name nowhere"), "{e}");
+    assert_eq!(
+        e.kind(),
+        host_runtime::dedupe::StoreErrorKind::Refused,
+        "{e}"
+    );
+    let cause = std::error::Error::source(&e).expect("the DynamoDB error");
+    let cause = cause
+        .downcast_ref::<host_runtime::dedupe::DynamoDbError>()
+        .expect("a DynamoDbError");
+    assert!(
+        cause.message.contains("create-table --table-name nowhere"),
+        "{cause}"
+    );
 }
 
 #[tokio::test]

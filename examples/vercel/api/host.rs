@@ -27,7 +27,7 @@ async fn main() -> Result<(), Error> {
         eprintln!(
             "warning: HOST_OUTBOX is not set: events wait in memory and are lost with this instance"
         );
-        Tracker::from_config(&config, host_runtime::outbox::MemoryStore::new())?
+        Tracker::from_config(&config, host_runtime::outbox::MemoryOutbox::new())?
     };
     let tracker = Arc::new(tracker);
     let handler = keyword_tracker::app(tracker, &config);

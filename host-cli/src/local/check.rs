@@ -36,7 +36,7 @@ use super::output::{self, Term, line};
 use super::{Fail, InstallArgs, ManifestArg, ServerArg};
 
 /// The host's health time limit at publish.
-pub const HEALTH_LIMIT: Duration = Duration::from_secs(3);
+pub const HEALTH_LIMIT: Duration = Duration::from_millis(host_runtime::limits::HEALTH_ANSWER_MS);
 /// The tool time limit.
 pub const TOOL_LIMIT: Duration = host_runtime::TOOL_DEADLINE;
 /// The limit for the other routes: the runtime's handler deadline, and a little more to see its
@@ -759,7 +759,7 @@ mod tests {
         );
         assert!(check_answer(&Expect::Mention, &json!({ "items": [ { "id": "a" } ] })).is_err());
         assert!(check_answer(&Expect::Context, &json!({ "summary": "s" })).is_ok());
-        let big = json!({ "summary": "x".repeat(CONTEXT_LIMIT) });
+        let big = json!({ "summary": "x".repeat(host_runtime::limits::CONTEXT_BYTES) });
         assert!(
             check_answer(&Expect::Context, &big)
                 .unwrap_err()

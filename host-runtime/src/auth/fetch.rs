@@ -25,38 +25,68 @@ pub(crate) struct Fetched {
     pub(crate) max_age: i64,
 }
 
-/// Fetches the key set at `url` within `timeout`. The error is a reason for the log.
+/// Why the key set could not be fetched, for the log.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FetchError {
+    /// The URL is refused (the handler logged why when it was built).
+    #[error(transparent)]
+    Url(#[from] super::KeySetUrlError),
+    /// The whole fetch took longer than its budget.
+    #[error("no complete answer within {0} ms")]
+    Timeout(u128),
+    /// The request could not be built.
+    #[error("the request could not be built")]
+    Request(#[source] http::Error),
+    /// The HTTP client got no answer.
+    #[error("no answer")]
+    Client(#[source] crate::client::ClientError),
+    /// The host answered with an error status.
+    #[error("status {0}")]
+    Status(http::StatusCode),
+    /// The answer is not JSON.
+    #[error("the key set is not JSON")]
+    NotJson(#[source] serde_json::Error),
+    /// No HTTP client on this platform.
+    #[error(
+        "no HTTP client to fetch the key set with: give the handler one (`with_http_client`) or an inline key set (`with_jwks`)"
+    )]
+    NoClient,
+    /// The answer is JSON but not a key set (the rule it breaks).
+    #[error("{0}")]
+    NotAKeySet(&'static str),
+    /// The fetched key set has no key this runtime can use.
+    #[error("the fetched key set holds no usable key; the last good keys stay")]
+    NoUsableKey,
+}
+
+/// Fetches the key set at `url` within `timeout`.
 pub(crate) async fn fetch(
     client: &Client,
     url: &str,
     timeout: Duration,
-) -> Result<Fetched, String> {
+) -> Result<Fetched, FetchError> {
     // Never fetched from a URL the checks refuse (the handler logged why when it was built).
     super::check_key_set_url(url)?;
     match crate::rt::timeout(timeout, fetch_unbounded(client, url)).await {
         Ok(result) => result,
-        Err(_) => Err(format!(
-            "no complete answer within {} ms",
-            timeout.as_millis()
-        )),
+        Err(_) => Err(FetchError::Timeout(timeout.as_millis())),
     }
 }
 
-async fn fetch_unbounded(client: &Client, url: &str) -> Result<Fetched, String> {
+async fn fetch_unbounded(client: &Client, url: &str) -> Result<Fetched, FetchError> {
     let request = http::Request::get(url)
         .header(ACCEPT, "application/json")
         .body(bytes::Bytes::new())
-        .map_err(|e| e.to_string())?;
+        .map_err(FetchError::Request)?;
     let response = client
         .send(request, MAX_JWKS_BYTES)
         .await
-        .map_err(|e| e.0)?;
+        .map_err(FetchError::Client)?;
     if !response.status().is_success() {
-        return Err(format!("status {}", response.status()));
+        return Err(FetchError::Status(response.status()));
     }
     let max_age = max_age(response.headers());
-    let document = serde_json::from_slice(response.body())
-        .map_err(|_| "the key set is not JSON".to_owned())?;
+    let document = serde_json::from_slice(response.body()).map_err(FetchError::NotJson)?;
     Ok(Fetched { document, max_age })
 }
 

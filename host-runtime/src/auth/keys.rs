@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::Clock;
-use super::fetch::{self, Fetched};
+use super::fetch::{self, FetchError, Fetched};
 use super::jwks::KeySet;
 
 /// Fetched keys are never used longer than this after the last successful fetch (seconds).
@@ -167,15 +167,15 @@ impl KeyStore {
         }
         let outcome = remote.fetch().await;
         let parsed = outcome
-            .and_then(|f| Ok((KeySet::from_document(&f.document)?, f.max_age)))
+            .and_then(|f| {
+                let set = KeySet::from_document(&f.document).map_err(FetchError::NotAKeySet)?;
+                Ok((set, f.max_age))
+            })
             .and_then(|(set, max_age)| {
                 // A set without one usable key is a broken publication, not a revocation of every
                 // key: the last good keys keep serving (within their 24 h).
                 if set.len() == 0 && remote.read().keys.as_ref().is_some_and(|k| k.len() > 0) {
-                    Err(
-                        "the fetched key set holds no usable key; the last good keys stay"
-                            .to_owned(),
-                    )
+                    Err(FetchError::NoUsableKey)
                 } else {
                     Ok((set, max_age))
                 }
@@ -199,7 +199,7 @@ impl KeyStore {
             Err(reason) => {
                 let cached = state.keys.as_ref().map_or(0, |k| k.len());
                 state.last_failed = true;
-                tracing::warn!(%reason, cached, "install token key set fetch failed");
+                tracing::warn!(reason = %crate::error::Chain(&reason), cached, "install token key set fetch failed");
                 Refresh::Failed
             }
         }
@@ -211,12 +211,9 @@ impl Remote {
         self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    async fn fetch(&self) -> Result<Fetched, String> {
+    async fn fetch(&self) -> Result<Fetched, FetchError> {
         let Some(client) = &self.client else {
-            return Err(
-                "no HTTP client on this platform: give the handler one with `with_http_client`"
-                    .to_owned(),
-            );
+            return Err(FetchError::NoClient);
         };
         fetch::fetch(client, &self.url, self.timeout).await
     }

@@ -87,24 +87,26 @@ pub const DEFAULT_JWKS_URL: &str = "https://auth.host.example/.well-known/jwks.j
 /// assert!(check_key_set_url("ftp://auth.host.example/jwks.json").is_err());
 /// assert!(check_key_set_url("auth.host.example/jwks.json").is_err());
 /// ```
-pub fn check_key_set_url(key_set_url: &str) -> Result<(), String> {
+pub fn check_key_set_url(key_set_url: &str) -> Result<(), KeySetUrlError> {
+    let refused = |problem| KeySetUrlError {
+        url: key_set_url.to_owned(),
+        problem,
+    };
     // `http::Uri` rather than a WHATWG URL parser: it is already linked, and it is stricter (no
     // IPv4 shorthand such as `127.1`, no backslashes or whitespace), so what it reads as a loopback
     // host, any fetcher does too; what it cannot read is refused.
     let parsed: http::Uri = key_set_url
         .parse()
-        .map_err(|e| format!("the key set URL `{key_set_url}` is not a URL ({e})"))?;
+        .map_err(|e: http::uri::InvalidUri| refused(UrlProblem::NotAUrl(e.to_string())))?;
     let Some(host) = parsed.host().filter(|h| !h.is_empty()) else {
-        return Err(format!("the key set URL `{key_set_url}` names no host"));
+        return Err(refused(UrlProblem::NoHost));
     };
     let after_host = parsed
         .authority()
         .and_then(|a| a.as_str().rsplit_once(host))
         .map_or("", |(_, port)| port);
     if !after_host.is_empty() && parsed.port_u16().is_none() {
-        return Err(format!(
-            "the key set URL `{key_set_url}` is not a URL (its port is not a number from 0 to 65535)"
-        ));
+        return Err(refused(UrlProblem::BadPort));
     }
     let loopback = host.eq_ignore_ascii_case("localhost")
         || match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
@@ -118,20 +120,60 @@ pub fn check_key_set_url(key_set_url: &str) -> Result<(), String> {
     match parsed.scheme_str().map(str::to_ascii_lowercase).as_deref() {
         Some("https") => Ok(()),
         Some("http") if loopback => Ok(()),
-        Some("http") => Err(format!(
-            "the key set URL `{key_set_url}` is plain http; install tokens are only trusted from a key set fetched over https (http is allowed for loopback hosts only)"
-        )),
-        Some(other) => Err(format!(
-            "the key set URL `{key_set_url}` uses `{other}:`; it must be https"
-        )),
-        None => Err(format!(
-            "the key set URL `{key_set_url}` is not a URL (it has no scheme)"
-        )),
+        Some("http") => Err(refused(UrlProblem::PlainHttp)),
+        Some(other) => Err(refused(UrlProblem::Scheme(other.to_owned()))),
+        None => Err(refused(UrlProblem::NoScheme)),
     }
 }
 
+/// Why [`check_key_set_url`] refused a key set URL: the URL and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the key set URL `{url}` {problem}")]
+pub struct KeySetUrlError {
+    url: String,
+    problem: UrlProblem,
+}
+
+impl KeySetUrlError {
+    /// The refused URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// What is wrong with it.
+    pub fn problem(&self) -> &UrlProblem {
+        &self.problem
+    }
+}
+
+/// What is wrong with a refused key set URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UrlProblem {
+    /// It does not parse as a URL (the parser's reason).
+    #[error("is not a URL ({0})")]
+    NotAUrl(String),
+    /// It has no host.
+    #[error("names no host")]
+    NoHost,
+    /// Its port is not a number from 0 to 65535.
+    #[error("is not a URL (its port is not a number from 0 to 65535)")]
+    BadPort,
+    /// It is plain http to a host that is not loopback.
+    #[error(
+        "is plain http; install tokens are only trusted from a key set fetched over https (http is allowed for loopback hosts only)"
+    )]
+    PlainHttp,
+    /// Its scheme is neither https nor http.
+    #[error("uses `{0}:`; it must be https")]
+    Scheme(String),
+    /// It has no scheme.
+    #[error("is not a URL (it has no scheme)")]
+    NoScheme,
+}
+
 /// Clock skew allowed on `exp` and `nbf`.
-pub const LEEWAY: Duration = Duration::from_secs(60);
+pub const LEEWAY: Duration = Duration::from_secs(host_interface::limits::TOKEN_LEEWAY_SECS);
 /// How many verified tokens are remembered by default.
 pub const DEFAULT_TOKEN_CACHE: usize = 10_000;
 /// How long one key set fetch may take by default.

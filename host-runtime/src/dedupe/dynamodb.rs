@@ -1,4 +1,4 @@
-//! [`DynamoDbStore`]: event deduplication in an Amazon DynamoDB table (feature `dynamodb`).
+//! [`DynamoDbDedupe`]: event deduplication in an Amazon DynamoDB table (feature `dynamodb`).
 //!
 //! The store speaks DynamoDB's JSON protocol itself over the runtime's HTTP client, with requests
 //! signed by `aws-sigv4` (see the crate's `Cargo.toml` for why not the AWS SDK).
@@ -10,7 +10,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Claim, DedupeStore, WINDOW};
+use super::{Claim, DedupeStore, StoreError, StoreErrorKind, WINDOW};
 use crate::BoxFuture;
 use crate::client::Client;
 use crate::rt::{SystemTime, UNIX_EPOCH};
@@ -26,13 +26,17 @@ const LONGEST_PLAIN_KEY: usize = 1024;
 /// The most of an answer the store reads.
 const MAX_ANSWER: usize = 1024 * 1024;
 
-/// Why DynamoDB could not be used: what went wrong, with the table, and what to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why DynamoDB could not be used: what went wrong, with the table, and what to do. When the
+/// request got no answer, the HTTP client's error is the [`source`](std::error::Error::source).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct DynamoDbError {
     /// DynamoDB's error type (`ResourceNotFoundException`, ...), when it answered with one.
     pub code: Option<String>,
     /// The explanation.
     pub message: String,
+    kind: StoreErrorKind,
+    source: Option<crate::client::ClientError>,
 }
 
 impl fmt::Display for DynamoDbError {
@@ -41,18 +45,52 @@ impl fmt::Display for DynamoDbError {
     }
 }
 
-impl std::error::Error for DynamoDbError {}
+impl std::error::Error for DynamoDbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Two errors are equal when they say the same (sources are not compared).
+impl PartialEq for DynamoDbError {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code && self.message == other.message && self.kind == other.kind
+    }
+}
+
+impl Eq for DynamoDbError {}
 
 impl DynamoDbError {
+    /// A set-up mistake to fix (a missing region, credentials, table): retrying does not help.
     fn new(message: impl Into<String>) -> Self {
+        DynamoDbError::of(StoreErrorKind::Refused, message)
+    }
+
+    fn of(kind: StoreErrorKind, message: impl Into<String>) -> Self {
         DynamoDbError {
             code: None,
             message: message.into(),
+            kind,
+            source: None,
         }
     }
 
     fn is(&self, code: &str) -> bool {
         self.code.as_deref() == Some(code)
+    }
+
+    /// What kind of failure it is: [`Refused`](StoreErrorKind::Refused) for a set-up to fix,
+    /// [`Unavailable`](StoreErrorKind::Unavailable) or [`Timeout`](StoreErrorKind::Timeout) to
+    /// retry.
+    pub fn kind(&self) -> StoreErrorKind {
+        self.kind
+    }
+
+    /// The store error of an operation that failed with this error (its source).
+    fn store_error(self, what: &str) -> StoreError {
+        StoreError::new("dynamodb", self.kind, what).with_source(self)
     }
 }
 
@@ -114,15 +152,15 @@ impl fmt::Debug for AwsCredentials {
 ///
 /// ```no_run
 /// # async fn f(handler: host_runtime::Handler) -> Result<(), host_runtime::dedupe::DynamoDbError> {
-/// use host_runtime::dedupe::DynamoDbStore;
+/// use host_runtime::dedupe::DynamoDbDedupe;
 /// // Region, credentials and endpoint from the usual AWS variables (set by Lambda).
-/// let store = DynamoDbStore::from_env("host-events")?;
+/// let store = DynamoDbDedupe::from_env("host-events")?;
 /// store.check().await?; // the table exists with the right key: fail at start, not per event
 /// let handler = handler.with_dedupe_store(store);
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
-pub struct DynamoDbStore {
+pub struct DynamoDbDedupe {
     table: String,
     region: String,
     endpoint: http::Uri,
@@ -132,10 +170,10 @@ pub struct DynamoDbStore {
     lease: Duration,
 }
 
-impl fmt::Debug for DynamoDbStore {
+impl fmt::Debug for DynamoDbDedupe {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // Never the credentials.
-        f.debug_struct("DynamoDbStore")
+        f.debug_struct("DynamoDbDedupe")
             .field("table", &self.table)
             .field("region", &self.region)
             .field("endpoint", &self.endpoint.to_string())
@@ -144,7 +182,7 @@ impl fmt::Debug for DynamoDbStore {
     }
 }
 
-impl DynamoDbStore {
+impl DynamoDbDedupe {
     /// How long a claim lasts without renewal unless [`with_lease`](Self::with_lease) says otherwise.
     pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
     /// How long one DynamoDB request may take.
@@ -234,7 +272,7 @@ impl DynamoDbStore {
         let client = Client::platform_default().ok_or_else(|| {
             DynamoDbError::new("no HTTP client on this platform; give one with `with_http_client`")
         })?;
-        Ok(DynamoDbStore {
+        Ok(DynamoDbDedupe {
             table: table.to_owned(),
             region: region.to_owned(),
             endpoint: parsed,
@@ -372,18 +410,30 @@ impl DynamoDbStore {
         let answer = match sent.await {
             Ok(Ok(answer)) => answer,
             Ok(Err(e)) => {
-                return Err(DynamoDbError::new(format!(
-                    "cannot reach DynamoDB at {} for table `{}`: {e}",
-                    self.endpoint, self.table
-                )));
+                let kind = match e.kind() {
+                    crate::client::ClientErrorKind::Timeout => StoreErrorKind::Timeout,
+                    _ => StoreErrorKind::Unavailable,
+                };
+                let mut error = DynamoDbError::of(
+                    kind,
+                    format!(
+                        "cannot reach DynamoDB at {} for table `{}`",
+                        self.endpoint, self.table
+                    ),
+                );
+                error.source = Some(e);
+                return Err(error);
             }
             Err(_) => {
-                return Err(DynamoDbError::new(format!(
-                    "DynamoDB at {} did not answer {operation} on table `{}` within {} s",
-                    self.endpoint,
-                    self.table,
-                    Self::REQUEST_TIMEOUT.as_secs()
-                )));
+                return Err(DynamoDbError::of(
+                    StoreErrorKind::Timeout,
+                    format!(
+                        "DynamoDB at {} did not answer {operation} on table `{}` within {} s",
+                        self.endpoint,
+                        self.table,
+                        Self::REQUEST_TIMEOUT.as_secs()
+                    ),
+                ));
             }
         };
         let status = answer.status();
@@ -451,9 +501,20 @@ impl DynamoDbStore {
                 self.endpoint
             ),
         };
+        let kind = match code.as_deref() {
+            Some(
+                "ProvisionedThroughputExceededException"
+                | "ThrottlingException"
+                | "RequestLimitExceeded",
+            ) => StoreErrorKind::Unavailable,
+            Some(_) if status < 500 => StoreErrorKind::Refused,
+            _ => StoreErrorKind::Unavailable,
+        };
         DynamoDbError {
             code,
             message: what,
+            kind,
+            source: None,
         }
     }
 
@@ -624,15 +685,23 @@ fn ttl_of(until_ms: u64) -> u64 {
     until_ms.div_ceil(1000)
 }
 
-impl DedupeStore for DynamoDbStore {
-    fn claim<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, Result<Claim, String>> {
-        Box::pin(async move { self.claim_item(key, owner).await.map_err(|e| e.message) })
+impl DedupeStore for DynamoDbDedupe {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
+        Box::pin(async move {
+            self.claim_item(key, owner)
+                .await
+                .map_err(|e| e.store_error("cannot claim the event key"))
+        })
     }
 
     fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.update(key, owner, true).await {
-                tracing::warn!(error = %e, "could not record a processed event in DynamoDB");
+                tracing::warn!(error = %crate::error::Chain(&e), "could not record a processed event in DynamoDB");
             }
         })
     }
@@ -640,7 +709,7 @@ impl DedupeStore for DynamoDbStore {
     fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.delete(key, owner).await {
-                tracing::warn!(error = %e, "could not release an event key in DynamoDB");
+                tracing::warn!(error = %crate::error::Chain(&e), "could not release an event key in DynamoDB");
             }
         })
     }
@@ -648,7 +717,7 @@ impl DedupeStore for DynamoDbStore {
     fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.update(key, owner, false).await {
-                tracing::warn!(error = %e, "could not renew an event claim in DynamoDB");
+                tracing::warn!(error = %crate::error::Chain(&e), "could not renew an event claim in DynamoDB");
             }
         })
     }
@@ -662,8 +731,8 @@ impl DedupeStore for DynamoDbStore {
 mod tests {
     use super::*;
 
-    fn store() -> DynamoDbStore {
-        DynamoDbStore::new(
+    fn store() -> DynamoDbDedupe {
+        DynamoDbDedupe::new(
             "events",
             "eu-west-1",
             "http://127.0.0.1:1",
@@ -694,9 +763,9 @@ mod tests {
 
     #[test]
     fn the_environment_names_what_is_missing() {
-        let e = DynamoDbStore::from_vars("events", |_| None).unwrap_err();
+        let e = DynamoDbDedupe::from_vars("events", |_| None).unwrap_err();
         assert!(e.message.contains("AWS_REGION"), "{e}");
-        let e = DynamoDbStore::from_vars("events", |k| {
+        let e = DynamoDbDedupe::from_vars("events", |k| {
             (k == "AWS_REGION").then(|| "eu-west-1".into())
         })
         .unwrap_err();
@@ -712,9 +781,9 @@ mod tests {
             "AWS_ENDPOINT_URL" => Some("localhost:8000".to_owned()),
             _ => None,
         };
-        let e = DynamoDbStore::from_vars("events", vars).unwrap_err();
+        let e = DynamoDbDedupe::from_vars("events", vars).unwrap_err();
         assert!(e.message.contains("`localhost:8000`"), "{e}");
-        let ok = DynamoDbStore::from_vars("events", |k| match k {
+        let ok = DynamoDbDedupe::from_vars("events", |k| match k {
             "AWS_ENDPOINT_URL" => None,
             other => vars(other),
         })

@@ -44,21 +44,36 @@ fn put_str(out: &mut Vec<u8>, s: Option<&str>) {
     }
 }
 
+/// Why a stored record cannot be read back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DecodeError {
+    /// Written by another version of the format.
+    #[error("a record of format {0} (this build reads format {VERSION})")]
+    Version(u8),
+    /// Shorter than its lengths say.
+    #[error("a record cut short at byte {0}")]
+    CutShort(usize),
+    /// A string that is not UTF-8.
+    #[error("a record with a string that is not UTF-8 at byte {0}")]
+    NotUtf8(usize),
+    /// No event id.
+    #[error("a record without an id")]
+    NoId,
+}
+
 /// Decodes a record into the entry and the owner of its claim (empty: unclaimed).
-pub(crate) fn decode(bytes: &[u8]) -> Result<(Entry, String), String> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<(Entry, String), DecodeError> {
     let mut r = Reader { bytes, at: 0 };
     let version = r.take(1)?[0];
     if version != VERSION {
-        return Err(format!(
-            "a record of format {version} (this build reads format {VERSION})"
-        ));
+        return Err(DecodeError::Version(version));
     }
     let attempts = u32::from_le_bytes(r.array()?);
     let due = i64::from_le_bytes(r.array()?);
     let accepted = i64::from_le_bytes(r.array()?);
     let owner = r.string()?.unwrap_or_default();
     let last_error = r.string()?;
-    let id = r.string()?.ok_or("a record without an id")?;
+    let id = r.string()?.ok_or(DecodeError::NoId)?;
     let body = bytes[r.at..].to_vec();
     Ok((
         Entry {
@@ -79,35 +94,32 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         let end = self
             .at
             .checked_add(n)
             .filter(|&end| end <= self.bytes.len())
-            .ok_or_else(|| format!("a record cut short at byte {}", self.at))?;
+            .ok_or(DecodeError::CutShort(self.at))?;
         let slice = &self.bytes[self.at..end];
         self.at = end;
         Ok(slice)
     }
 
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         let mut out = [0u8; N];
         out.copy_from_slice(self.take(N)?);
         Ok(out)
     }
 
-    fn string(&mut self) -> Result<Option<String>, String> {
+    fn string(&mut self) -> Result<Option<String>, DecodeError> {
         let len = u32::from_le_bytes(self.array()?);
         if len == NONE {
             return Ok(None);
         }
         let raw = self.take(len as usize)?;
-        String::from_utf8(raw.to_vec()).map(Some).map_err(|_| {
-            format!(
-                "a record with a string that is not UTF-8 at byte {}",
-                self.at
-            )
-        })
+        String::from_utf8(raw.to_vec())
+            .map(Some)
+            .map_err(|_| DecodeError::NotUtf8(self.at))
     }
 }
 
@@ -152,7 +164,12 @@ mod tests {
         }
         let mut foreign = bytes.clone();
         foreign[0] = 9;
-        assert!(decode(&foreign).unwrap_err().contains("format 9"));
+        assert!(
+            decode(&foreign)
+                .unwrap_err()
+                .to_string()
+                .contains("format 9")
+        );
         // A length that points past the end.
         let mut long = bytes;
         long[21..25].copy_from_slice(&u32::MAX.wrapping_sub(7).to_le_bytes());

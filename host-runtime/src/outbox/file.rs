@@ -1,4 +1,4 @@
-//! [`FileStore`]: the outbox in one file on local disk, with `redb`.
+//! [`FileOutbox`]: the outbox in one file on local disk, with `redb`.
 //!
 //! One thread owns the database. Requests reach it over a channel; the writes waiting when it
 //! wakes are applied in one transaction and committed together (one fsync for the lot), and only
@@ -12,7 +12,7 @@ use redb::{
     Database, ReadableDatabase as _, ReadableTable as _, TableDefinition, WriteTransaction,
 };
 
-use super::{Entry, OutboxError, OutboxStore, Settlement, Which, codec};
+use super::{Entry, OutboxStore, Settlement, StoreError, StoreErrorKind, Which, codec};
 use crate::BoxFuture;
 
 /// Pending events by id: the record with the owner of its claim.
@@ -41,7 +41,7 @@ const CACHE: usize = 8 * 1024 * 1024;
 /// the file is locked while open, and a second process opening it is refused. Several instances
 /// share a [`RedisOutbox`](super::RedisOutbox) instead.
 #[derive(Clone)]
-pub struct FileStore {
+pub struct FileOutbox {
     inner: std::sync::Arc<Inner>,
 }
 
@@ -62,18 +62,18 @@ impl Drop for Inner {
     }
 }
 
-impl std::fmt::Debug for FileStore {
+impl std::fmt::Debug for FileOutbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FileStore")
+        f.debug_struct("FileOutbox")
             .field("path", &self.inner.path)
             .finish()
     }
 }
 
 /// The answer to a request, sent once its transaction committed (or failed).
-type Reply = Box<dyn FnOnce(Result<(), OutboxError>) + Send>;
+type Reply = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 /// A write: applied to the shared transaction (or told why there is none).
-type Write = Box<dyn FnOnce(Result<&WriteTransaction, OutboxError>) -> (bool, Reply) + Send>;
+type Write = Box<dyn FnOnce(Result<&WriteTransaction, StoreError>) -> (bool, Reply) + Send>;
 /// A request to the database thread.
 enum Job {
     /// Reads from a snapshot, answered at once.
@@ -90,7 +90,7 @@ enum Job {
 /// outbox would stay down until someone deleted it by hand. So the file is made under a name of
 /// its own, with its tables, closed, and then linked to `path`; a link (unlike a rename) never
 /// replaces a file another process made first.
-fn create_whole(dir: &Path, path: &Path) -> Result<(), OutboxError> {
+fn create_whole(dir: &Path, path: &Path) -> Result<(), StoreError> {
     sweep_half_made(dir);
     if path.exists() {
         return Ok(());
@@ -122,7 +122,7 @@ fn create_whole(dir: &Path, path: &Path) -> Result<(), OutboxError> {
         Err(_) => std::fs::rename(&making, path),
     };
     let _ = std::fs::remove_file(&making);
-    linked.map_err(|e| failed(path, "cannot create", e))?;
+    linked.map_err(|e| failed_io(path, "cannot create", e))?;
     // The new name is durable once the folder is.
     if let Ok(folder) = std::fs::File::open(dir) {
         let _ = folder.sync_all();
@@ -153,18 +153,46 @@ fn sweep_half_made(dir: &Path) {
     }
 }
 
-fn failed(path: &Path, what: &str, e: impl std::fmt::Display) -> OutboxError {
-    OutboxError::new("file", format!("{}: {what}: {e}", path.display()))
+/// What failed at `path`, caused by redb's error (the source).
+fn failed(path: &Path, what: &str, e: impl Into<redb::Error>) -> StoreError {
+    let e = e.into();
+    let kind = match &e {
+        redb::Error::Io(io) => io_kind(io),
+        redb::Error::Corrupted(_) => StoreErrorKind::Corrupt,
+        redb::Error::DatabaseAlreadyOpen => StoreErrorKind::Refused,
+        _ => StoreErrorKind::Other,
+    };
+    StoreError::new("file", kind, format!("{}: {what}", path.display())).with_source(e)
 }
 
-impl FileStore {
+/// What failed at `path`, caused by an I/O error (the source).
+fn failed_io(path: &Path, what: &str, e: std::io::Error) -> StoreError {
+    StoreError::new("file", io_kind(&e), format!("{}: {what}", path.display())).with_source(e)
+}
+
+/// What failed at `path` and why, with no error value to keep.
+fn refused(path: &Path, kind: StoreErrorKind, what: &str, why: &str) -> StoreError {
+    StoreError::new("file", kind, format!("{}: {what}: {why}", path.display()))
+}
+
+fn io_kind(e: &std::io::Error) -> StoreErrorKind {
+    match e.kind() {
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => StoreErrorKind::Full,
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
+            StoreErrorKind::Refused
+        }
+        _ => StoreErrorKind::Unavailable,
+    }
+}
+
+impl FileOutbox {
     /// Opens (or creates) the outbox in folder `dir`, creating the folder if needed.
     ///
     /// Fails, naming the path, when the folder cannot be made, the file is not an outbox, or
     /// another process has it open.
-    pub fn open(dir: impl AsRef<Path>) -> Result<Self, OutboxError> {
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, StoreError> {
         let dir = dir.as_ref();
-        std::fs::create_dir_all(dir).map_err(|e| failed(dir, "cannot create the folder", e))?;
+        std::fs::create_dir_all(dir).map_err(|e| failed_io(dir, "cannot create the folder", e))?;
         let path = dir.join(FILE);
         create_whole(dir, &path)?;
         // redb asserts (panics) on some damaged files, e.g. one shorter than its header says;
@@ -173,16 +201,18 @@ impl FileStore {
             Database::builder().set_cache_size(CACHE).create(&path)
         })
         .map_err(|_| {
-            failed(
+            refused(
                 &path,
+                StoreErrorKind::Corrupt,
                 "cannot open",
                 "the file is damaged (for example cut short); move it aside to start an empty \
                  outbox, and keep it to recover its events",
             )
         })?;
         let db = opened.map_err(|e| match e {
-            redb::DatabaseError::DatabaseAlreadyOpen => failed(
+            redb::DatabaseError::DatabaseAlreadyOpen => refused(
                 &path,
+                StoreErrorKind::Refused,
                 "cannot open",
                 "another process has this outbox open (one instance per file; \
                      several instances share a Redis outbox)",
@@ -204,8 +234,8 @@ impl FileStore {
         let thread = std::thread::Builder::new()
             .name("host-outbox".into())
             .spawn(move || serve(&db, &queue, &thread_path))
-            .map_err(|e| failed(&path, "cannot start its thread", e))?;
-        Ok(FileStore {
+            .map_err(|e| failed_io(&path, "cannot start its thread", e))?;
+        Ok(FileOutbox {
             inner: std::sync::Arc::new(Inner {
                 jobs: Some(jobs),
                 path,
@@ -219,14 +249,19 @@ impl FileStore {
         &self.inner.path
     }
 
-    fn stopped(&self) -> OutboxError {
-        failed(self.path(), "unavailable", "its thread stopped")
+    fn stopped(&self) -> StoreError {
+        refused(
+            self.path(),
+            StoreErrorKind::Unavailable,
+            "unavailable",
+            "its thread stopped",
+        )
     }
 
     fn write<T: Send + 'static>(
         &self,
         op: impl FnOnce(&WriteTransaction) -> Result<T, redb::Error> + Send + 'static,
-    ) -> BoxFuture<'static, Result<T, OutboxError>> {
+    ) -> BoxFuture<'static, Result<T, StoreError>> {
         let (tell, told) = futures_channel::oneshot::channel();
         let path = self.inner.path.clone();
         let job = Job::Write(Box::new(move |txn| {
@@ -243,7 +278,7 @@ impl FileStore {
     fn read<T: Send + 'static>(
         &self,
         op: impl FnOnce(&Database) -> Result<T, redb::Error> + Send + 'static,
-    ) -> BoxFuture<'static, Result<T, OutboxError>> {
+    ) -> BoxFuture<'static, Result<T, StoreError>> {
         let (tell, told) = futures_channel::oneshot::channel();
         let path = self.inner.path.clone();
         let job = Job::Read(Box::new(move |db| {
@@ -255,8 +290,8 @@ impl FileStore {
     fn submit<T: Send + 'static>(
         &self,
         job: Job,
-        told: futures_channel::oneshot::Receiver<Result<T, OutboxError>>,
-    ) -> BoxFuture<'static, Result<T, OutboxError>> {
+        told: futures_channel::oneshot::Receiver<Result<T, StoreError>>,
+    ) -> BoxFuture<'static, Result<T, StoreError>> {
         let stopped = self.stopped();
         let sent = self.inner.jobs.as_ref().map(|jobs| jobs.send(job));
         if !matches!(sent, Some(Ok(()))) {
@@ -289,7 +324,7 @@ fn serve(db: &Database, queue: &mpsc::Receiver<Job>, path: &Path) {
             Err(e) => {
                 // Nothing is applied: each request hears why.
                 let e = failed(path, "cannot write", e);
-                tracing::error!(error = %e, "the outbox file cannot be written");
+                tracing::error!(error = %crate::error::Chain(&e), "the outbox file cannot be written");
                 for write in batch {
                     let (_, reply) = write(Err(e.clone()));
                     reply(Err(e.clone()));
@@ -311,14 +346,15 @@ fn serve(db: &Database, queue: &mpsc::Receiver<Job>, path: &Path) {
         } else {
             // One write failed part-way: none of the batch is kept, and each request hears so.
             let _ = txn.abort();
-            Err(failed(
+            Err(refused(
                 path,
+                StoreErrorKind::Other,
                 "cannot write",
                 "a write in the same commit failed; nothing of it was kept",
             ))
         };
         if let Err(e) = &committed {
-            tracing::error!(error = %e, "outbox commit failed");
+            tracing::error!(error = %crate::error::Chain(e), "outbox commit failed");
         }
         for reply in replies {
             reply(committed.clone());
@@ -366,8 +402,8 @@ fn pending_record(
     }
 }
 
-impl OutboxStore for FileStore {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
+impl OutboxStore for FileOutbox {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
         self.write(move |txn| {
             let mut pending = txn.open_table(PENDING)?;
             if pending.get(entry.id.as_str())?.is_some() {
@@ -386,7 +422,7 @@ impl OutboxStore for FileStore {
         limit: usize,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         let owner = owner.to_owned();
         self.write(move |txn| {
             let mut due = txn.open_table(DUE)?;
@@ -416,7 +452,7 @@ impl OutboxStore for FileStore {
         id: &'a str,
         owner: &'a str,
         settlement: Settlement,
-    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
         let (id, owner) = (id.to_owned(), owner.to_owned());
         self.write(move |txn| {
             let mut pending = txn.open_table(PENDING)?;
@@ -460,7 +496,7 @@ impl OutboxStore for FileStore {
         })
     }
 
-    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
         self.read(|db| {
             let txn = db.begin_read()?;
             let due = txn.open_table(DUE)?;
@@ -468,7 +504,7 @@ impl OutboxStore for FileStore {
         })
     }
 
-    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
         self.read(move |db| {
             let txn = db.begin_read()?;
             let mut out = Vec::new();
@@ -498,7 +534,7 @@ impl OutboxStore for FileStore {
         })
     }
 
-    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
         let id = id.to_owned();
         self.write(move |txn| {
             let mut dead = txn.open_table(DEAD)?;
@@ -523,7 +559,7 @@ impl OutboxStore for FileStore {
         })
     }
 
-    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         let id = id.to_owned();
         self.write(move |txn| {
             let mut pending = txn.open_table(PENDING)?;

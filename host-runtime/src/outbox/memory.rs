@@ -1,16 +1,16 @@
-//! [`MemoryStore`]: the outbox in this process's memory.
+//! [`MemoryOutbox`]: the outbox in this process's memory.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
-use super::{Entry, OutboxError, OutboxStore, Settlement, Which};
+use super::{Entry, OutboxStore, Settlement, StoreError, Which};
 use crate::BoxFuture;
 
 /// An outbox in memory: what a sender uses when given no store. Events are retried as long as the
-/// process lives and lost with it; use [`FileStore`](super::FileStore) or
+/// process lives and lost with it; use [`FileOutbox`](super::FileOutbox) or
 /// [`RedisOutbox`](super::RedisOutbox) for events that must survive a restart.
 #[derive(Default)]
-pub struct MemoryStore {
+pub struct MemoryOutbox {
     state: Mutex<State>,
 }
 
@@ -36,10 +36,10 @@ impl State {
     }
 }
 
-impl MemoryStore {
+impl MemoryOutbox {
     /// An empty store.
     pub fn new() -> Self {
-        MemoryStore::default()
+        MemoryOutbox::default()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -55,8 +55,8 @@ fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, T> {
     Box::pin(std::future::ready(value))
 }
 
-impl OutboxStore for MemoryStore {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
+impl OutboxStore for MemoryOutbox {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
         let mut state = self.state();
         if state.pending.contains_key(&entry.id) {
             return ready(Ok(false));
@@ -71,7 +71,7 @@ impl OutboxStore for MemoryStore {
         limit: usize,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         let mut state = self.state();
         let due: Vec<String> = state
             .order
@@ -96,7 +96,7 @@ impl OutboxStore for MemoryStore {
         id: &'a str,
         owner: &'a str,
         settlement: Settlement,
-    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
         let mut state = self.state();
         if !matches!(state.pending.get(id), Some((_, o)) if o == owner) {
             return ready(Ok(false));
@@ -130,11 +130,11 @@ impl OutboxStore for MemoryStore {
         ready(Ok(true))
     }
 
-    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
         ready(Ok(self.state().order.first().map(|(at, _)| *at)))
     }
 
-    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
         let state = self.state();
         let mut out: Vec<Entry> = match which {
             Which::Pending => state
@@ -150,7 +150,7 @@ impl OutboxStore for MemoryStore {
         ready(Ok(out))
     }
 
-    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
         let mut state = self.state();
         let Some(mut entry) = state.dead.remove(id) else {
             return ready(Ok(false));
@@ -161,7 +161,7 @@ impl OutboxStore for MemoryStore {
         ready(Ok(true))
     }
 
-    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         let mut state = self.state();
         let found = state.unlink(id).is_some() | state.dead.remove(id).is_some();
         ready(Ok(found))

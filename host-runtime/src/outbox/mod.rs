@@ -13,26 +13,26 @@
 //!
 //! Stores:
 //!
-//! - [`FileStore`] (feature `redb`, on by default): one file on local disk, no server; each accepted
+//! - [`FileOutbox`] (feature `redb`, on by default): one file on local disk, no server; each accepted
 //!   event is on disk (fsync) before the send reports it accepted. For one instance.
 //! - [`RedisOutbox`] (feature `redis`): several instances drain one outbox; an event is in flight at
 //!   one instance at a time (a lease, as for event deduplication).
-//! - [`MemoryStore`]: the default of a sender given no store; nothing survives the process. For tests
+//! - [`MemoryOutbox`]: the default of a sender given no store; nothing survives the process. For tests
 //!   and for events you can afford to lose.
 //!
 //! Where no task outlives a request (Lambda, Vercel, Workers), the sender runs
-//! [on demand](Dispatch::OnDemand): a send makes one bounded attempt before it returns, and what is
+//! [on demand](DrainMode::OnDemand): a send makes one bounded attempt before it returns, and what is
 //! left in the store is posted by [`EventSender::drain`](crate::EventSender::drain), called by a
 //! later invocation or a scheduled trigger.
 //!
 //! The signing of each attempt is [`crate::webhook`]'s; this module stores and schedules.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::BoxFuture;
+pub use crate::store::{StoreError, StoreErrorKind};
 
 #[cfg(any(feature = "redb", feature = "redis"))]
 mod codec;
@@ -44,12 +44,12 @@ mod redis;
 mod schedule;
 
 #[cfg(feature = "redb")]
-pub use file::FileStore;
-pub use memory::MemoryStore;
+pub use file::FileOutbox;
+pub use memory::MemoryOutbox;
 #[cfg(feature = "redis")]
 pub use redis::RedisOutbox;
 pub(crate) use schedule::{Courier, Outbox, Try};
-pub use schedule::{Dispatch, DrainReport};
+pub use schedule::{DrainMode, DrainReport};
 
 /// How sends are retried: a 5xx, a 429, a timeout or an unreachable host is retried with capped
 /// exponential backoff (or after the host's `Retry-After`); any other 4xx is final.
@@ -95,10 +95,11 @@ impl RetryPolicy {
 }
 
 /// Why an event was not delivered (yet).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SendError {
     /// The host answered 4xx: final, not retried. The event is in the dead letters.
+    #[error("the host refused the event ({status}): {body}")]
     Rejected {
         /// The status.
         status: u16,
@@ -107,19 +108,26 @@ pub enum SendError {
     },
     /// Every attempt failed with a 5xx, a timeout or no connection. The event is in the dead
     /// letters.
+    #[error("the event was not delivered after {attempts} attempts; last: {last}")]
     Exhausted {
         /// Attempts made.
         attempts: u32,
         /// What the last attempt met.
         last: String,
     },
-    /// The request could not be built or no HTTP client is available.
-    Request(String),
+    /// The request could not be built or no HTTP client is available; the client's error is the
+    /// source.
+    #[error("the event could not be sent")]
+    Request(#[source] crate::client::ClientError),
     /// The outbox could not store the event, so it was not accepted and will not be sent: tell
-    /// whoever asked for it, or try again once the store is back.
-    Store(OutboxError),
+    /// whoever asked for it, or try again once the store is back. The store's error is the source.
+    #[error("the event was not accepted: the outbox could not store it")]
+    Store(#[source] StoreError),
     /// Not delivered yet: the event is in the outbox and a later attempt (the dispatcher's, or the
     /// next [`drain`](crate::EventSender::drain) on serverless platforms) will post it.
+    #[error(
+        "the event is in the outbox, not delivered yet after {attempts} attempt(s) (last: {last}); a later attempt will post it"
+    )]
     Pending {
         /// Attempts made so far.
         attempts: u32,
@@ -127,59 +135,6 @@ pub enum SendError {
         last: String,
     },
 }
-
-impl fmt::Display for SendError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SendError::Rejected { status, body } => {
-                write!(f, "the host refused the event ({status}): {body}")
-            }
-            SendError::Exhausted { attempts, last } => write!(
-                f,
-                "the event was not delivered after {attempts} attempts; last: {last}"
-            ),
-            SendError::Request(e) => write!(f, "the event could not be sent: {e}"),
-            SendError::Store(e) => write!(f, "the event was not accepted: {e}"),
-            SendError::Pending { attempts, last } => write!(
-                f,
-                "the event is in the outbox, not delivered yet after {attempts} attempt(s) \
-                 (last: {last}); a later attempt will post it"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for SendError {}
-
-/// Why a store could not do what was asked: it is unreachable, full, or its data is damaged.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutboxError {
-    store: &'static str,
-    message: String,
-}
-
-impl OutboxError {
-    /// An error of the store named `store` (`"file"`, `"redis"`, ...).
-    pub fn new(store: &'static str, message: impl Into<String>) -> Self {
-        OutboxError {
-            store,
-            message: message.into(),
-        }
-    }
-
-    /// Which store failed.
-    pub fn store(&self) -> &'static str {
-        self.store
-    }
-}
-
-impl fmt::Display for OutboxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} outbox: {}", self.store, self.message)
-    }
-}
-
-impl std::error::Error for OutboxError {}
 
 /// One stored event: pending (waiting for its next attempt) or dead (given up on).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,7 +209,7 @@ pub enum Settlement {
 pub trait OutboxStore: Send + Sync + 'static {
     /// Stores a new pending event, durably before it answers. `Ok(false)`: an event with this id is
     /// already pending (the first one is kept; it carries the same id and so the same event).
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>>;
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>>;
 
     /// Claims up to `limit` pending events due at `now`, earliest first, for `owner` until
     /// `lease_until` (all Unix milliseconds).
@@ -264,7 +219,7 @@ pub trait OutboxStore: Send + Sync + 'static {
         limit: usize,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>>;
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>>;
 
     /// Settles an attempt on `id`, if `owner` still holds its claim: `Ok(false)` when it does not
     /// (the lease ran out and another dispatcher took it, or it was dropped).
@@ -273,20 +228,20 @@ pub trait OutboxStore: Send + Sync + 'static {
         id: &'a str,
         owner: &'a str,
         settlement: Settlement,
-    ) -> BoxFuture<'a, Result<bool, OutboxError>>;
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
 
     /// When the earliest pending event is due (claimed ones count at their lease's end).
-    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>>;
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>>;
 
     /// Up to `limit` events of one list, earliest first.
-    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>>;
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>>;
 
     /// Moves dead event `id` back to pending, due at `now` with no attempts counted. `Ok(false)`:
     /// no dead event has that id.
-    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>>;
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>>;
 
     /// Removes event `id`, pending or dead, for good. `Ok(false)`: no event has that id.
-    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>>;
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
 }
 
 /// Where a final outcome goes.
@@ -390,7 +345,7 @@ impl Receipt {
 /// An outbox store behind an `Arc` is one too: a sender and your own code (a health check, a
 /// dead-letter report) can share it.
 impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
         (**self).put(entry)
     }
     fn claim<'a>(
@@ -399,7 +354,7 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
         limit: usize,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         (**self).claim(now, limit, lease_until, owner)
     }
     fn settle<'a>(
@@ -407,19 +362,19 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
         id: &'a str,
         owner: &'a str,
         settlement: Settlement,
-    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
         (**self).settle(id, owner, settlement)
     }
-    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
         (**self).next_due()
     }
-    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
         (**self).list(which, limit)
     }
-    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
         (**self).revive(id, now)
     }
-    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         (**self).discard(id)
     }
 }

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use redis::Script;
 
-use super::{Entry, OutboxError, OutboxStore, Settlement, Which, codec};
+use super::{Entry, OutboxStore, Settlement, StoreError, StoreErrorKind, Which, codec};
 use crate::BoxFuture;
 
 /// The scripts, hashed once per process.
@@ -106,8 +106,14 @@ impl std::fmt::Debug for RedisOutbox {
     }
 }
 
-fn failed(e: impl std::fmt::Display) -> OutboxError {
-    OutboxError::new("redis", e.to_string())
+/// A command that failed, with Redis's error as the source.
+fn failed(e: redis::RedisError) -> StoreError {
+    failed_at("a Redis command failed", e)
+}
+
+/// What failed, with Redis's error as the source.
+fn failed_at(what: impl Into<String>, e: redis::RedisError) -> StoreError {
+    StoreError::new("redis", crate::store::redis_kind(&e), what).with_source(e)
 }
 
 impl RedisOutbox {
@@ -116,11 +122,11 @@ impl RedisOutbox {
     /// Fails within 5 s when Redis cannot be reached; once connected, each command times out
     /// after 2 s (the send then fails: the event was not accepted) and the connection is
     /// re-established in the background when Redis returns.
-    pub async fn connect(url: &str) -> Result<Self, OutboxError> {
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
         Ok(RedisOutbox {
             connection: crate::dedupe::redis_connection(url)
                 .await
-                .map_err(|e| failed(format!("{url}: {e}")))?,
+                .map_err(|e| failed_at(format!("cannot connect to {url}"), e))?,
             prefix: "host-outbox:".to_owned(),
         })
     }
@@ -144,7 +150,7 @@ impl RedisOutbox {
         format!("{}{name}", self.prefix)
     }
 
-    async fn record(&self, hash: &str, id: &str) -> Result<Option<Entry>, OutboxError> {
+    async fn record(&self, hash: &str, id: &str) -> Result<Option<Entry>, StoreError> {
         let mut c = self.connection.clone();
         let raw: Option<Vec<u8>> = redis::cmd("HGET")
             .arg(self.key(hash))
@@ -153,16 +159,21 @@ impl RedisOutbox {
             .await
             .map_err(failed)?;
         raw.map(|raw| {
-            codec::decode(&raw)
-                .map(|(entry, _)| entry)
-                .map_err(|e| failed(format!("record `{id}` cannot be read: {e}")))
+            codec::decode(&raw).map(|(entry, _)| entry).map_err(|e| {
+                StoreError::new(
+                    "redis",
+                    StoreErrorKind::Corrupt,
+                    format!("record `{id}` cannot be read"),
+                )
+                .with_source(e)
+            })
         })
         .transpose()
     }
 }
 
 impl OutboxStore for RedisOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let stored: i64 = self
@@ -183,7 +194,7 @@ impl OutboxStore for RedisOutbox {
         limit: usize,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let records: Vec<Vec<u8>> = self
@@ -213,7 +224,7 @@ impl OutboxStore for RedisOutbox {
         id: &'a str,
         owner: &'a str,
         settlement: Settlement,
-    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let (action, record, due) = match settlement {
@@ -259,7 +270,7 @@ impl OutboxStore for RedisOutbox {
         })
     }
 
-    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let first: Vec<(String, f64)> = redis::cmd("ZRANGE")
@@ -276,7 +287,7 @@ impl OutboxStore for RedisOutbox {
         })
     }
 
-    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let mut out = Vec::new();
@@ -323,7 +334,7 @@ impl OutboxStore for RedisOutbox {
         })
     }
 
-    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let Some(mut entry) = self.record("dead", id).await? else {
                 return Ok(false);
@@ -343,7 +354,7 @@ impl OutboxStore for RedisOutbox {
         })
     }
 
-    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let mut c = self.connection.clone();
             let removed: i64 = self

@@ -9,7 +9,7 @@ use futures_util::future::{join_all, select};
 use tokio::sync::{Notify, Semaphore};
 
 use super::{
-    Entry, OutboxError, OutboxStore, Receipt, RetryPolicy, SendError, Settlement, Waiters, millis,
+    Entry, OutboxStore, Receipt, RetryPolicy, SendError, Settlement, StoreError, Waiters, millis,
     now_ms,
 };
 use crate::BoxFuture;
@@ -45,7 +45,7 @@ pub(crate) trait Courier: Send + Sync + 'static {
 
 /// Who makes the attempts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dispatch {
+pub enum DrainMode {
     /// A task of its own drains the outbox for as long as the process lives (the default on
     /// servers). It starts with the first event sent, or with
     /// [`EventSender::start`](crate::EventSender::start).
@@ -56,12 +56,12 @@ pub enum Dispatch {
     OnDemand,
 }
 
-impl Default for Dispatch {
+impl Default for DrainMode {
     fn default() -> Self {
         if cfg!(target_arch = "wasm32") {
-            Dispatch::OnDemand
+            DrainMode::OnDemand
         } else {
-            Dispatch::Background
+            DrainMode::Background
         }
     }
 }
@@ -79,7 +79,7 @@ pub struct DrainReport {
     /// Whether due events were left when the budget ran out.
     pub more: bool,
     /// The store failed: what was drained before is counted above.
-    pub error: Option<OutboxError>,
+    pub error: Option<StoreError>,
 }
 
 /// How long a store may take over one call before it counts as unavailable.
@@ -95,7 +95,7 @@ pub(crate) struct Outbox {
     store: Arc<dyn OutboxStore>,
     courier: Arc<dyn Courier>,
     retry: RetryPolicy,
-    dispatch: Dispatch,
+    dispatch: DrainMode,
     lease: Duration,
     /// Names this process's claims.
     owner: String,
@@ -131,7 +131,7 @@ impl Outbox {
         store: Arc<dyn OutboxStore>,
         courier: Arc<dyn Courier>,
         retry: RetryPolicy,
-        dispatch: Dispatch,
+        dispatch: DrainMode,
         concurrency: usize,
     ) -> Self {
         Outbox {
@@ -184,7 +184,7 @@ impl Outbox {
             self.waiters.finish(id, &Err(e.clone()));
             return Err(e);
         }
-        if self.dispatch == Dispatch::Background {
+        if self.dispatch == DrainMode::Background {
             self.start();
         }
         self.wake.notify_one();
@@ -193,7 +193,7 @@ impl Outbox {
 
     /// Whether events are posted by a background task, started if it was not yet.
     pub(crate) fn start(self: &Arc<Self>) -> bool {
-        if self.dispatch != Dispatch::Background {
+        if self.dispatch != DrainMode::Background {
             return false;
         }
         if self.running.swap(true, Ordering::AcqRel) {
@@ -352,7 +352,7 @@ impl Outbox {
     }
 
     /// Logs a store failure (the first, then every 60th in a row) and says how long to pause.
-    fn store_failed(&self, e: &OutboxError) -> Duration {
+    fn store_failed(&self, e: &StoreError) -> Duration {
         let n = self.store_failures.fetch_add(1, Ordering::Relaxed);
         if n.is_multiple_of(60) {
             tracing::error!(error = %e, failures = n + 1, "the outbox store is unavailable; pending events wait until it is back");
@@ -460,9 +460,10 @@ impl Outbox {
     }
 }
 
-fn unanswered() -> OutboxError {
-    OutboxError::new(
+fn unanswered() -> StoreError {
+    StoreError::new(
         "outbox",
+        super::StoreErrorKind::Timeout,
         format!(
             "the store did not answer within {} s",
             STORE_TIMEOUT.as_secs()

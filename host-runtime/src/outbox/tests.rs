@@ -108,14 +108,14 @@ async fn store_contract(store: &dyn OutboxStore) {
 
 #[tokio::test]
 async fn the_memory_store_keeps_the_contract() {
-    store_contract(&MemoryStore::new()).await;
+    store_contract(&MemoryOutbox::new()).await;
 }
 
 #[cfg(feature = "redb")]
 #[tokio::test]
 async fn the_file_store_keeps_the_contract() {
     let dir = tempdir();
-    store_contract(&FileStore::open(&dir).unwrap()).await;
+    store_contract(&FileOutbox::open(&dir).unwrap()).await;
 }
 
 #[cfg(feature = "redb")]
@@ -123,7 +123,7 @@ async fn the_file_store_keeps_the_contract() {
 async fn the_file_store_keeps_events_across_reopening_and_refuses_a_second_opener() {
     let dir = tempdir();
     {
-        let store = FileStore::open(&dir).unwrap();
+        let store = FileOutbox::open(&dir).unwrap();
         for n in 0..100 {
             assert!(
                 store
@@ -132,7 +132,7 @@ async fn the_file_store_keeps_events_across_reopening_and_refuses_a_second_opene
                     .unwrap()
             );
         }
-        let second = FileStore::open(&dir).unwrap_err().to_string();
+        let second = FileOutbox::open(&dir).unwrap_err().to_string();
         assert!(
             second.contains("another process has this outbox open"),
             "{second}"
@@ -140,7 +140,7 @@ async fn the_file_store_keeps_events_across_reopening_and_refuses_a_second_opene
         assert!(second.contains("outbox.redb"), "{second}");
     }
     // The last handle closed the file when it was dropped.
-    let store = FileStore::open(&dir).unwrap();
+    let store = FileOutbox::open(&dir).unwrap();
     let pending = store.list(Which::Pending, 1_000).await.unwrap();
     assert_eq!(pending.len(), 100);
     assert_eq!(pending[42].id, "e042");
@@ -152,7 +152,7 @@ async fn the_file_store_keeps_events_across_reopening_and_refuses_a_second_opene
 async fn reopening_the_file_takes_back_the_claims_of_the_process_that_had_it() {
     let dir = tempdir();
     {
-        let store = FileStore::open(&dir).unwrap();
+        let store = FileOutbox::open(&dir).unwrap();
         store
             .put(Entry::new("in-flight", b"1".to_vec(), 100))
             .await
@@ -169,7 +169,7 @@ async fn reopening_the_file_takes_back_the_claims_of_the_process_that_had_it() {
                 .is_empty()
         );
     }
-    let store = FileStore::open(&dir).unwrap();
+    let store = FileOutbox::open(&dir).unwrap();
     let now = now_ms();
     let claimed = store.claim(now, 10, now + 1_000, "next").await.unwrap();
     assert_eq!(claimed.len(), 1, "due at once, not in an hour");
@@ -193,7 +193,7 @@ fn a_half_made_file_left_by_a_dead_process_is_swept_and_a_young_one_kept() {
         .unwrap()
         .set_modified(an_hour_ago)
         .unwrap();
-    let store = FileStore::open(&dir).unwrap();
+    let store = FileOutbox::open(&dir).unwrap();
     assert!(store.path().ends_with("outbox.redb"));
     assert!(!old.exists(), "the dead process's half-made file is gone");
     assert!(
@@ -212,7 +212,7 @@ fn a_half_made_file_left_by_a_dead_process_is_swept_and_a_young_one_kept() {
 async fn a_file_cut_short_is_named_as_damaged_not_a_panic() {
     let dir = tempdir();
     {
-        let store = FileStore::open(&dir).unwrap();
+        let store = FileOutbox::open(&dir).unwrap();
         for n in 0..200u32 {
             let entry = Entry::new(format!("e{n:03}"), vec![7; 2_000], n.into());
             store.put(entry).await.unwrap();
@@ -224,7 +224,7 @@ async fn a_file_cut_short_is_named_as_damaged_not_a_panic() {
         .unwrap();
     let len = file.metadata().unwrap().len();
     file.set_len(len / 3).unwrap();
-    let error = FileStore::open(&dir).unwrap_err().to_string();
+    let error = FileOutbox::open(&dir).unwrap_err().to_string();
     assert!(error.contains("outbox.redb"), "{error}");
     assert!(error.contains("damaged"), "{error}");
 }
@@ -235,7 +235,7 @@ fn a_folder_that_cannot_hold_the_outbox_is_named() {
     let dir = tempdir();
     let file = dir.join("not-a-folder");
     std::fs::write(&file, b"x").unwrap();
-    let e = FileStore::open(&file).unwrap_err().to_string();
+    let e = FileOutbox::open(&file).unwrap_err().to_string();
     assert!(
         e.contains("not-a-folder") && e.contains("cannot create the folder"),
         "{e}"
@@ -305,7 +305,7 @@ fn outbox(
     store: Arc<dyn OutboxStore>,
     courier: Arc<Scripted>,
     retry: RetryPolicy,
-    dispatch: Dispatch,
+    dispatch: DrainMode,
 ) -> Arc<Outbox> {
     Arc::new(Outbox::new(store, courier, retry, dispatch, 8))
 }
@@ -313,12 +313,12 @@ fn outbox(
 #[tokio::test]
 async fn failed_attempts_are_retried_with_the_same_id_and_bytes_until_delivered() {
     let courier = Scripted::new(vec![fail(), fail(), Try::Delivered(202)]);
-    let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    let store: Arc<dyn OutboxStore> = Arc::new(MemoryOutbox::new());
     let outbox = outbox(
         Arc::clone(&store),
         Arc::clone(&courier),
         quick(5),
-        Dispatch::Background,
+        DrainMode::Background,
     );
     let receipt = outbox.wait("k");
     outbox.accept("k", b"{\"x\":1}".to_vec()).await.unwrap();
@@ -342,12 +342,12 @@ async fn a_refusal_and_exhausted_retries_become_dead_letters_that_can_be_retried
         body: "no".into(),
     };
     let courier = Scripted::new(vec![refused, fail(), fail(), fail(), Try::Delivered(200)]);
-    let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    let store: Arc<dyn OutboxStore> = Arc::new(MemoryOutbox::new());
     let outbox = outbox(
         Arc::clone(&store),
         Arc::clone(&courier),
         quick(3),
-        Dispatch::Background,
+        DrainMode::Background,
     );
 
     let receipt = outbox.wait("refused");
@@ -392,12 +392,12 @@ async fn retry_after_is_waited_for_and_capped() {
         retry_after: Some(Duration::from_secs(3_600)),
     };
     let courier = Scripted::new(vec![told]);
-    let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    let store: Arc<dyn OutboxStore> = Arc::new(MemoryOutbox::new());
     let retry = RetryPolicy {
         max_backoff: Duration::from_secs(2),
         ..quick(3)
     };
-    let outbox = outbox(Arc::clone(&store), courier, retry, Dispatch::OnDemand);
+    let outbox = outbox(Arc::clone(&store), courier, retry, DrainMode::OnDemand);
     let before = now_ms();
     outbox.accept("k", b"1".to_vec()).await.unwrap();
     let report = outbox.drain(Duration::from_secs(1)).await;
@@ -414,7 +414,7 @@ async fn retry_after_is_waited_for_and_capped() {
 #[tokio::test]
 async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_rest() {
     let courier = Scripted::new(vec![fail(), Try::Delivered(200), Try::Delivered(200)]);
-    let store: Arc<dyn OutboxStore> = Arc::new(MemoryStore::new());
+    let store: Arc<dyn OutboxStore> = Arc::new(MemoryOutbox::new());
     // The retry comes due after the send has returned (a send makes the attempts due within its
     // budget, so a shorter wait would see it delivered by the send itself).
     let retry = RetryPolicy {
@@ -425,7 +425,7 @@ async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_res
         Arc::clone(&store),
         Arc::clone(&courier),
         retry,
-        Dispatch::OnDemand,
+        DrainMode::OnDemand,
     );
     assert!(!outbox.start(), "no background task on demand");
 
@@ -454,9 +454,10 @@ async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_res
 struct Broken;
 
 impl OutboxStore for Broken {
-    fn put(&self, _: Entry) -> BoxFuture<'_, Result<bool, OutboxError>> {
-        Box::pin(std::future::ready(Err(OutboxError::new(
+    fn put(&self, _: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
             "test",
+            StoreErrorKind::Full,
             "disk full",
         ))))
     }
@@ -466,9 +467,10 @@ impl OutboxStore for Broken {
         _: usize,
         _: i64,
         _: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<Entry>, OutboxError>> {
-        Box::pin(std::future::ready(Err(OutboxError::new(
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
             "test",
+            StoreErrorKind::Full,
             "disk full",
         ))))
     }
@@ -477,33 +479,38 @@ impl OutboxStore for Broken {
         _: &'a str,
         _: &'a str,
         _: Settlement,
-    ) -> BoxFuture<'a, Result<bool, OutboxError>> {
-        Box::pin(std::future::ready(Err(OutboxError::new(
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
             "test",
+            StoreErrorKind::Full,
             "disk full",
         ))))
     }
-    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, OutboxError>> {
-        Box::pin(std::future::ready(Err(OutboxError::new(
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
             "test",
+            StoreErrorKind::Full,
             "disk full",
         ))))
     }
-    fn list(&self, _: Which, _: usize) -> BoxFuture<'_, Result<Vec<Entry>, OutboxError>> {
-        Box::pin(std::future::ready(Err(OutboxError::new(
+    fn list(&self, _: Which, _: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
             "test",
+            StoreErrorKind::Full,
             "disk full",
         ))))
     }
-    fn revive<'a>(&'a self, _: &'a str, _: i64) -> BoxFuture<'a, Result<bool, OutboxError>> {
-        Box::pin(std::future::ready(Err(OutboxError::new(
+    fn revive<'a>(&'a self, _: &'a str, _: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
             "test",
+            StoreErrorKind::Full,
             "disk full",
         ))))
     }
-    fn discard<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<bool, OutboxError>> {
-        Box::pin(std::future::ready(Err(OutboxError::new(
+    fn discard<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
             "test",
+            StoreErrorKind::Full,
             "disk full",
         ))))
     }
@@ -516,7 +523,7 @@ async fn a_store_that_cannot_take_the_event_is_an_error_for_the_caller_and_its_w
         Arc::new(Broken),
         Arc::clone(&courier),
         quick(3),
-        Dispatch::Background,
+        DrainMode::Background,
     );
     let receipt = outbox.wait("k");
     let e = outbox.accept("k", b"1".to_vec()).await.unwrap_err();

@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use host_runtime::outbox::{Entry, FileStore, OutboxStore};
+use host_runtime::outbox::{Entry, FileOutbox, OutboxStore};
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
@@ -19,7 +19,7 @@ async fn main() -> std::process::ExitCode {
         return std::process::ExitCode::from(2);
     };
     eprintln!("opening");
-    let store = match FileStore::open(&dir) {
+    let store = match FileOutbox::open(&dir) {
         Ok(store) => {
             eprintln!("opened");
             Arc::new(store)

@@ -104,12 +104,13 @@ fn var(env: &Env, name: &str) -> Option<String> {
 }
 
 /// The alert sender, for the fetch handler and for the outbox object's alarm.
-fn sender(env: &Env) -> std::result::Result<EventSender, String> {
-    let post_url = var(env, "HOST_EVENT_POST_URL").ok_or("HOST_EVENT_POST_URL is not set")?;
-    let secret = var(env, "HOST_SIGNING_SECRET").ok_or("HOST_SIGNING_SECRET is not set")?;
-    let outbox = DurableOutbox::new(env, "HOST_OUTBOX").map_err(|e| e.to_string())?;
+fn sender(env: &Env) -> worker::Result<EventSender> {
+    let unset = |name: &str| worker::Error::RustError(format!("{name} is not set"));
+    let post_url = var(env, "HOST_EVENT_POST_URL").ok_or_else(|| unset("HOST_EVENT_POST_URL"))?;
+    let secret = var(env, "HOST_SIGNING_SECRET").ok_or_else(|| unset("HOST_SIGNING_SECRET"))?;
+    let outbox = DurableOutbox::new(env, "HOST_OUTBOX")?;
     Ok(EventSender::new(post_url, &secret)
-        .map_err(|e| format!("HOST_SIGNING_SECRET is unusable: {e}"))?
+        .map_err(|e| worker::Error::RustError(format!("HOST_SIGNING_SECRET is unusable: {e}")))?
         .with_http_client(FetchClient::client())
         .with_outbox(outbox)
         // The send makes one attempt within the request; the outbox's alarm makes the rest, 0.2 s
@@ -133,7 +134,7 @@ fn build(env: &Env) -> std::result::Result<Handler, String> {
     let edge = Edge {
         notes: Mutex::default(),
         releases: Mutex::default(),
-        webhooks: Webhooks::new(sender(env)?),
+        webhooks: Webhooks::new(sender(env).map_err(|e| e.to_string())?),
     };
     let mut dedupe = DurableDedupe::new(env, "HOST_DEDUPE").map_err(|e| e.to_string())?;
     if let Some(lease) = var(env, "HOST_DEDUPE_LEASE_MS") {
@@ -145,7 +146,8 @@ fn build(env: &Env) -> std::result::Result<Handler, String> {
     let handler = handler(edge)
         .with_http_client(FetchClient::client())
         .with_dedupe_store(dedupe)
-        .try_with_jwks_url(jwks_url)?;
+        .try_with_jwks_url(jwks_url)
+        .map_err(|e| e.to_string())?;
     Ok(match var(env, "HOST_ISSUER") {
         Some(issuer) => handler.with_issuer(issuer),
         None => handler,

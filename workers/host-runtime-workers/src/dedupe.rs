@@ -20,7 +20,7 @@
 use std::time::Duration;
 
 use host_runtime::BoxFuture;
-use host_runtime::dedupe::{Claim, DedupeStore, WINDOW};
+use host_runtime::dedupe::{Claim, DedupeStore, StoreError, StoreErrorKind, WINDOW};
 use host_runtime::serde_json::{self, Value, json};
 use send_wrapper::SendWrapper;
 use worker::{
@@ -118,18 +118,24 @@ impl DedupeStore for DurableDedupe {
         &'a self,
         key: &'a str,
         owner: &'a str,
-    ) -> BoxFuture<'a, std::result::Result<Claim, String>> {
+    ) -> BoxFuture<'a, std::result::Result<Claim, StoreError>> {
         Box::pin(SendWrapper::new(async move {
-            let answer = self
-                .call(key, "claim", owner)
-                .await
-                .map_err(|e| e.to_string())?;
+            // worker's error holds JavaScript values, which cannot cross threads: its text is kept.
+            let answer = self.call(key, "claim", owner).await.map_err(|e| {
+                StoreError::new(
+                    "durable object",
+                    StoreErrorKind::Unavailable,
+                    format!("the HostDedupe object cannot be reached: {e}"),
+                )
+            })?;
             match answer.get("claim").and_then(Value::as_str) {
                 Some("run") => Ok(Claim::Run),
                 Some("done") => Ok(Claim::Done),
                 Some("busy") => Ok(Claim::Busy),
-                _ => Err(format!(
-                    "the HostDedupe object answered {answer}, not a claim"
+                _ => Err(StoreError::new(
+                    "durable object",
+                    StoreErrorKind::Corrupt,
+                    format!("the HostDedupe object answered {answer}, not a claim"),
                 )),
             }
         }))

@@ -62,7 +62,7 @@ pub use dedupe::{DurableDedupe, HostDedupe};
 pub use outbox::{ALARM_BUDGET, DurableOutbox, HostOutbox, SenderFactory, drain_with};
 
 use bytes::Bytes;
-use host_runtime::client::{Client, ClientError, HttpClient};
+use host_runtime::client::{Client, ClientError, ClientErrorKind, HttpClient};
 use host_runtime::{BoxFuture, Handler};
 use worker::{Fetch, Headers, Method, Request, RequestInit, Response, Result};
 
@@ -127,7 +127,9 @@ impl HttpClient for FetchClient {
         Box::pin(send_wrapper::SendWrapper::new(async move {
             fetch(request, max_body)
                 .await
-                .map_err(|e| ClientError(e.to_string()))
+                // worker's error holds JavaScript values, which cannot cross threads: its text
+                // is kept.
+                .map_err(|e| ClientError::new(ClientErrorKind::Other, e.to_string()))
         }))
     }
 }

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use host_runtime::BoxFuture;
 use host_runtime::EventSender;
-use host_runtime::outbox::{Entry, OutboxError, OutboxStore, Settlement, Which};
+use host_runtime::outbox::{Entry, OutboxStore, Settlement, StoreError, StoreErrorKind, Which};
 use host_runtime::serde_json::{self, Value, json};
 use send_wrapper::SendWrapper;
 use worker::{
@@ -35,7 +35,7 @@ pub const ALARM_BUDGET: Duration = Duration::from_secs(25);
 
 /// Builds the extension's event sender from the Worker's environment (its post URL, signing secret,
 /// HTTP client and retry policy); the alarm gives it the object's own storage as its outbox.
-pub type SenderFactory = fn(&Env) -> std::result::Result<EventSender, String>;
+pub type SenderFactory = fn(&Env) -> Result<EventSender>;
 
 static SENDER: OnceLock<SenderFactory> = OnceLock::new();
 
@@ -49,7 +49,7 @@ static SENDER: OnceLock<SenderFactory> = OnceLock::new();
 ///     host_runtime_workers::drain_with(sender);
 /// }
 ///
-/// fn sender(env: &worker::Env) -> Result<EventSender, String> { /* as in the fetch handler */ }
+/// fn sender(env: &worker::Env) -> worker::Result<EventSender> { /* as in the fetch handler */ }
 /// ```
 pub fn drain_with(factory: SenderFactory) {
     let _ = SENDER.set(factory);
@@ -102,18 +102,26 @@ impl DurableOutbox {
         &'a self,
         request: Value,
         read: impl FnOnce(&Value) -> Option<T> + 'a,
-    ) -> BoxFuture<'a, std::result::Result<T, OutboxError>> {
+    ) -> BoxFuture<'a, std::result::Result<T, StoreError>> {
         Box::pin(SendWrapper::new(async move {
-            let answer = self
-                .rpc(&request)
-                .await
-                .map_err(|e| OutboxError::new("durable object", e.to_string()))?;
+            let answer = self.rpc(&request).await.map_err(|e| {
+                StoreError::new(
+                    "durable object",
+                    StoreErrorKind::Unavailable,
+                    format!("the HostOutbox object cannot be reached: {e}"),
+                )
+            })?;
             if let Some(error) = answer.get("error").and_then(Value::as_str) {
-                return Err(OutboxError::new("durable object", error));
+                return Err(StoreError::new(
+                    "durable object",
+                    StoreErrorKind::Other,
+                    error,
+                ));
             }
             read(&answer).ok_or_else(|| {
-                OutboxError::new(
+                StoreError::new(
                     "durable object",
+                    StoreErrorKind::Corrupt,
                     format!(
                         "the HostOutbox object answered {answer}, which this version does not read"
                     ),
@@ -140,7 +148,7 @@ impl DurableOutbox {
 }
 
 impl OutboxStore for DurableOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<bool, OutboxError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<bool, StoreError>> {
         let entry = match entry_json(&entry) {
             Ok(entry) => entry,
             Err(e) => return Box::pin(std::future::ready(Err(e))),
@@ -156,7 +164,7 @@ impl OutboxStore for DurableOutbox {
         limit: usize,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, OutboxError>> {
+    ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, StoreError>> {
         let request = json!({
             "op": "claim", "now": now, "limit": limit, "lease_until": lease_until, "owner": owner,
         });
@@ -168,14 +176,14 @@ impl OutboxStore for DurableOutbox {
         id: &'a str,
         owner: &'a str,
         settlement: Settlement,
-    ) -> BoxFuture<'a, std::result::Result<bool, OutboxError>> {
+    ) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
         let request = json!({
             "op": "settle", "id": id, "owner": owner, "settlement": settlement_json(&settlement),
         });
         self.call(request, |a| a["ok"].as_bool())
     }
 
-    fn next_due(&self) -> BoxFuture<'_, std::result::Result<Option<i64>, OutboxError>> {
+    fn next_due(&self) -> BoxFuture<'_, std::result::Result<Option<i64>, StoreError>> {
         self.call(json!({ "op": "next_due" }), |a| match &a["due"] {
             Value::Null => Some(None),
             due => due.as_i64().map(Some),
@@ -186,7 +194,7 @@ impl OutboxStore for DurableOutbox {
         &self,
         which: Which,
         limit: usize,
-    ) -> BoxFuture<'_, std::result::Result<Vec<Entry>, OutboxError>> {
+    ) -> BoxFuture<'_, std::result::Result<Vec<Entry>, StoreError>> {
         let which = match which {
             Which::Pending => "pending",
             Which::Dead => "dead",
@@ -201,13 +209,13 @@ impl OutboxStore for DurableOutbox {
         &'a self,
         id: &'a str,
         now: i64,
-    ) -> BoxFuture<'a, std::result::Result<bool, OutboxError>> {
+    ) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
         self.call(json!({ "op": "revive", "id": id, "now": now }), |a| {
             a["ok"].as_bool()
         })
     }
 
-    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, std::result::Result<bool, OutboxError>> {
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
         self.call(json!({ "op": "discard", "id": id }), |a| a["ok"].as_bool())
     }
 }
@@ -291,8 +299,14 @@ mod class {
 pub use class::HostOutbox;
 
 /// Answers one store operation of a [`DurableOutbox`].
-async fn serve(store: &StorageOutbox, asked: &Value) -> std::result::Result<Value, OutboxError> {
-    let bad = |what: &str| OutboxError::new("durable object", format!("the request lacks {what}"));
+async fn serve(store: &StorageOutbox, asked: &Value) -> std::result::Result<Value, StoreError> {
+    let bad = |what: &str| {
+        StoreError::new(
+            "durable object",
+            StoreErrorKind::Refused,
+            format!("the request lacks {what}"),
+        )
+    };
     let str_of = |name: &'static str| asked[name].as_str().ok_or_else(|| bad(name));
     let int_of = |name: &'static str| asked[name].as_i64().ok_or_else(|| bad(name));
     Ok(match asked["op"].as_str().unwrap_or_default() {
@@ -330,8 +344,9 @@ async fn serve(store: &StorageOutbox, asked: &Value) -> std::result::Result<Valu
         "revive" => json!({ "ok": store.revive(str_of("id")?, int_of("now")?).await? }),
         "discard" => json!({ "ok": store.discard(str_of("id")?).await? }),
         other => {
-            return Err(OutboxError::new(
+            return Err(StoreError::new(
                 "durable object",
+                StoreErrorKind::Refused,
                 format!("HostOutbox has no operation `{other}`"),
             ));
         }
@@ -358,8 +373,14 @@ fn order_key(due: i64, id: &str) -> String {
     format!("q:{:020}:{id}", due.max(0))
 }
 
-fn failed(e: worker::Error) -> OutboxError {
-    OutboxError::new("durable object", e.to_string())
+/// A storage call that failed. worker's error holds JavaScript values, which cannot cross threads,
+/// so its text is kept rather than the error itself.
+fn failed(e: worker::Error) -> StoreError {
+    StoreError::new(
+        "durable object",
+        StoreErrorKind::Unavailable,
+        format!("the object's storage failed: {e}"),
+    )
 }
 
 impl StorageOutbox {
@@ -406,7 +427,7 @@ impl StorageOutbox {
         }))
     }
 
-    async fn link(&self, entry: &Entry, owner: &str) -> std::result::Result<(), OutboxError> {
+    async fn link(&self, entry: &Entry, owner: &str) -> std::result::Result<(), StoreError> {
         let record = json!({ "entry": entry_json(entry)?, "owner": owner });
         self.write(&pending_key(&entry.id), &record)
             .await
@@ -444,7 +465,7 @@ impl StorageOutbox {
 }
 
 impl OutboxStore for StorageOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<bool, OutboxError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<bool, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             if self.pending(&entry.id).await.map_err(failed)?.is_some() {
                 return Ok(false);
@@ -460,7 +481,7 @@ impl OutboxStore for StorageOutbox {
         limit: usize,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, OutboxError>> {
+    ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             // Keys `q:<due>:<id>` with due <= now sort before `q:<now>;` (`;` follows `:`).
             let end = format!("q:{:020};", now.max(0));
@@ -488,7 +509,7 @@ impl OutboxStore for StorageOutbox {
         id: &'a str,
         owner: &'a str,
         settlement: Settlement,
-    ) -> BoxFuture<'a, std::result::Result<bool, OutboxError>> {
+    ) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             let Some((mut entry, held_by)) = self.pending(id).await.map_err(failed)? else {
                 return Ok(false);
@@ -526,7 +547,7 @@ impl OutboxStore for StorageOutbox {
         }))
     }
 
-    fn next_due(&self) -> BoxFuture<'_, std::result::Result<Option<i64>, OutboxError>> {
+    fn next_due(&self) -> BoxFuture<'_, std::result::Result<Option<i64>, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             let first = self
                 .listing(ListOptions::new().prefix("q:").limit(1))
@@ -543,7 +564,7 @@ impl OutboxStore for StorageOutbox {
         &self,
         which: Which,
         limit: usize,
-    ) -> BoxFuture<'_, std::result::Result<Vec<Entry>, OutboxError>> {
+    ) -> BoxFuture<'_, std::result::Result<Vec<Entry>, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             let mut out = Vec::new();
             match which {
@@ -578,7 +599,7 @@ impl OutboxStore for StorageOutbox {
         &'a self,
         id: &'a str,
         now: i64,
-    ) -> BoxFuture<'a, std::result::Result<bool, OutboxError>> {
+    ) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             let Some(mut entry) = self
                 .read(&dead_key(id))
@@ -596,7 +617,7 @@ impl OutboxStore for StorageOutbox {
         }))
     }
 
-    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, std::result::Result<bool, OutboxError>> {
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             let pending = self.pending(id).await.map_err(failed)?;
             if let Some((entry, _)) = &pending {
@@ -609,10 +630,11 @@ impl OutboxStore for StorageOutbox {
 }
 
 /// An entry as JSON. The body is an event envelope, which is JSON and so UTF-8.
-fn entry_json(entry: &Entry) -> std::result::Result<Value, OutboxError> {
+fn entry_json(entry: &Entry) -> std::result::Result<Value, StoreError> {
     let body = std::str::from_utf8(&entry.body).map_err(|_| {
-        OutboxError::new(
+        StoreError::new(
             "durable object",
+            StoreErrorKind::Refused,
             format!(
                 "event {} has a body that is not UTF-8 text; only JSON envelopes are stored",
                 entry.id

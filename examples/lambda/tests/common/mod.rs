@@ -49,9 +49,9 @@ impl Moto {
     }
 
     /// A store on `table` in the emulator.
-    pub fn store(&self, table: &str) -> host_runtime::dedupe::DynamoDbStore {
+    pub fn store(&self, table: &str) -> host_runtime::dedupe::DynamoDbDedupe {
         let env: HashMap<&str, String> = self.env().into_iter().collect();
-        host_runtime::dedupe::DynamoDbStore::from_vars(table, |k| env.get(k).cloned()).unwrap()
+        host_runtime::dedupe::DynamoDbDedupe::from_vars(table, |k| env.get(k).cloned()).unwrap()
     }
 }
 

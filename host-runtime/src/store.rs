@@ -1,0 +1,152 @@
+//! What the runtime's stores report when they fail, whichever store it is.
+//!
+//! Two kinds of store keep the runtime's promises across crashes and instances: a
+//! [`DedupeStore`](crate::dedupe::DedupeStore) remembers which event deliveries ran, an
+//! [`OutboxStore`](crate::outbox::OutboxStore) keeps the vendor's own events until the host has
+//! them. Each comes in the same backends, named `<Backend><Role>`: [`MemoryDedupe`] and
+//! [`MemoryOutbox`] in the process, `FileOutbox` in one local file, `RedisDedupe` and
+//! `RedisOutbox` in Redis, `DynamoDbDedupe` in DynamoDB, and the Workers adapter's `DurableDedupe`
+//! and `DurableOutbox` in Durable Objects.
+//!
+//! Every one of them fails with a [`StoreError`]: which store, a [`StoreErrorKind`] a caller can
+//! match (retry on [`Unavailable`](StoreErrorKind::Unavailable), alert on
+//! [`Corrupt`](StoreErrorKind::Corrupt)), and the backend's own error as its
+//! [`source`](std::error::Error::source), so a report shows the Redis or DynamoDB cause and not
+//! only a sentence.
+//!
+//! [`MemoryDedupe`]: crate::dedupe::MemoryDedupe
+//! [`MemoryOutbox`]: crate::outbox::MemoryOutbox
+
+use std::error::Error;
+use std::fmt;
+use std::sync::Arc;
+
+/// What kind of failure a store met, for a caller deciding what to do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreErrorKind {
+    /// The store could not be reached or refused the connection: try again later.
+    Unavailable,
+    /// The store did not answer in time: try again later.
+    Timeout,
+    /// The store has no room left (a full disk, a full table).
+    Full,
+    /// What the store holds cannot be read back (a damaged file, a record of another format).
+    Corrupt,
+    /// The store answered that the request is wrong: a missing table, missing permissions, a
+    /// configuration to fix. Retrying does not help.
+    Refused,
+    /// Anything else.
+    Other,
+}
+
+impl fmt::Display for StoreErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StoreErrorKind::Unavailable => "unavailable",
+            StoreErrorKind::Timeout => "timed out",
+            StoreErrorKind::Full => "full",
+            StoreErrorKind::Corrupt => "damaged data",
+            StoreErrorKind::Refused => "refused",
+            StoreErrorKind::Other => "failed",
+        })
+    }
+}
+
+/// Why a store could not do what was asked. Displays as `redis store: <what happened>`; the
+/// backend's error, when there is one, is the [`source`](Error::source).
+#[derive(Debug, Clone)]
+pub struct StoreError {
+    store: &'static str,
+    kind: StoreErrorKind,
+    message: String,
+    source: Option<Arc<dyn Error + Send + Sync>>,
+}
+
+impl StoreError {
+    /// An error of the store named `store` (`"file"`, `"redis"`, `"dynamodb"`, ...).
+    pub fn new(store: &'static str, kind: StoreErrorKind, message: impl Into<String>) -> Self {
+        StoreError {
+            store,
+            kind,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// The same error, caused by `source` (the backend's own error).
+    pub fn with_source(mut self, source: impl Into<crate::BoxError>) -> Self {
+        self.source = Some(Arc::from(source.into()));
+        self
+    }
+
+    /// Which store failed.
+    pub fn store(&self) -> &'static str {
+        self.store
+    }
+
+    /// What kind of failure it was.
+    pub fn kind(&self) -> StoreErrorKind {
+        self.kind
+    }
+
+    /// What happened, without the store's name.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} store: {}", self.store, self.message)
+    }
+}
+
+impl Error for StoreError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn Error + 'static))
+    }
+}
+
+/// Two errors are equal when they say the same thing about the same store (their sources are not
+/// compared: errors seldom implement `PartialEq`).
+impl PartialEq for StoreError {
+    fn eq(&self, other: &Self) -> bool {
+        self.store == other.store && self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl Eq for StoreError {}
+
+#[cfg(feature = "redis")]
+/// How a Redis error is reported: retry a refused or dropped connection or a timeout.
+pub(crate) fn redis_kind(e: &redis::RedisError) -> StoreErrorKind {
+    if e.is_timeout() {
+        StoreErrorKind::Timeout
+    } else if e.is_connection_refusal() || e.is_connection_dropped() || e.is_io_error() {
+        StoreErrorKind::Unavailable
+    } else if e.kind() == redis::ErrorKind::ResponseError {
+        StoreErrorKind::Refused
+    } else {
+        StoreErrorKind::Other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backend_error_is_the_source() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let e =
+            StoreError::new("redis", StoreErrorKind::Unavailable, "cannot connect").with_source(io);
+        assert_eq!(e.to_string(), "redis store: cannot connect");
+        assert_eq!(e.kind(), StoreErrorKind::Unavailable);
+        let source = e.source().expect("a source");
+        let io = source
+            .downcast_ref::<std::io::Error>()
+            .expect("the io error itself");
+        assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
+    }
+}
