@@ -33,6 +33,7 @@ pub mod model;
 pub mod names;
 mod rules;
 mod schema;
+mod schema_compat;
 mod source;
 
 use std::fmt;
