@@ -6,8 +6,9 @@
 use std::time::Duration;
 
 use crate::auth::{self, fetch, jwks, keys, token};
-use crate::service::{HEALTH_DEADLINE, QUERY_CHARS, RETRY_AFTER_SECS, Serving};
-use crate::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, TOOL_DEADLINE, handler};
+use crate::serving::handler;
+use crate::serving::pipeline::{HEALTH_DEADLINE, QUERY_CHARS, RETRY_AFTER_SECS, Serving};
+use crate::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, TOOL_DEADLINE};
 use host_interface::limits;
 
 const PAGE: &str = include_str!("../docs/interface.md");
@@ -235,12 +236,12 @@ fn deduplication_figures_match_the_store_and_the_hosts_retries() {
         "host retries",
     );
     // The window outlasts every retry of the host, and is at least the interface's 15 minutes.
-    assert!(crate::dedupe::WINDOW > total);
-    assert!(crate::dedupe::WINDOW >= Duration::from_secs(15 * 60));
+    assert!(crate::stores::dedupe::WINDOW > total);
+    assert!(crate::stores::dedupe::WINDOW >= Duration::from_secs(15 * 60));
     let row = limit("Deduplication");
     has(
         row,
-        &format!("{} window", human(crate::dedupe::WINDOW)),
+        &format!("{} window", human(crate::stores::dedupe::WINDOW)),
         "dedupe window",
     );
     has(
@@ -257,7 +258,7 @@ fn deduplication_figures_match_the_store_and_the_hosts_retries() {
         PAGE,
         &format!(
             "A key is remembered for {} minutes, which is longer than the host's {} minutes of retries",
-            crate::dedupe::WINDOW.as_secs() / 60,
+            crate::stores::dedupe::WINDOW.as_secs() / 60,
             total.as_secs_f64() / 60.0
         ),
         "dedupe prose",
@@ -267,7 +268,7 @@ fn deduplication_figures_match_the_store_and_the_hosts_retries() {
         row,
         &format!(
             "Redis claims are {} leases",
-            human(crate::dedupe::RedisDedupe::DEFAULT_LEASE)
+            human(crate::stores::dedupe::RedisDedupe::DEFAULT_LEASE)
         ),
         "Redis lease",
     );

@@ -34,21 +34,24 @@
 // by accident.
 #![warn(unreachable_pub)]
 
-pub mod answer;
+// The crate is grouped by concept; each group's public modules are re-exported here, at the paths
+// vendors use. Groups depend on each other in one direction only (tests/module_graph.rs):
+// platform and calls at the bottom, then auth, stores and generated, then outbound, then serving.
+mod calls;
+mod generated;
+mod outbound;
+mod platform;
+mod serving;
+mod stores;
+
 pub mod auth;
-mod call;
-pub mod check;
-pub mod client;
-pub mod dedupe;
-mod dispatch;
-mod error;
-pub mod events;
-mod handler;
-mod nullable;
+pub mod testing;
+
 // The support path of generated code, named after this release (see the module's docs).
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private_0_1_0;
+
 #[doc = include_str!("../docs/interface.md")]
 pub mod interface {}
 #[doc = include_str!("../docs/guide.md")]
@@ -72,35 +75,27 @@ pub mod guide {
 }
 #[cfg(test)]
 mod interface_doc;
-#[cfg(feature = "lambda")]
-pub mod lambda;
-pub mod metrics;
-pub mod outbox;
-pub mod route;
-mod rt;
-mod schema;
-#[cfg(feature = "server")]
-mod server;
-mod service;
-mod spec;
-pub mod store;
-pub mod testing;
-pub mod webhook;
-pub mod work;
 
-pub use answer::{Comparison, ContextBlock, List, MentionItem, MentionItems, Series, Table};
-pub use call::{
+pub use calls::{answer, check, events, metrics, route, work};
+pub use outbound::{outbox, webhook};
+pub use platform::client;
+#[cfg(feature = "lambda")]
+pub use serving::lambda;
+pub use stores::{dedupe, store};
+
+pub use calls::answer::{Comparison, ContextBlock, List, MentionItem, MentionItems, Series, Table};
+pub use calls::call::{
     Approved, Call, CallContext, Claims, ContextCall, DateRange, Document, Filters, Install,
     MentionCall, NoCredentials, NoDocuments, OAuthToken, RequestParts,
 };
-pub use error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
-pub use events::{HostEvent, Timestamp};
-pub use handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
+pub use calls::error::{ConversionError, ErrorCode, HostError, UnknownErrorCode};
+pub use calls::events::{HostEvent, Timestamp};
+pub use calls::nullable::Nullable;
 /// The interface's limits: sizes, counts and deadlines, one constant each.
 pub use host_interface::limits;
 pub use host_macros::host_extension;
-pub use nullable::Nullable;
-pub use webhook::EventSender;
+pub use outbound::webhook::EventSender;
+pub use serving::handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
 
 /// A boxed error that can cross threads: what a vendor's health check, a store's backend or an HTTP
 /// client may fail with.

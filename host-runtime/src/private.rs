@@ -14,15 +14,15 @@ pub use ::serde_json;
 
 pub use crate::BoxFuture;
 pub use crate::Nullable;
-pub use crate::dispatch::{
+pub use crate::calls::route::Route;
+pub use crate::generated::dispatch::{
     Dispatch, RawCall, Reply, answer, approved, call, context, context_answer, event, event_answer,
     json_answer, mention, mention_answer, not_found, procedure_answer, ready, tool_answer,
     work_comment,
 };
-pub use crate::route::Route;
-pub use crate::schema::{Check, Violation};
-pub use crate::spec::{Action, Metric, Procedure, Spec, Tool, Work};
+pub use crate::generated::schema::{Check, Violation};
+pub use crate::generated::spec::{Action, Metric, Procedure, Spec, Tool, Work};
 
 pub use crate::__schema_compiler_needed as schema_compiler_needed;
 pub use crate::__validators_needed as validators_needed;
-pub use crate::handler::generated as handler;
+pub use crate::serving::handler::generated as handler;

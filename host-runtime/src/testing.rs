@@ -14,7 +14,7 @@
 //! assert_eq!(answer.status, 200);
 //! ```
 
-use crate::rt::{SystemTime, UNIX_EPOCH};
+use crate::platform::rt::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -23,7 +23,7 @@ use ed25519_dalek::SigningKey;
 use serde_json::{Value, json};
 
 use crate::Handler;
-use crate::route::Route;
+use crate::calls::route::Route;
 
 /// The claims a test token carries; change any of them before minting.
 #[derive(Debug, Clone)]
@@ -387,8 +387,8 @@ impl TestHost {
         &self,
         base_url: &str,
         request: http::Request<Bytes>,
-    ) -> Result<TestResponse, crate::client::ClientError> {
-        use crate::client::{Client, ClientError, ClientErrorKind};
+    ) -> Result<TestResponse, crate::platform::client::ClientError> {
+        use crate::platform::client::{Client, ClientError, ClientErrorKind};
         let client = Client::platform_default().ok_or_else(|| {
             ClientError::new(ClientErrorKind::Request, "no HTTP client could be built")
         })?;
@@ -439,6 +439,6 @@ mod tests {
 
     #[test]
     fn the_development_secret_is_a_valid_secret() {
-        assert!(crate::webhook::Secret::parse(DEVELOPMENT_WEBHOOK_SECRET).is_ok());
+        assert!(crate::outbound::webhook::Secret::parse(DEVELOPMENT_WEBHOOK_SECRET).is_ok());
     }
 }

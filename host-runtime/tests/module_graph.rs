@@ -1,5 +1,5 @@
-//! The crate's modules form no cycle, and the private support module of generated code only
-//! re-exports: read from the
+//! The crate's modules and groups form no cycle, and the private support module of generated code
+//! only re-exports: read from the
 //! sources, so a new `use` that closes a loop fails here before it tangles the crate.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
@@ -7,7 +7,43 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Top-level module of every `crate::<module>` a source file names, by module.
+/// The folders that group modules by concept; every other top-level file or folder is one module.
+const GROUPS: [&str; 6] = [
+    "calls",
+    "generated",
+    "outbound",
+    "platform",
+    "serving",
+    "stores",
+];
+
+/// The module a source file belongs to: `calls::answer` for `calls/answer.rs`, `stores::dedupe`
+/// for `stores/dedupe/dynamodb.rs`, `auth` for `auth/keys.rs`, `testing` for `testing.rs`.
+fn module_of(relative: &Path) -> String {
+    let parts: Vec<String> = relative
+        .components()
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_owned()
+        })
+        .collect();
+    match parts.as_slice() {
+        [group, module, ..] if GROUPS.contains(&group.as_str()) && module != "mod" => {
+            format!("{group}::{module}")
+        }
+        [first, ..] => first.clone(),
+        [] => String::new(),
+    }
+}
+
+/// The group a module is in (the module itself when it is in none).
+fn group_of(module: &str) -> &str {
+    module.split("::").next().unwrap_or(module)
+}
+
+/// Every module, with the modules its code (not its unit tests) names through `crate::`.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -17,18 +53,14 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
             continue;
         }
-        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("lib.rs") {
+        if path.extension().is_none_or(|e| e != "rs") || path == src.join("lib.rs") {
             continue;
         }
         let relative = path.strip_prefix(&src).unwrap();
-        let module = relative
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_owned();
+        if relative.components().any(|c| c.as_os_str() == "tests") {
+            continue;
+        }
+        let module = module_of(relative);
         // Unit tests may reach anywhere; only the code they test counts.
         let text = std::fs::read_to_string(&path).unwrap();
         let code: String = text
@@ -39,59 +71,130 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             .filter(|line| !line.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
-        if relative.components().any(|c| c.as_os_str() == "tests") {
-            continue;
-        }
         let edges = graph.entry(module.clone()).or_default();
         for (i, _) in code.match_indices("crate::") {
-            let name: String = code[i + 7..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            let path: Vec<String> = code[i + 7..]
+                .split("::")
+                .take(2)
+                .map(|segment| {
+                    segment
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect()
+                })
                 .collect();
-            let is_module = src.join(format!("{name}.rs")).exists() || src.join(&name).is_dir();
-            if is_module && name != module {
-                edges.insert(name);
+            let named = match path.as_slice() {
+                [group, inner, ..] if GROUPS.contains(&group.as_str()) => {
+                    let exists = src.join(group).join(format!("{inner}.rs")).exists()
+                        || src.join(group).join(inner).is_dir();
+                    assert!(
+                        exists,
+                        "{}: `crate::{group}::{inner}` is no module",
+                        relative.display()
+                    );
+                    format!("{group}::{inner}")
+                }
+                [first, ..]
+                    if !first.is_empty()
+                        && (src.join(format!("{first}.rs")).exists()
+                            || src.join(first).is_dir()) =>
+                {
+                    first.clone()
+                }
+                _ => continue,
+            };
+            if named != module {
+                edges.insert(named);
             }
         }
     }
     graph
 }
 
-#[test]
-fn modules_form_no_cycle() {
-    let graph = graph();
-    // Depth-first search with the path so far; a module met again on the path is a cycle.
+/// The groups' graph: an edge wherever a module of one group names a module of another.
+fn group_graph(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, edges) in graph {
+        let from = group_of(module);
+        let entry = groups.entry(from.to_owned()).or_default();
+        for to in edges {
+            if group_of(to) != from {
+                entry.insert(group_of(to).to_owned());
+            }
+        }
+    }
+    groups
+}
+
+/// Panics naming a cycle of `graph`, if it has one.
+fn assert_acyclic(graph: &BTreeMap<String, BTreeSet<String>>, what: &str) {
+    // Depth-first search with the path so far; a node met again on the path is a cycle.
     fn visit(
         graph: &BTreeMap<String, BTreeSet<String>>,
-        module: &str,
+        node: &str,
         path: &mut Vec<String>,
         done: &mut BTreeSet<String>,
+        what: &str,
     ) {
-        if let Some(at) = path.iter().position(|m| m == module) {
+        if let Some(at) = path.iter().position(|m| m == node) {
             panic!(
-                "modules import each other: {} -> {module}",
+                "{what} import each other: {} -> {node}",
                 path[at..].join(" -> ")
             );
         }
-        if !done.insert(module.to_owned()) {
+        if !done.insert(node.to_owned()) {
             return;
         }
-        path.push(module.to_owned());
-        for next in graph.get(module).into_iter().flatten() {
-            visit(graph, next, path, done);
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            visit(graph, next, path, done, what);
         }
         path.pop();
     }
-    // `done` only after a full visit would miss nothing here: a module reached again off the path
+    // `done` only after a full visit would miss nothing here: a node reached again off the path
     // was already explored with all its edges.
     let mut done = BTreeSet::new();
-    for module in graph.keys() {
-        visit(&graph, module, &mut Vec::new(), &mut done);
+    for node in graph.keys() {
+        visit(graph, node, &mut Vec::new(), &mut done, what);
+    }
+}
+
+#[test]
+fn modules_form_no_cycle() {
+    assert_acyclic(&graph(), "modules");
+}
+
+#[test]
+fn groups_depend_on_each_other_in_one_direction() {
+    let graph = graph();
+    let groups = group_graph(&graph);
+    assert_acyclic(&groups, "groups");
+    // The layers, bottom up: a group names only groups of lower layers.
+    let layers: [&[&str]; 5] = [
+        &["platform", "calls"],
+        &["auth", "stores", "generated"],
+        &["outbound"],
+        &["serving"],
+        &["private", "testing", "interface_doc"],
+    ];
+    let layer_of = |group: &str| {
+        layers
+            .iter()
+            .position(|layer| layer.contains(&group))
+            .unwrap_or_else(|| panic!("the group `{group}` is in no layer; add it to this test"))
+    };
+    for (group, edges) in &groups {
+        for to in edges {
+            assert!(
+                layer_of(to) < layer_of(group),
+                "`{group}` names `{to}`, which is not below it"
+            );
+        }
     }
     // The pipeline's direction, spelled out.
-    assert!(graph["handler"].contains("service"));
-    assert!(graph["service"].contains("route"));
-    assert!(!graph["service"].contains("handler"));
+    assert!(graph["serving::handler"].contains("serving::pipeline"));
+    assert!(graph["serving::pipeline"].contains("calls::route"));
+    assert!(!graph["serving::pipeline"].contains("serving::handler"));
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::jwks::{KeySet, VerifyKey};
-use crate::call::Claims;
+use crate::calls::call::Claims;
 
 struct Entry {
     claims: Claims,

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::AuthError;
-use crate::call::Claims;
+use crate::calls::call::Claims;
 
 /// What the claims are checked against.
 #[derive(Debug, Clone, Copy)]

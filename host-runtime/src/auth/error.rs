@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::error::{ErrorCode, HostError};
+use crate::calls::error::{ErrorCode, HostError};
 
 /// Why an install token was refused. Every variant answers `UNAUTHORIZED` (401), except that on the
 /// event route [`AuthError::KeysUnavailable`] and [`AuthError::NoKeys`] answer a retryable

@@ -10,7 +10,7 @@ use http::HeaderMap;
 use http::header::{ACCEPT, CACHE_CONTROL};
 use serde_json::Value;
 
-use crate::client::Client;
+use crate::platform::client::Client;
 
 /// The shortest time fetched keys are considered fresh, whatever `Cache-Control` says (seconds).
 pub(crate) const MIN_MAX_AGE: i64 = 5 * 60;
@@ -39,7 +39,7 @@ pub(crate) enum FetchError {
     Request(#[source] http::Error),
     /// The HTTP client got no answer.
     #[error("no answer")]
-    Client(#[source] crate::client::ClientError),
+    Client(#[source] crate::platform::client::ClientError),
     /// The host answered with an error status.
     #[error("status {0}")]
     Status(http::StatusCode),
@@ -67,7 +67,7 @@ pub(crate) async fn fetch(
 ) -> Result<Fetched, FetchError> {
     // Never fetched from a URL the checks refuse (the handler logged why when it was built).
     super::check_key_set_url(url)?;
-    match crate::rt::timeout(timeout, fetch_unbounded(client, url)).await {
+    match crate::platform::rt::timeout(timeout, fetch_unbounded(client, url)).await {
         Ok(result) => result,
         Err(_) => Err(FetchError::Timeout(timeout.as_millis())),
     }

@@ -40,7 +40,7 @@ pub(crate) struct Remote {
     url: String,
     timeout: Duration,
     /// `None` where the platform has no default client and none was given.
-    client: Option<crate::client::Client>,
+    client: Option<crate::platform::client::Client>,
     state: RwLock<State>,
     /// Held for the whole of a fetch: the single flight.
     turn: tokio::sync::Mutex<()>,
@@ -91,7 +91,7 @@ impl KeyStore {
     pub(crate) fn remote(
         url: String,
         timeout: Duration,
-        client: Option<crate::client::Client>,
+        client: Option<crate::platform::client::Client>,
     ) -> KeyStore {
         KeyStore::Remote(Remote {
             url,
@@ -199,7 +199,7 @@ impl KeyStore {
             Err(reason) => {
                 let cached = state.keys.as_ref().map_or(0, |k| k.len());
                 state.last_failed = true;
-                tracing::warn!(reason = %crate::error::Chain(&reason), cached, "install token key set fetch failed");
+                tracing::warn!(reason = %crate::calls::error::Chain(&reason), cached, "install token key set fetch failed");
                 Refresh::Failed
             }
         }

@@ -68,7 +68,7 @@ pub use self::error::AuthError;
 use self::jwks::VerifyKey;
 use self::keys::{KeyStore, Refresh, Snapshot};
 use self::token::TokenHeader;
-use crate::call::Claims;
+use crate::calls::call::Claims;
 
 /// The issuer install tokens carry unless configured otherwise.
 pub const DEFAULT_ISSUER: &str = "https://auth.host.example";
@@ -204,7 +204,7 @@ pub struct VerifyOptions {
     /// How long one key set fetch may take (default [`DEFAULT_FETCH_TIMEOUT`]).
     pub fetch_timeout: Duration,
     /// What fetches the key set (default: the platform's, reqwest natively).
-    pub http_client: Option<crate::client::Client>,
+    pub http_client: Option<crate::platform::client::Client>,
 }
 
 impl VerifyOptions {
@@ -217,12 +217,12 @@ impl VerifyOptions {
             leeway: LEEWAY,
             token_cache: DEFAULT_TOKEN_CACHE,
             fetch_timeout: DEFAULT_FETCH_TIMEOUT,
-            http_client: crate::client::Client::platform_default(),
+            http_client: crate::platform::client::Client::platform_default(),
         }
     }
 
     /// Sets what fetches the key set.
-    pub fn with_http_client(mut self, client: crate::client::Client) -> Self {
+    pub fn with_http_client(mut self, client: crate::platform::client::Client) -> Self {
         self.http_client = Some(client);
         self
     }
@@ -443,7 +443,7 @@ impl Inner {
             return true;
         }
         let inner = Arc::clone(self);
-        let started = crate::rt::spawn(async move {
+        let started = crate::platform::rt::spawn(async move {
             let _ = inner.refresh().await;
             inner.refreshing.store(false, Ordering::Release);
         });
@@ -541,5 +541,5 @@ fn bearer_token(header: Option<&http::HeaderValue>) -> Result<&str, AuthError> {
 }
 
 fn system_now() -> i64 {
-    crate::rt::unix_seconds()
+    crate::platform::rt::unix_seconds()
 }

@@ -18,12 +18,12 @@ use tokio::net::{TcpListener, TcpStream};
 use super::super::{Clock, KeySource, Verifier, VerifyOptions};
 
 /// The extension the tokens are for.
-pub const EXT: &str = "keyword-tracker";
+pub(crate) const EXT: &str = "keyword-tracker";
 /// The test clock's start (unix seconds).
-pub const T0: i64 = 1_800_000_000;
+pub(crate) const T0: i64 = 1_800_000_000;
 
 /// A 2048-bit RSA test key (PKCS#1), made once with `openssl genrsa -traditional 2048`.
-pub const RSA_PEM: &str = "-----BEGIN RSA PRIVATE KEY-----
+pub(crate) const RSA_PEM: &str = "-----BEGIN RSA PRIVATE KEY-----
 MIIEowIBAAKCAQEArFV+2QGpRn0rG0IMUKr4EgRyOrFkdGDOJHymEcsSUSFUxd/M
 Xh8rx+JTkS1AjBYUC8ABuXAV5GbwOW7+xVf2tUGE/ZEMcgJIsNBLyIYcFxhlPxIp
 yb6Ps7KEQEpXIeJ/xjeUYOU2ctkXwx9RMMOwozr7fxs3oZiVMivd+CT1GAMNhULt
@@ -51,20 +51,20 @@ hu4kBch8zwYf2K93vTEycUdQO+irzhvLQpOkIQzXVC8PYbIxkPMiAMAIp+nKLcEL
 D9bAgR7bvcgKodov1yrijl/ZpjJEGgqU+CmxRJy7qsAiAYe6yOjg
 -----END RSA PRIVATE KEY-----";
 /// Its modulus and exponent, base64url (from `openssl rsa -modulus -text`).
-pub const RSA_N: &str = "rFV-2QGpRn0rG0IMUKr4EgRyOrFkdGDOJHymEcsSUSFUxd_MXh8rx-JTkS1AjBYUC8ABuXAV5GbwOW7-xVf2tUGE_ZEMcgJIsNBLyIYcFxhlPxIpyb6Ps7KEQEpXIeJ_xjeUYOU2ctkXwx9RMMOwozr7fxs3oZiVMivd-CT1GAMNhULtzTQbZZ2VdPBZHmCZuJdXuyvvJWAyxumNlI-vyDKsH5G9RMBGvM3D_p23k2C6KJt9NpttMVAJaoboWH8UdKW5o-zgCQa-0duToJ-83fWV6bVMzw7jiNV0yH04Ht2hIUNNyDOztjlyoqRl9wQ_u4zoTkTXChoLBSl8s437QQ";
-pub const RSA_E: &str = "AQAB";
+pub(crate) const RSA_N: &str = "rFV-2QGpRn0rG0IMUKr4EgRyOrFkdGDOJHymEcsSUSFUxd_MXh8rx-JTkS1AjBYUC8ABuXAV5GbwOW7-xVf2tUGE_ZEMcgJIsNBLyIYcFxhlPxIpyb6Ps7KEQEpXIeJ_xjeUYOU2ctkXwx9RMMOwozr7fxs3oZiVMivd-CT1GAMNhULtzTQbZZ2VdPBZHmCZuJdXuyvvJWAyxumNlI-vyDKsH5G9RMBGvM3D_p23k2C6KJt9NpttMVAJaoboWH8UdKW5o-zgCQa-0duToJ-83fWV6bVMzw7jiNV0yH04Ht2hIUNNyDOztjlyoqRl9wQ_u4zoTkTXChoLBSl8s437QQ";
+pub(crate) const RSA_E: &str = "AQAB";
 
 /// A P-256 test key (PKCS#8), made once with `openssl genpkey -algorithm EC`.
-pub const EC_PEM: &str = "-----BEGIN PRIVATE KEY-----
+pub(crate) const EC_PEM: &str = "-----BEGIN PRIVATE KEY-----
 MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg/SO8pGBkupfvNHJ8
 UB3/IASIVCCTJnl5i9i9AqYAZT2hRANCAAReC52STBxH6SklV/RGClsT8yHONDXx
 kKRSCHqwMMSXzHPkoiYgDPL5fyt25JXheI9IE7/ihAZ1POOnli8MGP6x
 -----END PRIVATE KEY-----";
 /// Its public point, base64url.
-pub const EC_X: &str = "XgudkkwcR-kpJVf0RgpbE_MhzjQ18ZCkUgh6sDDEl8w";
-pub const EC_Y: &str = "c-SiJiAM8vl_K3bkleF4j0gTv-KEBnU846eWLwwY_rE";
+pub(crate) const EC_X: &str = "XgudkkwcR-kpJVf0RgpbE_MhzjQ18ZCkUgh6sDDEl8w";
+pub(crate) const EC_Y: &str = "c-SiJiAM8vl_K3bkleF4j0gTv-KEBnU846eWLwwY_rE";
 
-pub fn b64(bytes: impl AsRef<[u8]>) -> String {
+pub(crate) fn b64(bytes: impl AsRef<[u8]>) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
@@ -74,33 +74,33 @@ fn pem_der(pem: &str) -> Vec<u8> {
 }
 
 /// A clock the test sets.
-pub struct TestClock(Arc<AtomicI64>);
+pub(crate) struct TestClock(Arc<AtomicI64>);
 
 impl TestClock {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         TestClock(Arc::new(AtomicI64::new(T0)))
     }
 
-    pub fn clock(&self) -> Clock {
+    pub(crate) fn clock(&self) -> Clock {
         let now = Arc::clone(&self.0);
         Arc::new(move || now.load(Ordering::SeqCst))
     }
 
-    pub fn now(&self) -> i64 {
+    pub(crate) fn now(&self) -> i64 {
         self.0.load(Ordering::SeqCst)
     }
 
-    pub fn set(&self, now: i64) {
+    pub(crate) fn set(&self, now: i64) {
         self.0.store(now, Ordering::SeqCst);
     }
 
-    pub fn advance(&self, seconds: i64) {
+    pub(crate) fn advance(&self, seconds: i64) {
         self.0.fetch_add(seconds, Ordering::SeqCst);
     }
 }
 
 /// Valid claims at `now`, each call with its own `jti` so two tokens never share a cache entry.
-pub fn claims_at(now: i64) -> Value {
+pub(crate) fn claims_at(now: i64) -> Value {
     static NEXT: AtomicUsize = AtomicUsize::new(1);
     let jti = format!("tok_{}", NEXT.fetch_add(1, Ordering::SeqCst));
     json!({
@@ -111,7 +111,7 @@ pub fn claims_at(now: i64) -> Value {
 }
 
 /// `claims` with `name` set to `value` (or removed when `value` is `None`).
-pub fn with(mut claims: Value, name: &str, value: Option<Value>) -> Value {
+pub(crate) fn with(mut claims: Value, name: &str, value: Option<Value>) -> Value {
     let map = claims.as_object_mut().unwrap();
     match value {
         Some(v) => map.insert(name.to_owned(), v),
@@ -120,48 +120,48 @@ pub fn with(mut claims: Value, name: &str, value: Option<Value>) -> Value {
     claims
 }
 
-pub fn jwks(keys: &[Value]) -> Value {
+pub(crate) fn jwks(keys: &[Value]) -> Value {
     json!({ "keys": keys })
 }
 
 /// An Ed25519 key with a `kid`.
-pub struct EdKey {
-    pub key: SigningKey,
-    pub kid: String,
+pub(crate) struct EdKey {
+    pub(crate) key: SigningKey,
+    pub(crate) kid: String,
 }
 
 impl EdKey {
-    pub fn new(kid: &str) -> Self {
+    pub(crate) fn new(kid: &str) -> Self {
         EdKey {
             key: SigningKey::generate(&mut rand::rngs::OsRng),
             kid: kid.to_owned(),
         }
     }
 
-    pub fn x(&self) -> String {
+    pub(crate) fn x(&self) -> String {
         b64(self.key.verifying_key().as_bytes())
     }
 
-    pub fn jwk(&self) -> Value {
+    pub(crate) fn jwk(&self) -> Value {
         json!({ "kty": "OKP", "crv": "Ed25519", "x": self.x(), "kid": self.kid })
     }
 
-    pub fn encoding(&self) -> TestSigner {
+    pub(crate) fn encoding(&self) -> TestSigner {
         TestSigner::Ed(self.key.clone())
     }
 
     /// A token with this key's `kid`.
-    pub fn mint(&self, claims: &Value) -> String {
+    pub(crate) fn mint(&self, claims: &Value) -> String {
         self.mint_as(Some(&self.kid), claims)
     }
 
     /// A token with any (or no) `kid`.
-    pub fn mint_as(&self, kid: Option<&str>, claims: &Value) -> String {
+    pub(crate) fn mint_as(&self, kid: Option<&str>, claims: &Value) -> String {
         mint("EdDSA", kid, claims, &self.encoding())
     }
 
     /// A token with a hand-written header, signed by this key.
-    pub fn raw(&self, header: &Value, claims: &Value) -> String {
+    pub(crate) fn raw(&self, header: &Value, claims: &Value) -> String {
         raw_token(&header.to_string(), claims, |m| {
             self.key.sign(m).to_bytes().to_vec()
         })
@@ -169,17 +169,21 @@ impl EdKey {
 }
 
 /// `b64(header).b64(claims).b64(sign(...))` for any header text.
-pub fn raw_token(header: &str, claims: &Value, sign: impl FnOnce(&[u8]) -> Vec<u8>) -> String {
+pub(crate) fn raw_token(
+    header: &str,
+    claims: &Value,
+    sign: impl FnOnce(&[u8]) -> Vec<u8>,
+) -> String {
     let message = format!("{}.{}", b64(header), b64(claims.to_string()));
     let signature = sign(message.as_bytes());
     format!("{message}.{}", b64(signature))
 }
 
-pub fn rsa_encoding() -> TestSigner {
+pub(crate) fn rsa_encoding() -> TestSigner {
     TestSigner::Rsa
 }
 
-pub fn rsa_jwk(kid: &str, alg: Option<&str>) -> Value {
+pub(crate) fn rsa_jwk(kid: &str, alg: Option<&str>) -> Value {
     let mut jwk = json!({ "kty": "RSA", "n": RSA_N, "e": RSA_E, "kid": kid });
     if let Some(alg) = alg {
         jwk["alg"] = json!(alg);
@@ -187,17 +191,17 @@ pub fn rsa_jwk(kid: &str, alg: Option<&str>) -> Value {
     jwk
 }
 
-pub fn ec_encoding() -> TestSigner {
+pub(crate) fn ec_encoding() -> TestSigner {
     TestSigner::Ec
 }
 
-pub fn ec_jwk(kid: &str) -> Value {
+pub(crate) fn ec_jwk(kid: &str) -> Value {
     json!({ "kty": "EC", "crv": "P-256", "x": EC_X, "y": EC_Y, "kid": kid })
 }
 
 /// A key the tests sign tokens with: the RSA and P-256 test keys above, an Ed25519 key, or a shared
 /// secret (for the `HS*` tokens that must be refused).
-pub enum TestSigner {
+pub(crate) enum TestSigner {
     Rsa,
     Ec,
     Ed(SigningKey),
@@ -206,7 +210,7 @@ pub enum TestSigner {
 
 impl TestSigner {
     /// The JWS signature of `message` with `alg`, which must suit the key.
-    pub fn sign(&self, alg: &str, message: &[u8]) -> Vec<u8> {
+    pub(crate) fn sign(&self, alg: &str, message: &[u8]) -> Vec<u8> {
         let rng = ring::rand::SystemRandom::new();
         match (self, alg) {
             (TestSigner::Rsa, "RS256" | "PS256") => {
@@ -251,7 +255,7 @@ impl TestSigner {
 }
 
 /// A token with header `{"alg", "typ": "JWT", "kid"}`, signed by `key`.
-pub fn mint(alg: &str, kid: Option<&str>, claims: &Value, key: &TestSigner) -> String {
+pub(crate) fn mint(alg: &str, kid: Option<&str>, claims: &Value, key: &TestSigner) -> String {
     let mut header = json!({ "alg": alg, "typ": "JWT" });
     if let Some(kid) = kid {
         header["kid"] = json!(kid);
@@ -260,7 +264,7 @@ pub fn mint(alg: &str, kid: Option<&str>, claims: &Value, key: &TestSigner) -> S
 }
 
 /// A verifier over inline keys, on `clock`.
-pub fn inline(keys: Value, clock: &TestClock) -> Verifier {
+pub(crate) fn inline(keys: Value, clock: &TestClock) -> Verifier {
     Verifier::with_clock(
         VerifyOptions::new(EXT).with_keys(KeySource::Inline(keys)),
         clock.clock(),
@@ -268,11 +272,15 @@ pub fn inline(keys: Value, clock: &TestClock) -> Verifier {
 }
 
 /// A verifier over `server`'s key set, on `clock`.
-pub fn remote(server: &KeyServer, clock: &TestClock) -> Verifier {
+pub(crate) fn remote(server: &KeyServer, clock: &TestClock) -> Verifier {
     remote_with(server, clock, VerifyOptions::new(EXT))
 }
 
-pub fn remote_with(server: &KeyServer, clock: &TestClock, options: VerifyOptions) -> Verifier {
+pub(crate) fn remote_with(
+    server: &KeyServer,
+    clock: &TestClock,
+    options: VerifyOptions,
+) -> Verifier {
     Verifier::with_clock(
         options.with_keys(KeySource::Url(server.url.clone())),
         clock.clock(),
@@ -281,7 +289,7 @@ pub fn remote_with(server: &KeyServer, clock: &TestClock, options: VerifyOptions
 
 /// How the key server answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Serve,
     Fail,
     Stall,
@@ -294,15 +302,15 @@ struct ServerState {
 }
 
 /// A key set server on 127.0.0.1 speaking just enough HTTP/1.1.
-pub struct KeyServer {
-    pub url: String,
+pub(crate) struct KeyServer {
+    pub(crate) url: String,
     hits: Arc<AtomicUsize>,
     state: Arc<Mutex<ServerState>>,
     accept: tokio::task::JoinHandle<()>,
 }
 
 impl KeyServer {
-    pub async fn start(jwks: Value) -> KeyServer {
+    pub(crate) async fn start(jwks: Value) -> KeyServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!(
             "http://{}/.well-known/jwks.json",
@@ -331,24 +339,24 @@ impl KeyServer {
     }
 
     /// Requests received so far.
-    pub fn hits(&self) -> usize {
+    pub(crate) fn hits(&self) -> usize {
         self.hits.load(Ordering::SeqCst)
     }
 
-    pub fn set_keys(&self, jwks: Value) {
+    pub(crate) fn set_keys(&self, jwks: Value) {
         self.state.lock().unwrap().jwks = jwks;
     }
 
-    pub fn set_mode(&self, mode: Mode) {
+    pub(crate) fn set_mode(&self, mode: Mode) {
         self.state.lock().unwrap().mode = mode;
     }
 
-    pub fn set_cache_control(&self, value: Option<&str>) {
+    pub(crate) fn set_cache_control(&self, value: Option<&str>) {
         self.state.lock().unwrap().cache_control = value.map(str::to_owned);
     }
 
     /// Closes the listening socket: later connections are refused.
-    pub async fn stop(&self) {
+    pub(crate) async fn stop(&self) {
         self.accept.abort();
         while !self.accept.is_finished() {
             tokio::time::sleep(Duration::from_millis(5)).await;

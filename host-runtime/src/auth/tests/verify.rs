@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::support::*;
 use crate::auth::*;
-use crate::error::ErrorCode;
+use crate::calls::error::ErrorCode;
 
 #[tokio::test]
 async fn a_valid_eddsa_token_yields_its_claims() {

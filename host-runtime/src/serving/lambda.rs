@@ -72,10 +72,11 @@ pub async fn report_init_error(message: &str) -> Result<(), Error> {
             body.to_string(),
         ))?;
     // Bounded: a function that cannot start must still exit.
-    let answer = crate::rt::timeout(std::time::Duration::from_secs(5), client.call(request))
-        .await
-        .map_err(|_| "the Runtime API did not take the init error within 5 s".to_owned())?
-        .map_err(|e| format!("the init error could not be reported to the Runtime API: {e}"))?;
+    let answer =
+        crate::platform::rt::timeout(std::time::Duration::from_secs(5), client.call(request))
+            .await
+            .map_err(|_| "the Runtime API did not take the init error within 5 s".to_owned())?
+            .map_err(|e| format!("the init error could not be reported to the Runtime API: {e}"))?;
     if !answer.status().is_success() {
         return Err(format!(
             "the Runtime API answered {} to the init error",
@@ -113,8 +114,8 @@ async fn drain_once(
     budget: std::time::Duration,
     deadline: u64,
 ) -> Result<serde_json::Value, Error> {
-    let now = crate::rt::SystemTime::now()
-        .duration_since(crate::rt::UNIX_EPOCH)
+    let now = crate::platform::rt::SystemTime::now()
+        .duration_since(crate::platform::rt::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
     let left = std::time::Duration::from_millis(deadline.saturating_sub(now).saturating_sub(1_000));
     let report = sender.drain(budget.min(left)).await;

@@ -324,7 +324,7 @@ fn serve(db: &Database, queue: &mpsc::Receiver<Job>, path: &Path) {
             Err(e) => {
                 // Nothing is applied: each request hears why.
                 let e = failed(path, "cannot write", e);
-                tracing::error!(error = %crate::error::Chain(&e), "the outbox file cannot be written");
+                tracing::error!(error = %crate::calls::error::Chain(&e), "the outbox file cannot be written");
                 for write in batch {
                     let (_, reply) = write(Err(e.clone()));
                     reply(Err(e.clone()));
@@ -354,7 +354,7 @@ fn serve(db: &Database, queue: &mpsc::Receiver<Job>, path: &Path) {
             ))
         };
         if let Err(e) = &committed {
-            tracing::error!(error = %crate::error::Chain(e), "outbox commit failed");
+            tracing::error!(error = %crate::calls::error::Chain(e), "outbox commit failed");
         }
         for reply in replies {
             reply(committed.clone());

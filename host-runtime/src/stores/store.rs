@@ -1,8 +1,8 @@
 //! What the runtime's stores report when they fail, whichever store it is.
 //!
 //! Two kinds of store keep the runtime's promises across crashes and instances: a
-//! [`DedupeStore`](crate::dedupe::DedupeStore) remembers which event deliveries ran, an
-//! [`OutboxStore`](crate::outbox::OutboxStore) keeps the vendor's own events until the host has
+//! [`DedupeStore`](crate::stores::dedupe::DedupeStore) remembers which event deliveries ran, an
+//! [`OutboxStore`](crate::outbound::outbox::OutboxStore) keeps the vendor's own events until the host has
 //! them. Each comes in the same backends, named `<Backend><Role>`: [`MemoryDedupe`] and
 //! [`MemoryOutbox`] in the process, `FileOutbox` in one local file, `RedisDedupe` and
 //! `RedisOutbox` in Redis, `DynamoDbDedupe` in DynamoDB, and the Workers adapter's `DurableDedupe`
@@ -14,8 +14,8 @@
 //! [`source`](std::error::Error::source), so a report shows the Redis or DynamoDB cause and not
 //! only a sentence.
 //!
-//! [`MemoryDedupe`]: crate::dedupe::MemoryDedupe
-//! [`MemoryOutbox`]: crate::outbox::MemoryOutbox
+//! [`MemoryDedupe`]: crate::stores::dedupe::MemoryDedupe
+//! [`MemoryOutbox`]: crate::outbound::outbox::MemoryOutbox
 
 use std::error::Error;
 use std::fmt;

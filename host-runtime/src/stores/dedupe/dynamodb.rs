@@ -12,8 +12,8 @@ use sha2::{Digest, Sha256};
 
 use super::{Claim, DedupeStore, StoreError, StoreErrorKind, WINDOW};
 use crate::BoxFuture;
-use crate::client::Client;
-use crate::rt::{SystemTime, UNIX_EPOCH};
+use crate::platform::client::Client;
+use crate::platform::rt::{SystemTime, UNIX_EPOCH};
 
 /// The partition key attribute the table must have (type string).
 pub const KEY_ATTRIBUTE: &str = "pk";
@@ -36,7 +36,7 @@ pub struct DynamoDbError {
     /// The explanation.
     pub message: String,
     kind: StoreErrorKind,
-    source: Option<crate::client::ClientError>,
+    source: Option<crate::platform::client::ClientError>,
 }
 
 impl fmt::Display for DynamoDbError {
@@ -371,7 +371,7 @@ impl DynamoDbDedupe {
                 .await?;
                 return Ok(());
             }
-            crate::rt::sleep(Duration::from_millis(200)).await;
+            crate::platform::rt::sleep(Duration::from_millis(200)).await;
         }
         Err(DynamoDbError::new(format!(
             "DynamoDB table `{}` was created but did not become active within a minute",
@@ -406,12 +406,15 @@ impl DynamoDbDedupe {
     /// table and what to do.
     async fn call(&self, operation: &str, body: Value) -> Result<Value, DynamoDbError> {
         let request = self.signed(operation, body.to_string().into_bytes())?;
-        let sent = crate::rt::timeout(Self::REQUEST_TIMEOUT, self.client.send(request, MAX_ANSWER));
+        let sent = crate::platform::rt::timeout(
+            Self::REQUEST_TIMEOUT,
+            self.client.send(request, MAX_ANSWER),
+        );
         let answer = match sent.await {
             Ok(Ok(answer)) => answer,
             Ok(Err(e)) => {
                 let kind = match e.kind() {
-                    crate::client::ClientErrorKind::Timeout => StoreErrorKind::Timeout,
+                    crate::platform::client::ClientErrorKind::Timeout => StoreErrorKind::Timeout,
                     _ => StoreErrorKind::Unavailable,
                 };
                 let mut error = DynamoDbError::of(
@@ -701,7 +704,7 @@ impl DedupeStore for DynamoDbDedupe {
     fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.update(key, owner, true).await {
-                tracing::warn!(error = %crate::error::Chain(&e), "could not record a processed event in DynamoDB");
+                tracing::warn!(error = %crate::calls::error::Chain(&e), "could not record a processed event in DynamoDB");
             }
         })
     }
@@ -709,7 +712,7 @@ impl DedupeStore for DynamoDbDedupe {
     fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.delete(key, owner).await {
-                tracing::warn!(error = %crate::error::Chain(&e), "could not release an event key in DynamoDB");
+                tracing::warn!(error = %crate::calls::error::Chain(&e), "could not release an event key in DynamoDB");
             }
         })
     }
@@ -717,7 +720,7 @@ impl DedupeStore for DynamoDbDedupe {
     fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.update(key, owner, false).await {
-                tracing::warn!(error = %crate::error::Chain(&e), "could not renew an event claim in DynamoDB");
+                tracing::warn!(error = %crate::calls::error::Chain(&e), "could not renew an event claim in DynamoDB");
             }
         })
     }

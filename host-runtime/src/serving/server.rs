@@ -21,8 +21,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
-use crate::handler::Handler;
-use crate::service::Serving;
+use crate::serving::handler::Handler;
+use crate::serving::pipeline::Serving;
 
 /// The pause after an accept error that is about resources (file descriptors, memory), so that a
 /// full process does not spin.

@@ -244,7 +244,10 @@ fn a_folder_that_cannot_hold_the_outbox_is_named() {
 
 #[cfg(feature = "redb")]
 fn tempdir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("host-outbox-test-{}", crate::rt::random_token()));
+    let dir = std::env::temp_dir().join(format!(
+        "host-outbox-test-{}",
+        crate::platform::rt::random_token()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

@@ -8,7 +8,7 @@ use std::ops::Deref;
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::Timestamp;
+use crate::calls::events::Timestamp;
 
 /// The install a call belongs to (`install` of the call body; built from the claims on a GET).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,13 +9,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::rt::Instant;
+use crate::platform::rt::Instant;
 
 use tokio::sync::Notify;
 
 use crate::BoxFuture;
-use crate::events;
-pub use crate::store::{StoreError, StoreErrorKind};
+use crate::calls::events;
+pub use crate::stores::store::{StoreError, StoreErrorKind};
 
 #[cfg(feature = "dynamodb")]
 mod dynamodb;
@@ -304,7 +304,7 @@ pub(crate) async fn redis_connection(
 /// What failed in Redis, with Redis's error as the source.
 #[cfg(feature = "redis")]
 fn redis_failed(what: &str, e: redis::RedisError) -> StoreError {
-    StoreError::new("redis", crate::store::redis_kind(&e), what).with_source(e)
+    StoreError::new("redis", crate::stores::store::redis_kind(&e), what).with_source(e)
 }
 
 #[cfg(feature = "redis")]
@@ -345,7 +345,7 @@ impl DedupeStore for RedisDedupe {
         Box::pin(async move {
             let window = u64::try_from(WINDOW.as_millis()).unwrap_or(u64::MAX);
             if let Err(e) = self.settle(key, owner, "complete", window).await {
-                tracing::warn!(error = %crate::error::Chain(&e), "could not record a processed event in Redis");
+                tracing::warn!(error = %crate::calls::error::Chain(&e), "could not record a processed event in Redis");
             }
         })
     }
@@ -353,7 +353,7 @@ impl DedupeStore for RedisDedupe {
     fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.settle(key, owner, "release", 0).await {
-                tracing::warn!(error = %crate::error::Chain(&e), "could not release an event key in Redis");
+                tracing::warn!(error = %crate::calls::error::Chain(&e), "could not release an event key in Redis");
             }
         })
     }
@@ -361,7 +361,7 @@ impl DedupeStore for RedisDedupe {
     fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
             if let Err(e) = self.settle(key, owner, "renew", self.lease_ms()).await {
-                tracing::warn!(error = %crate::error::Chain(&e), "could not renew an event claim in Redis");
+                tracing::warn!(error = %crate::calls::error::Chain(&e), "could not renew an event claim in Redis");
             }
         })
     }
@@ -385,7 +385,7 @@ pub fn key_of(event: &str, install_id: &str, payload: &serde_json::Value) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::HostEvent;
+    use crate::calls::events::HostEvent;
 
     #[tokio::test]
     async fn a_recorded_key_is_held_once_by_the_map_and_the_queue() {

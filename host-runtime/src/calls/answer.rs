@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ErrorCode, HostError};
-use crate::events::Timestamp;
+use crate::calls::error::{ErrorCode, HostError};
+use crate::calls::events::Timestamp;
 
 /// Value formatting, the connector metric units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -553,21 +553,26 @@ mod tests {
     #[test]
     fn json_answers_are_checked_against_their_kind() {
         use serde_json::json;
-        assert!(crate::check::tool_answer("value", &json!({ "value": 3, "extra": true })).is_ok());
         assert!(
-            crate::check::tool_answer("value", &json!({ "value": "3rd", "unit": "count" })).is_ok()
+            crate::calls::check::tool_answer("value", &json!({ "value": 3, "extra": true }))
+                .is_ok()
         );
-        let wrong_kind = crate::check::tool_answer("series", &json!({ "value": 3 }))
+        assert!(
+            crate::calls::check::tool_answer("value", &json!({ "value": "3rd", "unit": "count" }))
+                .is_ok()
+        );
+        let wrong_kind = crate::calls::check::tool_answer("series", &json!({ "value": 3 }))
             .unwrap_err()
             .message()
             .to_owned();
         assert!(wrong_kind.contains("not a `series` card"), "{wrong_kind}");
         assert!(wrong_kind.contains("`series`"), "{wrong_kind}");
         assert!(
-            crate::check::tool_answer("list", &json!({ "items": [ { "title": "a" } ] })).is_ok()
+            crate::calls::check::tool_answer("list", &json!({ "items": [ { "title": "a" } ] }))
+                .is_ok()
         );
         assert!(
-            crate::check::tool_answer(
+            crate::calls::check::tool_answer(
                 "list",
                 &json!({ "items": [ { "title": "a", "url": "http://x" } ] })
             )
@@ -578,7 +583,7 @@ mod tests {
         );
         let table = json!({ "columns": [ { "key": "k", "label": "K" } ], "rows": [ { "x": 1 } ] });
         assert!(
-            crate::check::tool_answer("table", &table)
+            crate::calls::check::tool_answer("table", &table)
                 .unwrap_err()
                 .message()
                 .to_owned()
@@ -586,19 +591,22 @@ mod tests {
         );
         let series = json!({ "series": [ { "key": "k", "label": "K",
             "points": [ { "t": "2026-11-02T14:03:11Z", "v": 1.5 } ] } ] });
-        assert!(crate::check::tool_answer("series", &series).is_ok());
+        assert!(crate::calls::check::tool_answer("series", &series).is_ok());
         let bad_time = json!({ "series": [ { "key": "k", "label": "K", "points": [ { "t": "soon", "v": 1 } ] } ] });
-        assert!(crate::check::tool_answer("series", &bad_time).is_err());
+        assert!(crate::calls::check::tool_answer("series", &bad_time).is_err());
         let comparison =
             json!({ "subjects": ["a", "b"], "rows": [ { "label": "x", "values": [1, null] } ] });
-        assert!(crate::check::tool_answer("comparison", &comparison).is_ok());
+        assert!(crate::calls::check::tool_answer("comparison", &comparison).is_ok());
         assert!(
-            crate::check::tool_answer("comparison", &json!({ "subjects": ["a"], "rows": [] }))
-                .is_err()
+            crate::calls::check::tool_answer(
+                "comparison",
+                &json!({ "subjects": ["a"], "rows": [] })
+            )
+            .is_err()
         );
-        assert!(crate::check::tool_answer("value", &json!("3")).is_err());
+        assert!(crate::calls::check::tool_answer("value", &json!("3")).is_err());
         assert!(
-            crate::check::tool_answer("chart", &json!({}))
+            crate::calls::check::tool_answer("chart", &json!({}))
                 .unwrap_err()
                 .message()
                 .to_owned()
@@ -610,7 +618,7 @@ mod tests {
     fn series_times_are_utc_with_z() {
         use serde_json::json;
         let at = |t: &str| {
-            crate::check::tool_answer(
+            crate::calls::check::tool_answer(
                 "series",
                 &json!({ "series": [ { "key": "k", "label": "K", "points": [ { "t": t, "v": 1 } ] } ] }),
             )

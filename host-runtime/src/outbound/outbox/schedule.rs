@@ -13,7 +13,7 @@ use super::{
     now_ms,
 };
 use crate::BoxFuture;
-use crate::rt::Instant;
+use crate::platform::rt::Instant;
 
 /// How one attempt went.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,7 +142,7 @@ impl Outbox {
             // An attempt must end well inside its claim, or another dispatcher could take the event
             // while it is still being posted.
             lease: Duration::from_secs(60).max(retry.timeout.saturating_mul(3)),
-            owner: crate::rt::random_token(),
+            owner: crate::platform::rt::random_token(),
             waiters: Waiters::default(),
             wake: Notify::new(),
             slots: Arc::new(Semaphore::new(concurrency.max(1))),
@@ -173,7 +173,7 @@ impl Outbox {
     /// Stores event `id` (durably, for a durable store) and wakes the dispatcher. An error means
     /// the event was not accepted and will not be sent; those waiting for it hear it too.
     pub(crate) async fn accept(self: &Arc<Self>, id: &str, body: Vec<u8>) -> Result<(), SendError> {
-        let stored = crate::rt::timeout(
+        let stored = crate::platform::rt::timeout(
             STORE_TIMEOUT,
             self.store.put(Entry::new(id, body, now_ms())),
         )
@@ -200,7 +200,7 @@ impl Outbox {
             return true;
         }
         let outbox = Arc::clone(self);
-        if crate::rt::spawn(outbox.run()) {
+        if crate::platform::rt::spawn(outbox.run()) {
             true
         } else {
             self.running.store(false, Ordering::Release);
@@ -255,13 +255,13 @@ impl Outbox {
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 report.more = matches!(
-                    crate::rt::timeout(STORE_TIMEOUT, self.store.next_due()).await,
+                    crate::platform::rt::timeout(STORE_TIMEOUT, self.store.next_due()).await,
                     Ok(Ok(Some(at))) if at <= now_ms()
                 );
                 break;
             }
             let now = now_ms();
-            let claimed = crate::rt::timeout(
+            let claimed = crate::platform::rt::timeout(
                 STORE_TIMEOUT,
                 self.store
                     .claim(now, DRAIN_BATCH, now + millis(self.lease), &self.owner),
@@ -301,7 +301,7 @@ impl Outbox {
             let free = self.slots.available_permits();
             if free >= self.claim_floor {
                 let now = now_ms();
-                let claimed = crate::rt::timeout(
+                let claimed = crate::platform::rt::timeout(
                     STORE_TIMEOUT,
                     self.store
                         .claim(now, free, now + millis(self.lease), &self.owner),
@@ -318,7 +318,7 @@ impl Outbox {
                             };
                             let outbox = Arc::clone(&self);
                             let timeout = self.retry.timeout;
-                            crate::rt::spawn(async move {
+                            crate::platform::rt::spawn(async move {
                                 let (_, _, _) = outbox.deliver(entry, timeout).await;
                                 drop(slot);
                                 outbox.wake.notify_one();
@@ -330,15 +330,16 @@ impl Outbox {
                     }
                     Err(e) => {
                         let pause = self.store_failed(&e);
-                        crate::rt::sleep(pause).await;
+                        crate::platform::rt::sleep(pause).await;
                         continue;
                     }
                 }
             }
-            let next = match crate::rt::timeout(STORE_TIMEOUT, self.store.next_due()).await {
-                Ok(Ok(next)) => next,
-                _ => None,
-            };
+            let next =
+                match crate::platform::rt::timeout(STORE_TIMEOUT, self.store.next_due()).await {
+                    Ok(Ok(next)) => next,
+                    _ => None,
+                };
             let wait = next.map_or(POLL, |at| {
                 Duration::from_millis(u64::try_from(at - now_ms()).unwrap_or(0)).min(POLL)
             });
@@ -346,7 +347,9 @@ impl Outbox {
                 continue;
             }
             let woken = std::pin::pin!(self.wake.notified());
-            let slept = std::pin::pin!(crate::rt::sleep(wait.max(Duration::from_millis(1))));
+            let slept = std::pin::pin!(crate::platform::rt::sleep(
+                wait.max(Duration::from_millis(1))
+            ));
             let _ = select(woken, slept).await;
         }
     }
@@ -423,7 +426,7 @@ impl Outbox {
                 )
             }
         };
-        let recorded = crate::rt::timeout(
+        let recorded = crate::platform::rt::timeout(
             STORE_TIMEOUT,
             self.store.settle(&entry.id, &self.owner, settlement),
         )

@@ -25,14 +25,14 @@
 //! left in the store is posted by [`EventSender::drain`](crate::EventSender::drain), called by a
 //! later invocation or a scheduled trigger.
 //!
-//! The signing of each attempt is [`crate::webhook`]'s; this module stores and schedules.
+//! The signing of each attempt is [`crate::outbound::webhook`]'s; this module stores and schedules.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::BoxFuture;
-pub use crate::store::{StoreError, StoreErrorKind};
+pub use crate::stores::store::{StoreError, StoreErrorKind};
 
 #[cfg(any(feature = "redb", feature = "redis"))]
 mod codec;
@@ -118,7 +118,7 @@ pub enum SendError {
     /// The request could not be built or no HTTP client is available; the client's error is the
     /// source.
     #[error("the event could not be sent")]
-    Request(#[source] crate::client::ClientError),
+    Request(#[source] crate::platform::client::ClientError),
     /// The outbox could not store the event, so it was not accepted and will not be sent: tell
     /// whoever asked for it, or try again once the store is back. The store's error is the source.
     #[error("the event was not accepted: the outbox could not store it")]
@@ -302,8 +302,8 @@ impl Waiters {
 
 /// Now, in Unix milliseconds.
 pub(crate) fn now_ms() -> i64 {
-    crate::rt::SystemTime::now()
-        .duration_since(crate::rt::UNIX_EPOCH)
+    crate::platform::rt::SystemTime::now()
+        .duration_since(crate::platform::rt::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 

@@ -6,17 +6,17 @@
 //! fails `check` with the same message. Each function returns the [`HostError`] the runtime answers
 //! with (its [`ErrorCode`] says which rule was broken).
 //!
-//! Typed answers ([`SyncAnswer`](crate::metrics::SyncAnswer), the tool cards, ...) already hold most
+//! Typed answers ([`SyncAnswer`](crate::calls::metrics::SyncAnswer), the tool cards, ...) already hold most
 //! of these rules in their types; the checks cover what types cannot say (declared keys, UTC times,
 //! https links, sizes) and every rule a hand-built JSON answer could break.
 
 use serde::Deserialize;
 use serde_json::Value as Json;
 
-use crate::answer::{ContextBlock, MentionItems, ToolAnswer, invalid_tool_answer};
-pub use crate::answer::{is_https, is_utc_timestamp};
-use crate::error::{ErrorCode, HostError};
-use crate::work::{Containers, CreatedComment, CreatedItem};
+use crate::calls::answer::{ContextBlock, MentionItems, ToolAnswer, invalid_tool_answer};
+pub use crate::calls::answer::{is_https, is_utc_timestamp};
+use crate::calls::error::{ErrorCode, HostError};
+use crate::calls::work::{Containers, CreatedComment, CreatedItem};
 use host_interface::limits;
 
 /// Where an instance first fails its schema, and why.
@@ -69,11 +69,11 @@ pub fn tool_answer(kind: &str, answer: &Json) -> Result<(), HostError> {
             .check()
     }
     match kind {
-        "value" => as_card::<crate::answer::Value>(kind, answer)?,
-        "list" => as_card::<crate::answer::List>(kind, answer)?,
-        "table" => as_card::<crate::answer::Table>(kind, answer)?,
-        "series" => as_card::<crate::answer::Series>(kind, answer)?,
-        "comparison" => as_card::<crate::answer::Comparison>(kind, answer)?,
+        "value" => as_card::<crate::calls::answer::Value>(kind, answer)?,
+        "list" => as_card::<crate::calls::answer::List>(kind, answer)?,
+        "table" => as_card::<crate::calls::answer::Table>(kind, answer)?,
+        "series" => as_card::<crate::calls::answer::Series>(kind, answer)?,
+        "comparison" => as_card::<crate::calls::answer::Comparison>(kind, answer)?,
         _ => {
             return Err(invalid_tool_answer(format!(
                 "`{kind}` is not a `returns` kind; expected `value`, `list`, `table`, `series` or `comparison`"

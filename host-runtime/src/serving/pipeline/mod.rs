@@ -8,13 +8,19 @@
 //!
 //! Everything from the network is hostile: no header, path or body reaches a panic, and messages
 //! never echo tokens.
+//!
+//! The steps live beside this file: the body (`body.rs`), the handler's configuration and schemas
+//! (`config.rs`), the health route (`health.rs`) and event deliveries (`delivery.rs`).
 
-use std::collections::HashMap;
+mod body;
+mod config;
+mod delivery;
+mod health;
+
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::time::Duration;
 
-use crate::rt::Instant;
+use crate::platform::rt::Instant;
 
 use bytes::Bytes;
 use futures_util::FutureExt;
@@ -22,153 +28,20 @@ use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde_json::{Map, Value as Json};
 
 use crate::BoxFuture;
-use crate::auth::{KeySource, Verifier};
-use crate::call::Claims;
-use crate::check::{self, is_https};
-use crate::dedupe::{self, Claim, DedupeStore};
-use crate::dispatch::{Dispatch, RawCall, Reply};
-use crate::error::{ErrorCode, HostError};
-use crate::route::Route;
-use crate::schema::{Check, Lazy};
-use crate::spec::Spec;
+use crate::calls::call::Claims;
+use crate::calls::check::{self, is_https};
+use crate::calls::error::{ErrorCode, HostError};
+use crate::calls::route::Route;
+use crate::generated::dispatch::{RawCall, Reply};
+use crate::generated::spec::Spec;
 
-/// The health route's own deadline for the vendor's check: over 2.5 s is degraded.
-pub(crate) const HEALTH_DEADLINE: Duration =
-    Duration::from_millis(host_interface::limits::HEALTH_CHECK_MS);
-
-/// A vendor's health check: `Ok(())` when healthy, `Err(reason)` otherwise.
-pub(crate) type HealthCheck =
-    Arc<dyn Fn() -> BoxFuture<'static, Result<(), crate::BoxError>> + Send + Sync>;
-
-/// Everything one handler answers with: the extension, its dispatcher, settings, token verifier and
-/// compiled schemas.
-pub(crate) struct Inner {
-    pub spec: &'static Spec,
-    pub dispatch: Arc<dyn Dispatch>,
-    pub config: Config,
-    pub verifier: Verifier,
-    pub schemas: Arc<Schemas>,
-}
-
-/// The handler's settings.
-#[derive(Clone)]
-pub(crate) struct Config {
-    pub base_path: String,
-    pub keys: KeySource,
-    pub issuer: String,
-    pub body_limit: usize,
-    pub tool_deadline: Duration,
-    /// How long every other handler (procedures, actions, mentions, context, sync, work, events) may
-    /// take.
-    pub handler_deadline: Duration,
-    pub health: Option<HealthCheck>,
-    pub dedupe: Arc<dyn DedupeStore>,
-    /// How long a duplicate delivery waits for the one in flight before answering 503.
-    pub event_wait: Duration,
-    /// How long one call of the deduplication store may take before the delivery answers 503.
-    pub dedupe_timeout: Duration,
-    /// How `serve` treats connections.
-    pub serving: Serving,
-    /// What fetches the key set; `None` keeps the platform's default.
-    pub http_client: Option<crate::client::Client>,
-}
-
-/// Connection limits of [`crate::Handler::serve`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Serving {
-    /// The longest a client may take to send a request's headers.
-    pub header_timeout: Duration,
-    /// A connection with no bytes in or out for this long is closed (after any call in flight).
-    pub idle_timeout: Duration,
-    /// Open connections at most; past it, new connections wait in the listen queue.
-    pub max_connections: usize,
-    /// How long calls in flight may finish after a shutdown signal.
-    pub shutdown_grace: Duration,
-    /// The longest a request's body may take to arrive once its headers have.
-    pub body_timeout: Duration,
-}
-
-impl Default for Serving {
-    fn default() -> Self {
-        Serving {
-            header_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(30),
-            max_connections: 1000,
-            shutdown_grace: Duration::from_secs(30),
-            body_timeout: Duration::from_secs(30),
-        }
-    }
-}
-
-/// The extension's JSON Schemas, each kept where its route looks for it.
-///
-/// Each comes with the validator the macro generated from it when the crate compiled. One without
-/// (the macro could not generate it) is compiled on its route's first call and kept, so start-up is
-/// what the first request needs: a serverless instance (a Worker's isolate, a Lambda) compiles
-/// nothing to answer a health check or an event.
-#[derive(Default)]
-pub(crate) struct Schemas {
-    tool_inputs: HashMap<&'static str, Lazy>,
-    action_inputs: HashMap<&'static str, Lazy>,
-    procedure_inputs: HashMap<&'static str, Lazy>,
-    procedure_outputs: HashMap<&'static str, Lazy>,
-}
-
-impl Schemas {
-    pub(crate) fn new(spec: &'static Spec) -> Schemas {
-        fn each(
-            items: impl Iterator<Item = (&'static str, &'static str, Option<Check>)>,
-        ) -> HashMap<&'static str, Lazy> {
-            items
-                .map(|(id, text, check)| (id, Lazy::new(text, check)))
-                .collect()
-        }
-        Schemas {
-            tool_inputs: each(spec.tools.iter().map(|t| (t.id, t.input, t.input_check))),
-            action_inputs: each(spec.actions.iter().map(|a| (a.id, a.input, a.input_check))),
-            procedure_inputs: each(
-                spec.procedures
-                    .iter()
-                    .map(|p| (p.name, p.input, p.input_check)),
-            ),
-            procedure_outputs: each(
-                spec.procedures
-                    .iter()
-                    .map(|p| (p.name, p.output, p.output_check)),
-            ),
-        }
-    }
-
-    /// The `input` schema of the route's contribution, if it has one.
-    fn input(&self, route: &Route<'_>) -> Option<&Lazy> {
-        match route {
-            Route::Tool(id) => self.tool_inputs.get(*id),
-            Route::Action(id) => self.action_inputs.get(*id),
-            Route::Procedure(name) => self.procedure_inputs.get(*name),
-            _ => None,
-        }
-    }
-
-    /// A procedure's `output` schema.
-    fn output(&self, procedure: &str) -> Option<&Lazy> {
-        self.procedure_outputs.get(procedure)
-    }
-
-    /// How many schemas have been compiled at run time so far (for tests).
-    #[cfg(all(test, feature = "schema-compiler"))]
-    pub(crate) fn compiled(&self) -> usize {
-        [
-            &self.tool_inputs,
-            &self.action_inputs,
-            &self.procedure_inputs,
-            &self.procedure_outputs,
-        ]
-        .iter()
-        .flat_map(|map| map.values())
-        .filter(|lazy| lazy.compiled())
-        .count()
-    }
-}
+use self::body::{is_json, parse_body};
+pub(crate) use self::config::{Config, HealthCheck, Inner, Schemas, Serving};
+pub(crate) use self::delivery::RETRY_AFTER_SECS;
+use self::delivery::deliver;
+#[cfg(test)]
+pub(crate) use self::health::HEALTH_DEADLINE;
+use self::health::health;
 
 /// The answer for a body over the limit.
 pub(crate) fn too_large(limit: usize) -> Response<Bytes> {
@@ -320,7 +193,7 @@ fn authenticated<'a>(
                 // The cause a handler kept stays in the server's log; the host reads the code
                 // and message only.
                 if std::error::Error::source(&e).is_some() {
-                    tracing::warn!(error = %crate::error::Chain(&e), "the call failed");
+                    tracing::warn!(error = %crate::calls::error::Chain(&e), "the call failed");
                 }
                 e.to_response()
             }
@@ -349,50 +222,6 @@ fn json_response(status: StatusCode, body: Bytes) -> Response<Bytes> {
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    r
-}
-
-/// `GET`/`HEAD /host/health`: 200 `ok`, or 503 `degraded` when the vendor's check fails or takes
-/// over 2.5 s.
-async fn health(inner: &Inner, head: bool) -> Response<Bytes> {
-    let healthy = match &inner.config.health {
-        None => true,
-        Some(check) => {
-            match crate::rt::timeout(HEALTH_DEADLINE, AssertUnwindSafe(check()).catch_unwind())
-                .await
-            {
-                Ok(Ok(Ok(()))) => true,
-                Ok(Ok(Err(e))) => {
-                    tracing::warn!(error = %crate::error::Chain(&*e), "the health check failed");
-                    false
-                }
-                Ok(Err(_)) => {
-                    tracing::error!("the health check panicked");
-                    false
-                }
-                Err(_) => {
-                    tracing::warn!("the health check took longer than {HEALTH_DEADLINE:?}");
-                    false
-                }
-            }
-        }
-    };
-    let body = serde_json::json!({
-        "status": if healthy { "ok" } else { "degraded" },
-        "extensionId": inner.spec.extension_id,
-        // The interface version (what a manifest's `sdk` range is about), then this crate's own.
-        "sdk": host_interface::catalogue::INTERFACE_VERSION,
-        "runtime": concat!("host-runtime ", env!("CARGO_PKG_VERSION")),
-    });
-    let status = if healthy {
-        StatusCode::OK
-    } else {
-        StatusCode::SERVICE_UNAVAILABLE
-    };
-    let mut r = json_response(status, Bytes::from(body.to_string()));
-    if head {
-        *r.body_mut() = Bytes::new();
-    }
     r
 }
 
@@ -452,7 +281,7 @@ async fn call(
         _ => None,
     };
     raw.event_id = event_id;
-    raw.request = crate::call::RequestParts::of(request);
+    raw.request = crate::calls::call::RequestParts::of(request);
     match route {
         Route::Procedure(name) => {
             let reply = run(inner, route, raw).await?;
@@ -483,106 +312,6 @@ async fn call(
             run(inner, route, raw).await
         }
         Route::Event(None) | Route::Health => Err(HostError::internal("unreachable route")),
-    }
-}
-
-fn parse_body(bytes: &Bytes) -> Result<Map<String, Json>, HostError> {
-    if bytes.is_empty() {
-        return Err(HostError::bad_request(
-            "the request has no body; the host sends the call body as JSON",
-        ));
-    }
-    // serde_json's own wording says what is wrong ("trailing comma", "number out of range",
-    // "EOF while parsing an object") and where; it never quotes the input.
-    match serde_json::from_slice::<StrictJson>(bytes) {
-        Ok(StrictJson(Json::Object(map))) => Ok(map),
-        Ok(_) => Err(HostError::bad_request(
-            "the body must be a JSON object (the call body)",
-        )),
-        Err(e) => Err(HostError::bad_request(format!("the body is not JSON: {e}"))),
-    }
-}
-
-/// A JSON value whose objects name each member once. JSON keeps only the last of two members of
-/// the same name, so a body such as `{"input": {...}, "input": {...}}` could be read one way here
-/// and another way by whatever checked it before; such a body is refused, as the manifest parser
-/// refuses such a manifest.
-struct StrictJson(Json);
-
-impl<'de> serde::Deserialize<'de> for StrictJson {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(StrictVisitor).map(StrictJson)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> serde::de::Visitor<'de> for StrictVisitor {
-    type Value = Json;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
-        Ok(Json::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
-        Ok(Json::from(v))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
-        Ok(Json::from(v))
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Json, E> {
-        serde_json::Number::from_f64(v)
-            .map(Json::Number)
-            .ok_or_else(|| E::custom("number out of range"))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
-        Ok(Json::String(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Json, E> {
-        Ok(Json::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Json, E> {
-        Ok(Json::Null)
-    }
-
-    fn visit_none<E>(self) -> Result<Json, E> {
-        Ok(Json::Null)
-    }
-
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
-        d.deserialize_any(StrictVisitor)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
-        let mut items = Vec::new();
-        while let Some(StrictJson(item)) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Json::Array(items))
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut members = Map::new();
-        while let Some(name) = map.next_key::<String>()? {
-            let StrictJson(value) = map.next_value()?;
-            if members.contains_key(&name) {
-                let shown: String = name.chars().take(64).collect();
-                return Err(serde::de::Error::custom(format!(
-                    "the member `{shown}` appears twice in one object"
-                )));
-            }
-            members.insert(name, value);
-        }
-        Ok(Json::Object(members))
     }
 }
 
@@ -661,7 +390,7 @@ async fn run(inner: &Inner, route: Route<'_>, raw: Box<RawCall>) -> Result<Reply
     // method when it is called, and a panic there is isolated like one in the handler.
     let guarded =
         AssertUnwindSafe(async move { inner.dispatch.dispatch(route, *raw).await }).catch_unwind();
-    match crate::rt::timeout(deadline, guarded).await {
+    match crate::platform::rt::timeout(deadline, guarded).await {
         Ok(Ok(result)) => result,
         Ok(Err(_)) => {
             tracing::error!("a handler panicked");
@@ -738,179 +467,6 @@ fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
     Ok(reply)
 }
 
-/// The `Retry-After` of a delivery that could not run yet: the host's own first retry wait.
-pub(crate) const RETRY_AFTER_SECS: u32 = host_interface::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
-
-/// An event delivery: 204, once per content key, whatever `X-Host-Event-Id` says.
-async fn deliver(inner: &Inner, name: &str, raw: Box<RawCall>) -> Result<Reply, HostError> {
-    let event = raw.body.get("event").and_then(Json::as_object);
-    if !inner.spec.events.contains(&name) {
-        return Err(HostError::from_code(
-            ErrorCode::EventNotSubscribed,
-            format!("the server does not subscribe to `{name}`"),
-        ));
-    }
-    let payload = event
-        .and_then(|e| e.get("payload"))
-        .cloned()
-        .unwrap_or(Json::Null);
-    let key = dedupe::key_of(name, &raw.claims.sub, &payload);
-    let store = &inner.config.dedupe;
-    // This attempt's name on its claim: only it may renew, record or release the claim.
-    let owner = crate::rt::random_token();
-    if let Some(key) = &key
-        && let Some(settled) = claim(inner, key, &owner).await?
-    {
-        return Ok(settled);
-    }
-    // Claimed: from here on the key is released however the attempt ends, also when this future is
-    // dropped because the host gave up on the call (the guard releases it in the background).
-    let mut claim = ClaimGuard {
-        store: Arc::clone(store),
-        key,
-        owner: owner.clone(),
-    };
-    let handling = run(inner, Route::Event(Some(name)), raw);
-    // While the handler runs, its lease is renewed (stores whose claims expire ask for it).
-    let result = match (claim.key.clone(), store.renew_every()) {
-        (Some(key), Some(every)) => {
-            let mut handling = std::pin::pin!(handling);
-            loop {
-                let tick = std::pin::pin!(crate::rt::sleep(every));
-                match futures_util::future::select(handling.as_mut(), tick).await {
-                    futures_util::future::Either::Left((result, _)) => break result,
-                    futures_util::future::Either::Right(((), _)) => {
-                        let renewal = store.renew(&key, &owner);
-                        let _ = crate::rt::timeout(inner.config.dedupe_timeout, renewal).await;
-                    }
-                }
-            }
-        }
-        _ => handling.await,
-    };
-    if let Some(key) = claim.key.take() {
-        let settle = async {
-            match &result {
-                Ok(_) => store.complete(&key, &owner).await,
-                Err(_) => store.release(&key, &owner).await,
-            }
-        };
-        if crate::rt::timeout(inner.config.dedupe_timeout, settle)
-            .await
-            .is_err()
-        {
-            tracing::warn!("the deduplication store did not record the delivery in time");
-        }
-    }
-    result.map(|_| Reply::NoContent)
-}
-
-/// Claims an event's key for this attempt. `Some` when the delivery needs no run (recorded
-/// already); an error when the store cannot say or an earlier delivery is still in flight past
-/// the wait. A function of its own: its waits and the handler's run are never in flight together,
-/// so neither future keeps room for the other.
-async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, HostError> {
-    let store = &inner.config.dedupe;
-    // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
-    // answers a retryable 503: a 4xx would mean "recorded" to the host, and the event would be
-    // lost if the attempt in flight then failed.
-    let give_up = Instant::now() + inner.config.event_wait;
-    loop {
-        let unavailable = |why: &dyn std::fmt::Display| {
-            tracing::warn!(error = %why, "the deduplication store is unavailable");
-            HostError::from_code(
-                ErrorCode::DedupeUnavailable,
-                "events cannot be deduplicated right now; retry later",
-            )
-            .with_retry_after(RETRY_AFTER_SECS)
-        };
-        let claimed =
-            crate::rt::timeout(inner.config.dedupe_timeout, store.claim(key, owner)).await;
-        let claim = match claimed {
-            Ok(Ok(claim)) => claim,
-            failed => {
-                // The store may still carry out a claim it did not answer in time (a paused
-                // Redis works through its queue when it resumes): take back this attempt's own
-                // claim, if it was made, so that the host's retry is not locked out by it.
-                let (store, key, owner) = (Arc::clone(store), key.to_owned(), owner.to_owned());
-                crate::rt::spawn(async move {
-                    let _ = store.release(&key, &owner).await;
-                });
-                return Err(match failed {
-                    Ok(Err(e)) => unavailable(&crate::error::Chain(&e)),
-                    _ => unavailable(&format_args!(
-                        "no answer within {} s",
-                        inner.config.dedupe_timeout.as_secs_f64()
-                    )),
-                });
-            }
-        };
-        let waited = match claim {
-            Claim::Run => return Ok(None),
-            Claim::Done => return Ok(Some(Reply::NoContent)),
-            // Woken when the delivery in flight settles; the short timeout covers a wake-up that
-            // came before this wait began.
-            Claim::Wait(notify) => {
-                let _ =
-                    crate::rt::timeout(std::time::Duration::from_millis(100), notify.notified())
-                        .await;
-                Instant::now() < give_up
-            }
-            Claim::Busy => {
-                crate::rt::sleep(std::time::Duration::from_millis(100)).await;
-                Instant::now() < give_up
-            }
-        };
-        if !waited {
-            return Err(HostError::from_code(
-                ErrorCode::EventInFlight,
-                "this event is still being processed by an earlier delivery; retry later",
-            )
-            .with_retry_after(RETRY_AFTER_SECS));
-        }
-    }
-}
-
-/// A claimed deduplication key that is released if the delivery ends without settling it: the
-/// host closed the connection (or timed out) while the handler ran, and the future was dropped.
-/// Without it the key would stay "in flight" and every retry would be answered 503.
-struct ClaimGuard {
-    store: Arc<dyn DedupeStore>,
-    key: Option<String>,
-    owner: String,
-}
-
-impl Drop for ClaimGuard {
-    fn drop(&mut self) {
-        let Some(key) = self.key.take() else {
-            return;
-        };
-        tracing::warn!("an event delivery ended before its handler finished; its key is released");
-        let (store, owner) = (Arc::clone(&self.store), self.owner.clone());
-        let released = crate::rt::spawn(async move {
-            let _ = store.release(&key, &owner).await;
-        });
-        if !released {
-            tracing::error!("no runtime to release an event key on");
-        }
-    }
-}
-
-/// Whether a `Content-Type` names JSON: `application/json`, or a `+json` type, with any parameters.
-fn is_json(kind: &HeaderValue) -> bool {
-    let Ok(kind) = kind.to_str() else {
-        return false;
-    };
-    let essence = kind
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json"
-        || (essence.starts_with("application/") && essence.ends_with("+json"))
-}
-
 /// The most characters of a mention's or container list's `q` kept.
 pub(crate) const QUERY_CHARS: usize = 1000;
 
@@ -923,8 +479,8 @@ fn query_q(query: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::Violation;
-    use crate::spec::{Procedure, Tool};
+    use crate::generated::schema::Violation;
+    use crate::generated::spec::{Procedure, Tool};
 
     static SPEC: Spec = Spec {
         extension_id: "lazy-schemas",

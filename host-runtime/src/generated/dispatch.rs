@@ -8,12 +8,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value as Json};
 
-use crate::answer::{ContextBlock, MentionItems, ToolAnswer};
-use crate::call::{Approved, Call, CallContext, Claims, ContextCall, Install, MentionCall};
-use crate::error::{ErrorCode, HostError};
+use crate::calls::answer::{ContextBlock, MentionItems, ToolAnswer};
+use crate::calls::call::{Approved, Call, CallContext, Claims, ContextCall, Install, MentionCall};
+use crate::calls::error::{ErrorCode, HostError};
 
 use crate::BoxFuture;
-use crate::route::Route;
+use crate::calls::route::Route;
 
 /// What a dispatched call answers.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,7 +34,7 @@ pub struct RawCall {
     pub(crate) extension_id: String,
     pub(crate) query: Option<String>,
     pub(crate) event_id: Option<String>,
-    pub(crate) request: crate::call::RequestParts,
+    pub(crate) request: crate::calls::call::RequestParts,
 }
 
 impl RawCall {
@@ -190,8 +190,8 @@ pub fn context(mut raw: RawCall) -> Result<ContextCall, HostError> {
 pub fn work_comment<C: DeserializeOwned, D: DeserializeOwned>(
     item: String,
     raw: RawCall,
-) -> Result<Call<(String, crate::work::NewComment), C, D>, HostError> {
-    let call: Call<crate::work::NewComment, C, D> = raw.into_call(None)?;
+) -> Result<Call<(String, crate::calls::work::NewComment), C, D>, HostError> {
+    let call: Call<crate::calls::work::NewComment, C, D> = raw.into_call(None)?;
     Ok(Call {
         input: (item, call.input),
         credentials: call.credentials,
@@ -215,7 +215,7 @@ pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
             format!("the tool's answer cannot be encoded: {e}"),
         )
     })?;
-    crate::check::tool_answer_size(bytes.len())?;
+    crate::calls::check::tool_answer_size(bytes.len())?;
     Ok(Reply::Encoded(bytes.into()))
 }
 
@@ -224,7 +224,7 @@ pub fn tool_answer<A: ToolAnswer>(answer: A) -> Result<Reply, HostError> {
 /// not a mention item.
 pub fn mention_answer(mut answer: MentionItems) -> Result<Reply, HostError> {
     answer.items.truncate(MENTION_ITEMS_KEPT);
-    crate::check::mention_items(&answer)?;
+    crate::calls::check::mention_items(&answer)?;
     for item in &mut answer.items {
         if let Some((cut, _)) = item.label.char_indices().nth(MENTION_LABEL_CHARS) {
             item.label.truncate(cut);
@@ -236,7 +236,7 @@ pub fn mention_answer(mut answer: MentionItems) -> Result<Reply, HostError> {
 /// Checks and encodes a context block (at most 2,048 bytes of compact JSON).
 pub fn context_answer(answer: ContextBlock) -> Result<Reply, HostError> {
     let bytes = serde_json::to_vec(&answer).map_err(|e| HostError::internal(e.to_string()))?;
-    crate::check::context_size(bytes.len())?;
+    crate::calls::check::context_size(bytes.len())?;
     Ok(Reply::Encoded(bytes.into()))
 }
 
@@ -318,7 +318,7 @@ pub fn ready<'a, T: Send + 'a>(value: T) -> BoxFuture<'a, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::answer::{MentionItem, Table};
+    use crate::calls::answer::{MentionItem, Table};
     use serde_json::json;
 
     fn claims() -> Claims {

@@ -14,11 +14,11 @@ use bytes::Bytes;
 use http_body_util::BodyExt;
 
 use crate::auth::{KeySource, Verifier, VerifyOptions};
-use crate::dedupe::{DedupeStore, MemoryDedupe};
-use crate::dispatch::Dispatch;
-use crate::error::HostError;
-use crate::service::{Config, HealthCheck, Inner, Schemas, Serving};
-use crate::spec::Spec;
+use crate::calls::error::HostError;
+use crate::generated::dispatch::Dispatch;
+use crate::generated::spec::Spec;
+use crate::serving::pipeline::{Config, HealthCheck, Inner, Schemas, Serving};
+use crate::stores::dedupe::{DedupeStore, MemoryDedupe};
 
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
@@ -122,7 +122,7 @@ impl Handler {
 
     /// Fetches the key set with `client` instead of the platform's default (reqwest natively; a
     /// platform without one, such as Workers, must give one to use a key set URL).
-    pub fn with_http_client(self, client: crate::client::Client) -> Self {
+    pub fn with_http_client(self, client: crate::platform::client::Client) -> Self {
         self.configure(|c| c.http_client = Some(client))
     }
 
@@ -248,7 +248,7 @@ impl Handler {
     /// Answers one HTTP request in process: routing, the install token, the body, the input schema,
     /// the vendor's handler and the answer's checks, in the interface's order.
     pub async fn handle(&self, request: http::Request<Bytes>) -> http::Response<Bytes> {
-        crate::service::handle(&self.inner, request).await
+        crate::serving::pipeline::handle(&self.inner, request).await
     }
 
     /// An axum router serving every route of the handler (mount it with `Router::merge` or `nest`).
@@ -291,9 +291,12 @@ where
             let patience = handler.inner.config.serving.body_timeout;
             let (parts, body) = request.into_parts();
             let reading = http_body_util::Limited::new(body, limit).collect();
-            let Ok(read) = crate::rt::timeout(patience, reading).await else {
-                let response =
-                    crate::service::body_timed_out(&handler.inner, parts.uri.path(), patience);
+            let Ok(read) = crate::platform::rt::timeout(patience, reading).await else {
+                let response = crate::serving::pipeline::body_timed_out(
+                    &handler.inner,
+                    parts.uri.path(),
+                    patience,
+                );
                 return Ok(response.map(http_body_util::Full::new));
             };
             let response = match read {
@@ -306,7 +309,7 @@ where
                     if e.downcast_ref::<http_body_util::LengthLimitError>()
                         .is_some() =>
                 {
-                    crate::service::too_large(limit)
+                    crate::serving::pipeline::too_large(limit)
                 }
                 Err(_) => {
                     HostError::bad_request("the request body could not be read").to_response()

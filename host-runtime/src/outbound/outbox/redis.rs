@@ -113,7 +113,7 @@ fn failed(e: redis::RedisError) -> StoreError {
 
 /// What failed, with Redis's error as the source.
 fn failed_at(what: impl Into<String>, e: redis::RedisError) -> StoreError {
-    StoreError::new("redis", crate::store::redis_kind(&e), what).with_source(e)
+    StoreError::new("redis", crate::stores::store::redis_kind(&e), what).with_source(e)
 }
 
 impl RedisOutbox {
@@ -124,7 +124,7 @@ impl RedisOutbox {
     /// re-established in the background when Redis returns.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         Ok(RedisOutbox {
-            connection: crate::dedupe::redis_connection(url)
+            connection: crate::stores::dedupe::redis_connection(url)
                 .await
                 .map_err(|e| failed_at(format!("cannot connect to {url}"), e))?,
             prefix: "host-outbox:".to_owned(),

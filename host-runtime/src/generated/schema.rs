@@ -21,7 +21,7 @@ use serde_json::Value;
 /// A validator generated from one schema: the first place `instance` fails it, if any.
 pub type Check = fn(&Value) -> Option<Violation>;
 
-pub use crate::check::Violation;
+pub use crate::calls::check::Violation;
 
 /// One schema: its JSON text and, when the macro generated one, its validator.
 pub(crate) struct Lazy {

@@ -1,11 +1,11 @@
 //! What the runtime needs of one extension's manifest, written by `host_extension!` as a `static`
 //! when the crate is compiled: ids, schemas as JSON text, scopes, metrics and the work destination.
 //! The runtime never parses the manifest itself; each schema comes with the validator the macro
-//! generated from it (see [`schema`](crate::schema)).
+//! generated from it (see [`schema`](crate::generated::schema)).
 //!
 //! Built by generated code only (its fields are public for that); not a stable API.
 
-use crate::schema::Check;
+use crate::generated::schema::Check;
 
 /// One extension, as the runtime serves it.
 #[derive(Debug, Clone, Copy)]
@@ -70,7 +70,7 @@ pub struct Procedure {
 }
 
 /// A connector metric and the dimension keys it declares.
-pub type Metric = crate::check::DeclaredMetric<'static>;
+pub type Metric = crate::calls::check::DeclaredMetric<'static>;
 
 /// The work destination.
 #[derive(Debug, Clone, Copy)]
@@ -85,8 +85,8 @@ pub struct Work {
 
 impl Spec {
     /// Whether the route's contribution is declared: a route to an undeclared one is `404`.
-    pub(crate) fn declares(&self, route: &crate::route::Route<'_>) -> bool {
-        use crate::route::Route;
+    pub(crate) fn declares(&self, route: &crate::calls::route::Route<'_>) -> bool {
+        use crate::calls::route::Route;
         match route {
             Route::Tool(id) => self.tools.iter().any(|t| t.id == *id),
             Route::Action(id) => self.actions.iter().any(|a| a.id == *id),
@@ -101,9 +101,12 @@ impl Spec {
     }
 
     /// The action's own scope, for an action route.
-    pub(crate) fn action_scope(&self, route: &crate::route::Route<'_>) -> Option<&'static str> {
+    pub(crate) fn action_scope(
+        &self,
+        route: &crate::calls::route::Route<'_>,
+    ) -> Option<&'static str> {
         match route {
-            crate::route::Route::Action(id) => {
+            crate::calls::route::Route::Action(id) => {
                 self.actions.iter().find(|a| a.id == *id).map(|a| a.scope)
             }
             _ => None,

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::events::Timestamp;
+use crate::calls::events::Timestamp;
 
 /// What the host asks for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

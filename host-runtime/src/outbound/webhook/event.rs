@@ -1,0 +1,130 @@
+//! One outbound event, signed and ready: enqueued in the outbox, sent now, or spawned.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::outbound::outbox::Outbox;
+
+use super::sender::Poster;
+use crate::outbound::outbox::{Receipt, SendError};
+
+/// Logs a [`OutboundEvent::send`] dropped before it knew the outcome (a handler deadline, a host
+/// that hung up): the event is in the outbox, or was never accepted, and the log says which way to
+/// look.
+struct Waiting<'a>(Option<&'a str>);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.0 {
+            tracing::warn!(
+                event_id = %id,
+                "a send was cancelled before its outcome was known; an event the outbox accepted is \
+                 still delivered, and its outcome logged"
+            );
+        }
+    }
+}
+
+/// One event, checked and enveloped, ready to be handed to the outbox.
+#[derive(Clone)]
+pub struct OutboundEvent {
+    pub(super) poster: Arc<Poster>,
+    pub(super) outbox: Arc<Outbox>,
+    pub(super) id: String,
+    pub(super) envelope: serde_json::Value,
+    pub(super) body: Vec<u8>,
+}
+
+impl fmt::Debug for OutboundEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OutboundEvent")
+            .field("id", &self.id)
+            .field("envelope", &self.envelope)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OutboundEvent {
+    /// Sets `occurredAt`, when the event happened (by default, when it was built): for an event
+    /// detected late or sent from a queue.
+    pub fn with_occurred_at(mut self, at: impl Into<crate::calls::events::Timestamp>) -> Self {
+        self.envelope["occurredAt"] = serde_json::json!(at.into());
+        if let Ok(body) = serde_json::to_vec(&self.envelope) {
+            self.body = body;
+        }
+        self
+    }
+
+    /// The `webhook-id`: the event's dedupe key.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Hands the event to the outbox and returns once the outbox holds it (on disk, for a
+    /// [`FileOutbox`](crate::outbound::outbox::FileOutbox)): from then on it is posted until the host takes it
+    /// or refuses it, across restarts for a durable store. The [`Receipt`] gives the final outcome
+    /// and may be dropped. An error means the event was not accepted and will not be sent.
+    pub async fn enqueue(self) -> Result<Receipt, SendError> {
+        self.poster.client()?;
+        let receipt = self.outbox.wait(&self.id);
+        self.outbox.accept(&self.id, self.body).await?;
+        Ok(receipt)
+    }
+
+    /// Hands the event to the outbox and waits for its final outcome: every attempt is signed anew
+    /// with the same `webhook-id` and the same bytes; a 5xx, a 429, a timeout or no connection is
+    /// retried with capped exponential backoff (a `Retry-After` on a 429 or 503 is waited for, up
+    /// to the policy's longest wait); any other 4xx is final and returned.
+    ///
+    /// Dropping the future (a handler past its deadline, a host that hung up) stops the waiting,
+    /// not the delivery: the event is in the outbox and its outcome is logged. With
+    /// [`DrainMode::OnDemand`](crate::outbox::DrainMode::OnDemand) the send makes the attempts due within one attempt's timeout and
+    /// answers [`SendError::Pending`] if the event is still waiting after them.
+    pub async fn send(&self) -> Result<u16, SendError> {
+        self.poster.client()?;
+        let receipt = self.outbox.wait(&self.id);
+        let mut waiting = Waiting(Some(&self.id));
+        self.outbox.accept(&self.id, self.body.clone()).await?;
+        let outcome = self.outbox.settle_now(&self.id, receipt).await;
+        waiting.0 = None;
+        outcome
+    }
+
+    /// Hands the event to the outbox from a task of its own and returns at once: the delivery
+    /// outlives the handler that started it. Its outcome is logged either way, an outbox that
+    /// cannot take the event included; the [`Receipt`] gives it to whoever wants it. Prefer
+    /// [`enqueue`](Self::enqueue) where the caller can act on a store that is down.
+    pub fn spawn(self) -> Receipt {
+        if let Err(e) = self.poster.client() {
+            tracing::error!(event_id = %self.id, error = %crate::calls::error::Chain(&e), "event not sent");
+            return Receipt::settled(Err(e));
+        }
+        let receipt = self.outbox.wait(&self.id);
+        let (outbox, id) = (Arc::clone(&self.outbox), self.id.clone());
+        let started = crate::platform::rt::spawn(async move {
+            if let Err(e) = self.outbox.accept(&self.id, self.body).await {
+                tracing::error!(event_id = %self.id, error = %crate::calls::error::Chain(&e), "event not sent");
+            }
+        });
+        if !started {
+            let e = SendError::Request(crate::platform::client::ClientError::new(
+                crate::platform::client::ClientErrorKind::Request,
+                "no async runtime to send the event on",
+            ));
+            tracing::error!(event_id = %id, error = %e, "event not sent");
+            outbox.finish(&id, &Err(e));
+        }
+        receipt
+    }
+
+    /// The envelope's bytes, exactly as signed.
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+
+    /// The `POST` request with the Standard Webhooks headers, signed now. Every retry of the same event
+    /// keeps `webhook-id`; sign each attempt anew so its timestamp is current.
+    pub fn to_request(&self) -> Result<http::Request<bytes::Bytes>, http::Error> {
+        self.poster.request(&self.id, &self.body)
+    }
+}

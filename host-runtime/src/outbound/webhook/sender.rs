@@ -1,0 +1,300 @@
+//! [`EventSender`]: builds the signed envelope of each declared event and hands it to the outbox,
+//! whose dispatcher posts it with a fresh signature on every attempt.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::BoxFuture;
+use crate::outbound::outbox::{
+    Courier, DrainMode, DrainReport, MemoryOutbox, Outbox, OutboxStore, Try,
+};
+
+use super::{
+    OutboundEvent, PayloadSchema, RetryPolicy, Secret, SendError, WebhookError, sign_webhook,
+};
+
+/// Posts the vendor's declared events to the host, signed with the install's inbound secret,
+/// through an outbox: each event is stored before it counts as accepted, and a dispatcher posts it
+/// until the host takes it (see [`crate::outbound::outbox`]). Without [`with_outbox`](Self::with_outbox) the
+/// outbox is in memory and lost with the process.
+#[derive(Clone)]
+pub struct EventSender {
+    post_url: String,
+    /// What posts the events (default: the platform's, reqwest natively).
+    client: Option<crate::platform::client::Client>,
+    secret: Secret,
+    /// Also signed with, while the host may still hold it (a rotation).
+    previous: Option<Secret>,
+    build: Option<String>,
+    retry: RetryPolicy,
+    store: Arc<dyn OutboxStore>,
+    dispatch: DrainMode,
+    concurrency: usize,
+    /// Made from the settings above on first use, and shared by the clones made after that: the
+    /// outbox and the courier that signs and posts its events.
+    outbox: Arc<OnceLock<(Arc<Outbox>, Arc<Poster>)>>,
+}
+
+impl fmt::Debug for EventSender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventSender")
+            .field("post_url", &self.post_url)
+            .field("build", &self.build)
+            .field("retry", &self.retry)
+            .field("dispatch", &self.dispatch)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EventSender {
+    /// A sender posting to `post_url` (no default) with `secret` (`whsec_...`).
+    pub fn new(post_url: impl Into<String>, secret: &str) -> Result<Self, WebhookError> {
+        Ok(EventSender {
+            post_url: post_url.into(),
+            client: crate::platform::client::Client::platform_default(),
+            secret: Secret::parse(secret)?,
+            previous: None,
+            build: None,
+            retry: RetryPolicy::default(),
+            store: Arc::new(MemoryOutbox::new()),
+            dispatch: DrainMode::default(),
+            concurrency: 64,
+            outbox: Arc::default(),
+        })
+    }
+
+    /// A settings change: the clones made before it keep the outbox they had.
+    fn configure(mut self, change: impl FnOnce(&mut Self)) -> Self {
+        change(&mut self);
+        self.outbox = Arc::default();
+        self
+    }
+
+    /// Also signs with the previous secret (`whsec_...`) while a rotation is under way, so the host
+    /// accepts the events whichever of the two it holds (the header then carries two signatures).
+    pub fn with_previous_secret(self, secret: &str) -> Result<Self, WebhookError> {
+        let previous = Secret::parse(secret)?;
+        Ok(self.configure(|s| s.previous = Some(previous)))
+    }
+
+    /// Sets what posts the events: the platform's own client where there is no default (the
+    /// Workers adapter's `fetch`), or one of your own.
+    pub fn with_http_client(self, client: crate::platform::client::Client) -> Self {
+        self.configure(|s| s.client = Some(client))
+    }
+
+    /// Sets how sends are retried.
+    pub fn with_retry(self, retry: RetryPolicy) -> Self {
+        self.configure(|s| s.retry = retry)
+    }
+
+    /// Sets the vendor build identifier sent as `build`.
+    pub fn with_build(self, build: impl Into<String>) -> Self {
+        let build = build.into();
+        self.configure(|s| s.build = Some(build))
+    }
+
+    /// Keeps accepted events in `store` until the host takes them: a
+    /// [`FileOutbox`](crate::outbound::outbox::FileOutbox) or [`RedisOutbox`](crate::outbound::outbox::RedisOutbox) for
+    /// events that must survive a restart. One store per sender (per signing secret): the
+    /// dispatcher signs every stored event with this sender's secrets.
+    pub fn with_outbox(self, store: impl OutboxStore) -> Self {
+        let store: Arc<dyn OutboxStore> = Arc::new(store);
+        self.configure(|s| s.store = store)
+    }
+
+    /// Sets who makes the attempts: a background task ([`DrainMode::Background`], the default on
+    /// servers) or each send and [`drain`](Self::drain) ([`DrainMode::OnDemand`], for Lambda, Vercel
+    /// and Workers, the default on wasm32).
+    pub fn with_drain_mode(self, dispatch: DrainMode) -> Self {
+        self.configure(|s| s.dispatch = dispatch)
+    }
+
+    /// Sets how many attempts the background dispatcher makes at once (default 64).
+    pub fn with_concurrency(self, attempts: usize) -> Self {
+        self.configure(|s| s.concurrency = attempts.max(1))
+    }
+
+    fn parts(&self) -> &(Arc<Outbox>, Arc<Poster>) {
+        self.outbox.get_or_init(|| {
+            let poster = Arc::new(self.poster());
+            let outbox = Arc::new(Outbox::new(
+                Arc::clone(&self.store),
+                Arc::clone(&poster) as Arc<dyn Courier>,
+                self.retry,
+                self.dispatch,
+                self.concurrency,
+            ));
+            (outbox, poster)
+        })
+    }
+
+    fn outbox(&self) -> &Arc<Outbox> {
+        &self.parts().0
+    }
+
+    fn poster(&self) -> Poster {
+        let mut secrets = vec![self.secret.clone()];
+        secrets.extend(self.previous.clone());
+        Poster {
+            url: self.post_url.clone(),
+            client: self.client.clone(),
+            secrets,
+        }
+    }
+
+    /// The outbox store, to list, retry or drop what it holds.
+    pub fn outbox_store(&self) -> &Arc<dyn OutboxStore> {
+        self.outbox().store()
+    }
+
+    /// Starts the background dispatcher now, so that events a previous process left in the store
+    /// are posted without waiting for a new one: call it once at start-up. `false` when there is
+    /// no background dispatcher (no async runtime, or [`DrainMode::OnDemand`]).
+    pub fn start(&self) -> bool {
+        self.outbox().start()
+    }
+
+    /// Posts due events from the outbox in the caller's task for up to `budget`, and reports what
+    /// happened: for platforms where no task outlives a request, from a scheduled trigger or at
+    /// the end of an invocation. Attempts under way when the budget runs out finish (each within
+    /// the retry policy's timeout and the budget left when it started).
+    pub async fn drain(&self, budget: Duration) -> DrainReport {
+        self.outbox().drain(budget).await
+    }
+
+    /// Builds the envelope of one event after checking its payload against `schema` (the webhook's
+    /// declared schema and the `why` rule): generated code calls this with the event's schema and the
+    /// typed payload. `dedupe_key` is the vendor's idempotency key, stable across retries, and becomes
+    /// `webhook-id`. `occurredAt` is now unless [`OutboundEvent::with_occurred_at`] sets it.
+    #[doc(hidden)]
+    pub fn event<P: Serialize>(
+        &self,
+        schema: &PayloadSchema,
+        source: &str,
+        dedupe_key: &str,
+        payload: &P,
+    ) -> Result<OutboundEvent, WebhookError> {
+        let payload = serde_json::to_value(payload)?;
+        schema
+            .check(&payload)
+            .map_err(WebhookError::PayloadInvalid)?;
+        let envelope = serde_json::json!({
+            "event": schema.event,
+            "source": source,
+            "occurredAt": crate::calls::events::Timestamp::from(crate::platform::rt::now_utc()),
+            "build": self.build,
+            "dedupeKey": dedupe_key,
+            "payload": payload,
+        });
+        let body = serde_json::to_vec(&envelope)?;
+        let (outbox, poster) = self.parts();
+        Ok(OutboundEvent {
+            poster: Arc::clone(poster),
+            outbox: Arc::clone(outbox),
+            id: dedupe_key.to_owned(),
+            envelope,
+            body,
+        })
+    }
+}
+
+/// Signs and posts stored events: the courier of a sender's outbox.
+pub(super) struct Poster {
+    url: String,
+    client: Option<crate::platform::client::Client>,
+    /// Each signs every attempt: the current secret, then the previous one during a rotation.
+    secrets: Vec<Secret>,
+}
+
+impl Poster {
+    pub(super) fn client(&self) -> Result<&crate::platform::client::Client, SendError> {
+        self.client.as_ref().ok_or_else(|| {
+            SendError::Request(crate::platform::client::ClientError::new(
+                crate::platform::client::ClientErrorKind::Request,
+                "no HTTP client on this platform: give the sender one with `with_http_client`",
+            ))
+        })
+    }
+
+    /// The `POST` of `body` as event `id`, signed now with every secret.
+    pub(super) fn request(
+        &self,
+        id: &str,
+        body: &[u8],
+    ) -> Result<http::Request<bytes::Bytes>, http::Error> {
+        let ts = crate::platform::rt::unix_seconds();
+        let signatures = self
+            .secrets
+            .iter()
+            .map(|secret| sign_webhook(secret, id, ts, body))
+            .collect::<Vec<_>>()
+            .join(" ");
+        http::Request::post(&self.url)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header("webhook-id", id)
+            .header("webhook-timestamp", ts.to_string())
+            .header("webhook-signature", signatures)
+            .body(bytes::Bytes::copy_from_slice(body))
+    }
+}
+
+impl Courier for Poster {
+    fn attempt<'a>(&'a self, id: &'a str, body: &'a [u8], timeout: Duration) -> BoxFuture<'a, Try> {
+        Box::pin(async move {
+            let failed = |reason: String| Try::Failed {
+                reason,
+                retry_after: None,
+            };
+            let client = match self.client() {
+                Ok(client) => client,
+                Err(e) => return failed(crate::calls::error::Chain(&e).to_string()),
+            };
+            let request = match self.request(id, body) {
+                Ok(request) => request,
+                Err(e) => return failed(format!("the request cannot be built: {e}")),
+            };
+            match crate::platform::rt::timeout(timeout, client.send(request, ANSWER_LIMIT)).await {
+                Ok(Ok(response)) if response.status().is_success() => {
+                    Try::Delivered(response.status().as_u16())
+                }
+                Ok(Ok(response))
+                    if response.status().is_client_error()
+                        && response.status() != http::StatusCode::TOO_MANY_REQUESTS =>
+                {
+                    Try::Refused {
+                        status: response.status().as_u16(),
+                        body: String::from_utf8_lossy(response.body())
+                            .chars()
+                            .take(2048)
+                            .collect(),
+                    }
+                }
+                Ok(Ok(response)) => Try::Failed {
+                    reason: format!("status {}", response.status().as_u16()),
+                    retry_after: retry_after(response.headers()),
+                },
+                Ok(Err(e)) => failed(crate::calls::error::Chain(&e).to_string()),
+                Err(_) => failed(format!("no answer within {} ms", timeout.as_millis())),
+            }
+        })
+    }
+}
+
+/// The largest answer body read from the event-post endpoint.
+const ANSWER_LIMIT: usize = 64 * 1024;
+
+/// A `Retry-After` in seconds (the host's form; an HTTP date is not read).
+fn retry_after(headers: &http::HeaderMap) -> Option<Duration> {
+    let seconds: u64 = headers
+        .get(http::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(seconds))
+}

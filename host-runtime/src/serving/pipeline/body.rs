@@ -1,0 +1,123 @@
+//! Reading a call's body: JSON only (`Content-Type`), and each object member named once, so that
+//! no two readers of one body can see different calls.
+
+use bytes::Bytes;
+use http::HeaderValue;
+use serde_json::{Map, Value as Json};
+
+use crate::calls::error::HostError;
+
+pub(super) fn parse_body(bytes: &Bytes) -> Result<Map<String, Json>, HostError> {
+    if bytes.is_empty() {
+        return Err(HostError::bad_request(
+            "the request has no body; the host sends the call body as JSON",
+        ));
+    }
+    // serde_json's own wording says what is wrong ("trailing comma", "number out of range",
+    // "EOF while parsing an object") and where; it never quotes the input.
+    match serde_json::from_slice::<StrictJson>(bytes) {
+        Ok(StrictJson(Json::Object(map))) => Ok(map),
+        Ok(_) => Err(HostError::bad_request(
+            "the body must be a JSON object (the call body)",
+        )),
+        Err(e) => Err(HostError::bad_request(format!("the body is not JSON: {e}"))),
+    }
+}
+
+/// A JSON value whose objects name each member once. JSON keeps only the last of two members of
+/// the same name, so a body such as `{"input": {...}, "input": {...}}` could be read one way here
+/// and another way by whatever checked it before; such a body is refused, as the manifest parser
+/// refuses such a manifest.
+struct StrictJson(Json);
+
+impl<'de> serde::Deserialize<'de> for StrictJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StrictVisitor).map(StrictJson)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::from(v))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Json, E> {
+        serde_json::Number::from_f64(v)
+            .map(Json::Number)
+            .ok_or_else(|| E::custom("number out of range"))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Json, E> {
+        Ok(Json::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(StrictJson(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+        let mut members = Map::new();
+        while let Some(name) = map.next_key::<String>()? {
+            let StrictJson(value) = map.next_value()?;
+            if members.contains_key(&name) {
+                let shown: String = name.chars().take(64).collect();
+                return Err(serde::de::Error::custom(format!(
+                    "the member `{shown}` appears twice in one object"
+                )));
+            }
+            members.insert(name, value);
+        }
+        Ok(Json::Object(members))
+    }
+}
+
+/// Whether a `Content-Type` names JSON: `application/json`, or a `+json` type, with any parameters.
+pub(super) fn is_json(kind: &HeaderValue) -> bool {
+    let Ok(kind) = kind.to_str() else {
+        return false;
+    };
+    let essence = kind
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
