@@ -13,8 +13,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use host_manifest::Manifest;
 use host_manifest::diff::{Change, Class};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::Format;
 use crate::local::output::Term;
@@ -33,9 +34,9 @@ pub struct DiffArgs {
     pub format: Format,
 }
 
-/// One manifest to compare: its JSON and how to name it in messages.
+/// One manifest to compare: the typed model of it and how to name it in messages.
 struct Side {
-    value: Value,
+    manifest: Manifest,
     shown: String,
 }
 
@@ -55,7 +56,7 @@ pub fn run(args: DiffArgs, term: &Term) -> ExitCode {
         Ok(side) => side,
         Err(code) => return code,
     };
-    let changes = host_manifest::diff::diff(&old.value, &new.value);
+    let changes = host_manifest::diff::diff(&old.manifest, &new.manifest);
     let written = match args.format {
         Format::Json => print_json(&changes),
         Format::Human => print_human(&changes, &old.shown, &new.shown, term),
@@ -81,8 +82,7 @@ fn read_path(file: &Path, term: &Term) -> Result<Side, ExitCode> {
         ExitCode::from(2)
     })?;
     // Files the manifest names (icon, pages) are not compared, so their presence is not checked.
-    let report = host_manifest::validate_bytes(&bytes, None);
-    checked(&bytes, report, shown, term)
+    checked(host_manifest::validate_bytes(&bytes, None), shown, term)
 }
 
 /// Reads a manifest at a git revision: `REV:path`, or `REV` for NEW's own path.
@@ -123,7 +123,6 @@ fn read_revision(spec: &str, new_file: &Path, term: &Term) -> Result<Side, ExitC
         ))
     })?;
     checked(
-        text.as_bytes(),
         host_manifest::validate_bytes(text.as_bytes(), None),
         object,
         term,
@@ -151,24 +150,15 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
-/// A valid manifest's JSON, or its diagnostics printed and exit code 2.
-fn checked(
-    bytes: &[u8],
-    report: host_manifest::Report,
-    shown: String,
-    term: &Term,
-) -> Result<Side, ExitCode> {
-    if !report.is_valid() {
-        eprint!("{}", crate::render::human(&report, &shown, term.err));
-        term.error(&format!(
-            "{shown} is invalid, so it cannot be compared; fix it first (`cargo host validate`)"
-        ));
-        return Err(ExitCode::from(2));
-    }
-    match serde_json::from_slice(bytes) {
-        Ok(value) => Ok(Side { value, shown }),
-        Err(e) => {
-            term.error(&format!("{shown} is not JSON: {e}"));
+/// A valid manifest's typed model, or its diagnostics printed and exit code 2.
+fn checked(report: host_manifest::Report, shown: String, term: &Term) -> Result<Side, ExitCode> {
+    match report.into_manifest() {
+        Ok(manifest) => Ok(Side { manifest, shown }),
+        Err(report) => {
+            eprint!("{}", crate::render::human(&report, &shown, term.err));
+            term.error(&format!(
+                "{shown} is invalid, so it cannot be compared; fix it first (`cargo host validate`)"
+            ));
             Err(ExitCode::from(2))
         }
     }

@@ -5,19 +5,23 @@
 
 use std::path::Path;
 
+use host_manifest::Manifest;
 use host_manifest::diff::{Change, Class, Side, diff};
 use serde_json::{Value, json};
 
-fn valid(path: &Path) -> Value {
+/// The typed manifest `diff` compares, from a valid manifest's bytes.
+fn typed(bytes: &[u8], name: &str) -> Manifest {
+    host_manifest::validate_bytes(bytes, None)
+        .into_manifest()
+        .unwrap_or_else(|report| panic!("{name}: {:?}", report.diagnostics()))
+}
+
+/// A valid manifest file: its typed model, and its JSON as written (pointers are checked against
+/// it).
+fn valid(path: &Path) -> (Manifest, Value) {
     let bytes = std::fs::read(path).unwrap();
-    let report = host_manifest::validate_bytes(&bytes, None);
-    assert!(
-        report.is_valid(),
-        "{}: {:?}",
-        path.display(),
-        report.diagnostics()
-    );
-    serde_json::from_slice(&bytes).unwrap()
+    let manifest = typed(&bytes, &path.display().to_string());
+    (manifest, serde_json::from_slice(&bytes).unwrap())
 }
 
 fn line(c: &Change) -> String {
@@ -33,8 +37,8 @@ fn every_fixture_pair_is_classified_as_expected() {
     for entry in std::fs::read_dir(&root).unwrap() {
         let dir = entry.unwrap().path();
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let old = valid(&dir.join("old.json"));
-        let new = valid(&dir.join("new.json"));
+        let (old, old_json) = valid(&dir.join("old.json"));
+        let (new, new_json) = valid(&dir.join("new.json"));
         let changes = diff(&old, &new);
         let got: Vec<String> = changes.iter().map(line).collect();
         let expected: Vec<String> = std::fs::read_to_string(dir.join("expected.txt"))
@@ -48,7 +52,11 @@ fn every_fixture_pair_is_classified_as_expected() {
         assert!(name.starts_with(worst.as_str()), "{name}: {worst:?}");
         for c in &changes {
             assert!(!c.message.is_empty() && c.message.len() < 300, "{c:?}");
-            let manifest = if c.side == Side::Old { &old } else { &new };
+            let manifest = if c.side == Side::Old {
+                &old_json
+            } else {
+                &new_json
+            };
             assert!(
                 manifest.pointer(&c.pointer).is_some(),
                 "{name}: {} does not point into the {} manifest",
@@ -63,7 +71,7 @@ fn every_fixture_pair_is_classified_as_expected() {
     assert_eq!(classes.len(), 3, "every class has cases");
 }
 
-fn example() -> Value {
+fn example() -> (Manifest, Value) {
     valid(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../examples/keyword-tracker/host.extension.json"),
@@ -72,13 +80,15 @@ fn example() -> Value {
 
 /// The example with one edit, and what `diff` says about it.
 fn edited(edit: impl FnOnce(&mut Value)) -> Vec<String> {
-    let old = example();
-    let mut new = old.clone();
+    edited_changes(edit).iter().map(line).collect()
+}
+
+/// The example with one edit, and the changes `diff` finds.
+fn edited_changes(edit: impl FnOnce(&mut Value)) -> Vec<Change> {
+    let (old, mut new) = example();
     edit(&mut new);
-    let bytes = serde_json::to_vec(&new).unwrap();
-    let report = host_manifest::validate_bytes(&bytes, None);
-    assert!(report.is_valid(), "{:?}", report.diagnostics());
-    diff(&old, &new).iter().map(line).collect()
+    let new = typed(&serde_json::to_vec(&new).unwrap(), "the edited example");
+    diff(&old, &new)
 }
 
 #[test]
