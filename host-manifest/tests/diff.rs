@@ -153,3 +153,33 @@ fn edited_copies_of_the_example() {
         ]
     );
 }
+
+#[test]
+fn members_without_a_rule_of_their_own_are_compared_as_a_whole() {
+    let changes = edited_changes(|m| {
+        m["server"]
+            .as_object_mut()
+            .unwrap()
+            .remove("sandboxBaseUrl");
+        m["server"]["procedures"]["listWatchlists"]["kind"] = json!("write");
+        m["contributes"]["settings"]["entry"] = json!("ui/Preferences.tsx");
+        m["contributes"]["connector"]["auth"]["fields"][1]["label"] = json!("Team");
+        m["contributes"]["storage"]["preferences"]["singleton"] = json!(false);
+        m["listing"] = json!({ "website": "https://keywordtracker.example" });
+    });
+    let got: Vec<String> = changes
+        .iter()
+        .map(|c| format!("{}  {}", line(c), c.message))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            r#"risky /contributes/settings/entry  `/contributes/settings/entry` changes from "ui/Settings.tsx" to "ui/Preferences.tsx""#,
+            "risky /contributes/storage/preferences/singleton  storage collection `preferences` changes `singleton` from true to false",
+            r#"risky /listing  `/listing` is added: {"website":"https://keywordtracker.example"}"#,
+            r#"risky /server/procedures/listWatchlists/kind  procedure `listWatchlists` changes `kind` from "read" to "write""#,
+            r#"risky old:/server/sandboxBaseUrl  `/server/sandboxBaseUrl` is removed (was "https://sandbox.keywordtracker.example/host")"#,
+            r#"safe /contributes/connector/auth/fields/1/label  auth field `workspace` changes `label` from "Workspace" to "Team""#,
+        ]
+    );
+}
