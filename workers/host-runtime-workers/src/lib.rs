@@ -55,6 +55,8 @@
 //! new_sqlite_classes = ["HostDedupe", "HostOutbox"]
 //! ```
 
+#![warn(unreachable_pub)]
+
 mod dedupe;
 mod outbox;
 
