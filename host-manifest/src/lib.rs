@@ -43,8 +43,7 @@ use std::path::{Path, PathBuf};
 pub use diagnostic::{Diagnostic, Rule, Severity, escape_token, pointer_tokens};
 pub use model::Manifest;
 pub use rules::files::ICON_LIMIT;
-pub use rules::schemas::{INPUT_SCHEMA_LIMIT, compact_len};
-pub use rules::ui::UI_CONTRIBUTION_LIMIT;
+pub use rules::schemas::compact_len;
 pub use schema::{SCHEMA_ID, SCHEMA_JSON, closest, schema};
 
 use source::{Positions, Target};

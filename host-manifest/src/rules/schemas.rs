@@ -8,8 +8,7 @@ use serde_json::Value;
 use super::Ctxt;
 use crate::diagnostic::Rule;
 
-/// The largest tool or action `input` schema, in bytes of compact JSON.
-pub const INPUT_SCHEMA_LIMIT: usize = 16_384;
+use host_interface::limits::INPUT_SCHEMA_BYTES;
 
 /// Tool and action `input` schemas are bounded at 16,384 bytes of compact JSON.
 pub(crate) fn check_input_schema_size(cx: &mut Ctxt<'_>) {
@@ -20,7 +19,7 @@ pub(crate) fn check_input_schema_size(cx: &mut Ctxt<'_>) {
                 continue;
             };
             let size = compact_len(input);
-            if size > INPUT_SCHEMA_LIMIT {
+            if size > INPUT_SCHEMA_BYTES {
                 over.push((format!("/contributes/ai/{kind}/{i}/input"), size));
             }
         }
@@ -29,7 +28,7 @@ pub(crate) fn check_input_schema_size(cx: &mut Ctxt<'_>) {
         cx.error(
             Rule::InputSchemaSize,
             pointer,
-            format!("this input schema is {size} bytes of compact JSON; the limit is {INPUT_SCHEMA_LIMIT} bytes, so shorten descriptions or move shared parts into `$defs`"),
+            format!("this input schema is {size} bytes of compact JSON; the limit is {INPUT_SCHEMA_BYTES} bytes, so shorten descriptions or move shared parts into `$defs`"),
         );
     }
 }
@@ -318,17 +317,17 @@ mod tests {
         set(
             &mut doc,
             "/contributes/ai/tools/0/input",
-            schema_of_size(INPUT_SCHEMA_LIMIT),
+            schema_of_size(INPUT_SCHEMA_BYTES),
         );
         assert_eq!(
-            compact_len(&schema_of_size(INPUT_SCHEMA_LIMIT)),
-            INPUT_SCHEMA_LIMIT
+            compact_len(&schema_of_size(INPUT_SCHEMA_BYTES)),
+            INPUT_SCHEMA_BYTES
         );
         assert!(run_rule(&doc, check_input_schema_size).is_empty());
         set(
             &mut doc,
             "/contributes/ai/tools/0/input",
-            schema_of_size(INPUT_SCHEMA_LIMIT + 1),
+            schema_of_size(INPUT_SCHEMA_BYTES + 1),
         );
         assert_eq!(
             run_rule(&doc, check_input_schema_size),

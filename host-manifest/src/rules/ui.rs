@@ -9,8 +9,7 @@ use crate::catalogue;
 use crate::diagnostic::Rule;
 use crate::schema::list;
 
-/// The most UI contributions one manifest may have.
-pub const UI_CONTRIBUTION_LIMIT: usize = 20;
+use host_interface::limits::UI_CONTRIBUTIONS;
 
 /// A widget's slot must be one of its page's slots.
 pub(crate) fn check_widget_slots(cx: &mut Ctxt<'_>) {
@@ -147,7 +146,7 @@ pub(crate) fn check_ui_limit(cx: &mut Ctxt<'_>) {
         ),
     ));
     let total: usize = counts.iter().map(|(_, n)| n).sum();
-    if total > UI_CONTRIBUTION_LIMIT {
+    if total > UI_CONTRIBUTIONS {
         let parts: Vec<String> = counts
             .iter()
             .filter(|(_, n)| *n > 0)
@@ -157,7 +156,7 @@ pub(crate) fn check_ui_limit(cx: &mut Ctxt<'_>) {
             Rule::UiLimit,
             "/contributes",
             format!(
-                "a manifest may have at most {UI_CONTRIBUTION_LIMIT} UI contributions in total; this one has {total} ({})",
+                "a manifest may have at most {UI_CONTRIBUTIONS} UI contributions in total; this one has {total} ({})",
                 parts.join(", ")
             ),
         );
