@@ -78,53 +78,6 @@ fn root() -> PathBuf {
         .expect("the repository root")
 }
 
-/// The Markdown files that hold the guide's code blocks: the README and host-runtime's docs.
-fn doc_files() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).expect("the docs folder").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = vec![root().join("README.md")];
-    walk(&root().join("host-runtime/docs"), &mut files);
-    files
-}
-
-/// The code block right after `<!-- anchor: NAME -->` in the docs, wherever that page is; the
-/// anchor must be there exactly once.
-fn doc_block(anchor: &str) -> String {
-    let marker = format!("<!-- anchor: {anchor} -->");
-    let mut found = Vec::new();
-    for file in doc_files() {
-        let text = std::fs::read_to_string(&file).expect("a docs page");
-        let mut lines = text.lines();
-        while let Some(line) = lines.next() {
-            if line.trim() != marker {
-                continue;
-            }
-            let fence = lines.next().unwrap_or_default();
-            assert!(
-                fence.starts_with("```"),
-                "{}: `{marker}` is not followed by a code block",
-                file.display()
-            );
-            let block: String = lines
-                .by_ref()
-                .take_while(|l| l.trim_end() != "```")
-                .map(|l| format!("{l}\n"))
-                .collect();
-            found.push(block);
-        }
-    }
-    assert_eq!(found.len(), 1, "the docs must hold `{marker}` exactly once");
-    found.remove(0)
-}
-
 /// The line of `text` that contains `needle`, and the column just after it.
 fn position(text: &str, needle: &str) -> (usize, usize) {
     text.lines()
@@ -178,11 +131,19 @@ tokio = {{ version = "1", features = ["rt-multi-thread", "macros"] }}
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1 1\"/>\n",
     )
     .unwrap();
-    std::fs::write(dir.join("host.extension.json"), doc_block("hello-manifest")).unwrap();
+    std::fs::write(
+        dir.join("host.extension.json"),
+        host_sdk_tests::docs::code_block("hello-manifest"),
+    )
+    .unwrap();
     if build_script {
-        std::fs::write(dir.join("build.rs"), doc_block("hello-build-rs")).unwrap();
+        std::fs::write(
+            dir.join("build.rs"),
+            host_sdk_tests::docs::code_block("hello-build-rs"),
+        )
+        .unwrap();
     }
-    let main = doc_block("hello-main-rs").replacen(
+    let main = host_sdk_tests::docs::code_block("hello-main-rs").replacen(
         "        let seen =",
         "        let probe = &call.input;\n        let _ = probe;\n        let seen =",
         1,
@@ -279,7 +240,11 @@ fn cargo_check_follows_the_manifest_through_the_build_script() {
     );
 
     // Back to the guide's manifest: it compiles again.
-    std::fs::write(dir.join("host.extension.json"), doc_block("hello-manifest")).unwrap();
+    std::fs::write(
+        dir.join("host.extension.json"),
+        host_sdk_tests::docs::code_block("hello-manifest"),
+    )
+    .unwrap();
     let (ok, out) = cargo_check(&dir);
     assert!(ok, "{out}");
 }

@@ -377,57 +377,10 @@ fn dev_watch_runs_rebuilds_and_restarts_the_vendor_server() {
     );
 }
 
-/// The Markdown files that hold the guide's code blocks: the README and host-runtime's docs.
-fn doc_files() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = vec![root().join("README.md")];
-    walk(&root().join("host-runtime/docs"), &mut files);
-    files
-}
-
-/// The code block right after `<!-- anchor: NAME -->` in the docs, wherever that page is; the
-/// anchor must be there exactly once.
-fn doc_block(anchor: &str) -> String {
-    let marker = format!("<!-- anchor: {anchor} -->");
-    let mut found = Vec::new();
-    for file in doc_files() {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let mut lines = text.lines();
-        while let Some(line) = lines.next() {
-            if line.trim() != marker {
-                continue;
-            }
-            let fence = lines.next().unwrap_or_default();
-            assert!(
-                fence.starts_with("```"),
-                "{}: `{marker}` is not followed by a code block",
-                file.display()
-            );
-            let block: String = lines
-                .by_ref()
-                .take_while(|l| l.trim_end() != "```")
-                .map(|l| format!("{l}\n"))
-                .collect();
-            found.push(block);
-        }
-    }
-    assert_eq!(found.len(), 1, "the docs must hold `{marker}` exactly once");
-    found.remove(0)
-}
-
 /// The shell block at `anchor`, as (command, expected status) pairs: the comment after a command
 /// may start with the HTTP status it prints (`# 200 ...`, `# 422 ...`, `# 204; ...`).
 fn doc_commands(anchor: &str) -> Vec<(String, Option<u16>)> {
-    doc_block(anchor)
+    host_sdk_tests::docs::code_block(anchor)
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -534,8 +487,16 @@ fn the_quick_start_and_guide_walkthrough_run_as_written() {
     run_doc_commands(&dir, &doc_commands("hello-calls"), &server_url);
 
     // The guide's "Grow it": the manifest and main.rs as it shows them after the edit.
-    std::fs::write(dir.join("host.extension.json"), doc_block("hello-manifest")).unwrap();
-    std::fs::write(dir.join("src/main.rs"), doc_block("hello-main-rs")).unwrap();
+    std::fs::write(
+        dir.join("host.extension.json"),
+        host_sdk_tests::docs::code_block("hello-manifest"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/main.rs"),
+        host_sdk_tests::docs::code_block("hello-main-rs"),
+    )
+    .unwrap();
     if let Some(mut old) = server.take() {
         old.terminate();
     }

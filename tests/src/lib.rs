@@ -7,6 +7,8 @@ use host_runtime::answer::{Cell, Comparison, ComparisonRow, List, ListItem, Seri
 use host_runtime::metrics::{MetricPoint, SyncAnswer};
 use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItem, MentionItems};
 
+pub mod docs;
+
 host_runtime::host_extension!(
     "../host-manifest/tests/fixtures/valid/keyword-tracker/host.extension.json"
 );

@@ -311,43 +311,17 @@ async fn every_error_code_is_reached_with_its_status() {
 /// once: the table has one home.
 #[test]
 fn the_docs_list_every_code() {
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut pages = vec![root.join("README.md")];
-    walk(&root.join("host-runtime/docs"), &mut pages);
-    let marker = "<!-- anchor: error-codes -->";
-    let mut tables = Vec::new();
-    for page in &pages {
-        let text = std::fs::read_to_string(page).unwrap();
-        let mut lines = text.lines();
-        while lines.by_ref().any(|line| line.trim() == marker) {
-            let listed: Vec<(String, u16)> = lines
-                .by_ref()
-                .take_while(|line| line.trim_start().starts_with('|'))
-                .filter_map(|line| {
-                    let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-                    let code = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
-                    Some((code.to_owned(), cells.get(2)?.parse().ok()?))
-                })
-                .collect();
-            tables.push((page.clone(), listed));
-        }
-    }
-    assert_eq!(
-        tables.len(),
-        1,
-        "the docs must hold `{marker}` exactly once"
-    );
-    let (page, listed) = tables.remove(0);
+    let (page, lines) = host_sdk_tests::docs::after_anchor("error-codes");
+    let listed: Vec<(String, u16)> = lines
+        .iter()
+        .skip_while(|line| line.trim().is_empty())
+        .take_while(|line| line.trim_start().starts_with('|'))
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let code = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((code.to_owned(), cells.get(2)?.parse().ok()?))
+        })
+        .collect();
     let expected: Vec<(String, u16)> = ErrorCode::ALL
         .iter()
         .map(|c| (c.as_str().to_owned(), c.status()))
