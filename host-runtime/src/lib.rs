@@ -14,12 +14,18 @@
 //!
 //! - [`Call`], [`Approved`], [`MentionCall`], [`ContextCall`]: what handlers receive;
 //! - [`answer`]: the five tool card shapes, mention items and the context block;
+//! - [`check`]: the rules every answer must pass, as functions over JSON (the runtime and
+//!   `cargo host check` run the same ones);
 //! - [`events`]: typed payloads of the 12 published host events;
 //! - [`metrics`], [`work`]: the connector sync and work destination shapes;
 //! - [`webhook`]: signing the vendor's own events (Standard Webhooks `v1`);
 //! - [`outbox`]: where those events wait until the host takes them (a file, Redis or memory);
+//! - [`dedupe`]: where processed event deliveries are remembered; [`store`]: the error every
+//!   store fails with, its kind and its cause;
 //! - [`HostError`]: errors with the interface's codes and body;
 //! - [`Nullable`]: an optional member whose schema allows `null` (absent, `null` or a value);
+//! - [`limits`]: the interface's sizes, counts and deadlines;
+//! - [`guide`]: how to build, serve, deploy and test an extension;
 //! - [`interface`]: the interface as this SDK implements it (install tokens, errors, routes, answer
 //!   shapes, events and deduplication, limits, health), one section per topic.
 //!
