@@ -402,6 +402,39 @@ fn pending_record(
     }
 }
 
+/// A pending record that does not decode (written by another format, or damaged) becomes a dead
+/// letter as it is, its bytes as the body: `list` and `cargo host outbox` show it, and it can be
+/// dropped, instead of staying pending out of every view and never being posted.
+fn bury_damaged(
+    txn: &WriteTransaction,
+    pending: &mut redb::Table<'_, &'static str, &'static [u8]>,
+    id: &str,
+    now: i64,
+) -> Result<(), redb::Error> {
+    let Some(raw) = pending.remove(id)? else {
+        return Ok(());
+    };
+    let raw = raw.value().to_vec();
+    let why = match codec::decode(&raw) {
+        Ok(_) => return Ok(()),
+        Err(e) => e,
+    };
+    let entry = Entry {
+        id: id.to_owned(),
+        body: raw,
+        attempts: 0,
+        due: now,
+        accepted: now,
+        last_error: Some(format!(
+            "the stored record cannot be read ({why}); it is kept here byte for byte: drop it, or \
+             recover its event from the bytes"
+        )),
+    };
+    txn.open_table(DEAD)?
+        .insert(id, codec::encode(&entry, "").as_slice())?;
+    Ok(())
+}
+
 impl OutboxStore for FileOutbox {
     fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
         self.write(move |txn| {
@@ -436,6 +469,7 @@ impl OutboxStore for FileOutbox {
             for (at, id) in keys {
                 due.remove((at, id.as_str()))?;
                 let Some((mut entry, _)) = pending_record(&pending, &id)? else {
+                    bury_damaged(txn, &mut pending, &id, now)?;
                     continue;
                 };
                 claimed.push(entry.clone());

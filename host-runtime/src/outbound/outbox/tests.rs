@@ -242,6 +242,53 @@ fn a_folder_that_cannot_hold_the_outbox_is_named() {
     );
 }
 
+/// A pending record that cannot be read (another format, or damaged) becomes a dead letter that
+/// `list` shows and `discard` drops, not an entry that stays pending out of every view.
+#[cfg(feature = "redb")]
+#[tokio::test]
+async fn an_unreadable_record_in_the_file_store_becomes_a_visible_dead_letter() {
+    use redb::TableDefinition;
+    let dir = tempdir();
+    {
+        let store = FileOutbox::open(&dir).unwrap();
+        store
+            .put(Entry::new("damaged", b"{}".to_vec(), 1))
+            .await
+            .unwrap();
+        store
+            .put(Entry::new("fine", b"{}".to_vec(), 1))
+            .await
+            .unwrap();
+    }
+    {
+        // Another program (or a failing disk) leaves bytes no build of this format reads.
+        let db = redb::Database::open(dir.join("outbox.redb")).unwrap();
+        let txn = db.begin_write().unwrap();
+        {
+            let pending: TableDefinition<&str, &[u8]> = TableDefinition::new("pending");
+            let mut table = txn.open_table(pending).unwrap();
+            table.insert("damaged", &[9u8, 0, 1][..]).unwrap();
+        }
+        txn.commit().unwrap();
+    }
+    let store = FileOutbox::open(&dir).unwrap();
+    let now = now_ms();
+    let claimed = store.claim(now, 10, now + 1_000, "me").await.unwrap();
+    assert_eq!(
+        claimed.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+        ["fine"]
+    );
+    let dead = store.list(Which::Dead, 10).await.unwrap();
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    assert_eq!(dead[0].id, "damaged");
+    assert_eq!(dead[0].body, vec![9, 0, 1]);
+    let why = dead[0].last_error.as_deref().unwrap_or_default();
+    assert!(why.contains("cannot be read"), "{why}");
+    assert!(why.contains("format 9"), "{why}");
+    assert!(store.discard("damaged").await.unwrap());
+    assert!(store.list(Which::Dead, 10).await.unwrap().is_empty());
+}
+
 #[cfg(feature = "redb")]
 fn tempdir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
