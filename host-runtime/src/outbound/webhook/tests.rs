@@ -218,6 +218,40 @@ async fn a_5xx_is_retried_with_the_same_webhook_id_until_it_succeeds() {
     }
 }
 
+/// Each attempt is signed anew, when it is made: a retry carries a fresh `webhook-timestamp` (and so
+/// a fresh signature) over the very same bytes and id, so that a host checking the timestamp's
+/// tolerance never refuses a late retry, and deduplicates it by its id.
+#[tokio::test]
+async fn every_attempt_is_signed_with_a_fresh_timestamp_over_the_same_bytes() {
+    // The 503 asks to come back in 1 s, which this policy allows: the attempts are at least a
+    // second apart, so their timestamps (whole seconds) differ.
+    let (url, seen) = fake_host(vec![503, 200]).await;
+    let sender = EventSender::new(url, SECRET)
+        .unwrap()
+        .with_retry(RetryPolicy {
+            first_backoff: Duration::from_millis(1_100),
+            max_backoff: Duration::from_millis(1_100),
+            ..fast()
+        });
+    assert_eq!(alert(&sender, "drop-9").send().await, Ok(200));
+    let seen = seen.lock().unwrap();
+    let [(id1, ts1, sig1, body1), (id2, ts2, sig2, body2)] = seen.as_slice() else {
+        panic!("two attempts, not {}", seen.len());
+    };
+    assert_eq!((id1.as_str(), id2.as_str()), ("drop-9", "drop-9"));
+    assert_eq!(body1, body2, "the same bytes on every attempt");
+    let (t1, t2): (i64, i64) = (ts1.parse().unwrap(), ts2.parse().unwrap());
+    assert!(
+        t2 > t1,
+        "the retry is signed when it is made: {t1} then {t2}"
+    );
+    assert_ne!(sig1, sig2);
+    let secret = Secret::parse(SECRET).unwrap();
+    for (ts, sig) in [(ts1, sig1), (ts2, sig2)] {
+        assert!(verify_webhook(&secret, id1, ts, sig, body1, SystemTime::now()).is_ok());
+    }
+}
+
 #[tokio::test]
 async fn a_4xx_is_final() {
     let (url, seen) = fake_host(vec![422, 200]).await;
