@@ -22,7 +22,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use host_runtime::__private_0_1_0::{self as private, Dispatch, RawCall, Reply, Route, Spec};
 use host_runtime::check::DeclaredMetric;
-use host_runtime::testing::{TestHost, development_jwks};
+use host_runtime::testing::TestHost;
 use host_runtime::{BoxFuture, HostError};
 use http_body_util::Full;
 use hyper::service::service_fn;
@@ -321,12 +321,4 @@ fn created_items_get_the_same_verdict_from_the_runtime_and_from_check() {
         );
         assert_eq!(agreed, passes, "{answer}");
     }
-}
-
-/// The development key set the CLI's tokens are signed with is the one [`TestHost::development`]
-/// uses, so the runtime half checks the same kind of token the CLI sends.
-#[test]
-fn both_halves_sign_with_the_development_key() {
-    let host = TestHost::development("crash-lens");
-    assert_eq!(host.jwks(), development_jwks());
 }

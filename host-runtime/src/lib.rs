@@ -44,6 +44,7 @@
 // vendors use. Groups depend on each other in one direction only (tests/module_graph.rs):
 // platform and calls at the bottom, then auth, stores and generated, then outbound, then serving.
 mod calls;
+mod cause;
 mod generated;
 mod outbound;
 mod platform;

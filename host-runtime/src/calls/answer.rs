@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::calls::error::{ErrorCode, HostError};
 use crate::calls::events::Timestamp;
+use crate::calls::text::{is_https, is_utc_timestamp};
 
 /// Value formatting, the connector metric units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -456,21 +457,6 @@ impl ContextBlock {
             data: None,
         }
     }
-}
-
-/// Whether `url` is an https URL with something after the scheme (the scheme is case-insensitive,
-/// as in RFC 3986). The one check of links in answers and inputs: list items, created work items,
-/// work attachments.
-pub fn is_https(url: &str) -> bool {
-    url.get(..8)
-        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
-        && url.len() > 8
-}
-
-/// Whether `text` is an ISO 8601 timestamp in UTC (RFC 3339 with a `Z` offset), as every timestamp
-/// in an answer must be: `2026-11-02T14:03:11Z`.
-pub fn is_utc_timestamp(text: &str) -> bool {
-    text.ends_with(['Z', 'z']) && chrono::DateTime::parse_from_rfc3339(text).is_ok()
 }
 
 /// `TOOL_RESPONSE_INVALID`, saying why.

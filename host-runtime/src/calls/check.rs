@@ -14,8 +14,8 @@ use serde::Deserialize;
 use serde_json::Value as Json;
 
 use crate::calls::answer::{ContextBlock, MentionItems, ToolAnswer, invalid_tool_answer};
-pub use crate::calls::answer::{is_https, is_utc_timestamp};
 use crate::calls::error::{ErrorCode, HostError};
+pub use crate::calls::text::{is_https, is_utc_timestamp};
 use crate::calls::work::{Containers, CreatedComment, CreatedItem};
 use host_interface::limits;
 
@@ -309,9 +309,7 @@ pub fn compile_schema(schema: &Json) -> Result<jsonschema::Validator, SchemaErro
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .build(schema)
-        .map_err(|e| SchemaError {
-            message: e.to_string(),
-        })
+        .map_err(SchemaError)
 }
 
 /// The first place `instance` fails `validator`, if any.
@@ -323,13 +321,12 @@ pub fn first_violation(validator: &jsonschema::Validator, instance: &Json) -> Op
         .map(|e| Violation::from_error(&e))
 }
 
-/// A JSON Schema that does not compile.
+/// A JSON Schema that does not compile; the compiler's error, which says where and why, is the
+/// [`source`](std::error::Error::source).
 #[cfg(feature = "schema-compiler")]
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the schema does not compile: {message}")]
-pub struct SchemaError {
-    message: String,
-}
+#[derive(Debug, thiserror::Error)]
+#[error("the schema does not compile")]
+pub struct SchemaError(#[source] jsonschema::ValidationError<'static>);
 
 /// The length of `value` as compact JSON.
 fn compact_len(value: &Json) -> usize {

@@ -6,6 +6,8 @@ use std::fmt;
 
 use http::StatusCode;
 
+use crate::cause::Cause;
+
 /// Declares [`ErrorCode`] from one table: variant, stable string, HTTP status, docs.
 macro_rules! error_codes {
     ($( $(#[doc = $doc:literal])+ $variant:ident = $code:literal, $status:literal; )+) => {
@@ -165,26 +167,15 @@ impl std::error::Error for UnknownErrorCode {}
 /// let e = HostError::new("RATE_LIMITED", "The rank provider is busy; try again in a minute.").with_status(429);
 /// assert_eq!(e.status(), 429);
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostError {
     code: Cow<'static, str>,
     message: String,
     status: StatusCode,
     retry_after: Option<u32>,
-    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+    // Kept for the server's log; the host never sees it, and equality ignores it.
+    source: Cause,
 }
-
-/// Two errors are equal when the host would read the same answer (causes are not compared).
-impl PartialEq for HostError {
-    fn eq(&self, other: &Self) -> bool {
-        self.code == other.code
-            && self.message == other.message
-            && self.status == other.status
-            && self.retry_after == other.retry_after
-    }
-}
-
-impl Eq for HostError {}
 
 impl HostError {
     /// A handler's own error, with status 500 until [`with_status`](Self::with_status) says otherwise.
@@ -194,7 +185,7 @@ impl HostError {
             message: message.into(),
             status: StatusCode::INTERNAL_SERVER_ERROR,
             retry_after: None,
-            source: None,
+            source: Cause::default(),
         }
     }
 
@@ -209,7 +200,7 @@ impl HostError {
     /// assert!(!e.to_body().to_string().contains("fire"));
     /// ```
     pub fn with_source(mut self, cause: impl Into<crate::BoxError>) -> Self {
-        self.source = Some(std::sync::Arc::from(cause.into()));
+        self.source = Cause::of(cause);
         self
     }
 
@@ -315,9 +306,7 @@ impl fmt::Display for HostError {
 
 impl std::error::Error for HostError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
+        self.source.get()
     }
 }
 

@@ -10,4 +10,5 @@ pub mod events;
 pub mod metrics;
 pub(crate) mod nullable;
 pub mod route;
+mod text;
 pub mod work;

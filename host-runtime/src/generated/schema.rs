@@ -57,16 +57,10 @@ impl Lazy {
         {
             let compiled = self.compiled.get_or_init(|| {
                 let schema: Value = serde_json::from_str(self.text).ok()?;
-                jsonschema::options()
-                    .with_draft(jsonschema::Draft::Draft202012)
-                    .build(&schema)
-                    .ok()
+                crate::calls::check::compile_schema(&schema).ok()
             });
             if let Some(validator) = compiled {
-                return Ok(validator
-                    .iter_errors(instance)
-                    .next()
-                    .map(|e| Violation::from_error(&e)));
+                return Ok(crate::calls::check::first_violation(validator, instance));
             }
         }
         Err(Unchecked)

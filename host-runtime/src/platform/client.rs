@@ -15,6 +15,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::BoxFuture;
+use crate::cause::Cause;
 
 /// What kind of failure kept a request from its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,11 +37,11 @@ pub enum ClientErrorKind {
 
 /// Why a request got no answer: no connection, a broken or oversized body, a refused URL. The
 /// client's own error, when there is one, is the [`source`](std::error::Error::source).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientError {
     kind: ClientErrorKind,
     message: String,
-    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+    source: Cause,
 }
 
 impl ClientError {
@@ -49,13 +50,13 @@ impl ClientError {
         ClientError {
             kind,
             message: message.into(),
-            source: None,
+            source: Cause::default(),
         }
     }
 
     /// The same error, caused by `source` (the HTTP client's own error).
     pub fn with_source(mut self, source: impl Into<crate::BoxError>) -> Self {
-        self.source = Some(Arc::from(source.into()));
+        self.source = Cause::of(source);
         self
     }
 
@@ -73,20 +74,9 @@ impl fmt::Display for ClientError {
 
 impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source
-            .as_deref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
+        self.source.get()
     }
 }
-
-/// Two errors are equal when they are of the same kind and say the same (sources are not compared).
-impl PartialEq for ClientError {
-    fn eq(&self, other: &Self) -> bool {
-        self.kind == other.kind && self.message == other.message
-    }
-}
-
-impl Eq for ClientError {}
 
 /// One request out, its whole answer back.
 pub trait HttpClient: Send + Sync + 'static {
@@ -199,7 +189,8 @@ mod reqwest_client {
                     bytes.extend_from_slice(&chunk);
                 }
                 answer.body(Bytes::from(bytes)).map_err(|e| {
-                    ClientError::new(ClientErrorKind::Other, e.to_string()).with_source(e)
+                    ClientError::new(ClientErrorKind::Other, "the answer could not be read")
+                        .with_source(e)
                 })
             })
         }
@@ -218,7 +209,14 @@ mod reqwest_client {
         } else {
             ClientErrorKind::Other
         };
-        let e = e.without_url();
-        ClientError::new(kind, e.to_string()).with_source(e)
+        // What happened, in a sentence; reqwest's own words are the source.
+        let what = match kind {
+            ClientErrorKind::Timeout => "no answer in time",
+            ClientErrorKind::Connect => "no connection",
+            ClientErrorKind::Body => "the answer broke off",
+            ClientErrorKind::Request => "the request could not be sent",
+            _ => "the request failed",
+        };
+        ClientError::new(kind, what).with_source(e.without_url())
     }
 }

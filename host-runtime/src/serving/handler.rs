@@ -160,12 +160,16 @@ impl Handler {
     /// the error, with its causes, goes to the log. Any error converts with `?` or `.into()`:
     ///
     /// ```
-    /// # fn handler() -> host_runtime::Handler { unimplemented!() }
-    /// # fn ping() -> Result<(), std::io::Error> { Ok(()) }
-    /// let handler = || handler().with_health_check(|| async {
-    ///     ping()?;
+    /// fn ping() -> Result<(), std::io::Error> {
     ///     Ok(())
-    /// });
+    /// }
+    ///
+    /// fn with_check(handler: host_runtime::Handler) -> host_runtime::Handler {
+    ///     handler.with_health_check(|| async {
+    ///         ping()?;
+    ///         Ok(())
+    ///     })
+    /// }
     /// ```
     pub fn with_health_check<F, Fut>(self, check: F) -> Self
     where

@@ -19,7 +19,8 @@
 
 use std::error::Error;
 use std::fmt;
-use std::sync::Arc;
+
+use crate::cause::Cause;
 
 /// What kind of failure a store met, for a caller deciding what to do about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,12 +56,12 @@ impl fmt::Display for StoreErrorKind {
 
 /// Why a store could not do what was asked. Displays as `redis store: <what happened>`; the
 /// backend's error, when there is one, is the [`source`](Error::source).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreError {
     store: &'static str,
     kind: StoreErrorKind,
     message: String,
-    source: Option<Arc<dyn Error + Send + Sync>>,
+    source: Cause,
 }
 
 impl StoreError {
@@ -70,13 +71,13 @@ impl StoreError {
             store,
             kind,
             message: message.into(),
-            source: None,
+            source: Cause::default(),
         }
     }
 
     /// The same error, caused by `source` (the backend's own error).
     pub fn with_source(mut self, source: impl Into<crate::BoxError>) -> Self {
-        self.source = Some(Arc::from(source.into()));
+        self.source = Cause::of(source);
         self
     }
 
@@ -104,19 +105,9 @@ impl fmt::Display for StoreError {
 
 impl Error for StoreError {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
-        self.source.as_deref().map(|e| e as &(dyn Error + 'static))
+        self.source.get()
     }
 }
-
-/// Two errors are equal when they say the same thing about the same store (their sources are not
-/// compared: errors seldom implement `PartialEq`).
-impl PartialEq for StoreError {
-    fn eq(&self, other: &Self) -> bool {
-        self.store == other.store && self.kind == other.kind && self.message == other.message
-    }
-}
-
-impl Eq for StoreError {}
 
 #[cfg(feature = "redis")]
 /// How a Redis error is reported: retry a refused or dropped connection or a timeout.

@@ -409,16 +409,12 @@ fn bury_damaged(
     txn: &WriteTransaction,
     pending: &mut redb::Table<'_, &'static str, &'static [u8]>,
     id: &str,
+    raw: Vec<u8>,
+    why: codec::DecodeError,
     now: i64,
 ) -> Result<(), redb::Error> {
-    let Some(raw) = pending.remove(id)? else {
-        return Ok(());
-    };
-    let raw = raw.value().to_vec();
-    let why = match codec::decode(&raw) {
-        Ok(_) => return Ok(()),
-        Err(e) => e,
-    };
+    tracing::error!(event_id = %id, error = %why, "an unreadable outbox record is moved to the dead letters");
+    pending.remove(id)?;
     let entry = Entry {
         id: id.to_owned(),
         body: raw,
@@ -468,9 +464,19 @@ impl OutboxStore for FileOutbox {
             let mut claimed = Vec::with_capacity(keys.len());
             for (at, id) in keys {
                 due.remove((at, id.as_str()))?;
-                let Some((mut entry, _)) = pending_record(&pending, &id)? else {
-                    bury_damaged(txn, &mut pending, &id, now)?;
-                    continue;
+                // Decoded once; only an unreadable record's bytes are copied, to keep them.
+                let decoded = match pending.get(id.as_str())? {
+                    None => continue,
+                    Some(raw) => {
+                        codec::decode(raw.value()).map_err(|why| (raw.value().to_vec(), why))
+                    }
+                };
+                let mut entry = match decoded {
+                    Ok((entry, _)) => entry,
+                    Err((raw, why)) => {
+                        bury_damaged(txn, &mut pending, &id, raw, why, now)?;
+                        continue;
+                    }
                 };
                 claimed.push(entry.clone());
                 entry.due = lease_until;
