@@ -171,6 +171,19 @@ impl OutboxStore for DurableOutbox {
         self.call(request, |a| entries(&a["entries"]))
     }
 
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, StoreError>> {
+        let request = json!({
+            "op": "claim_ids", "ids": ids, "now": now, "lease_until": lease_until, "owner": owner,
+        });
+        self.call(request, |a| entries(&a["entries"]))
+    }
+
     fn settle<'a>(
         &'a self,
         id: &'a str,
@@ -320,6 +333,23 @@ async fn serve(store: &StorageOutbox, asked: &Value) -> std::result::Result<Valu
                 .claim(
                     int_of("now")?,
                     limit,
+                    int_of("lease_until")?,
+                    str_of("owner")?,
+                )
+                .await?;
+            json!({ "entries": claimed.iter().map(entry_json).collect::<std::result::Result<Vec<_>, _>>()? })
+        }
+        "claim_ids" => {
+            let ids: Vec<String> = asked["ids"]
+                .as_array()
+                .ok_or_else(|| bad("ids"))?
+                .iter()
+                .filter_map(|id| id.as_str().map(str::to_owned))
+                .collect();
+            let claimed = store
+                .claim_ids(
+                    &ids,
+                    int_of("now")?,
                     int_of("lease_until")?,
                     str_of("owner")?,
                 )
@@ -495,6 +525,31 @@ impl OutboxStore for StorageOutbox {
                 let Some((mut entry, _)) = self.pending(id).await.map_err(failed)? else {
                     continue;
                 };
+                claimed.push(entry.clone());
+                self.unlink(&entry).await.map_err(failed)?;
+                entry.due = lease_until;
+                self.link(&entry, owner).await?;
+            }
+            Ok(claimed)
+        }))
+    }
+
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, StoreError>> {
+        Box::pin(SendWrapper::new(async move {
+            let mut claimed = Vec::new();
+            for id in ids {
+                let Some((mut entry, _)) = self.pending(id).await.map_err(failed)? else {
+                    continue;
+                };
+                if entry.due > now {
+                    continue;
+                }
                 claimed.push(entry.clone());
                 self.unlink(&entry).await.map_err(failed)?;
                 entry.due = lease_until;

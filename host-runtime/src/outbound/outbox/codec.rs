@@ -123,6 +123,24 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The dead letter an unreadable pending record becomes, its bytes kept as the body: `list` and
+/// `cargo host outbox` show it and it can be dropped, where it would otherwise stay pending out of
+/// every view and never be posted.
+pub(super) fn unreadable(id: &str, raw: Vec<u8>, why: &DecodeError, now: i64) -> Entry {
+    tracing::error!(event_id = %id, error = %why, "an unreadable outbox record is moved to the dead letters");
+    Entry {
+        id: id.to_owned(),
+        body: raw,
+        attempts: 0,
+        due: now,
+        accepted: now,
+        last_error: Some(format!(
+            "the stored record cannot be read ({why}); it is kept here byte for byte: drop it, or \
+             recover its event from the bytes"
+        )),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

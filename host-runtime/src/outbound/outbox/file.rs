@@ -413,19 +413,8 @@ fn bury_damaged(
     why: codec::DecodeError,
     now: i64,
 ) -> Result<(), redb::Error> {
-    tracing::error!(event_id = %id, error = %why, "an unreadable outbox record is moved to the dead letters");
     pending.remove(id)?;
-    let entry = Entry {
-        id: id.to_owned(),
-        body: raw,
-        attempts: 0,
-        due: now,
-        accepted: now,
-        last_error: Some(format!(
-            "the stored record cannot be read ({why}); it is kept here byte for byte: drop it, or \
-             recover its event from the bytes"
-        )),
-    };
+    let entry = codec::unreadable(id, raw, &why, now);
     txn.open_table(DEAD)?
         .insert(id, codec::encode(&entry, "").as_slice())?;
     Ok(())
@@ -478,6 +467,36 @@ impl OutboxStore for FileOutbox {
                         continue;
                     }
                 };
+                claimed.push(entry.clone());
+                entry.due = lease_until;
+                pending.insert(id.as_str(), codec::encode(&entry, &owner).as_slice())?;
+                due.insert((lease_until, id.as_str()), ())?;
+            }
+            Ok(claimed)
+        })
+    }
+
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        let (ids, owner) = (ids.to_vec(), owner.to_owned());
+        self.write(move |txn| {
+            let mut due = txn.open_table(DUE)?;
+            let mut pending = txn.open_table(PENDING)?;
+            let mut claimed = Vec::new();
+            for id in &ids {
+                // An unreadable record is left to `claim`, which moves it to the dead letters.
+                let Some((mut entry, _)) = pending_record(&pending, id)? else {
+                    continue;
+                };
+                if entry.due > now {
+                    continue;
+                }
+                due.remove((entry.due, id.as_str()))?;
                 claimed.push(entry.clone());
                 entry.due = lease_until;
                 pending.insert(id.as_str(), codec::encode(&entry, &owner).as_slice())?;

@@ -91,6 +91,28 @@ impl OutboxStore for MemoryOutbox {
         ready(Ok(claimed))
     }
 
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        let mut state = self.state();
+        let mut claimed = Vec::new();
+        for id in ids {
+            if !matches!(state.pending.get(id.as_str()), Some((entry, _)) if entry.due <= now) {
+                continue;
+            }
+            if let Some((mut entry, _)) = state.unlink(id) {
+                claimed.push(entry.clone());
+                entry.due = lease_until;
+                state.link(entry, owner.to_owned());
+            }
+        }
+        ready(Ok(claimed))
+    }
+
     fn settle<'a>(
         &'a self,
         id: &'a str,

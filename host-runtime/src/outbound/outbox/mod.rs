@@ -221,6 +221,18 @@ pub trait OutboxStore: Send + Sync + 'static {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>>;
 
+    /// Claims those of `ids` that are pending and due at `now`, in any order, for `owner` until
+    /// `lease_until`, as [`claim`](Self::claim) does: an event under another dispatcher's claim, not
+    /// due yet, dead or unknown is left out. How an invocation attempts the events it sent itself
+    /// before it answers, whatever else the store holds.
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>>;
+
     /// Settles an attempt on `id`, if `owner` still holds its claim: `Ok(false)` when it does not
     /// (the lease ran out and another dispatcher took it, or it was dropped).
     fn settle<'a>(
@@ -356,6 +368,15 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         (**self).claim(now, limit, lease_until, owner)
+    }
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        (**self).claim_ids(ids, now, lease_until, owner)
     }
     fn settle<'a>(
         &'a self,

@@ -14,13 +14,15 @@ use super::{Entry, OutboxStore, Settlement, StoreError, StoreErrorKind, Which, c
 use crate::BoxFuture;
 
 /// The scripts, hashed once per process.
-static SCRIPTS: LazyLock<[Script; 5]> = LazyLock::new(|| {
+static SCRIPTS: LazyLock<[Script; 7]> = LazyLock::new(|| {
     [
         Script::new(PUT),
         Script::new(CLAIM),
         Script::new(SETTLE),
         Script::new(REVIVE),
         Script::new(DISCARD),
+        Script::new(CLAIM_IDS),
+        Script::new(BURY),
     ]
 });
 const S_PUT: usize = 0;
@@ -28,6 +30,8 @@ const S_CLAIM: usize = 1;
 const S_SETTLE: usize = 2;
 const S_REVIVE: usize = 3;
 const S_DISCARD: usize = 4;
+const S_CLAIM_IDS: usize = 5;
+const S_BURY: usize = 6;
 
 /// Stores a new record unless its id is pending.
 const PUT: &str = r"
@@ -36,7 +40,8 @@ redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 return 1
 ";
 
-/// Claims up to ARGV[2] ids due by ARGV[1] for owner ARGV[4] until ARGV[3]; returns their records.
+/// Claims up to ARGV[2] ids due by ARGV[1] for owner ARGV[4] until ARGV[3]; returns each id and its
+/// record.
 const CLAIM: &str = r"
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 local out = {}
@@ -45,9 +50,30 @@ for _, id in ipairs(ids) do
   if record then
     redis.call('ZADD', KEYS[1], ARGV[3], id)
     redis.call('HSET', KEYS[3], id, ARGV[4])
+    table.insert(out, id)
     table.insert(out, record)
   else
     redis.call('ZREM', KEYS[1], id)
+  end
+end
+return out
+";
+
+/// Claims those of ids ARGV[4..] that are due by ARGV[1] for owner ARGV[3] until ARGV[2]; returns
+/// each id and its record.
+const CLAIM_IDS: &str = r"
+local out = {}
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  local due = redis.call('ZSCORE', KEYS[1], id)
+  if due and tonumber(due) <= tonumber(ARGV[1]) then
+    local record = redis.call('HGET', KEYS[2], id)
+    if record then
+      redis.call('ZADD', KEYS[1], ARGV[2], id)
+      redis.call('HSET', KEYS[3], id, ARGV[3])
+      table.insert(out, id)
+      table.insert(out, record)
+    end
   end
 end
 return out
@@ -75,6 +101,15 @@ if redis.call('HDEL', KEYS[4], ARGV[1]) == 0 then return 0 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 1 then
   redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 end
+return 1
+";
+
+/// Moves pending ARGV[1] to the dead letters as record ARGV[2].
+const BURY: &str = r"
+if redis.call('HDEL', KEYS[2], ARGV[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
 return 1
 ";
 
@@ -150,6 +185,32 @@ impl RedisOutbox {
         format!("{}{name}", self.prefix)
     }
 
+    /// The claimed records (ids and records, in turn) that decode. One that does not becomes a
+    /// dead letter as it is, its bytes as the body, so that `list` and `cargo host outbox` show it
+    /// rather than it being claimed and skipped forever.
+    async fn decoded(&self, claimed: Vec<Vec<u8>>, now: i64) -> Result<Vec<Entry>, StoreError> {
+        let mut entries = Vec::with_capacity(claimed.len() / 2);
+        let mut pairs = claimed.chunks_exact(2);
+        for pair in &mut pairs {
+            let (id, raw) = (String::from_utf8_lossy(&pair[0]), &pair[1]);
+            match codec::decode(raw) {
+                Ok((entry, _)) => entries.push(entry),
+                Err(why) => {
+                    let entry = codec::unreadable(&id, raw.clone(), &why, now);
+                    let mut c = self.connection.clone();
+                    let _: i64 = self
+                        .script(S_BURY)
+                        .arg(id.as_ref())
+                        .arg(codec::encode(&entry, ""))
+                        .invoke_async(&mut c)
+                        .await
+                        .map_err(failed)?;
+                }
+            }
+        }
+        Ok(entries)
+    }
+
     async fn record(&self, hash: &str, id: &str) -> Result<Option<Entry>, StoreError> {
         let mut c = self.connection.clone();
         let raw: Option<Vec<u8>> = redis::cmd("HGET")
@@ -206,16 +267,29 @@ impl OutboxStore for RedisOutbox {
                 .invoke_async(&mut c)
                 .await
                 .map_err(failed)?;
-            let mut claimed = Vec::with_capacity(records.len());
-            for raw in records {
-                match codec::decode(&raw) {
-                    Ok((entry, _)) => claimed.push(entry),
-                    Err(e) => {
-                        tracing::error!(error = %e, "a damaged outbox record in Redis is skipped")
-                    }
-                }
+            self.decoded(records, now).await
+        })
+    }
+
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        Box::pin(async move {
+            if ids.is_empty() {
+                return Ok(Vec::new());
             }
-            Ok(claimed)
+            let mut c = self.connection.clone();
+            let mut script = self.script(S_CLAIM_IDS);
+            script.arg(now).arg(lease_until).arg(owner);
+            for id in ids {
+                script.arg(id);
+            }
+            let records: Vec<Vec<u8>> = script.invoke_async(&mut c).await.map_err(failed)?;
+            self.decoded(records, now).await
         })
     }
 

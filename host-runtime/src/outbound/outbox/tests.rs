@@ -4,106 +4,11 @@ use std::sync::Mutex;
 
 use super::*;
 
-/// What every store must do, run against each of them.
+/// What every store must do (`testing::contract::outbox_store`), run against each of them.
 async fn store_contract(store: &dyn OutboxStore) {
-    let body = |n: u8| vec![b'{', n, b'}'];
-    assert!(store.put(Entry::new("b", body(2), 200)).await.unwrap());
-    assert!(store.put(Entry::new("a", body(1), 100)).await.unwrap());
-    assert!(
-        store
-            .put(Entry::new("late", body(3), 10_000))
-            .await
-            .unwrap()
-    );
-    // The same id again keeps the first.
-    assert!(!store.put(Entry::new("a", body(9), 50)).await.unwrap());
-    assert_eq!(store.next_due().await.unwrap(), Some(100));
-
-    // Due ones, earliest first, within the limit; the late one is not due.
-    let claimed = store.claim(1_000, 10, 5_000, "one").await.unwrap();
-    let ids: Vec<&str> = claimed.iter().map(|e| e.id.as_str()).collect();
-    assert_eq!(ids, ["a", "b"]);
-    assert_eq!(claimed[0].body, body(1), "the first body is kept");
-    // Claimed ones are not due again before the lease ends, for anyone.
-    assert!(
-        store
-            .claim(4_999, 10, 9_000, "two")
-            .await
-            .unwrap()
-            .is_empty()
-    );
-    assert_eq!(store.next_due().await.unwrap(), Some(5_000));
-
-    // Only the holder settles.
-    assert!(
-        !store
-            .settle("a", "two", Settlement::Delivered)
-            .await
-            .unwrap()
-    );
-    assert!(
-        store
-            .settle("a", "one", Settlement::Delivered)
-            .await
-            .unwrap()
-    );
-    assert!(
-        !store
-            .settle("a", "one", Settlement::Delivered)
-            .await
-            .unwrap(),
-        "gone"
-    );
-    let retry = Settlement::Retry {
-        attempts: 1,
-        due: 300,
-        error: "status 503".into(),
-    };
-    assert!(store.settle("b", "one", retry).await.unwrap());
-    let pending = store.list(Which::Pending, 10).await.unwrap();
-    assert_eq!(pending.len(), 2);
-    assert_eq!(
-        (pending[0].id.as_str(), pending[0].attempts, pending[0].due),
-        ("b", 1, 300)
-    );
-    assert_eq!(pending[0].last_error.as_deref(), Some("status 503"));
-
-    // A lease that ran out: another dispatcher takes the event, and the first can no longer settle.
-    let claimed = store.claim(400, 1, 600, "one").await.unwrap();
-    assert_eq!(claimed[0].id, "b");
-    let claimed = store.claim(700, 1, 900, "two").await.unwrap();
-    assert_eq!(claimed[0].id, "b");
-    assert!(
-        !store
-            .settle("b", "one", Settlement::Delivered)
-            .await
-            .unwrap()
-    );
-    let dead = Settlement::Dead {
-        attempts: 2,
-        at: 800,
-        reason: "refused with 422".into(),
-    };
-    assert!(store.settle("b", "two", dead).await.unwrap());
-    let dead = store.list(Which::Dead, 10).await.unwrap();
-    assert_eq!(dead.len(), 1);
-    assert_eq!((dead[0].id.as_str(), dead[0].attempts), ("b", 2));
-    assert_eq!(dead[0].body, body(2));
-
-    // A dead letter comes back with no attempts counted, due now.
-    assert!(store.revive("b", 1_000).await.unwrap());
-    assert!(!store.revive("b", 1_000).await.unwrap());
-    assert!(store.list(Which::Dead, 10).await.unwrap().is_empty());
-    let claimed = store.claim(1_000, 10, 2_000, "one").await.unwrap();
-    assert_eq!(claimed.len(), 1);
-    assert_eq!((claimed[0].id.as_str(), claimed[0].attempts), ("b", 0));
-
-    // Dropped for good, pending or dead.
-    assert!(store.discard("b").await.unwrap());
-    assert!(store.discard("late").await.unwrap());
-    assert!(!store.discard("late").await.unwrap());
-    assert!(store.list(Which::Pending, 10).await.unwrap().is_empty());
-    assert_eq!(store.next_due().await.unwrap(), None);
+    if let Err(broken) = crate::testing::contract::outbox_store(store).await {
+        panic!("{broken}");
+    }
 }
 
 #[tokio::test]
@@ -515,6 +420,19 @@ impl OutboxStore for Broken {
         &'a self,
         _: i64,
         _: usize,
+        _: i64,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
+            "test",
+            StoreErrorKind::Full,
+            "disk full",
+        ))))
+    }
+    fn claim_ids<'a>(
+        &'a self,
+        _: &'a [String],
+        _: i64,
         _: i64,
         _: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {

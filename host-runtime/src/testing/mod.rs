@@ -442,3 +442,5 @@ mod tests {
         assert!(crate::outbound::webhook::Secret::parse(DEVELOPMENT_WEBHOOK_SECRET).is_ok());
     }
 }
+
+pub mod contract;

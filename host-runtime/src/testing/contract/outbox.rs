@@ -1,0 +1,212 @@
+//! The [`OutboxStore`](crate::outbox::OutboxStore) contract.
+
+use super::{Violation, answered, expect};
+use crate::outbox::{Entry, OutboxStore, Settlement, Which};
+
+/// Drives `store`, which must be empty, through the outbox contract: `put` keeps the first of two
+/// events with one id; `claim` takes due events earliest first within its limit and hides them
+/// from every claimer until the lease ends; `claim_ids` takes only the named events that are due
+/// and unclaimed; only the holder of a claim settles it, and a lease that ran out passes the event
+/// to the next claimer; a retry keeps the attempts, due time and error; dead letters are listed,
+/// revived with no attempts counted, and discarded; `next_due` follows all of it.
+///
+/// The times are small made-up Unix milliseconds (100, 1 000, 5 000): a store must take the times
+/// it is given.
+pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
+    let body = |n: u8| vec![b'{', n, b'}'];
+    let ids = |entries: &[Entry]| -> Vec<String> { entries.iter().map(|e| e.id.clone()).collect() };
+
+    for (id, n, at) in [("b", 2, 200), ("a", 1, 100), ("late", 3, 10_000)] {
+        let stored = answered(
+            "put stores a new event",
+            store.put(Entry::new(id, body(n), at)).await,
+        )?;
+        expect("put stores a new event", stored, true)?;
+    }
+    let again = answered(
+        "put of a pending id",
+        store.put(Entry::new("a", body(9), 50)).await,
+    )?;
+    expect(
+        "put of a pending id keeps the first event and answers false",
+        again,
+        false,
+    )?;
+    let next = answered("next_due", store.next_due().await)?;
+    expect("next_due is the earliest due time", next, Some(100))?;
+
+    let claimed = answered("claim", store.claim(1_000, 10, 5_000, "one").await)?;
+    expect(
+        "claim takes the due events, earliest first, and not one due later",
+        ids(&claimed),
+        vec!["a".to_owned(), "b".to_owned()],
+    )?;
+    expect(
+        "claim returns the first body put",
+        claimed[0].body.clone(),
+        body(1),
+    )?;
+    let again = answered("claim", store.claim(4_999, 10, 9_000, "two").await)?;
+    expect(
+        "a claimed event is hidden from every claimer until its lease ends",
+        ids(&again),
+        vec![],
+    )?;
+    let next = answered("next_due", store.next_due().await)?;
+    expect(
+        "next_due counts a claimed event at its lease's end",
+        next,
+        Some(5_000),
+    )?;
+
+    let settled = answered(
+        "settle",
+        store.settle("a", "two", Settlement::Delivered).await,
+    )?;
+    expect(
+        "settle by another than the holder answers false",
+        settled,
+        false,
+    )?;
+    let settled = answered(
+        "settle",
+        store.settle("a", "one", Settlement::Delivered).await,
+    )?;
+    expect("settle by the holder answers true", settled, true)?;
+    let settled = answered(
+        "settle",
+        store.settle("a", "one", Settlement::Delivered).await,
+    )?;
+    expect(
+        "a delivered event is gone: settling it again answers false",
+        settled,
+        false,
+    )?;
+
+    let retry = Settlement::Retry {
+        attempts: 1,
+        due: 300,
+        error: "status 503".into(),
+    };
+    let settled = answered("settle a retry", store.settle("b", "one", retry).await)?;
+    expect("settle a retry by the holder answers true", settled, true)?;
+    let pending = answered("list pending", store.list(Which::Pending, 10).await)?;
+    expect("list shows every pending event", pending.len(), 2)?;
+    expect(
+        "a retry keeps its attempts, due time and error",
+        (
+            pending[0].id.as_str(),
+            pending[0].attempts,
+            pending[0].due,
+            pending[0].last_error.as_deref(),
+        ),
+        ("b", 1, 300, Some("status 503")),
+    )?;
+
+    // Claims by id: only the named events that are due and not under another's claim.
+    let named = ["b".to_owned(), "late".to_owned(), "unknown".to_owned()];
+    let claimed = answered("claim_ids", store.claim_ids(&named, 400, 600, "one").await)?;
+    expect(
+        "claim_ids takes the named due events only (not one due later, not an unknown id)",
+        ids(&claimed),
+        vec!["b".to_owned()],
+    )?;
+    let again = answered("claim_ids", store.claim_ids(&named, 500, 900, "two").await)?;
+    expect(
+        "claim_ids leaves an event under another's claim alone",
+        ids(&again),
+        vec![],
+    )?;
+
+    // A lease that ran out: another dispatcher takes the event; the first can no longer settle it.
+    let claimed = answered("claim", store.claim(700, 1, 900, "two").await)?;
+    expect(
+        "a lease that ran out passes the event on",
+        ids(&claimed),
+        vec!["b".to_owned()],
+    )?;
+    let settled = answered(
+        "settle",
+        store.settle("b", "one", Settlement::Delivered).await,
+    )?;
+    expect(
+        "the holder of a lease that ran out can no longer settle",
+        settled,
+        false,
+    )?;
+    let dead = Settlement::Dead {
+        attempts: 2,
+        at: 800,
+        reason: "refused with 422".into(),
+    };
+    let settled = answered("settle a dead letter", store.settle("b", "two", dead).await)?;
+    expect(
+        "settle a dead letter by the holder answers true",
+        settled,
+        true,
+    )?;
+    let dead = answered("list dead", store.list(Which::Dead, 10).await)?;
+    expect(
+        "a dead letter keeps its id, attempts and body",
+        dead.iter()
+            .map(|e| (e.id.as_str(), e.attempts, e.body.clone()))
+            .collect::<Vec<_>>(),
+        vec![("b", 2, body(2))],
+    )?;
+    let claimed = answered(
+        "claim_ids",
+        store.claim_ids(&named, 10_000, 20_000, "one").await,
+    )?;
+    expect(
+        "claim_ids leaves a dead letter alone",
+        ids(&claimed),
+        vec!["late".to_owned()],
+    )?;
+    let settled = answered(
+        "settle",
+        store
+            .settle(
+                "late",
+                "one",
+                Settlement::Retry {
+                    attempts: 1,
+                    due: 10_000,
+                    error: "status 500".into(),
+                },
+            )
+            .await,
+    )?;
+    expect("settle a retry by the holder answers true", settled, true)?;
+
+    let revived = answered("revive", store.revive("b", 1_000).await)?;
+    expect("revive of a dead letter answers true", revived, true)?;
+    let revived = answered("revive", store.revive("b", 1_000).await)?;
+    expect(
+        "revive of an id that is not dead answers false",
+        revived,
+        false,
+    )?;
+    let dead = answered("list dead", store.list(Which::Dead, 10).await)?;
+    expect("a revived event is no longer dead", dead.len(), 0)?;
+    let claimed = answered("claim", store.claim(1_000, 10, 2_000, "one").await)?;
+    expect(
+        "a revived event is due at once with no attempts counted",
+        claimed
+            .iter()
+            .map(|e| (e.id.as_str(), e.attempts))
+            .collect::<Vec<_>>(),
+        vec![("b", 0)],
+    )?;
+
+    let dropped = answered("discard", store.discard("b").await)?;
+    expect("discard of a pending event answers true", dropped, true)?;
+    let dropped = answered("discard", store.discard("late").await)?;
+    expect("discard of a pending event answers true", dropped, true)?;
+    let dropped = answered("discard", store.discard("late").await)?;
+    expect("discard of an unknown id answers false", dropped, false)?;
+    let pending = answered("list pending", store.list(Which::Pending, 10).await)?;
+    expect("nothing is left pending", pending.len(), 0)?;
+    let next = answered("next_due", store.next_due().await)?;
+    expect("next_due of an empty store is none", next, None)?;
+    Ok(())
+}
