@@ -5,13 +5,19 @@
 //! of dead letters). A claim moves an event's `due` score to the end of the lease and names its
 //! holder in one script, so a second instance sees it due again only once the lease has run out;
 //! each settlement first checks the holder.
+//!
+//! Every time in these keys and records (scores, and `due` and `accepted` inside records) is on the
+//! Redis server's clock: `Clock` holds how far this process's clock is from it, and the store adds
+//! that to every time it is given and takes it off every time it gives back.
 
-use std::sync::LazyLock;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use redis::Script;
 
 use super::{Entry, OutboxStore, Settlement, StoreError, StoreErrorKind, Which, codec};
 use crate::BoxFuture;
+use crate::platform::rt::{Instant, SystemTime, UNIX_EPOCH};
 
 /// The scripts, hashed once per process.
 static SCRIPTS: LazyLock<[Script; 7]> = LazyLock::new(|| {
@@ -125,20 +131,131 @@ return n
 /// one instance at a time, and an instance that dies holding one gives it up when its lease (a
 /// minute by default, three attempt timeouts at least) runs out.
 ///
+/// Leases and due times follow the Redis server's clock, so instances need not agree on the time:
+/// the store measures how far this process's clock is from the server's (`TIME`) when it connects
+/// and again every minute, and shifts every time it stores or compares by that much (and every time
+/// it reads back, the other way), so an instance whose clock is wrong by more than a lease neither
+/// takes an event another instance is still posting nor waits for one that is due.
+///
 /// An event is accepted once Redis has it in memory; it survives a Redis restart as far as Redis's
 /// own persistence goes (`appendonly yes` with `appendfsync everysec` or `always` for an outbox).
 #[derive(Clone)]
 pub struct RedisOutbox {
     connection: redis::aio::ConnectionManager,
     prefix: String,
+    clock: Arc<Clock>,
 }
 
 impl std::fmt::Debug for RedisOutbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisOutbox")
             .field("prefix", &self.prefix)
+            .field(
+                "server_clock_offset_ms",
+                &self.clock.offset_ms.load(Ordering::Relaxed),
+            )
             .finish_non_exhaustive()
     }
+}
+
+/// How often the offset to the server's clock is measured again (milliseconds).
+const REMEASURE_EVERY_MS: i64 = 60_000;
+/// A measurement whose round trip took longer is thrown away, since its midpoint can be off by
+/// half of it (microseconds).
+const LONGEST_ROUND_TRIP_US: i64 = 1_000_000;
+
+/// The Redis server's clock as seen from this process, shared by the clones of one store.
+#[derive(Debug)]
+struct Clock {
+    /// The server's clock minus this process's, in milliseconds: added to every time stored or
+    /// compared in Redis, taken off every time read back.
+    offset_ms: AtomicI64,
+    /// When the offset was last measured, in milliseconds since `started` (a monotonic clock, so
+    /// that a step of the wall clock does not put the next measurement off).
+    measured_at: AtomicI64,
+    started: Instant,
+    /// A measurement is under way: at most one at a time.
+    measuring: AtomicBool,
+    /// How far this process's clock is taken to be wrong, in milliseconds. Zero, except in tests
+    /// that play an instance whose clock is off.
+    error_ms: i64,
+}
+
+impl Clock {
+    /// This process's clock, as callers read it for the times they pass (`now_ms`), in
+    /// microseconds.
+    fn local_us(&self) -> i64 {
+        let us = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX));
+        us.saturating_add(self.error_ms.saturating_mul(1_000))
+    }
+
+    fn since_started_ms(&self) -> i64 {
+        i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX)
+    }
+
+    /// Reads the server's clock once: the offset in milliseconds, from the midpoint of the round
+    /// trip, and the round trip in microseconds.
+    async fn read(
+        &self,
+        connection: &redis::aio::ConnectionManager,
+    ) -> Result<(i64, i64), redis::RedisError> {
+        let mut c = connection.clone();
+        let sent = self.local_us();
+        let (seconds, micros): (i64, i64) = redis::cmd("TIME").query_async(&mut c).await?;
+        let received = self.local_us();
+        let server = seconds.saturating_mul(1_000_000).saturating_add(micros);
+        let midpoint = sent + (received - sent) / 2;
+        let offset_us = server.saturating_sub(midpoint);
+        Ok((
+            offset_us.saturating_add(500).div_euclid(1_000),
+            received - sent,
+        ))
+    }
+
+    /// Measures the offset again. A reading that fails or took too long keeps the last offset; one
+    /// that agrees with it to within its own uncertainty (half its round trip) keeps it too, so
+    /// times read back stay exactly the times stored while the two clocks keep in step.
+    async fn remeasure(&self, connection: &redis::aio::ConnectionManager) {
+        match self.read(connection).await {
+            Ok((offset, round_trip)) if round_trip <= LONGEST_ROUND_TRIP_US => {
+                let last = self.offset_ms.load(Ordering::Relaxed);
+                if (offset - last).abs() > round_trip / 2_000 {
+                    tracing::debug!(
+                        last_ms = last,
+                        measured_ms = offset,
+                        "the offset to the Redis server's clock changed"
+                    );
+                    self.offset_ms.store(offset, Ordering::Relaxed);
+                }
+            }
+            Ok((_, round_trip)) => tracing::debug!(
+                round_trip_us = round_trip,
+                "the Redis server's clock answered too slowly to measure; the last offset is kept"
+            ),
+            Err(e) => tracing::warn!(
+                error = %e,
+                "the Redis server's clock could not be read; the last offset is kept"
+            ),
+        }
+        self.measured_at
+            .store(self.since_started_ms(), Ordering::Relaxed);
+        self.measuring.store(false, Ordering::Release);
+    }
+}
+
+/// `entry` with its times moved by `by` milliseconds: onto the server's clock or back off it.
+fn shifted(mut entry: Entry, by: i64) -> Entry {
+    entry.due = entry.due.saturating_add(by);
+    entry.accepted = entry.accepted.saturating_add(by);
+    entry
+}
+
+/// A sorted-set score as the Unix milliseconds it was written as (exact in a double until the year
+/// 287,396).
+fn score_ms(score: f64) -> i64 {
+    score as i64
 }
 
 /// A command that failed, with Redis's error as the source.
@@ -157,12 +274,35 @@ impl RedisOutbox {
     /// Fails within 5 s when Redis cannot be reached; once connected, each command times out
     /// after 2 s (the send then fails: the event was not accepted) and the connection is
     /// re-established in the background when Redis returns.
+    /// Fails too when the server does not answer `TIME`, which the store needs to keep its leases
+    /// on the server's clock.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::open(url, 0).await
+    }
+
+    /// Connects as a process whose clock is `clock_error_ms` off (zero but in tests).
+    async fn open(url: &str, clock_error_ms: i64) -> Result<Self, StoreError> {
+        let connection = crate::stores::dedupe::redis_connection(url)
+            .await
+            .map_err(|e| failed_at(format!("cannot connect to {url}"), e))?;
+        let clock = Clock {
+            offset_ms: AtomicI64::new(0),
+            measured_at: AtomicI64::new(0),
+            started: Instant::now(),
+            measuring: AtomicBool::new(false),
+            error_ms: clock_error_ms,
+        };
+        let (offset, _) = clock.read(&connection).await.map_err(|e| {
+            failed_at(
+                format!("cannot read the clock of the Redis server at {url} (`TIME`)"),
+                e,
+            )
+        })?;
+        clock.offset_ms.store(offset, Ordering::Relaxed);
         Ok(RedisOutbox {
-            connection: crate::stores::dedupe::redis_connection(url)
-                .await
-                .map_err(|e| failed_at(format!("cannot connect to {url}"), e))?,
+            connection,
             prefix: "host-outbox:".to_owned(),
+            clock: Arc::new(clock),
         })
     }
 
@@ -171,6 +311,29 @@ impl RedisOutbox {
     pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
         self
+    }
+
+    /// The server's clock minus this process's, in milliseconds. When the last measurement is a
+    /// minute old, a new one starts in a task of its own; the call goes on with the last offset.
+    fn offset(&self) -> i64 {
+        let clock = &self.clock;
+        let age = clock
+            .since_started_ms()
+            .saturating_sub(clock.measured_at.load(Ordering::Relaxed));
+        if age >= REMEASURE_EVERY_MS
+            && clock
+                .measuring
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            let (clock, connection) = (Arc::clone(&self.clock), self.connection.clone());
+            let spawned =
+                crate::platform::rt::spawn(async move { clock.remeasure(&connection).await });
+            if !spawned {
+                self.clock.measuring.store(false, Ordering::Release);
+            }
+        }
+        self.clock.offset_ms.load(Ordering::Relaxed)
     }
 
     fn script(&self, which: usize) -> redis::ScriptInvocation<'static> {
@@ -185,18 +348,23 @@ impl RedisOutbox {
         format!("{}{name}", self.prefix)
     }
 
-    /// The claimed records (ids and records, in turn) that decode. One that does not becomes a
-    /// dead letter as it is, its bytes as the body, so that `list` and `cargo host outbox` show it
-    /// rather than it being claimed and skipped forever.
-    async fn decoded(&self, claimed: Vec<Vec<u8>>, now: i64) -> Result<Vec<Entry>, StoreError> {
+    /// The claimed records (ids and records, in turn) that decode, on the caller's clock. One that
+    /// does not becomes a dead letter as it is, its bytes as the body, so that `list` and
+    /// `cargo host outbox` show it rather than it being claimed and skipped forever.
+    async fn decoded(
+        &self,
+        claimed: Vec<Vec<u8>>,
+        server_now: i64,
+        offset: i64,
+    ) -> Result<Vec<Entry>, StoreError> {
         let mut entries = Vec::with_capacity(claimed.len() / 2);
         let mut pairs = claimed.chunks_exact(2);
         for pair in &mut pairs {
             let (id, raw) = (String::from_utf8_lossy(&pair[0]), &pair[1]);
             match codec::decode(raw) {
-                Ok((entry, _)) => entries.push(entry),
+                Ok((entry, _)) => entries.push(shifted(entry, -offset)),
                 Err(why) => {
-                    let entry = codec::unreadable(&id, raw.clone(), &why, now);
+                    let entry = codec::unreadable(&id, raw.clone(), &why, server_now);
                     let mut c = self.connection.clone();
                     let _: i64 = self
                         .script(S_BURY)
@@ -211,6 +379,7 @@ impl RedisOutbox {
         Ok(entries)
     }
 
+    /// Record `id` of `hash` as stored, on the server's clock.
     async fn record(&self, hash: &str, id: &str) -> Result<Option<Entry>, StoreError> {
         let mut c = self.connection.clone();
         let raw: Option<Vec<u8>> = redis::cmd("HGET")
@@ -236,6 +405,7 @@ impl RedisOutbox {
 impl OutboxStore for RedisOutbox {
     fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
         Box::pin(async move {
+            let entry = shifted(entry, self.offset());
             let mut c = self.connection.clone();
             let stored: i64 = self
                 .script(S_PUT)
@@ -257,17 +427,19 @@ impl OutboxStore for RedisOutbox {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         Box::pin(async move {
+            let offset = self.offset();
+            let now = now.saturating_add(offset);
             let mut c = self.connection.clone();
             let records: Vec<Vec<u8>> = self
                 .script(S_CLAIM)
                 .arg(now)
                 .arg(limit)
-                .arg(lease_until)
+                .arg(lease_until.saturating_add(offset))
                 .arg(owner)
                 .invoke_async(&mut c)
                 .await
                 .map_err(failed)?;
-            self.decoded(records, now).await
+            self.decoded(records, now, offset).await
         })
     }
 
@@ -282,14 +454,19 @@ impl OutboxStore for RedisOutbox {
             if ids.is_empty() {
                 return Ok(Vec::new());
             }
+            let offset = self.offset();
+            let now = now.saturating_add(offset);
             let mut c = self.connection.clone();
             let mut script = self.script(S_CLAIM_IDS);
-            script.arg(now).arg(lease_until).arg(owner);
+            script
+                .arg(now)
+                .arg(lease_until.saturating_add(offset))
+                .arg(owner);
             for id in ids {
                 script.arg(id);
             }
             let records: Vec<Vec<u8>> = script.invoke_async(&mut c).await.map_err(failed)?;
-            self.decoded(records, now).await
+            self.decoded(records, now, offset).await
         })
     }
 
@@ -300,6 +477,7 @@ impl OutboxStore for RedisOutbox {
         settlement: Settlement,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
+            let offset = self.offset();
             let mut c = self.connection.clone();
             let (action, record, due) = match settlement {
                 Settlement::Delivered => ("delivered", Vec::new(), 0),
@@ -312,9 +490,9 @@ impl OutboxStore for RedisOutbox {
                         return Ok(false);
                     };
                     entry.attempts = attempts;
-                    entry.due = due;
+                    entry.due = due.saturating_add(offset);
                     entry.last_error = Some(error);
-                    ("retry", codec::encode(&entry, ""), due)
+                    ("retry", codec::encode(&entry, ""), entry.due)
                 }
                 Settlement::Dead {
                     attempts,
@@ -325,9 +503,9 @@ impl OutboxStore for RedisOutbox {
                         return Ok(false);
                     };
                     entry.attempts = attempts;
-                    entry.due = at;
+                    entry.due = at.saturating_add(offset);
                     entry.last_error = Some(reason);
-                    ("dead", codec::encode(&entry, ""), at)
+                    ("dead", codec::encode(&entry, ""), entry.due)
                 }
             };
             let settled: i64 = self
@@ -346,6 +524,7 @@ impl OutboxStore for RedisOutbox {
 
     fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
         Box::pin(async move {
+            let offset = self.offset();
             let mut c = self.connection.clone();
             let first: Vec<(String, f64)> = redis::cmd("ZRANGE")
                 .arg(self.key("due"))
@@ -355,14 +534,15 @@ impl OutboxStore for RedisOutbox {
                 .query_async(&mut c)
                 .await
                 .map_err(failed)?;
-            // Scores are Unix milliseconds, exact in a double until the year 287,396.
-            #[allow(clippy::cast_possible_truncation)]
-            Ok(first.first().map(|(_, at)| *at as i64))
+            Ok(first
+                .first()
+                .map(|(_, at)| score_ms(*at).saturating_sub(offset)))
         })
     }
 
     fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
         Box::pin(async move {
+            let offset = self.offset();
             let mut c = self.connection.clone();
             let mut out = Vec::new();
             match which {
@@ -378,11 +558,8 @@ impl OutboxStore for RedisOutbox {
                         .map_err(failed)?;
                     for (id, at) in ids {
                         if let Some(mut entry) = self.record("pending", &id).await? {
-                            #[allow(clippy::cast_possible_truncation)]
-                            {
-                                entry.due = at as i64;
-                            }
-                            out.push(entry);
+                            entry.due = score_ms(at);
+                            out.push(shifted(entry, -offset));
                         }
                     }
                 }
@@ -394,7 +571,7 @@ impl OutboxStore for RedisOutbox {
                         .map_err(failed)?;
                     for (id, raw) in all {
                         match codec::decode(&raw) {
-                            Ok((entry, _)) => out.push(entry),
+                            Ok((entry, _)) => out.push(shifted(entry, -offset)),
                             Err(e) => {
                                 tracing::error!(event_id = %id, error = %e, "a damaged dead letter in Redis is skipped")
                             }
@@ -410,6 +587,7 @@ impl OutboxStore for RedisOutbox {
 
     fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
+            let now = now.saturating_add(self.offset());
             let Some(mut entry) = self.record("dead", id).await? else {
                 return Ok(false);
             };
@@ -439,5 +617,198 @@ impl OutboxStore for RedisOutbox {
                 .map_err(failed)?;
             Ok(removed > 0)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use std::process::{Child, Command, Stdio};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::outbound::outbox::now_ms;
+
+    /// How far apart two measurements of the same clocks may be: each offset is measured to within
+    /// about a millisecond over loopback.
+    const TOLERANCE_MS: i64 = 20;
+
+    /// A `redis-server` on a free loopback port, killed when dropped.
+    struct Redis {
+        child: Child,
+        url: String,
+    }
+
+    impl Drop for Redis {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+
+    /// Starts `redis-server`; `None` when it is not installed, which fails when `CI` is set.
+    fn start_redis() -> Option<Redis> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let spawned = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let child = match spawned {
+            Ok(child) => child,
+            Err(e) => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "redis-server is required in CI ({e}); .ci/run installs it"
+                );
+                eprintln!("skipped: redis-server is not installed ({e})");
+                return None;
+            }
+        };
+        let redis = Redis {
+            child,
+            url: format!("redis://127.0.0.1:{port}/"),
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "redis-server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(redis)
+    }
+
+    fn ids(entries: &[Entry]) -> Vec<&str> {
+        entries.iter().map(|e| e.id.as_str()).collect()
+    }
+
+    /// Instance A with a right clock and instance B whose clock is `skew_ms` off share one outbox,
+    /// each passing the times of its own clock, as the dispatcher does.
+    async fn instances_with_skewed_clocks_agree(skew_ms: i64) {
+        let Some(redis) = start_redis() else {
+            return;
+        };
+        let a = RedisOutbox::open(&redis.url, 0).await.unwrap();
+        let b = RedisOutbox::open(&redis.url, skew_ms).await.unwrap();
+        let b_now = || now_ms() + skew_ms;
+        let lease = 60_000;
+
+        let a_now = now_ms();
+        assert!(
+            a.put(Entry::new("from-a", b"{}".to_vec(), a_now))
+                .await
+                .unwrap()
+        );
+        let claimed = a.claim(a_now, 10, a_now + lease, "a").await.unwrap();
+        assert_eq!(ids(&claimed), ["from-a"]);
+
+        let now = b_now();
+        let taken = b.claim(now, 10, now + lease, "b").await.unwrap();
+        assert_eq!(
+            ids(&taken),
+            Vec::<&str>::new(),
+            "B, its clock {skew_ms:+} ms off, claimed an event under A's 60 s lease"
+        );
+
+        assert!(
+            b.put(Entry::new("from-b", b"{}".to_vec(), b_now()))
+                .await
+                .unwrap()
+        );
+        // The two offsets are each measured to within a millisecond or so: "at once" is within
+        // that, not after B's clock error.
+        tokio::time::sleep(Duration::from_millis(TOLERANCE_MS as u64)).await;
+        let a_then = now_ms();
+        let claimed = a.claim(a_then, 10, a_then + lease, "a").await.unwrap();
+        assert_eq!(
+            ids(&claimed),
+            ["from-b"],
+            "an event B put (its clock {skew_ms:+} ms off) is not due for A at once"
+        );
+        let accepted = claimed[0].accepted;
+        assert!(
+            (accepted - a_then).abs() <= 2 * TOLERANCE_MS,
+            "A reads the event B accepted as accepted {} ms from A's now",
+            accepted - a_then
+        );
+
+        let next = b.next_due().await.unwrap().unwrap();
+        let expected = a_now + lease + skew_ms;
+        assert!(
+            (next - expected).abs() <= TOLERANCE_MS,
+            "next_due seen from B is {} ms from the end of A's lease on B's clock",
+            next - expected
+        );
+    }
+
+    #[tokio::test]
+    async fn an_instance_whose_clock_is_90_s_ahead_keeps_to_the_leases() {
+        instances_with_skewed_clocks_agree(90_000).await;
+    }
+
+    #[tokio::test]
+    async fn an_instance_whose_clock_is_90_s_behind_keeps_to_the_leases() {
+        instances_with_skewed_clocks_agree(-90_000).await;
+    }
+
+    /// Waits for the measurement under way, if any, to end.
+    async fn measured(store: &RedisOutbox) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while store.clock.measuring.load(Ordering::Acquire) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the measurement did not end"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn the_offset_is_measured_again_after_a_minute_and_kept_when_that_fails() {
+        let Some(redis) = start_redis() else {
+            return;
+        };
+        let store = RedisOutbox::open(&redis.url, 0).await.unwrap();
+        let right = store.clock.offset_ms.load(Ordering::Relaxed);
+        let a_minute_ago = || store.clock.since_started_ms() - REMEASURE_EVERY_MS;
+
+        // Measured less than a minute ago: calls use the offset as it is.
+        store
+            .clock
+            .offset_ms
+            .store(right + 5_000, Ordering::Relaxed);
+        store.next_due().await.unwrap();
+        measured(&store).await;
+        assert_eq!(store.clock.offset_ms.load(Ordering::Relaxed), right + 5_000);
+
+        // A minute ago: the next call starts a measurement, which puts the offset right.
+        store
+            .clock
+            .measured_at
+            .store(a_minute_ago(), Ordering::Relaxed);
+        store.next_due().await.unwrap();
+        measured(&store).await;
+        let now = store.clock.offset_ms.load(Ordering::Relaxed);
+        assert!(
+            (now - right).abs() <= TOLERANCE_MS,
+            "measured again: {now} ms, at connect: {right} ms"
+        );
+
+        // Redis gone: the measurement fails and the last offset stays.
+        drop(redis);
+        store
+            .clock
+            .measured_at
+            .store(a_minute_ago(), Ordering::Relaxed);
+        assert!(store.next_due().await.is_err());
+        measured(&store).await;
+        assert_eq!(store.clock.offset_ms.load(Ordering::Relaxed), now);
     }
 }
