@@ -1,8 +1,9 @@
-//! Event deduplication across instances with the Redis store, against a real Redis server: the test
-//! starts `redis-server` on a free loopback port (`.ci/run` installs it). Without the binary the test
-//! is skipped locally and fails in CI. The fault tests pause Redis (SIGSTOP), kill it and start it
-//! again on the same port: deliveries are answered a retryable 503 within the store timeout, never
-//! hang, and the store finds Redis again once it is back.
+//! Event deduplication across instances with the Redis store (the store contract, instances sharing
+//! Redis, outages), against a real Redis server: the test starts `redis-server` on a free loopback
+//! port (`.ci/run` installs it). Without the binary the test is skipped locally and fails in CI.
+//! The fault tests pause Redis (SIGSTOP), kill it and start it again on the same port: deliveries
+//! are answered a retryable 503 within the store timeout, never hang, and the store finds Redis
+//! again once it is back.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -13,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use host_runtime::Handler;
 use host_runtime::HostEvent;
-use host_runtime::dedupe::{Claim, DedupeStore, RedisDedupe};
+use host_runtime::dedupe::RedisDedupe;
 use host_runtime::testing::TestHost;
+use host_runtime::testing::contract::dedupe_store;
 use host_sdk_tests::{Server, handler};
 use serde_json::json;
 
@@ -132,32 +134,19 @@ async fn a_send_to_a_redis_outbox_that_is_down_keeps_the_io_error_as_its_cause()
     assert!(io.is_some(), "no I/O error in the chain: {chain:#?}");
 }
 
+/// The store contract, run twice at once as two instances would share Redis: each through its
+/// own connection, one of them with another extension's key prefix.
 #[tokio::test]
-async fn the_redis_store_claims_records_and_releases() {
+async fn the_redis_store_keeps_the_store_contract() {
     let Some(redis) = start_redis() else { return };
-    let store = RedisDedupe::connect(&redis.url)
+    let a = RedisDedupe::connect(&redis.url).await.unwrap();
+    let b = RedisDedupe::connect(&redis.url)
         .await
         .unwrap()
-        .with_prefix("test:");
-    assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
-    assert!(
-        matches!(store.claim("k", "b").await, Ok(Claim::Busy)),
-        "in flight elsewhere"
-    );
-    // Only the holder settles the claim.
-    store.release("k", "b").await;
-    assert!(matches!(store.claim("k", "b").await, Ok(Claim::Busy)));
-    store.release("k", "a").await;
-    assert!(
-        matches!(store.claim("k", "c").await, Ok(Claim::Run)),
-        "a failed attempt is retried"
-    );
-    store.complete("k", "c").await;
-    assert!(matches!(store.claim("k", "d").await, Ok(Claim::Done)));
-    // A late release by an attempt that lost its claim does not erase the record.
-    store.release("k", "a").await;
-    store.release("k", "c").await;
-    assert!(matches!(store.claim("k", "e").await, Ok(Claim::Done)));
+        .with_prefix("another-extension:");
+    let (a, b) = tokio::join!(dedupe_store(&a), dedupe_store(&b));
+    a.unwrap_or_else(|v| panic!("{v}"));
+    b.unwrap_or_else(|v| panic!("{v}"));
 }
 
 #[tokio::test]

@@ -13,6 +13,10 @@
 //! let answer = host.call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" })).await;
 //! assert_eq!(answer.status, 200);
 //! ```
+//!
+//! [`contract`] holds what every store must do, as functions to run against a store: a vendor
+//! who writes a deduplication store of their own runs [`contract::dedupe_store`] on it in a test,
+//! and gets the first promise it breaks.
 
 use crate::platform::rt::{SystemTime, UNIX_EPOCH};
 
