@@ -1,14 +1,18 @@
 //! The DynamoDB deduplication store against a DynamoDB emulator (moto's server mode, started on a
-//! free port; `.ci/run` installs it): the store contract as the Redis store keeps it, leases that
-//! run out and are renewed, and the table check's errors.
+//! free port; `.ci/run` installs it): the store contract, the expiry every item carries for
+//! DynamoDB's time to live, leases that run out and are renewed, and the table check's errors.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use host_runtime::dedupe::{Claim, DedupeStore};
+use host_runtime::dedupe::{
+    Claim, DedupeStore, DynamoDbDedupe, KEY_ATTRIBUTE, StoreErrorKind, TTL_ATTRIBUTE, WINDOW,
+};
+use host_runtime::testing::contract::dedupe_store;
+use serde_json::json;
 
 async fn claim(store: &impl DedupeStore, key: &str, owner: &str) -> &'static str {
     match store.claim(key, owner).await {
@@ -21,41 +25,159 @@ async fn claim(store: &impl DedupeStore, key: &str, owner: &str) -> &'static str
 }
 
 #[tokio::test]
-async fn the_store_claims_records_and_releases_as_the_redis_store_does() {
+async fn the_store_keeps_the_store_contract() {
     let Some(moto) = common::start_moto() else {
         return;
     };
     let store = moto.store("contract");
     store.create_table().await.unwrap();
     store.check().await.unwrap();
+    dedupe_store(&store).await.unwrap_or_else(|v| panic!("{v}"));
+    // A prefix separates extensions sharing the table.
     assert_eq!(claim(&store, "k", "a").await, "run");
-    assert_eq!(claim(&store, "k", "b").await, "busy", "in flight elsewhere");
-    // Only the holder settles the claim.
-    store.release("k", "b").await;
-    store.complete("k", "b").await;
-    assert_eq!(claim(&store, "k", "b").await, "busy");
-    store.release("k", "a").await;
-    assert_eq!(
-        claim(&store, "k", "c").await,
-        "run",
-        "a failed attempt is retried"
-    );
-    store.complete("k", "c").await;
-    assert_eq!(claim(&store, "k", "d").await, "done");
-    // A late release by an attempt that lost its claim, or by the one that recorded it, does not
-    // erase the record.
-    store.release("k", "a").await;
-    store.release("k", "c").await;
-    assert_eq!(claim(&store, "k", "e").await, "done");
-    // Keys are independent; a prefix separates extensions sharing the table.
-    assert_eq!(claim(&store, "other", "a").await, "run");
     let shared = moto.store("contract").with_prefix("another-extension:");
     assert_eq!(claim(&shared, "k", "a").await, "run");
-    // A key longer than DynamoDB allows in a partition key (a reserved event's whole payload).
-    let long = "x".repeat(4000);
-    assert_eq!(claim(&store, &long, "a").await, "run");
-    store.complete(&long, "a").await;
-    assert_eq!(claim(&store, &long, "b").await, "done");
+    dedupe_store(&shared)
+        .await
+        .unwrap_or_else(|v| panic!("{v}"));
+}
+
+/// Seconds since the Unix epoch: `(floor, ceiling)` of now.
+fn unix_now() -> (u64, u64) {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    (now.as_secs(), now.as_millis().div_ceil(1000) as u64)
+}
+
+/// Every item in `table`, read back raw, each checked to carry [`TTL_ATTRIBUTE`] as a Number of
+/// whole seconds no earlier than the item's own end (`until`, milliseconds): DynamoDB's time to
+/// live must never delete a live claim or record. The items by key, with their `expires`.
+async fn expiries(moto: &common::Moto, table: &str) -> Vec<(String, u64)> {
+    let (status, answer) = moto
+        .api(
+            "Scan",
+            json!({ "TableName": table, "ConsistentRead": true }),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let items = answer["Items"].as_array().expect("a list of items");
+    items
+        .iter()
+        .map(|item| {
+            let key = item[KEY_ATTRIBUTE]["S"].as_str().unwrap().to_owned();
+            let expires = item[TTL_ATTRIBUTE]["N"]
+                .as_str()
+                .unwrap_or_else(|| panic!("`{TTL_ATTRIBUTE}` is not a Number on {item}"));
+            let expires: u64 = expires
+                .parse()
+                .unwrap_or_else(|_| panic!("`{TTL_ATTRIBUTE}` is not whole seconds on {item}"));
+            let until: u64 = item["until"]["N"].as_str().unwrap().parse().unwrap();
+            assert!(
+                expires * 1000 >= until,
+                "the item expires before it ends: {item}"
+            );
+            (key, expires)
+        })
+        .collect()
+}
+
+/// The `expires` of `key`'s item.
+async fn expiry(moto: &common::Moto, table: &str, key: &str) -> Option<u64> {
+    expiries(moto, table)
+        .await
+        .into_iter()
+        .find_map(|(k, expires)| (k == key).then_some(expires))
+}
+
+/// `expires` is `after` from a moment between `from` and `to` (see [`unix_now`]), in seconds:
+/// a value in milliseconds would be a thousand times too far.
+fn assert_expires_after(
+    expires: u64,
+    from: (u64, u64),
+    to: (u64, u64),
+    after: Duration,
+    what: &str,
+) {
+    let (earliest, latest) = (from.0 + after.as_secs(), to.1 + after.as_secs());
+    assert!(
+        (earliest..=latest).contains(&expires),
+        "{what}: `{TTL_ATTRIBUTE}` is {expires}, not Unix seconds between {earliest} and {latest}"
+    );
+}
+
+#[tokio::test]
+async fn every_item_carries_when_it_expires_in_unix_seconds() {
+    let Some(moto) = common::start_moto() else {
+        return;
+    };
+    let store = moto.store("expiry");
+    store.create_table().await.unwrap();
+    let lease = DynamoDbDedupe::DEFAULT_LEASE;
+
+    let before = unix_now();
+    assert_eq!(claim(&store, "k", "a").await, "run");
+    let claimed = expiry(&moto, "expiry", "k")
+        .await
+        .expect("the claim's item");
+    assert_expires_after(claimed, before, unix_now(), lease, "a claim");
+
+    // Past a second, so that a renewal moves `expires` on.
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let before = unix_now();
+    store.renew("k", "a").await;
+    let renewed = expiry(&moto, "expiry", "k")
+        .await
+        .expect("the claim's item");
+    assert_expires_after(renewed, before, unix_now(), lease, "a renewed claim");
+    assert!(renewed > claimed, "renewed {renewed}, claimed {claimed}");
+
+    let before = unix_now();
+    store.complete("k", "a").await;
+    let recorded = expiry(&moto, "expiry", "k").await.expect("the record");
+    assert_expires_after(recorded, before, unix_now(), WINDOW, "a record");
+
+    // A released claim leaves no item behind; a hashed long key's item carries it too.
+    assert_eq!(claim(&store, "r", "a").await, "run");
+    assert!(expiry(&moto, "expiry", "r").await.is_some());
+    store.release("r", "a").await;
+    assert_eq!(expiry(&moto, "expiry", "r").await, None, "released");
+    let before = unix_now();
+    assert_eq!(claim(&store, &"x".repeat(3_000), "a").await, "run");
+    let items = expiries(&moto, "expiry").await;
+    let (_, long) = items
+        .iter()
+        .find(|(k, _)| k.starts_with("sha256:"))
+        .expect("the long key's item");
+    assert_expires_after(*long, before, unix_now(), lease, "a long key's claim");
+    assert_eq!(items.len(), 2, "{items:?}");
+}
+
+#[tokio::test]
+async fn a_table_that_does_not_expire_items_on_expires_fails_the_check() {
+    let Some(moto) = common::start_moto() else {
+        return;
+    };
+    // The right key, and time to live off: what `aws dynamodb create-table` alone leaves.
+    create_table(&moto, "no-ttl", KEY_ATTRIBUTE).await;
+    let e = moto.store("no-ttl").check().await.unwrap_err();
+    assert_eq!(e.kind(), StoreErrorKind::Refused, "{e}");
+    assert_eq!(
+        e.message,
+        "DynamoDB table `no-ttl` never deletes old deduplication records: its time to live is off; \
+         turn it on with `aws dynamodb update-time-to-live --table-name no-ttl \
+         --time-to-live-specification Enabled=true,AttributeName=expires` (region us-east-1)"
+    );
+    // Time to live on another attribute, which the store does not write.
+    create_table(&moto, "other-ttl", KEY_ATTRIBUTE).await;
+    time_to_live(&moto, "other-ttl", "ttl").await;
+    let e = moto.store("other-ttl").check().await.unwrap_err();
+    assert!(
+        e.message
+            .contains("its time to live is on `ttl`; turn it off, then on for `expires` with"),
+        "{e}"
+    );
+    // Turned on for `expires`, as the message says: the check passes.
+    time_to_live(&moto, "no-ttl", TTL_ATTRIBUTE).await;
+    moto.store("no-ttl").check().await.unwrap();
 }
 
 #[tokio::test]
@@ -144,39 +266,39 @@ async fn a_table_with_another_key_is_refused() {
         return;
     };
     // Created with a partition key named `id`, as a table made for something else would be.
-    let status = create_table_keyed_by_id(&moto);
-    assert!(
-        status.contains(" 200 "),
-        "the emulator refused the table: {status}"
-    );
+    create_table(&moto, "wrong-key", "id").await;
     let e = moto.store("wrong-key").check().await.unwrap_err();
     assert!(e.message.contains("has the wrong key"), "{e}");
     assert!(e.message.contains("partition key `pk`"), "{e}");
 }
 
-/// Creates `wrong-key` (partition key `id`) through the emulator's API as the AWS CLI would; the
-/// store's own `create_table` only makes the right table.
-fn create_table_keyed_by_id(moto: &common::Moto) -> String {
-    use std::io::{Read as _, Write as _};
-    let body = serde_json::json!({
-        "TableName": "wrong-key",
-        "AttributeDefinitions": [{ "AttributeName": "id", "AttributeType": "S" }],
-        "KeySchema": [{ "AttributeName": "id", "KeyType": "HASH" }],
-        "BillingMode": "PAY_PER_REQUEST",
-    })
-    .to_string();
-    let addr = moto.url.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/x-amz-json-1.0\r\n\
-         X-Amz-Target: DynamoDB_20120810.CreateTable\r\n\
-         Authorization: AWS4-HMAC-SHA256 Credential=testing/20261125/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    answer.lines().next().unwrap_or_default().to_owned()
+/// Creates `table` with the string partition key `key` and no time to live, as the AWS CLI
+/// would; the store's own `create_table` only makes a table set up right.
+async fn create_table(moto: &common::Moto, table: &str, key: &str) {
+    let (status, answer) = moto
+        .api(
+            "CreateTable",
+            json!({
+                "TableName": table,
+                "AttributeDefinitions": [{ "AttributeName": key, "AttributeType": "S" }],
+                "KeySchema": [{ "AttributeName": key, "KeyType": "HASH" }],
+                "BillingMode": "PAY_PER_REQUEST",
+            }),
+        )
+        .await;
+    assert_eq!(status, 200, "the emulator refused the table: {answer}");
+}
+
+/// Turns `table`'s time to live on for `attribute`.
+async fn time_to_live(moto: &common::Moto, table: &str, attribute: &str) {
+    let (status, answer) = moto
+        .api(
+            "UpdateTimeToLive",
+            json!({
+                "TableName": table,
+                "TimeToLiveSpecification": { "Enabled": true, "AttributeName": attribute },
+            }),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
 }

@@ -53,6 +53,32 @@ impl Moto {
         let env: HashMap<&str, String> = self.env().into_iter().collect();
         host_runtime::dedupe::DynamoDbDedupe::from_vars(table, |k| env.get(k).cloned()).unwrap()
     }
+
+    /// Calls the emulator's DynamoDB `operation` with `body`, as the AWS CLI would (moto does not
+    /// check signatures, only reads the region and service from the `Authorization` header): the
+    /// HTTP status and the answer's JSON. For what the store does not do itself: read its items
+    /// back, make a table it would not make.
+    pub async fn api(&self, operation: &str, body: Value) -> (u16, Value) {
+        let request = http::Request::post(&self.url)
+            .header("content-type", "application/x-amz-json-1.0")
+            .header("x-amz-target", format!("DynamoDB_20120810.{operation}"))
+            .header(
+                "authorization",
+                format!(
+                    "AWS4-HMAC-SHA256 Credential=testing/20261125/{REGION}/dynamodb/aws4_request, \
+                     SignedHeaders=host, Signature=0"
+                ),
+            )
+            .body(Bytes::from(body.to_string()))
+            .unwrap();
+        let answer = host_runtime::client::Client::platform_default()
+            .expect("the native HTTP client")
+            .send(request, 16 * 1024 * 1024)
+            .await
+            .unwrap_or_else(|e| panic!("{operation} did not reach the emulator: {e}"));
+        let json = serde_json::from_slice(answer.body()).unwrap_or(Value::Null);
+        (answer.status().as_u16(), json)
+    }
 }
 
 /// moto's server app, served one request at a time. moto checks a condition and writes the item

@@ -130,9 +130,10 @@ impl fmt::Debug for AwsCredentials {
 /// - a duplicate finds a record (answered without running the handler) or another's live claim
 ///   (claimed again shortly, as with Redis).
 ///
-/// Each item also carries [`TTL_ATTRIBUTE`] (`expires`): with DynamoDB's time to live enabled on
-/// it, old items are deleted for free. The store never relies on that deletion (it can lag by
-/// days): an item past its time counts as absent.
+/// Each item also carries [`TTL_ATTRIBUTE`] (`expires`), a Number of seconds since the Unix epoch
+/// at which its lease or its record ends, rounded up: with DynamoDB's time to live enabled on it,
+/// old items are deleted for free, and [`check`](Self::check) fails when it is not. The store never
+/// relies on that deletion (it can lag by days): an item past its time counts as absent.
 ///
 /// Leases compare the instances' clocks; Lambda's are kept in sync by AWS, well within the lease.
 ///
@@ -147,15 +148,15 @@ impl fmt::Debug for AwsCredentials {
 ///     --time-to-live-specification Enabled=true,AttributeName=expires
 /// ```
 ///
-/// The function's role needs `dynamodb:PutItem`, `GetItem`, `UpdateItem`, `DeleteItem` and
-/// `DescribeTable` on the table.
+/// The function's role needs `dynamodb:PutItem`, `GetItem`, `UpdateItem`, `DeleteItem`,
+/// `DescribeTable` and `DescribeTimeToLive` on the table.
 ///
 /// ```no_run
 /// # async fn f(handler: host_runtime::Handler) -> Result<(), host_runtime::dedupe::DynamoDbError> {
 /// use host_runtime::dedupe::DynamoDbDedupe;
 /// // Region, credentials and endpoint from the usual AWS variables (set by Lambda).
 /// let store = DynamoDbDedupe::from_env("host-events")?;
-/// store.check().await?; // the table exists with the right key: fail at start, not per event
+/// store.check().await?; // the table is set up right: fail at start, not per event
 /// let handler = handler.with_dedupe_store(store);
 /// # Ok(()) }
 /// ```
@@ -313,9 +314,15 @@ impl DynamoDbDedupe {
         &self.table
     }
 
-    /// Checks that the table exists, is reachable with these credentials, and has the partition key
-    /// this store writes (`pk`, a string). Call it at start so a missing table is one clear error
+    /// Checks that the table exists, is reachable with these credentials, has the partition key
+    /// this store writes (`pk`, a string), and has DynamoDB's time to live enabled on
+    /// [`TTL_ATTRIBUTE`] (`expires`). Call it at start so a table set up wrong is one clear error
     /// then rather than a failed delivery per event.
+    ///
+    /// A table whose time to live is off, or on another attribute, fails the check: the store
+    /// still works, but its records are never deleted and the table grows for good. When the
+    /// credentials may not read the time to live (`dynamodb:DescribeTimeToLive` is not allowed),
+    /// the check logs a warning and passes, since the table may well be right.
     pub async fn check(&self) -> Result<(), DynamoDbError> {
         let answer = self
             .call("DescribeTable", json!({ "TableName": self.table }))
@@ -339,7 +346,47 @@ impl DynamoDbDedupe {
                 self.create_command()
             )));
         }
-        Ok(())
+        self.check_time_to_live().await
+    }
+
+    /// Whether DynamoDB's time to live is on for [`TTL_ATTRIBUTE`] (or being turned on).
+    async fn check_time_to_live(&self) -> Result<(), DynamoDbError> {
+        let described = self
+            .call("DescribeTimeToLive", json!({ "TableName": self.table }))
+            .await;
+        let answer = match described {
+            Ok(answer) => answer,
+            Err(e) if e.is("AccessDeniedException") => {
+                tracing::warn!(
+                    table = %self.table,
+                    error = %e,
+                    "cannot see whether the DynamoDB deduplication table deletes old records; \
+                     allow dynamodb:DescribeTimeToLive on it to have this checked"
+                );
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        let ttl = &answer["TimeToLiveDescription"];
+        let status = ttl["TimeToLiveStatus"].as_str().unwrap_or("DISABLED");
+        let attribute = ttl["AttributeName"].as_str();
+        let on = matches!(status, "ENABLED" | "ENABLING");
+        if on && attribute == Some(TTL_ATTRIBUTE) {
+            return Ok(());
+        }
+        let now = match attribute {
+            Some(other) if on => {
+                format!("is on `{other}`; turn it off, then on for `{TTL_ATTRIBUTE}`")
+            }
+            // Off, or being turned off.
+            _ => "is off; turn it on".to_owned(),
+        };
+        Err(DynamoDbError::new(format!(
+            "DynamoDB table `{}` never deletes old deduplication records: its time to live {now} \
+             with {}",
+            self.table,
+            self.ttl_command()
+        )))
     }
 
     /// Creates the table (on-demand billing, partition key `pk`) and enables its time to live on
@@ -383,8 +430,15 @@ impl DynamoDbDedupe {
         format!(
             "`aws dynamodb create-table --table-name {t} --attribute-definitions \
              AttributeName={KEY_ATTRIBUTE},AttributeType=S --key-schema \
-             AttributeName={KEY_ATTRIBUTE},KeyType=HASH --billing-mode PAY_PER_REQUEST` and \
-             `aws dynamodb update-time-to-live --table-name {t} --time-to-live-specification \
+             AttributeName={KEY_ATTRIBUTE},KeyType=HASH --billing-mode PAY_PER_REQUEST` and {ttl}",
+            t = self.table,
+            ttl = self.ttl_command()
+        )
+    }
+
+    fn ttl_command(&self) -> String {
+        format!(
+            "`aws dynamodb update-time-to-live --table-name {t} --time-to-live-specification \
              Enabled=true,AttributeName={TTL_ATTRIBUTE}` (region {r})",
             t = self.table,
             r = self.region
@@ -485,7 +539,8 @@ impl DynamoDbDedupe {
             ),
             Some("AccessDeniedException") => format!(
                 "the credentials may not use DynamoDB table `{table}` ({said}); allow \
-                 dynamodb:PutItem, GetItem, UpdateItem, DeleteItem and DescribeTable on it in the \
+                 dynamodb:PutItem, GetItem, UpdateItem, DeleteItem, DescribeTable and \
+                 DescribeTimeToLive on it in the \
                  function's role"
             ),
             Some(
