@@ -23,10 +23,14 @@
 //! instance: use a shared store (`DynamoDbDedupe` with feature `dynamodb`, `RedisDedupe`, or your own
 //! `DedupeStore`) for Lambda.
 //!
-//! **The outbox.** No task runs between invocations, so the vendor's own events are sent with
-//! `DrainMode::OnDemand` (each `send()` makes the attempts due before the handler answers) and what
-//! is left is posted by [`run_drain`]: the same binary deployed as a second function, invoked by
-//! an EventBridge schedule (every minute).
+//! **The outbox.** Lambda freezes an instance once its response is in and may never thaw it, so no
+//! task may be left to post the vendor's own events. Each request runs as an
+//! [`Invocation`](crate::outbox::Invocation): the events the handler hands to the outbox
+//! (`enqueue`, `send` or `spawn` alike) get one attempt before the response goes back, within 5 s
+//! and at least a second before the invocation's deadline. What the host does not take waits in
+//! the outbox's store for [`run_drain`]: the same binary deployed as a second function, invoked by
+//! an EventBridge schedule (every minute). So the store must outlive the instance: a
+//! `RedisOutbox` (or a store of your own); events in a `MemoryOutbox` are lost with the instance.
 
 use std::convert::Infallible;
 
@@ -93,7 +97,7 @@ pub async fn report_init_error(message: &str) -> Result<(), Error> {
 /// `{"delivered": n, "retrying": n, "dead": n, "more": bool}`; a store that failed makes it an
 /// error, so the failure shows in the function's metrics and logs.
 ///
-/// `sender` should use `DrainMode::OnDemand` and the same outbox as the HTTP function.
+/// `sender` uses the same outbox store as the HTTP function.
 pub async fn run_drain(
     sender: crate::EventSender,
     budget: std::time::Duration,
@@ -114,11 +118,7 @@ async fn drain_once(
     budget: std::time::Duration,
     deadline: u64,
 ) -> Result<serde_json::Value, Error> {
-    let now = crate::platform::rt::SystemTime::now()
-        .duration_since(crate::platform::rt::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    let left = std::time::Duration::from_millis(deadline.saturating_sub(now).saturating_sub(1_000));
-    let report = sender.drain(budget.min(left)).await;
+    let report = sender.drain(budget.min(time_left(deadline))).await;
     if let Some(e) = report.error {
         return Err(format!(
             "the outbox could not be drained ({} delivered before): {e}",
@@ -142,8 +142,14 @@ async fn drain_once(
 }
 
 /// Answers one request as [`run`] does: the stage removed from the path, the body read, the
-/// handler's answer turned into Lambda's response.
+/// handler's answer turned into Lambda's response, and the events the handler handed to an outbox
+/// attempted before it returns (see [the outbox](self#the-outbox)).
 pub async fn respond(handler: &Handler, request: lambda_http::Request) -> http::Response<Body> {
+    let invocation = match request.lambda_context_ref() {
+        Some(context) => crate::outbox::Invocation::new()
+            .with_deadline(crate::platform::rt::Instant::now() + time_left(context.deadline)),
+        None => crate::outbox::Invocation::new(),
+    };
     let stage = stage_of(&request);
     let (mut parts, body) = request.into_parts();
     if let Some(stage) = stage
@@ -161,7 +167,16 @@ pub async fn respond(handler: &Handler, request: lambda_http::Request) -> http::
             Bytes::new()
         }
     };
-    let answer = handler.handle(http::Request::from_parts(parts, body)).await;
+    let (answer, events) = invocation
+        .run(handler.handle(http::Request::from_parts(parts, body)))
+        .await;
+    if events.retrying > 0 || events.error.is_some() {
+        tracing::warn!(
+            delivered = events.delivered,
+            waiting = events.retrying,
+            "events the host did not take wait in the outbox for the next drain"
+        );
+    }
     let (parts, body) = answer.into_parts();
     let body = if body.is_empty() {
         Body::Empty
@@ -172,6 +187,15 @@ pub async fn respond(handler: &Handler, request: lambda_http::Request) -> http::
         }
     };
     http::Response::from_parts(parts, body)
+}
+
+/// The time left before an invocation's `deadline` (milliseconds since the Unix epoch), less a
+/// second to send the answer.
+fn time_left(deadline: u64) -> std::time::Duration {
+    let now = crate::platform::rt::SystemTime::now()
+        .duration_since(crate::platform::rt::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    std::time::Duration::from_millis(deadline.saturating_sub(now).saturating_sub(1_000))
 }
 
 /// The API Gateway stage the request came through, when it names one other than `$default`.

@@ -32,9 +32,10 @@
 //!   it with [`drain_with`] in `#[event(start)]`: an event the host did not take is kept in a
 //!   Durable Object ([`HostOutbox`]) whose alarm posts it again when it is due, with no request to
 //!   the Worker.
-//! - **Background work.** A Worker's tasks end with its request: send outbound events with
-//!   `OutboundEvent::send().await` inside the handler (not `spawn`); what the host does not take
-//!   then waits for the outbox's next drain (the [`HostOutbox`] alarm).
+//! - **Background work.** A Worker's tasks end with its request, so [`respond`] runs each request
+//!   as an [`Invocation`](host_runtime::outbox::Invocation): the events the handler handed to the
+//!   outbox (`enqueue`, `send` or `spawn`) get one attempt before the response goes back, and what
+//!   the host does not take waits for the outbox's next drain (the [`HostOutbox`] alarm).
 //! - **Limits.** Workers read at most 100 MB of body; the handler's own limit (1 MiB by default)
 //!   still answers 413 above it.
 //!
@@ -69,7 +70,10 @@ use host_runtime::{BoxFuture, Handler};
 use worker::{Fetch, Headers, Method, Request, RequestInit, Response, Result};
 
 /// Answers one Worker request with `handler`: the method, path, query, headers and body become
-/// the handler's request, and its answer the Worker's response.
+/// the handler's request, and its answer the Worker's response. The request runs as an
+/// [`Invocation`](host_runtime::outbox::Invocation): the events the handler hands to the outbox
+/// (`enqueue`, `send` or `spawn` alike) get one attempt, within 5 s, before the response goes back;
+/// what the host does not take waits in the [`DurableOutbox`] for its alarm.
 pub async fn respond(handler: &Handler, mut request: Request) -> Result<Response> {
     // The Worker's URL string, not `Request::url`: the handler needs only the path and query,
     // and a full URL parse is code the isolate compiles on its first request.
@@ -84,7 +88,9 @@ pub async fn respond(handler: &Handler, mut request: Request) -> Result<Response
     let request = builder
         .body(Bytes::from(body))
         .map_err(|e| worker::Error::RustError(format!("the request cannot be read: {e}")))?;
-    let answer = handler.handle(request).await;
+    let (answer, _events) = host_runtime::outbox::Invocation::new()
+        .run(handler.handle(request))
+        .await;
     to_worker(answer)
 }
 

@@ -38,6 +38,7 @@ pub use crate::stores::store::{StoreError, StoreErrorKind};
 mod codec;
 #[cfg(feature = "redb")]
 mod file;
+mod invocation;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
@@ -45,6 +46,8 @@ mod schedule;
 
 #[cfg(feature = "redb")]
 pub use file::FileOutbox;
+pub use invocation::Invocation;
+pub(crate) use invocation::defer;
 pub use memory::MemoryOutbox;
 #[cfg(feature = "redis")]
 pub use redis::RedisOutbox;
@@ -134,6 +137,28 @@ pub enum SendError {
         /// What the last attempt met.
         last: String,
     },
+}
+
+/// The answer to the host when an event could not be handed over, so that a handler can write
+/// `event.enqueue().await?`: an outbox that could not store the event is `503 OUTBOX_UNAVAILABLE`
+/// with `Retry-After: 30`, so the host calls again and the event is not lost; any other failure is
+/// `500 INTERNAL`, also retried. The send error is kept as the cause, for the log.
+///
+/// [`SendError::Pending`] from [`send`](crate::webhook::OutboundEvent::send) means the outbox holds
+/// the event: do not fail the call over it.
+impl From<SendError> for crate::HostError {
+    fn from(e: SendError) -> Self {
+        let answer = match &e {
+            SendError::Store(_) => crate::HostError::new(
+                "OUTBOX_UNAVAILABLE",
+                "an event could not be stored in the outbox; call again",
+            )
+            .with_status(503)
+            .with_retry_after(30),
+            _ => crate::HostError::internal("an event could not be handed to the outbox"),
+        };
+        answer.with_source(e)
+    }
 }
 
 /// One stored event: pending (waiting for its next attempt) or dead (given up on).

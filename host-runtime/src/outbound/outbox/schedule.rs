@@ -184,16 +184,16 @@ impl Outbox {
             self.waiters.finish(id, &Err(e.clone()));
             return Err(e);
         }
-        if self.dispatch == DrainMode::Background {
-            self.start();
-        }
+        super::invocation::accepted(self, id);
+        self.start();
         self.wake.notify_one();
         Ok(())
     }
 
-    /// Whether events are posted by a background task, started if it was not yet.
+    /// Whether events are posted by a background task, started if it was not yet. Never inside an
+    /// [`Invocation`](super::Invocation): the task would be frozen or killed with the request.
     pub(crate) fn start(self: &Arc<Self>) -> bool {
-        if self.dispatch != DrainMode::Background {
+        if self.dispatch != DrainMode::Background || super::invocation::active() {
             return false;
         }
         if self.running.swap(true, Ordering::AcqRel) {
@@ -208,8 +208,9 @@ impl Outbox {
         }
     }
 
-    /// Waits for the final outcome of event `id`, or, on demand, makes attempts within one
-    /// attempt's timeout and reports where the event stands.
+    /// Waits for the final outcome of event `id` from the background dispatcher; or, on demand and
+    /// inside an invocation, makes one attempt at it, within one attempt's timeout, and reports
+    /// where it stands.
     pub(crate) async fn settle_now(
         self: &Arc<Self>,
         id: &str,
@@ -220,11 +221,15 @@ impl Outbox {
         }
         let mut mine = None;
         let report = self
-            .drain_with(self.retry.timeout, |settled_id, outcome| {
-                if settled_id == id {
-                    mine = Some(outcome.clone());
-                }
-            })
+            .attempt_ids(
+                &[id.to_owned()],
+                self.retry.timeout,
+                |settled_id, outcome| {
+                    if settled_id == id {
+                        mine = Some(outcome.clone());
+                    }
+                },
+            )
             .await;
         match mine {
             Some(outcome) => outcome,
@@ -232,10 +237,46 @@ impl Outbox {
                 attempts: 0,
                 last: match report.error {
                     Some(e) => e.to_string(),
-                    None => "not attempted within this send's time budget".to_owned(),
+                    None => "not attempted now: another dispatcher holds it".to_owned(),
                 },
             }),
         }
+    }
+
+    /// Makes one attempt at each of `ids` that is due and not under another dispatcher's claim,
+    /// all at once, within `budget`.
+    pub(crate) async fn attempt_ids(
+        &self,
+        ids: &[String],
+        budget: Duration,
+        mut seen: impl FnMut(&str, &Result<u16, SendError>),
+    ) -> DrainReport {
+        let mut report = DrainReport::default();
+        if ids.is_empty() || budget.is_zero() {
+            report.more = !ids.is_empty();
+            return report;
+        }
+        let now = now_ms();
+        let claimed = crate::platform::rt::timeout(
+            STORE_TIMEOUT.min(budget),
+            self.store
+                .claim_ids(ids, now, now + millis(self.lease), &self.owner),
+        )
+        .await
+        .unwrap_or_else(|_| Err(unanswered()));
+        match claimed {
+            Ok(batch) => {
+                self.attempt_batch(
+                    batch,
+                    self.retry.timeout.min(budget),
+                    &mut report,
+                    &mut seen,
+                )
+                .await;
+            }
+            Err(e) => report.error = Some(e),
+        }
+        report
     }
 
     /// Posts due events in the caller's task for up to `budget` (attempts under way when it runs
@@ -276,19 +317,29 @@ impl Outbox {
                     break;
                 }
             };
-            let timeout = self.retry.timeout.min(left);
-            let settled =
-                join_all(batch.into_iter().map(|entry| self.deliver(entry, timeout))).await;
-            for (id, settled, outcome) in settled {
-                match settled {
-                    Settled::Delivered => report.delivered += 1,
-                    Settled::Retrying => report.retrying += 1,
-                    Settled::Dead => report.dead += 1,
-                }
-                seen(&id, &outcome);
-            }
+            self.attempt_batch(batch, self.retry.timeout.min(left), &mut report, &mut seen)
+                .await;
         }
         report
+    }
+
+    /// One attempt at each claimed event, all at once, counted in `report`.
+    async fn attempt_batch(
+        &self,
+        batch: Vec<Entry>,
+        timeout: Duration,
+        report: &mut DrainReport,
+        seen: &mut impl FnMut(&str, &Result<u16, SendError>),
+    ) {
+        let settled = join_all(batch.into_iter().map(|entry| self.deliver(entry, timeout))).await;
+        for (id, settled, outcome) in settled {
+            match settled {
+                Settled::Delivered => report.delivered += 1,
+                Settled::Retrying => report.retrying += 1,
+                Settled::Dead => report.dead += 1,
+            }
+            seen(&id, &outcome);
+        }
     }
 
     /// The background task: claims what is due while there are free slots, and sleeps until the

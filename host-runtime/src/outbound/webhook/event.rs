@@ -101,12 +101,17 @@ impl OutboundEvent {
         }
         let receipt = self.outbox.wait(&self.id);
         let (outbox, id) = (Arc::clone(&self.outbox), self.id.clone());
-        let started = crate::platform::rt::spawn(async move {
+        let hand_over: crate::BoxFuture<'static, ()> = Box::pin(async move {
             if let Err(e) = self.outbox.accept(&self.id, self.body).await {
                 tracing::error!(event_id = %self.id, error = %crate::calls::error::Chain(&e), "event not sent");
             }
         });
-        if !started {
+        // Inside an invocation the event is stored once the request's work is done, then attempted
+        // before the answer; elsewhere a task of its own stores it.
+        let Err(hand_over) = crate::outbound::outbox::defer(hand_over) else {
+            return receipt;
+        };
+        if !crate::platform::rt::spawn(hand_over) {
             let e = SendError::Request(crate::platform::client::ClientError::new(
                 crate::platform::client::ClientErrorKind::Request,
                 "no async runtime to send the event on",

@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use crate::BoxFuture;
 use crate::outbound::outbox::{
-    Courier, DrainMode, DrainReport, MemoryOutbox, Outbox, OutboxStore, Try,
+    Courier, DrainMode, DrainReport, Entry, Outbox, OutboxStore, Settlement, StoreError,
+    StoreErrorKind, Try, Which,
 };
 
 use super::{
@@ -18,8 +19,15 @@ use super::{
 
 /// Posts the vendor's declared events to the host, signed with the install's inbound secret,
 /// through an outbox: each event is stored before it counts as accepted, and a dispatcher posts it
-/// until the host takes it (see [`crate::outbound::outbox`]). Without [`with_outbox`](Self::with_outbox) the
-/// outbox is in memory and lost with the process.
+/// until the host takes it (see [`crate::outbound::outbox`]).
+///
+/// The outbox is yours to choose, with [`with_outbox`](Self::with_outbox): a
+/// [`FileOutbox`](crate::outbound::outbox::FileOutbox) on a server's disk, a
+/// [`RedisOutbox`](crate::outbound::outbox::RedisOutbox) shared by instances or serverless
+/// invocations, a Durable Object on Workers, or a [`MemoryOutbox`](crate::outbound::outbox::MemoryOutbox)
+/// for tests. There is no default: a sender given none refuses every event with
+/// [`SendError::Store`] naming the fix (a handler that passes it on with `?` answers the host 503,
+/// so the host calls again), rather than keeping events in memory where a restart loses them.
 #[derive(Clone)]
 pub struct EventSender {
     post_url: String,
@@ -59,7 +67,7 @@ impl EventSender {
             previous: None,
             build: None,
             retry: RetryPolicy::default(),
-            store: Arc::new(MemoryOutbox::new()),
+            store: Arc::new(NoOutbox),
             dispatch: DrainMode::default(),
             concurrency: 64,
             outbox: Arc::default(),
@@ -199,6 +207,65 @@ impl EventSender {
             envelope,
             body,
         })
+    }
+}
+
+/// The store of a sender given none: every call fails, naming the fix.
+struct NoOutbox;
+
+impl NoOutbox {
+    fn refuse<'a, T: Send + 'a>() -> crate::BoxFuture<'a, Result<T, StoreError>> {
+        Box::pin(std::future::ready(Err(StoreError::new(
+            "outbox",
+            StoreErrorKind::Refused,
+            "this EventSender has no outbox, so it cannot accept events: give it one with \
+             `with_outbox` (a FileOutbox on a server's disk, a RedisOutbox shared by instances or \
+             serverless invocations, a DurableOutbox on Workers; a MemoryOutbox only in tests)",
+        ))))
+    }
+}
+
+impl OutboxStore for NoOutbox {
+    fn put(&self, _: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Self::refuse()
+    }
+    fn claim<'a>(
+        &'a self,
+        _: i64,
+        _: usize,
+        _: i64,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        Self::refuse()
+    }
+    fn claim_ids<'a>(
+        &'a self,
+        _: &'a [String],
+        _: i64,
+        _: i64,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        Self::refuse()
+    }
+    fn settle<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: Settlement,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Self::refuse()
+    }
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
+        Self::refuse()
+    }
+    fn list(&self, _: Which, _: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
+        Self::refuse()
+    }
+    fn revive<'a>(&'a self, _: &'a str, _: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Self::refuse()
+    }
+    fn discard<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Self::refuse()
     }
 }
 

@@ -1,6 +1,9 @@
 //! The webhook module's tests: signatures, the sender, the outbox's attempts.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::outbox::{OutboxStore as _, Which};
 
 use super::*;
 
@@ -203,7 +206,10 @@ fn fast() -> RetryPolicy {
 #[tokio::test]
 async fn a_5xx_is_retried_with_the_same_webhook_id_until_it_succeeds() {
     let (url, seen) = fake_host(vec![503, 502, 200]).await;
-    let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+    let sender = EventSender::new(url, SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
+        .with_retry(fast());
     let out = alert(&sender, "drop-7");
     assert_eq!(out.send().await, Ok(200));
     let seen = seen.lock().unwrap();
@@ -228,6 +234,7 @@ async fn every_attempt_is_signed_with_a_fresh_timestamp_over_the_same_bytes() {
     let (url, seen) = fake_host(vec![503, 200]).await;
     let sender = EventSender::new(url, SECRET)
         .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(RetryPolicy {
             first_backoff: Duration::from_millis(1_100),
             max_backoff: Duration::from_millis(1_100),
@@ -255,7 +262,10 @@ async fn every_attempt_is_signed_with_a_fresh_timestamp_over_the_same_bytes() {
 #[tokio::test]
 async fn a_4xx_is_final() {
     let (url, seen) = fake_host(vec![422, 200]).await;
-    let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+    let sender = EventSender::new(url, SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
+        .with_retry(fast());
     let out = alert(&sender, "drop-8");
     assert!(matches!(
         out.send().await,
@@ -269,7 +279,10 @@ async fn an_unreachable_host_exhausts_the_attempts() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/events", listener.local_addr().unwrap());
     drop(listener);
-    let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+    let sender = EventSender::new(url, SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
+        .with_retry(fast());
     let out = alert(&sender, "drop-9");
     assert!(matches!(
         out.send().await,
@@ -281,6 +294,7 @@ async fn an_unreachable_host_exhausts_the_attempts() {
 fn outbound_events_are_signed_envelopes() {
     let sender = EventSender::new("https://events.host.example/v1", SECRET)
         .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_build("1.4.2");
     let out = alert(&sender, "drop-42");
     let req = out.to_request().unwrap();
@@ -310,7 +324,9 @@ fn outbound_events_are_signed_envelopes() {
 
 #[test]
 fn payloads_are_checked_before_signing_and_name_the_pointer() {
-    let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
+    let sender = EventSender::new("https://events.host.example/v1", SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new());
     let refused =
         |payload: serde_json::Value| match sender.event(&RANK_DROPPED, "ins_1", "k", &payload) {
             Err(WebhookError::PayloadInvalid(e)) => (e.pointer, e.reason),
@@ -361,7 +377,9 @@ fn plain_events_need_no_why() {
         None,
         false,
     );
-    let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
+    let sender = EventSender::new("https://events.host.example/v1", SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new());
     assert!(
         sender
             .event(&STORE_UPDATED, "ins_1", "k", &serde_json::json!({}))
@@ -371,7 +389,9 @@ fn plain_events_need_no_why() {
 
 #[test]
 fn occurred_at_can_be_set_and_is_signed() {
-    let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
+    let sender = EventSender::new("https://events.host.example/v1", SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new());
     let out = alert(&sender, "k").with_occurred_at("2026-11-20T08:00:00Z");
     let req = out.to_request().unwrap();
     let env: serde_json::Value = serde_json::from_slice(req.body()).unwrap();
@@ -396,6 +416,7 @@ fn rotation_signs_with_both_secrets_and_verifies_with_either() {
     const NEXT: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     let sender = EventSender::new("https://events.host.example/v1", NEXT)
         .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_previous_secret(SECRET)
         .unwrap();
     let req = alert(&sender, "k").to_request().unwrap();
@@ -443,7 +464,10 @@ async fn a_429_is_retried_after_the_hosts_retry_after() {
         max_backoff: Duration::from_secs(5),
         timeout: Duration::from_secs(2),
     };
-    let sender = EventSender::new(url, SECRET).unwrap().with_retry(policy);
+    let sender = EventSender::new(url, SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
+        .with_retry(policy);
     let out = alert(&sender, "k");
     let started = std::time::Instant::now();
     assert_eq!(out.send().await, Ok(200));
@@ -458,7 +482,10 @@ async fn a_429_is_retried_after_the_hosts_retry_after() {
 #[tokio::test]
 async fn a_send_cancelled_by_a_deadline_still_delivers() {
     let (url, seen) = fake_host(vec![503, 200]).await;
-    let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+    let sender = EventSender::new(url, SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
+        .with_retry(fast());
     let out = alert(&sender, "k");
     // The handler's deadline passes while the first attempt is refused.
     let cut = tokio::time::timeout(Duration::from_millis(5), out.send()).await;
@@ -476,7 +503,10 @@ async fn a_send_cancelled_by_a_deadline_still_delivers() {
 #[tokio::test]
 async fn a_spawned_send_outlives_its_caller_and_reports_its_outcome() {
     let (url, seen) = fake_host(vec![503, 200, 200]).await;
-    let sender = EventSender::new(url, SECRET).unwrap().with_retry(fast());
+    let sender = EventSender::new(url, SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
+        .with_retry(fast());
     let make = || alert(&sender, "k");
     assert_eq!(make().spawn().outcome().await, Ok(200));
     // A dropped receipt: the send still completes.
@@ -489,4 +519,127 @@ async fn a_spawned_send_outlives_its_caller_and_reports_its_outcome() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A sender in the default mode (a background dispatcher on servers) with a store the test reads.
+fn sender_with_store(url: String) -> (EventSender, Arc<crate::outbox::MemoryOutbox>) {
+    let store = Arc::new(crate::outbox::MemoryOutbox::new());
+    let sender = EventSender::new(url, SECRET)
+        .unwrap()
+        .with_outbox(crate::outbox::MemoryOutbox::new())
+        .with_retry(fast())
+        .with_outbox(Arc::clone(&store));
+    (sender, store)
+}
+
+/// Inside an invocation (Lambda, Vercel, Workers) an enqueued, a spawned and a sent event are all
+/// posted before `run` returns, by the invocation itself: no background task is left to do it.
+#[tokio::test]
+async fn inside_an_invocation_every_event_is_attempted_before_it_returns() {
+    let (url, seen) = fake_host(vec![200, 200, 200]).await;
+    let (sender, store) = sender_with_store(url);
+    let (sent, report) = crate::outbox::Invocation::new()
+        .run(async {
+            let receipt = alert(&sender, "enqueued").enqueue().await.unwrap();
+            drop(receipt);
+            let _ = alert(&sender, "spawned").spawn();
+            alert(&sender, "sent").send().await
+        })
+        .await;
+    assert_eq!(
+        sent,
+        Ok(200),
+        "a send inside an invocation makes its own attempt"
+    );
+    let mut ids: Vec<String> = seen.lock().unwrap().iter().map(|s| s.0.clone()).collect();
+    ids.sort();
+    assert_eq!(ids, ["enqueued", "sent", "spawned"]);
+    assert_eq!((report.delivered, report.retrying), (2, 0), "{report:?}");
+    assert!(store.list(Which::Pending, 10).await.unwrap().is_empty());
+    // Nothing is left running: the three posts were all the fake host saw, and it saw them before
+    // `run` returned.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(seen.lock().unwrap().len(), 3);
+}
+
+/// An event the host does not take within the invocation stays in the store, one attempt counted,
+/// for the next drain; the invocation reports it as retrying.
+#[tokio::test]
+async fn an_event_the_host_did_not_take_stays_in_the_store_for_the_next_drain() {
+    let (url, seen) = fake_host(vec![503, 200]).await;
+    let (sender, store) = sender_with_store(url);
+    let (queued, report) = crate::outbox::Invocation::new()
+        .run(alert(&sender, "k").enqueue())
+        .await;
+    assert!(queued.is_ok());
+    assert_eq!((report.delivered, report.retrying), (0, 1), "{report:?}");
+    let pending = store.list(Which::Pending, 10).await.unwrap();
+    assert_eq!((pending[0].id.as_str(), pending[0].attempts), ("k", 1));
+    // The scheduled drain, later, delivers it.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let drained = sender.drain(Duration::from_secs(2)).await;
+    assert_eq!(drained.delivered, 1, "{drained:?}");
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
+/// The invocation attempts its own events, not the store's backlog: 40 older due events do not
+/// push the new one out of its attempt.
+#[tokio::test]
+async fn an_invocation_attempts_its_own_events_before_any_backlog() {
+    let (url, seen) = fake_host(vec![200]).await;
+    let (sender, store) = sender_with_store(url);
+    for n in 0..40 {
+        let old = crate::outbox::Entry::new(format!("old-{n}"), b"{}".to_vec(), 1_000 + n);
+        assert!(store.put(old).await.unwrap());
+    }
+    let (_, report) = crate::outbox::Invocation::new()
+        .run(alert(&sender, "new").enqueue())
+        .await;
+    assert_eq!(report.delivered, 1, "{report:?}");
+    let ids: Vec<String> = seen.lock().unwrap().iter().map(|s| s.0.clone()).collect();
+    assert_eq!(ids, ["new"]);
+    assert_eq!(store.list(Which::Pending, 100).await.unwrap().len(), 40);
+}
+
+/// A host that never answers holds the invocation no longer than its budget; the event stays
+/// pending, and the invocation says so.
+#[tokio::test]
+async fn a_host_that_hangs_holds_the_invocation_no_longer_than_its_budget() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/events", listener.local_addr().unwrap());
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            open.push(stream);
+        }
+    });
+    let (sender, store) = sender_with_store(url);
+    let started = std::time::Instant::now();
+    let (_, report) = crate::outbox::Invocation::new()
+        .with_budget(Duration::from_millis(300))
+        .run(alert(&sender, "k").enqueue())
+        .await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(1_500), "{took:?}");
+    assert_eq!((report.delivered, report.retrying), (0, 1), "{report:?}");
+    assert_eq!(store.list(Which::Pending, 10).await.unwrap().len(), 1);
+    held.abort();
+}
+
+/// A sender given no outbox refuses each event with the fix, instead of keeping it in memory; as a
+/// handler's error it is a 503 the host retries.
+#[tokio::test]
+async fn a_sender_without_an_outbox_refuses_events_naming_the_fix() {
+    let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
+    let refused = alert(&sender, "k").enqueue().await.unwrap_err();
+    let SendError::Store(why) = &refused else {
+        panic!("{refused:?}");
+    };
+    assert!(why.to_string().contains("with_outbox"), "{why}");
+    let answer = crate::HostError::from(refused);
+    assert_eq!(
+        (answer.status(), answer.code()),
+        (503, "OUTBOX_UNAVAILABLE")
+    );
+    assert_eq!(answer.retry_after(), Some(30));
 }

@@ -1,0 +1,230 @@
+//! [`Invocation`]: one request on a platform where no task outlives the request, and the attempt
+//! its events get before it is answered.
+//!
+//! While an invocation's work runs, every event an outbox accepts is noted in it (an
+//! [`enqueue`](crate::webhook::OutboundEvent::enqueue), a [`send`](crate::webhook::OutboundEvent::send)
+//! or a [`spawn`](crate::webhook::OutboundEvent::spawn)); once the work is done, those events get one
+//! attempt each, claimed by id, before the invocation returns. The invocation is found through a
+//! thread-local set for the span of each poll of its future, so it reaches every future the work
+//! awaits, however deep, and nothing else.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures_util::future::join_all;
+
+use super::{DrainReport, Outbox};
+use crate::BoxFuture;
+use crate::platform::rt::Instant;
+
+/// How long the attempts after the work may take by default: an attempt's usual timeout on these
+/// platforms, well inside the host's own patience for a call.
+const DEFAULT_BUDGET: Duration = Duration::from_secs(5);
+
+/// One request on a platform where no task outlives the request (AWS Lambda, Vercel, Cloudflare
+/// Workers): the events the request's code hands to an outbox get an attempt before the answer
+/// goes back.
+///
+/// The serverless adapters (`lambda::respond`, `host_runtime_workers::respond`) run every request
+/// in one; an adapter of your own does the same around [`Handler::handle`](crate::Handler::handle):
+///
+/// ```no_run
+/// # async fn answer(handler: &host_runtime::Handler, request: http::Request<bytes::Bytes>) {
+/// use host_runtime::outbox::Invocation;
+/// let (response, events) = Invocation::new().run(handler.handle(request)).await;
+/// # let _ = (response, events);
+/// # }
+/// ```
+///
+/// Inside an invocation, whatever the sender's [`DrainMode`](super::DrainMode):
+///
+/// - no background dispatcher is started (it would be frozen or killed with the request);
+/// - [`send`](crate::webhook::OutboundEvent::send) makes one attempt at its own event and answers
+///   with the outcome, or [`SendError::Pending`](super::SendError::Pending);
+/// - [`enqueue`](crate::webhook::OutboundEvent::enqueue) stores the event, and
+///   [`spawn`](crate::webhook::OutboundEvent::spawn) stores it once the work is done;
+/// - once the work is done, every event accepted during it that is still due gets one attempt,
+///   all at once, within the budget ([`with_budget`](Self::with_budget), 5 s by default) and
+///   before the deadline ([`with_deadline`](Self::with_deadline)).
+///
+/// An event the host did not take stays in the outbox's store, to be posted by the next
+/// [`drain`](crate::EventSender::drain): a scheduled one (`lambda::run_drain`, a cron route, the
+/// Durable Object outbox's alarm). So the store must outlive the instance: Redis, or a Durable
+/// Object on Workers. Events in a [`MemoryOutbox`](super::MemoryOutbox) are lost with the instance.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    budget: Duration,
+    deadline: Option<Instant>,
+}
+
+impl Default for Invocation {
+    fn default() -> Self {
+        Invocation::new()
+    }
+}
+
+impl Invocation {
+    /// An invocation whose events get up to 5 s of attempts once its work is done.
+    pub fn new() -> Self {
+        Invocation {
+            budget: DEFAULT_BUDGET,
+            deadline: None,
+        }
+    }
+
+    /// Sets how long the attempts after the work may take (what they add to the answer's time at
+    /// most). An attempt under way when it runs out is abandoned; its event stays in the store.
+    pub fn with_budget(mut self, budget: Duration) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Ends the attempts by `deadline` whatever the budget left: the platform's own deadline for
+    /// the invocation, less the time to send the answer.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// Runs `work`, then attempts the events it handed to an outbox, and returns the work's output
+    /// with what the attempts did. An outbox that failed is reported in the report's `error` (and
+    /// logged); the events it accepted are still in it.
+    pub async fn run<F: Future>(self, work: F) -> (F::Output, DrainReport) {
+        let scope = Arc::new(Scope::default());
+        let output = Scoped {
+            scope: Arc::clone(&scope),
+            future: Box::pin(work),
+        }
+        .await;
+        let until = {
+            let budget = Instant::now() + self.budget;
+            self.deadline
+                .map_or(budget, |deadline| deadline.min(budget))
+        };
+        let report = Scoped {
+            scope: Arc::clone(&scope),
+            future: Box::pin(scope.settle(until)),
+        }
+        .await;
+        (output, report)
+    }
+}
+
+/// What an invocation collected while its work ran.
+#[derive(Default)]
+struct Scope {
+    /// Accepted events: their outbox and id.
+    accepted: Mutex<Vec<(Arc<Outbox>, String)>>,
+    /// Hand-overs to run once the work is done (the spawned events).
+    deferred: Mutex<Vec<BoxFuture<'static, ()>>>,
+}
+
+impl Scope {
+    /// Runs the deferred hand-overs, then makes one attempt at each accepted event, by outbox,
+    /// all within `until`.
+    async fn settle(&self, until: Instant) -> DrainReport {
+        let deferred = std::mem::take(&mut *lock(&self.deferred));
+        let left = until.saturating_duration_since(Instant::now());
+        if !deferred.is_empty()
+            && crate::platform::rt::timeout(left, join_all(deferred))
+                .await
+                .is_err()
+        {
+            tracing::warn!(
+                "events handed over with `spawn` were not all stored within the invocation's budget"
+            );
+        }
+        let accepted = std::mem::take(&mut *lock(&self.accepted));
+        let mut by_outbox: Vec<(Arc<Outbox>, Vec<String>)> = Vec::new();
+        for (outbox, id) in accepted {
+            match by_outbox.iter_mut().find(|(o, _)| Arc::ptr_eq(o, &outbox)) {
+                Some((_, ids)) => ids.push(id),
+                None => by_outbox.push((outbox, vec![id])),
+            }
+        }
+        let left = until.saturating_duration_since(Instant::now());
+        let reports = join_all(
+            by_outbox
+                .iter()
+                .map(|(outbox, ids)| outbox.attempt_ids(ids, left, |_, _| {})),
+        )
+        .await;
+        let mut total = DrainReport::default();
+        for report in reports {
+            total.delivered += report.delivered;
+            total.retrying += report.retrying;
+            total.dead += report.dead;
+            total.more |= report.more;
+            if let Some(e) = report.error {
+                tracing::error!(error = %crate::calls::error::Chain(&e), "the outbox failed while the invocation's events were attempted; they stay in it");
+                total.error.get_or_insert(e);
+            }
+        }
+        total
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+thread_local! {
+    /// The invocation whose future this thread is polling, if any.
+    static CURRENT: RefCell<Option<Arc<Scope>>> = const { RefCell::new(None) };
+}
+
+/// A future polled with its invocation as the current one.
+struct Scoped<F> {
+    scope: Arc<Scope>,
+    future: Pin<Box<F>>,
+}
+
+impl<F: Future> Future for Scoped<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        /// Puts back the invocation that was current before, even if the poll panics.
+        struct Restore(Option<Arc<Scope>>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let previous = self.0.take();
+                CURRENT.with(|current| *current.borrow_mut() = previous);
+            }
+        }
+        let previous = CURRENT.with(|current| current.replace(Some(Arc::clone(&self.scope))));
+        let _restore = Restore(previous);
+        self.future.as_mut().poll(cx)
+    }
+}
+
+fn current() -> Option<Arc<Scope>> {
+    CURRENT.with(|current| current.borrow().clone())
+}
+
+/// Whether an invocation is under way on this task.
+pub(crate) fn active() -> bool {
+    CURRENT.with(|current| current.borrow().is_some())
+}
+
+/// Notes that `outbox` accepted event `id`, for the current invocation's attempts.
+pub(crate) fn accepted(outbox: &Arc<Outbox>, id: &str) {
+    if let Some(scope) = current() {
+        lock(&scope.accepted).push((Arc::clone(outbox), id.to_owned()));
+    }
+}
+
+/// Runs `hand_over` once the current invocation's work is done; gives it back when there is no
+/// invocation.
+pub(crate) fn defer(hand_over: BoxFuture<'static, ()>) -> Result<(), BoxFuture<'static, ()>> {
+    match current() {
+        Some(scope) => {
+            lock(&scope.deferred).push(hand_over);
+            Ok(())
+        }
+        None => Err(hand_over),
+    }
+}
