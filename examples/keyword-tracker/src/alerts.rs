@@ -182,8 +182,8 @@ impl Tracker {
 
     /// Hands one event to the outbox: it is stored (on disk, or in Redis) before this returns,
     /// and posted in the background until the host takes it, across restarts. An outbox that
-    /// cannot take it fails the host's call, which the host retries; an event that breaks its own
-    /// schema is a bug here, logged.
+    /// cannot take it fails the host's call with a 503, which the host retries; an event that
+    /// breaks its own schema is a bug here, logged.
     async fn post(
         &self,
         event: Result<OutboundEvent, host_runtime::webhook::WebhookError>,
@@ -196,9 +196,7 @@ impl Tracker {
             // The receipt is not needed: the outbox logs the outcome.
             Ok(event) => match event.enqueue().await {
                 Ok(_receipt) => Ok(()),
-                Err(e) => Err(HostError::internal(format!(
-                    "an event could not be queued: {e}"
-                ))),
+                Err(e) => Err(e.into()),
             },
         }
     }

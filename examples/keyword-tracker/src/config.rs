@@ -22,7 +22,7 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use host_runtime::outbox::{FileOutbox, OutboxStore, RedisOutbox};
+use host_runtime::outbox::{FileOutbox, MemoryOutbox, OutboxStore, RedisOutbox};
 
 /// The address served by default.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
@@ -65,6 +65,9 @@ pub enum OutboxSetting {
     Folder(std::path::PathBuf),
     /// A Redis outbox shared by every instance (`redis://` or `rediss://` URL).
     Redis(String),
+    /// Process memory (`memory`), asked for by name: for tests only, events are lost with the
+    /// process.
+    Memory,
 }
 
 impl fmt::Display for OutboxSetting {
@@ -72,17 +75,19 @@ impl fmt::Display for OutboxSetting {
         match self {
             OutboxSetting::Folder(dir) => write!(f, "{}", dir.display()),
             OutboxSetting::Redis(url) => f.write_str(url),
+            OutboxSetting::Memory => f.write_str("memory"),
         }
     }
 }
 
 impl OutboxSetting {
-    /// Reads `HOST_OUTBOX`: a `redis://`/`rediss://` URL, or else a folder.
+    /// Reads `HOST_OUTBOX`: a `redis://`/`rediss://` URL, `memory`, or else a folder.
     pub fn parse(value: Option<&str>) -> Self {
         match value.map(str::trim) {
             Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
                 OutboxSetting::Redis(url.to_owned())
             }
+            Some("memory") => OutboxSetting::Memory,
             Some(dir) => OutboxSetting::Folder(dir.into()),
             None => OutboxSetting::Folder(DEFAULT_OUTBOX.into()),
         }
@@ -97,8 +102,43 @@ impl OutboxSetting {
             OutboxSetting::Redis(url) => RedisOutbox::connect(url)
                 .await
                 .map(|s| Arc::new(s) as Arc<dyn OutboxStore>),
+            OutboxSetting::Memory => {
+                tracing::warn!(
+                    "HOST_OUTBOX=memory: events wait in this process's memory and are lost with it; for tests only"
+                );
+                Ok(Arc::new(MemoryOutbox::new()) as Arc<dyn OutboxStore>)
+            }
         };
         opened.map_err(|e| ConfigError(format!("HOST_OUTBOX ({self}) cannot be opened: {e}")))
+    }
+
+    /// Opens the store on a serverless `platform`, where an instance's memory and disk go with it
+    /// (and may be frozen for good once it answers): a Redis outbox, or `memory` asked for by name.
+    /// `HOST_OUTBOX` unset (`set` false) or a folder is refused, naming the setting that fixes it.
+    pub async fn open_serverless(
+        &self,
+        set: bool,
+        platform: &str,
+    ) -> Result<Arc<dyn OutboxStore>, ConfigError> {
+        let fix = "set HOST_OUTBOX to a redis:// URL every instance reaches (or to `memory` for a \
+                   test, where events can be lost)";
+        match self {
+            _ if !set => Err(ConfigError(format!(
+                "HOST_OUTBOX is not set: on {platform} an instance's memory and disk go with it, so \
+                 the events it accepts must wait in a store that outlives it; {fix}"
+            ))),
+            OutboxSetting::Folder(dir) => Err(ConfigError(format!(
+                "HOST_OUTBOX is a folder ({}): on {platform} it goes with the instance; {fix}",
+                dir.display()
+            ))),
+            OutboxSetting::Redis(_) | OutboxSetting::Memory => {
+                let store = self.open().await?;
+                if let OutboxSetting::Redis(url) = self {
+                    tracing::info!(outbox = %url, "events wait in Redis until the host takes them (durable across instances)");
+                }
+                Ok(store)
+            }
+        }
     }
 }
 

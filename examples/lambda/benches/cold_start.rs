@@ -67,7 +67,7 @@ async fn lambda_once(host: &TestHost) -> (Duration, Duration) {
     // Queued before the start, as Lambda holds the invocation that caused the cold start.
     let answer = api.invoke(event);
     let started = Instant::now();
-    let function = common::start_function(&api, &[]);
+    let function = common::start_function(&api, &[("HOST_OUTBOX", "memory".to_owned())]);
     let outcome = tokio::time::timeout(Duration::from_secs(30), answer)
         .await
         .unwrap()
@@ -97,6 +97,7 @@ fn vercel_once(binary: &std::path::Path, host: &TestHost) -> Duration {
     let mut child = Command::new(binary)
         .env_clear()
         .env("VERCEL_DEV_PORT", port.to_string())
+        .env("HOST_OUTBOX", "memory")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -9,9 +9,12 @@
 //!   Lambda sets). Unset, deduplication is in memory and covers one warm instance only, said at
 //!   start. The table is checked at start; a missing one stops the function with the command that
 //!   creates it;
-//! - `HOST_OUTBOX`: where the function's own events wait, a `redis://` URL shared by every
-//!   instance; unset, in memory for as long as the instance lives, said at start. Events are sent
-//!   on demand: each `send()` makes the attempts due before the call is answered;
+//! - `HOST_OUTBOX` (required): where the function's own events wait, a `redis://` URL shared by
+//!   every instance. Lambda may freeze an instance for good once it answers, so an instance's
+//!   memory or `/tmp` would lose them: unset, or a folder, stops the function at start saying so
+//!   (`memory` is taken, for tests, and said at start). Every invocation attempts the events it
+//!   accepted before it answers (the adapter runs it as an `Invocation`); what the host does not
+//!   take waits in Redis for the drain function;
 //! - the function's handler setting (`_HANDLER`): `drain` makes the same binary the outbox's
 //!   drain, for a second function an EventBridge schedule invokes (every minute): each invocation
 //!   posts what is due, for up to `HOST_DRAIN_BUDGET_SECS` seconds (default 50; never past the
@@ -26,7 +29,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use host_runtime::dedupe::DynamoDbDedupe;
-use host_runtime::outbox::DrainMode;
 use keyword_tracker::Tracker;
 use keyword_tracker::config::Config;
 
@@ -76,15 +78,12 @@ async fn start() -> Result<Serving, String> {
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
     // The address is Lambda's; `LISTEN_ADDR` and `--listen` do not apply here.
     let config = Config::load(Some("127.0.0.1:0"), false, env).map_err(|e| e.to_string())?;
-    let outbox: Arc<dyn host_runtime::outbox::OutboxStore> = if env("HOST_OUTBOX").is_some() {
-        config.outbox.open().await.map_err(|e| e.to_string())?
-    } else {
-        tracing::warn!(
-            "HOST_OUTBOX is not set: events wait in memory and are lost with this instance; set a redis:// URL"
-        );
-        Arc::new(host_runtime::outbox::MemoryOutbox::new())
-    };
-    let sender = Tracker::event_sender(&config, outbox)?.with_drain_mode(DrainMode::OnDemand);
+    let outbox = config
+        .outbox
+        .open_serverless(env("HOST_OUTBOX").is_some(), "AWS Lambda")
+        .await
+        .map_err(|e| e.to_string())?;
+    let sender = Tracker::event_sender(&config, outbox)?;
     if env("_HANDLER").as_deref() == Some("drain") {
         let budget = match env("HOST_DRAIN_BUDGET_SECS") {
             None => Duration::from_secs(50),

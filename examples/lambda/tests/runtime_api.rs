@@ -13,6 +13,14 @@ use host_runtime::HostEvent;
 use host_runtime::testing::TestHost;
 use serde_json::{Value, json};
 
+/// The function with its outbox in memory (`HOST_OUTBOX=memory`, for tests), unless `env` names
+/// another.
+fn start(api: &RuntimeApi, env: &[(&str, String)]) -> std::process::Child {
+    let mut all = vec![("HOST_OUTBOX", "memory".to_owned())];
+    all.extend(env.iter().cloned());
+    start_function(api, &all)
+}
+
 fn host() -> TestHost {
     // The example runs in development mode here: it trusts the development key set.
     let mut host = TestHost::development("keyword-tracker");
@@ -75,7 +83,7 @@ async fn the_function_answers_calls_through_the_runtime_api() {
         env = moto.env();
         env.push(("HOST_DEDUPE_TABLE", "calls".to_owned()));
     }
-    let function = start_function(&api, &env);
+    let function = start(&api, &env);
     let host = host();
 
     let (status, body) = http_answer(
@@ -116,8 +124,8 @@ async fn two_instances_receiving_the_same_delivery_run_it_once() {
     let mut env = moto.env();
     env.push(("HOST_DEDUPE_TABLE", "instances".to_owned()));
     // Two processes, as two Lambda instances of the function are.
-    let a = start_function(&api, &env);
-    let b = start_function(&api, &env);
+    let a = start(&api, &env);
+    let b = start(&api, &env);
     api.until_polling(2).await;
     let host = host();
     // Both take one delivery of the same release at once (the host retried with a new id).
@@ -147,7 +155,7 @@ async fn a_missing_table_stops_the_function_at_start_saying_how_to_create_it() {
     let api = RuntimeApi::start().await;
     let mut env = moto.env();
     env.push(("HOST_DEDUPE_TABLE", "never-created".to_owned()));
-    let mut function = start_function(&api, &env);
+    let mut function = start(&api, &env);
     assert!(!exited(&mut function).await.success());
     let log = stop(function);
     assert!(
@@ -171,7 +179,7 @@ async fn a_missing_table_stops_the_function_at_start_saying_how_to_create_it() {
 #[tokio::test]
 async fn a_bad_setting_is_reported_to_the_runtime_api_as_an_init_error() {
     let api = RuntimeApi::start().await;
-    let mut function = start_function(&api, &[("HOST_SIGNING_SECRET", "not-a-secret".to_owned())]);
+    let mut function = start(&api, &[("HOST_SIGNING_SECRET", "not-a-secret".to_owned())]);
     assert!(!exited(&mut function).await.success());
     let log = stop(function);
     let reported = api.init_errors();
@@ -192,7 +200,7 @@ async fn a_bad_setting_is_reported_to_the_runtime_api_as_an_init_error() {
 #[tokio::test]
 async fn the_drain_handler_answers_a_scheduled_event_with_what_it_posted() {
     let api = RuntimeApi::start().await;
-    let function = start_function(&api, &[("_HANDLER", "drain".to_owned())]);
+    let function = start(&api, &[("_HANDLER", "drain".to_owned())]);
     let scheduled = json!({
         "version": "0",
         "id": "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa",
@@ -214,4 +222,188 @@ async fn the_drain_handler_answers_a_scheduled_event_with_what_it_posted() {
     );
     let log = stop(function);
     assert!(log.contains("outbox drained"), "{log}");
+}
+
+/// Without a durable outbox the function does not start: Lambda may freeze an instance for good
+/// once it answers, and its events would go with it. The init error names the setting to set.
+#[tokio::test]
+async fn without_a_durable_outbox_the_function_stops_at_start_naming_the_fix() {
+    let api = RuntimeApi::start().await;
+    let mut function = start_function(&api, &[]);
+    assert!(!exited(&mut function).await.success());
+    let log = stop(function);
+    assert!(log.contains("HOST_OUTBOX is not set"), "{log}");
+    let reported = api.init_errors();
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    let message = reported[0]["errorMessage"].as_str().unwrap_or_default();
+    assert!(message.contains("redis://"), "{message}");
+}
+
+/// A stand-in for the host's event endpoint: answers every post with the status `answer` holds,
+/// and counts posts by `webhook-id`.
+async fn event_endpoint(
+    answer: std::sync::Arc<std::sync::atomic::AtomicU16>,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<(String, u16)>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1/events", listener.local_addr().unwrap());
+    let posts = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&posts);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let (answer, seen) = (std::sync::Arc::clone(&answer), std::sync::Arc::clone(&seen));
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 8192];
+                let (head_end, length) = loop {
+                    let n = stream.read(&mut chunk).await.unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+                        let length: usize = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length: "))
+                            .and_then(|v| v.trim().parse().ok())
+                            .unwrap_or(0);
+                        break (end, length);
+                    }
+                };
+                while buf.len() < head_end + 4 + length {
+                    let n = stream.read(&mut chunk).await.unwrap_or(0);
+                    if n == 0 {
+                        break;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+                let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
+                let id = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("webhook-id: "))
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned();
+                let status = answer.load(std::sync::atomic::Ordering::SeqCst);
+                seen.lock().unwrap().push((id, status));
+                let reply = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                );
+                let _ = stream.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    (url, posts)
+}
+
+/// A redis-server on a free loopback port, stopped when dropped; `None` (said) without the binary,
+/// a failure when `CI` is set.
+struct Redis(std::process::Child, u16);
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_redis() -> Option<Redis> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = std::process::Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn();
+    let child = match child {
+        Ok(child) => child,
+        Err(e) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "redis-server is required in CI ({e}); .ci/run installs it"
+            );
+            eprintln!("skipped: redis-server is not installed ({e})");
+            return None;
+        }
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "redis-server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(Redis(child, port))
+}
+
+/// The whole serverless path, with events the host does not take at first: the HTTP function
+/// attempts every event its delivery produced before it answers (all refused with 503), leaves
+/// them in Redis, and a drain function started afresh, as the schedule's next invocation, posts
+/// each of them with the same id once the host takes them.
+#[tokio::test]
+async fn events_refused_during_the_invocation_are_posted_by_the_next_scheduled_drain() {
+    let Some(redis) = start_redis() else {
+        return;
+    };
+    let answer = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(503));
+    let (post_url, posts) = event_endpoint(std::sync::Arc::clone(&answer)).await;
+    let env = vec![
+        ("HOST_OUTBOX", format!("redis://127.0.0.1:{}/", redis.1)),
+        ("HOST_EVENT_POST_URL", post_url),
+    ];
+    let api = RuntimeApi::start().await;
+    let function = start_function(&api, &env);
+    let (status, body) = http_answer(&api.call(release_delivery(&host(), "evt_1")).await);
+    assert_eq!(status, 204, "{body}");
+    // Attempted before the answer: the posts were made by the time the invocation answered.
+    let refused: Vec<String> = posts
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(id, _)| id.clone())
+        .collect();
+    assert!(
+        !refused.is_empty(),
+        "no event was attempted before the answer"
+    );
+    let log = stop(function);
+    assert!(log.contains("wait in the outbox"), "{log}");
+
+    // The host takes events again; the schedule's next invocation, on a fresh instance.
+    answer.store(200, std::sync::atomic::Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(1_200)).await; // the first retry's wait (1 s)
+    let mut drain_env = env.clone();
+    drain_env.push(("_HANDLER", "drain".to_owned()));
+    let drainer = start_function(&api, &drain_env);
+    let outcome = api
+        .call(json!({ "detail-type": "Scheduled Event", "detail": {} }))
+        .await;
+    let Outcome::Response(report) = &outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!(report["delivered"], json!(refused.len()), "{report}");
+    assert_eq!(report["retrying"], json!(0), "{report}");
+    let delivered: Vec<String> = posts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, status)| *status == 200)
+        .map(|(id, _)| id.clone())
+        .collect();
+    let (mut a, mut b) = (refused.clone(), delivered);
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "each refused event posted again with its id, once");
+    stop(drainer);
 }

@@ -27,6 +27,13 @@ impl Drop for Function {
 }
 
 fn start() -> Function {
+    start_with(&[
+        ("HOST_OUTBOX", "memory"),
+        ("CRON_SECRET", "cron-secret-for-tests"),
+    ])
+}
+
+fn start_with(env: &[(&str, &str)]) -> Function {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -37,6 +44,9 @@ fn start() -> Function {
         .env_remove("VERCEL_IPC_PATH")
         .env_remove("HOST_MODE")
         .env_remove("HOST_JWKS_URL")
+        .env_remove("HOST_OUTBOX")
+        .env_remove("CRON_SECRET")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -110,4 +120,47 @@ async fn the_function_answers_the_host() {
         .await
         .unwrap();
     assert_eq!(r.status, 413, "{}", r.json);
+}
+
+/// The cron's drain route: refused without `CRON_SECRET`'s bearer, a JSON report of what it posted
+/// with it.
+#[tokio::test]
+async fn the_drain_route_needs_the_cron_secret_and_reports_what_it_posted() {
+    let function = start();
+    let host = host();
+    let drain = |bearer: Option<&str>| {
+        let mut request = http::Request::get("/host-outbox/drain");
+        if let Some(bearer) = bearer {
+            request = request.header(http::header::AUTHORIZATION, format!("Bearer {bearer}"));
+        }
+        host.send_http(&function.url, request.body(bytes::Bytes::new()).unwrap())
+    };
+    for bearer in [None, Some("wrong"), Some("cron-secret-for-tests-")] {
+        let answer = drain(bearer).await.unwrap();
+        assert_eq!(answer.status, 401, "{bearer:?}: {}", answer.json);
+    }
+    let answer = drain(Some("cron-secret-for-tests")).await.unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.json);
+    assert_eq!(
+        answer.json,
+        json!({ "delivered": 0, "retrying": 0, "dead": 0, "more": false })
+    );
+}
+
+/// Without `HOST_OUTBOX` the function does not start: its events would live in an instance that
+/// Vercel may stop at any time. The error names the setting that fixes it.
+#[test]
+fn without_a_durable_outbox_the_function_stops_at_start_naming_the_fix() {
+    let output = Command::new(env!("CARGO_BIN_EXE_host"))
+        .env("VERCEL_DEV_PORT", "0")
+        .env_remove("VERCEL_IPC_PATH")
+        .env_remove("HOST_MODE")
+        .env_remove("HOST_JWKS_URL")
+        .env_remove("HOST_OUTBOX")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("HOST_OUTBOX is not set"), "{said}");
+    assert!(said.contains("redis://"), "{said}");
 }

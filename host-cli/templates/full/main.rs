@@ -314,6 +314,16 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Accepted events wait on disk until the host takes them, across restarts: the folder
+    // HOST_OUTBOX names, else `.host-outbox` here. One process per folder.
+    let folder = var("HOST_OUTBOX").unwrap_or_else(|| ".host-outbox".to_owned());
+    let sender = match host_runtime::outbox::FileOutbox::open(&folder) {
+        Ok(outbox) => sender.with_outbox(outbox),
+        Err(e) => {
+            eprintln!("error: the outbox in `{folder}` cannot be opened (set HOST_OUTBOX to a writable folder): {e}");
+            return ExitCode::from(2);
+        }
+    };
     let server = Server {
         installs: Mutex::default(),
         webhooks: Webhooks::new(sender),

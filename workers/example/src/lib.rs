@@ -17,7 +17,7 @@ use std::time::Duration;
 use host_runtime::answer::Value;
 use host_runtime::events::ReleaseShipped;
 use host_runtime::serde_json::{self, json};
-use host_runtime::webhook::{EventSender, RetryPolicy};
+use host_runtime::webhook::{EventSender, RetryPolicy, SendError};
 use host_runtime::{Handler, HostError};
 use host_runtime_workers::{DurableDedupe, DurableOutbox, FetchClient};
 use worker::{Context, Env, Request, Response, Result, event};
@@ -77,13 +77,18 @@ impl Events for Edge {
             .webhooks
             .release_noted(&call.install.id, &key, &payload)
             .map_err(|e| HostError::internal(format!("the alert was not signed: {e}")))?;
-        // A Worker's tasks end with its request: the alert is stored in the outbox and attempted
-        // once before the delivery is answered. One the host did not take waits in the outbox and
-        // is posted by its alarm; that, or a refusal, is logged and does not fail the delivery.
-        if let Err(e) = event.send().await {
-            worker::console_error!("release.noted not delivered: {e}");
+        // Stored in the outbox, then attempted once, here, before the delivery is answered. One
+        // the host did not take yet waits in the outbox and is posted by its alarm; one it refused
+        // is a dead letter, logged. An outbox that cannot store it fails the delivery with a 503,
+        // so the host delivers the release again and the alert is not lost.
+        match event.send().await {
+            Ok(_) | Err(SendError::Pending { .. }) => Ok(()),
+            Err(e @ (SendError::Rejected { .. } | SendError::Exhausted { .. })) => {
+                worker::console_error!("release.noted refused by the host: {e}");
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
         }
-        Ok(())
     }
 }
 
