@@ -8,8 +8,12 @@
 //! - Fetch attempts, whatever triggers them (cold start, stale keys, an unknown `kid`), are at least
 //!   [`MIN_REFRESH_INTERVAL`] apart, and concurrent callers share one attempt: a flood of random `kid`s
 //!   costs the host at most one fetch per 30 s.
+//! - A copy of a URL's key set given to the process ([`preload`]) is where a new store for that URL
+//!   starts: it verifies tokens without a fetch, fresh for [`PRELOADED_MAX_AGE`] from the store's
+//!   creation. It is not a fetch attempt, so a token whose key it lacks is fetched for at once.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -22,6 +26,56 @@ use super::jwks::KeySet;
 pub(crate) const HARD_MAX_AGE: i64 = 24 * 60 * 60;
 /// The least time between two fetch attempts (seconds).
 pub(crate) const MIN_REFRESH_INTERVAL: i64 = 30;
+/// How long a preloaded copy counts as fresh after a store starts from it (seconds): the shortest
+/// time fetched keys are (the `max-age` floor).
+pub(crate) const PRELOADED_MAX_AGE: i64 = fetch::MIN_MAX_AGE;
+
+/// The key sets given to the process, by URL, parsed once.
+static PRELOADED: OnceLock<RwLock<HashMap<String, Arc<KeySet>>>> = OnceLock::new();
+
+/// Why a key set copy was not preloaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PreloadError {
+    /// The URL is one no verifier fetches from.
+    #[error(transparent)]
+    Url(#[from] super::KeySetUrlError),
+    /// The document is not a key set `{"keys": [...]}`.
+    #[error("the key set copy is not a JSON object with a `keys` array")]
+    NotAKeySet,
+    /// No entry of the document is a key install tokens can be verified with.
+    #[error(
+        "the key set copy holds no usable key (RS256, PS256, ES256 or EdDSA, for signing); is it the host's key set?"
+    )]
+    NoUsableKey,
+}
+
+/// Keeps the usable keys of `document` as the copy of `url`'s key set that stores created from now on
+/// start from (replacing an earlier copy). Returns how many keys are usable.
+pub(crate) fn preload(url: &str, document: &Value) -> Result<usize, PreloadError> {
+    super::check_key_set_url(url)?;
+    let set = KeySet::from_document(document).map_err(|_| PreloadError::NotAKeySet)?;
+    if set.len() == 0 {
+        return Err(PreloadError::NoUsableKey);
+    }
+    let usable = set.len();
+    PRELOADED
+        .get_or_init(RwLock::default)
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(url.to_owned(), Arc::new(set));
+    Ok(usable)
+}
+
+/// The copy of `url`'s key set given to the process, if any.
+fn preloaded(url: &str) -> Option<Arc<KeySet>> {
+    PRELOADED
+        .get()?
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(url)
+        .cloned()
+}
 
 /// The keys to verify with now, and until when they may be relied on (unix seconds).
 pub(crate) struct Snapshot {
@@ -87,17 +141,30 @@ impl KeyStore {
         KeyStore::Inline(Arc::new(set))
     }
 
-    /// Keys fetched from `url`, each fetch bounded by `timeout`.
+    /// Keys fetched from `url`, each fetch bounded by `timeout`; starting at `now` from the copy of
+    /// `url`'s key set given to the process, if there is one.
     pub(crate) fn remote(
         url: String,
         timeout: Duration,
         client: Option<crate::platform::client::Client>,
+        now: i64,
     ) -> KeyStore {
+        // Held like keys fetched at `now`, but with no attempt recorded: nothing holds back the
+        // fetch a token signed with a key the copy lacks asks for.
+        let state = match preloaded(&url) {
+            Some(set) => State {
+                keys: Some(set),
+                fetched_at: now,
+                fresh_until: now.saturating_add(PRELOADED_MAX_AGE),
+                ..State::default()
+            },
+            None => State::default(),
+        };
         KeyStore::Remote(Remote {
             url,
             timeout,
             client,
-            state: RwLock::default(),
+            state: RwLock::new(state),
             turn: tokio::sync::Mutex::new(()),
         })
     }

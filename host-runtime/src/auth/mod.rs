@@ -39,6 +39,9 @@
 //!   publication, not a revocation): the last good keys keep serving within their 24 h. Only a
 //!   first fetch with no usable key leaves the verifier without keys.
 //! - The key set URL must be https (plain http for a loopback host only); another is never fetched.
+//! - A copy of the key set given with [`preload_key_set`] is used like keys fetched when the verifier
+//!   was created, fresh for 5 min, except that it is no fetch attempt: a `kid` it lacks is fetched for
+//!   at once.
 //! - `Cache-Control: no-cache`/`no-store` count as no `max-age` (5 min). The key set document is read
 //!   up to 1 MiB.
 //! - A cached verified token is never served past the moment the keys that verified it expire (24 h
@@ -66,6 +69,7 @@ use serde_json::Value;
 use self::cache::TokenCache;
 pub use self::error::AuthError;
 use self::jwks::VerifyKey;
+pub use self::keys::PreloadError;
 use self::keys::{KeyStore, Refresh, Snapshot};
 use self::token::TokenHeader;
 use crate::calls::call::Claims;
@@ -124,6 +128,49 @@ pub fn check_key_set_url(key_set_url: &str) -> Result<(), KeySetUrlError> {
         Some(other) => Err(refused(UrlProblem::Scheme(other.to_owned()))),
         None => Err(refused(UrlProblem::NoScheme)),
     }
+}
+
+/// Gives the process a copy of the key set at `key_set_url` (a JWKS document, `{"keys": [...]}`), so
+/// that verifiers fetching from that URL start with its keys instead of fetching them on their first
+/// call. Every verifier created afterwards for exactly this URL (a [`Handler`](crate::Handler) makes
+/// one in each builder call, so call this before building it) starts from the copy; an earlier copy
+/// is replaced. Returns how many of its keys are usable.
+///
+/// For platforms where each new process pays the fetch on its first call: a Cloudflare Workers isolate
+/// keeps nothing from the isolates before it, so its first call would wait for the key set (a
+/// round trip to the host) before verifying anything. There, keep the document in a setting
+/// (`HOST_JWKS` in the Workers example) and preload it when the handler is built.
+///
+/// What stays as with a fetched key set:
+///
+/// - A token whose `kid` is not in the copy makes the verifier fetch the key set at once. The copy is
+///   not a fetch attempt, so the 30 s between attempts does not hold this one back: a key the host
+///   rotated in after the copy was taken is picked up on the first call signed with it.
+/// - The copy counts as fresh for 5 minutes (the shortest `max-age` a fetched set gets) from the
+///   verifier's creation; then it is refreshed from the URL like fetched keys, and the fetched set
+///   replaces it.
+/// - Signatures and claims are checked exactly as with fetched keys.
+///
+/// What a copy cannot know is that the host withdrew a key: until its first refresh, a verifier
+/// accepts tokens signed by any key of the copy. Take the copy from the host's key set URL and
+/// replace it when the host's keys change, or preload nothing where a withdrawn key must stop
+/// verifying in a new process at once.
+///
+/// Refused, with nothing kept: a URL [`check_key_set_url`] refuses, a document that is not a key set,
+/// and one without a usable key.
+///
+/// ```
+/// use host_runtime::auth::preload_key_set;
+/// let copy = serde_json::json!({ "keys": [{
+///     "kty": "OKP", "crv": "Ed25519", "kid": "host-1",
+///     "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"
+/// }] });
+/// let url = "https://auth.host.example/.well-known/jwks.json";
+/// assert_eq!(preload_key_set(url, &copy), Ok(1));
+/// assert!(preload_key_set(url, &serde_json::json!({ "keys": [] })).is_err());
+/// ```
+pub fn preload_key_set(key_set_url: &str, document: &Value) -> Result<usize, PreloadError> {
+    keys::preload(key_set_url, document)
 }
 
 /// Why [`check_key_set_url`] refused a key set URL: the URL and what is wrong with it.
@@ -301,6 +348,7 @@ impl Verifier {
                 url.clone(),
                 options.fetch_timeout,
                 options.http_client.clone(),
+                clock(),
             ),
             KeySource::Inline(document) => KeyStore::inline(document),
         };

@@ -401,3 +401,123 @@ fn the_key_set_url_check_is_never_looser_than_a_whatwg_reading() {
         assert!(why.contains(refused), "{why}");
     }
 }
+
+#[tokio::test]
+async fn a_preloaded_copy_verifies_without_a_fetch_until_its_five_minutes_pass() {
+    let clock = TestClock::new();
+    let key = EdKey::new("ed-1");
+    let server = KeyServer::start(jwks(&[key.jwk()])).await;
+    assert_eq!(preload_key_set(&server.url, &jwks(&[key.jwk()])), Ok(1));
+    let verifier = remote(&server, &clock);
+    assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    clock.set(T0 + 299);
+    assert!(
+        verifier
+            .verify(&key.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    assert_eq!(server.hits(), 0, "the copy spares the fetch");
+    // Then it is refreshed like fetched keys: in the background, the call served meanwhile.
+    clock.set(T0 + 300);
+    assert!(
+        verifier
+            .verify(&key.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    verifier.settled().await;
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test]
+async fn a_key_missing_from_the_copy_is_fetched_at_once() {
+    let clock = TestClock::new();
+    let (old, new) = (EdKey::new("ed-old"), EdKey::new("ed-new"));
+    // The copy predates a rotation: the host signs with `ed-new` now.
+    let server = KeyServer::start(jwks(&[old.jwk(), new.jwk()])).await;
+    preload_key_set(&server.url, &jwks(&[old.jwk()])).unwrap();
+    let verifier = remote(&server, &clock);
+    assert!(verifier.verify(&old.mint(&claims_at(T0))).await.is_ok());
+    assert_eq!(server.hits(), 0);
+    // No hold-back: the copy was no fetch attempt.
+    assert!(verifier.verify(&new.mint(&claims_at(T0))).await.is_ok());
+    assert_eq!(server.hits(), 1);
+    // From then on, the fetched set and the usual limits.
+    let unknown = EdKey::new("ed-unknown");
+    assert_eq!(
+        verifier.verify(&unknown.mint(&claims_at(T0))).await,
+        Err(AuthError::KeysUnavailable)
+    );
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test]
+async fn a_key_withdrawn_since_the_copy_stops_verifying_at_the_first_refresh() {
+    let clock = TestClock::new();
+    let (withdrawn, kept) = (EdKey::new("ed-withdrawn"), EdKey::new("ed-kept"));
+    let server = KeyServer::start(jwks(&[kept.jwk()])).await;
+    preload_key_set(&server.url, &jwks(&[withdrawn.jwk(), kept.jwk()])).unwrap();
+    let verifier = remote(&server, &clock);
+    // What a copy cannot know (documented): until its first refresh the withdrawn key verifies.
+    assert!(
+        verifier
+            .verify(&withdrawn.mint(&claims_at(T0)))
+            .await
+            .is_ok()
+    );
+    clock.set(T0 + 300);
+    assert!(
+        verifier
+            .verify(&kept.mint(&claims_at(clock.now())))
+            .await
+            .is_ok()
+    );
+    verifier.settled().await;
+    assert_eq!(server.hits(), 1);
+    // The refreshed set replaced the copy, and the withdrawn key's cached tokens went with it.
+    assert!(
+        verifier
+            .verify(&withdrawn.mint(&claims_at(clock.now())))
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn a_copy_serves_only_its_own_url_and_verifiers_created_after_it() {
+    let clock = TestClock::new();
+    let key = EdKey::new("ed-1");
+    let (server, other) = (
+        KeyServer::start(jwks(&[key.jwk()])).await,
+        KeyServer::start(jwks(&[key.jwk()])).await,
+    );
+    let before = remote(&server, &clock);
+    preload_key_set(&server.url, &jwks(&[key.jwk()])).unwrap();
+    let elsewhere = remote(&other, &clock);
+    assert!(elsewhere.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    assert_eq!(other.hits(), 1);
+    assert!(before.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    assert_eq!(server.hits(), 1);
+}
+
+#[test]
+fn a_copy_that_cannot_serve_is_refused_and_not_kept() {
+    let url = "https://keys.preload.test/.well-known/jwks.json";
+    let key = EdKey::new("ed-1");
+    assert_eq!(
+        preload_key_set(url, &json!({ "keys": "nope" })),
+        Err(PreloadError::NotAKeySet)
+    );
+    assert_eq!(
+        preload_key_set(url, &jwks(&[json!({ "kty": "oct", "k": "c2VjcmV0" })])),
+        Err(PreloadError::NoUsableKey)
+    );
+    assert!(matches!(
+        preload_key_set("http://keys.preload.test/jwks.json", &jwks(&[key.jwk()])),
+        Err(PreloadError::Url(_))
+    ));
+    let store =
+        crate::auth::keys::KeyStore::remote(url.to_owned(), Duration::from_secs(1), None, T0);
+    assert!(store.snapshot(T0).is_none(), "nothing was kept");
+}
