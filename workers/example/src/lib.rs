@@ -2,7 +2,9 @@
 //!
 //! The same `host_extension!` traits as a native server; [`fetch`] hands each request to the
 //! handler through `host_runtime_workers::respond`. Settings come from the Worker's variables and
-//! secrets: `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`.
+//! secrets: `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`, and
+//! optionally `HOST_JWKS`, a copy of the key set `HOST_JWKS_URL` serves: a new isolate then verifies
+//! its first call without fetching the key set (a key missing from the copy is still fetched).
 //! Deliveries are deduplicated in Durable Objects (`HOST_DEDUPE`, class `HostDedupe`), so a retry
 //! that reaches another isolate still runs once (`HOST_DEDUPE_LEASE_MS`, optional: how long a
 //! claim whose isolate died keeps its key, 60 000 by default); the alert waits in the `HOST_OUTBOX` object
@@ -136,6 +138,14 @@ fn start() {
 
 fn build(env: &Env) -> std::result::Result<Handler, String> {
     let jwks_url = var(env, "HOST_JWKS_URL").ok_or("HOST_JWKS_URL is not set")?;
+    // A new isolate would fetch the key set on its first call: with a copy in HOST_JWKS it verifies
+    // at once, and fetches only for a key the copy lacks (or after 5 minutes, to refresh it).
+    if let Some(copy) = var(env, "HOST_JWKS") {
+        let copy =
+            serde_json::from_str(&copy).map_err(|e| format!("HOST_JWKS is not JSON: {e}"))?;
+        host_runtime::auth::preload_key_set(&jwks_url, &copy)
+            .map_err(|e| format!("HOST_JWKS: {e}"))?;
+    }
     let edge = Edge {
         notes: Mutex::default(),
         releases: Mutex::default(),
