@@ -24,6 +24,9 @@ What it does, from the repository root:
    effect (its alert) posted once.
 6. The outbox's alarm: the stand-in refuses a new release's alert once (503); with no further
    request to the worker, the `HostOutbox` alarm posts it again and the local host accepts it.
+   Then the SDK's store contracts (`host_runtime::testing::contract`), run inside workerd by the
+   worker's `/__store-contracts` route (served because .dev.vars sets `HOST_STORE_CONTRACTS`)
+   against a fresh `HostOutbox` object and the `HostDedupe` objects.
 7. A restart: workerd stopped and started on the same persisted state, several times, each
    first request timed; the release of step 5 delivered again is still processed once. Then
    `cargo host check`. Then a claim whose isolate died: a delivery's handler is left waiting on
@@ -358,6 +361,7 @@ def main():
             "".join(f'{k}="{exports[k]}"\n' for k in
                     ["HOST_JWKS_URL", "HOST_ISSUER", "HOST_EVENT_POST_URL", "HOST_SIGNING_SECRET"])
             + f'HOST_DEDUPE_LEASE_MS="{LEASE_SECONDS * 1000}"\n'
+            + 'HOST_STORE_CONTRACTS="1"\n'
         )
         say(f"local host at {exports['HOST_JWKS_URL'].rsplit('/.well-known', 1)[0]}")
         if args.first_requests:
@@ -473,6 +477,14 @@ def main():
             say(f"    worker: {line.strip()}")
         if posts[:1] != [503] or posts[-1:] != [202]:
             fail("the refused alert must be posted again by the outbox's alarm and accepted")
+
+        say("the SDK's store contracts, run in workerd against the Durable Objects:")
+        status, body = http_get(f"{server}/__store-contracts", timeout=120)
+        say(f"    {status} {body}")
+        verdicts = json.loads(body) if status == 200 else {}
+        for store in ["outbox", "dedupe"]:
+            if verdicts.get(store) != "ok":
+                fail(f"the Durable Object {store} store broke its contract: {verdicts.get(store)}")
 
         say(f"restarts: workerd stopped and started {FRESH_STARTS} times on the same state "
             "(no rebuild), the first request timed:")

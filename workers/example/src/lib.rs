@@ -169,9 +169,33 @@ fn build(env: &Env) -> std::result::Result<Handler, String> {
     })
 }
 
+/// The path of the store contracts' run, served only when `HOST_STORE_CONTRACTS` is `1`.
+const CONTRACTS_PATH: &str = "/__store-contracts";
+
+/// Runs the SDK's store contracts against this Worker's Durable Objects: the outbox contract on a
+/// fresh `HostOutbox` object (its times are in the year 2100, so the object's alarm finds nothing
+/// due meanwhile), the deduplication contract on `HostDedupe` objects under fresh keys. Answers
+/// `{"outbox": "ok" | "<the broken promise>", "dedupe": ...}`. For the Workers test only: a
+/// deployment leaves `HOST_STORE_CONTRACTS` unset, and the path is then an ordinary 404.
+async fn store_contracts(env: &Env) -> Result<Response> {
+    let verdict = |outcome: std::result::Result<(), host_runtime::testing::contract::Violation>| {
+        outcome.map_or_else(|broken| broken.to_string(), |()| "ok".to_owned())
+    };
+    let run = format!("contract-{}", worker::Date::now().as_millis());
+    let outbox = DurableOutbox::new(env, "HOST_OUTBOX")?.with_name(run);
+    let outbox = verdict(host_runtime::testing::contract::outbox_store(&outbox).await);
+    let dedupe = DurableDedupe::new(env, "HOST_DEDUPE")?;
+    let dedupe = verdict(host_runtime::testing::contract::dedupe_store(&dedupe).await);
+    Response::from_json(&json!({ "outbox": outbox, "dedupe": dedupe }))
+}
+
 /// The Worker's entry point.
 #[event(fetch)]
 async fn fetch(request: Request, env: Env, _ctx: Context) -> Result<Response> {
+    if request.path() == CONTRACTS_PATH && var(&env, "HOST_STORE_CONTRACTS").as_deref() == Some("1")
+    {
+        return store_contracts(&env).await;
+    }
     let handler = match HANDLER.get() {
         Some(handler) => handler,
         None => match build(&env) {

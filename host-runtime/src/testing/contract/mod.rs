@@ -11,7 +11,7 @@ mod dedupe;
 mod outbox;
 
 pub use dedupe::dedupe_store;
-pub use outbox::outbox_store;
+pub use outbox::{BASE, outbox_store};
 
 /// A promise a store broke: which step of the contract, and what it did instead.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,6 +3,14 @@
 use super::{Violation, answered, expect};
 use crate::outbox::{Entry, OutboxStore, Settlement, Which};
 
+/// 2100-01-01T00:00:00Z in Unix milliseconds: the contract's times are a few seconds after it.
+pub const BASE: i64 = 4_102_444_800_000;
+
+/// `offset` milliseconds after [`BASE`].
+fn t(offset: i64) -> i64 {
+    BASE + offset
+}
+
 /// Drives `store`, which must be empty, through the outbox contract: `put` keeps the first of two
 /// events with one id; `claim` takes due events earliest first within its limit and hides them
 /// from every claimer until the lease ends; `claim_ids` takes only the named events that are due
@@ -10,13 +18,14 @@ use crate::outbox::{Entry, OutboxStore, Settlement, Which};
 /// to the next claimer; a retry keeps the attempts, due time and error; dead letters are listed,
 /// revived with no attempts counted, and discarded; `next_due` follows all of it.
 ///
-/// The times are small made-up Unix milliseconds (100, 1 000, 5 000): a store must take the times
-/// it is given.
+/// The times are made up, a few seconds apart in the year 2100 ([`BASE`] plus 100, 1 000, 5 000
+/// milliseconds): a store must take the times it is given, and no dispatcher draining the same
+/// store at the real time (a Durable Object's alarm, a background task) finds them due meanwhile.
 pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     let body = |n: u8| vec![b'{', n, b'}'];
     let ids = |entries: &[Entry]| -> Vec<String> { entries.iter().map(|e| e.id.clone()).collect() };
 
-    for (id, n, at) in [("b", 2, 200), ("a", 1, 100), ("late", 3, 10_000)] {
+    for (id, n, at) in [("b", 2, t(200)), ("a", 1, t(100)), ("late", 3, t(10_000))] {
         let stored = answered(
             "put stores a new event",
             store.put(Entry::new(id, body(n), at)).await,
@@ -25,7 +34,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     }
     let again = answered(
         "put of a pending id",
-        store.put(Entry::new("a", body(9), 50)).await,
+        store.put(Entry::new("a", body(9), t(50))).await,
     )?;
     expect(
         "put of a pending id keeps the first event and answers false",
@@ -33,9 +42,9 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
         false,
     )?;
     let next = answered("next_due", store.next_due().await)?;
-    expect("next_due is the earliest due time", next, Some(100))?;
+    expect("next_due is the earliest due time", next, Some(t(100)))?;
 
-    let claimed = answered("claim", store.claim(1_000, 10, 5_000, "one").await)?;
+    let claimed = answered("claim", store.claim(t(1_000), 10, t(5_000), "one").await)?;
     expect(
         "claim takes the due events, earliest first, and not one due later",
         ids(&claimed),
@@ -46,7 +55,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
         claimed[0].body.clone(),
         body(1),
     )?;
-    let again = answered("claim", store.claim(4_999, 10, 9_000, "two").await)?;
+    let again = answered("claim", store.claim(t(4_999), 10, t(9_000), "two").await)?;
     expect(
         "a claimed event is hidden from every claimer until its lease ends",
         ids(&again),
@@ -56,7 +65,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     expect(
         "next_due counts a claimed event at its lease's end",
         next,
-        Some(5_000),
+        Some(t(5_000)),
     )?;
 
     let settled = answered(
@@ -85,7 +94,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
 
     let retry = Settlement::Retry {
         attempts: 1,
-        due: 300,
+        due: t(300),
         error: "status 503".into(),
     };
     let settled = answered("settle a retry", store.settle("b", "one", retry).await)?;
@@ -100,18 +109,24 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
             pending[0].due,
             pending[0].last_error.as_deref(),
         ),
-        ("b", 1, 300, Some("status 503")),
+        ("b", 1, t(300), Some("status 503")),
     )?;
 
     // Claims by id: only the named events that are due and not under another's claim.
     let named = ["b".to_owned(), "late".to_owned(), "unknown".to_owned()];
-    let claimed = answered("claim_ids", store.claim_ids(&named, 400, 600, "one").await)?;
+    let claimed = answered(
+        "claim_ids",
+        store.claim_ids(&named, t(400), t(600), "one").await,
+    )?;
     expect(
         "claim_ids takes the named due events only (not one due later, not an unknown id)",
         ids(&claimed),
         vec!["b".to_owned()],
     )?;
-    let again = answered("claim_ids", store.claim_ids(&named, 500, 900, "two").await)?;
+    let again = answered(
+        "claim_ids",
+        store.claim_ids(&named, t(500), t(900), "two").await,
+    )?;
     expect(
         "claim_ids leaves an event under another's claim alone",
         ids(&again),
@@ -119,7 +134,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     )?;
 
     // A lease that ran out: another dispatcher takes the event; the first can no longer settle it.
-    let claimed = answered("claim", store.claim(700, 1, 900, "two").await)?;
+    let claimed = answered("claim", store.claim(t(700), 1, t(900), "two").await)?;
     expect(
         "a lease that ran out passes the event on",
         ids(&claimed),
@@ -136,7 +151,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     )?;
     let dead = Settlement::Dead {
         attempts: 2,
-        at: 800,
+        at: t(800),
         reason: "refused with 422".into(),
     };
     let settled = answered("settle a dead letter", store.settle("b", "two", dead).await)?;
@@ -155,7 +170,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     )?;
     let claimed = answered(
         "claim_ids",
-        store.claim_ids(&named, 10_000, 20_000, "one").await,
+        store.claim_ids(&named, t(10_000), t(20_000), "one").await,
     )?;
     expect(
         "claim_ids leaves a dead letter alone",
@@ -170,7 +185,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
                 "one",
                 Settlement::Retry {
                     attempts: 1,
-                    due: 10_000,
+                    due: t(10_000),
                     error: "status 500".into(),
                 },
             )
@@ -178,9 +193,9 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     )?;
     expect("settle a retry by the holder answers true", settled, true)?;
 
-    let revived = answered("revive", store.revive("b", 1_000).await)?;
+    let revived = answered("revive", store.revive("b", t(1_000)).await)?;
     expect("revive of a dead letter answers true", revived, true)?;
-    let revived = answered("revive", store.revive("b", 1_000).await)?;
+    let revived = answered("revive", store.revive("b", t(1_000)).await)?;
     expect(
         "revive of an id that is not dead answers false",
         revived,
@@ -188,7 +203,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     )?;
     let dead = answered("list dead", store.list(Which::Dead, 10).await)?;
     expect("a revived event is no longer dead", dead.len(), 0)?;
-    let claimed = answered("claim", store.claim(1_000, 10, 2_000, "one").await)?;
+    let claimed = answered("claim", store.claim(t(1_000), 10, t(2_000), "one").await)?;
     expect(
         "a revived event is due at once with no attempts counted",
         claimed
