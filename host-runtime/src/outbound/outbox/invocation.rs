@@ -217,6 +217,14 @@ pub(crate) fn accepted(outbox: &Arc<Outbox>, id: &str) {
     }
 }
 
+/// Notes that event `id` of `outbox` had its attempt already (a `send` makes its own): the
+/// invocation does not claim it again once the work is done.
+pub(crate) fn attempted(outbox: &Arc<Outbox>, id: &str) {
+    if let Some(scope) = current() {
+        lock(&scope.accepted).retain(|(o, noted)| !(Arc::ptr_eq(o, outbox) && noted == id));
+    }
+}
+
 /// Runs `hand_over` once the current invocation's work is done; gives it back when there is no
 /// invocation.
 pub(crate) fn defer(hand_over: BoxFuture<'static, ()>) -> Result<(), BoxFuture<'static, ()>> {

@@ -231,6 +231,9 @@ impl Outbox {
                 },
             )
             .await;
+        if mine.is_some() {
+            super::invocation::attempted(self, id);
+        }
         match mine {
             Some(outcome) => outcome,
             None => Err(SendError::Pending {

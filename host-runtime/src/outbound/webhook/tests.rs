@@ -643,3 +643,24 @@ async fn a_sender_without_an_outbox_refuses_events_naming_the_fix() {
     );
     assert_eq!(answer.retry_after(), Some(30));
 }
+
+/// A send inside an invocation makes its own attempt; the invocation does not claim the event
+/// again once the work is done (one store round trip fewer, which counts on Workers).
+#[tokio::test]
+async fn an_event_a_send_attempted_is_not_claimed_again_by_its_invocation() {
+    let (url, _seen) = fake_host(vec![503]).await;
+    let (sender, store) = sender_with_store(url);
+    let (sent, report) = crate::outbox::Invocation::new()
+        .run(alert(&sender, "k").send())
+        .await;
+    assert!(
+        matches!(sent, Err(SendError::Pending { attempts: 1, .. })),
+        "{sent:?}"
+    );
+    assert_eq!(
+        report,
+        crate::outbox::DrainReport::default(),
+        "nothing left to attempt"
+    );
+    assert_eq!(store.list(Which::Pending, 10).await.unwrap()[0].attempts, 1);
+}
