@@ -155,7 +155,7 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
     };
     println!("| embedded (redb file, fsync per commit) | {accept:.0} | {end_to_end:.0} |");
 
-    if let Some(redis) = start_redis() {
+    if let Ok(redis) = host_runtime::testing::RedisServer::start() {
         let store = RedisOutbox::connect(&redis.url()).await.unwrap();
         let accept = {
             let s = sender(
@@ -219,46 +219,4 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
         started.elapsed().as_secs_f64(),
         rss_mib()
     );
-}
-
-struct Redis(std::process::Child, u16);
-
-impl Redis {
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.1)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_redis() -> Option<Redis> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let child = std::process::Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let redis = Redis(child, port);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Some(redis)
 }

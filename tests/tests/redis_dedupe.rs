@@ -7,7 +7,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -15,68 +15,10 @@ use std::time::{Duration, Instant};
 use host_runtime::Handler;
 use host_runtime::HostEvent;
 use host_runtime::dedupe::RedisDedupe;
-use host_runtime::testing::TestHost;
 use host_runtime::testing::contract::dedupe_store;
+use host_runtime::testing::{RedisServer, TestHost};
 use host_sdk_tests::{Server, handler};
 use serde_json::json;
-
-struct Redis {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_redis() -> Option<Redis> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    start_redis_on(port)
-}
-
-fn start_redis_on(port: u16) -> Option<Redis> {
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "redis-server is required in CI ({e}); .ci/run installs it"
-            );
-            eprintln!("skipped: redis-server is not installed ({e})");
-            return None;
-        }
-    };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "redis-server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(Redis {
-        child,
-        url: format!("redis://127.0.0.1:{port}/"),
-    })
-}
 
 /// A send whose Redis outbox is down fails with an error whose chain reaches the I/O error Redis
 /// met: a vendor's report shows the connection refused, not only "the event was not accepted".
@@ -85,10 +27,10 @@ async fn a_send_to_a_redis_outbox_that_is_down_keeps_the_io_error_as_its_cause()
     use host_runtime::outbox::{RedisOutbox, SendError, StoreErrorKind};
     use std::error::Error as _;
 
-    let Some(redis) = start_redis() else {
+    let Some(redis) = RedisServer::start_or_skip() else {
         return;
     };
-    let outbox = RedisOutbox::connect(&redis.url).await.unwrap();
+    let outbox = RedisOutbox::connect(&redis.url()).await.unwrap();
     drop(redis);
     let sender = host_runtime::EventSender::new(
         "http://127.0.0.1:9/events",
@@ -138,9 +80,11 @@ async fn a_send_to_a_redis_outbox_that_is_down_keeps_the_io_error_as_its_cause()
 /// own connection, one of them with another extension's key prefix.
 #[tokio::test]
 async fn the_redis_store_keeps_the_store_contract() {
-    let Some(redis) = start_redis() else { return };
-    let a = RedisDedupe::connect(&redis.url).await.unwrap();
-    let b = RedisDedupe::connect(&redis.url)
+    let Some(redis) = RedisServer::start_or_skip() else {
+        return;
+    };
+    let a = RedisDedupe::connect(&redis.url()).await.unwrap();
+    let b = RedisDedupe::connect(&redis.url())
         .await
         .unwrap()
         .with_prefix("another-extension:");
@@ -151,17 +95,19 @@ async fn the_redis_store_keeps_the_store_contract() {
 
 #[tokio::test]
 async fn two_instances_sharing_redis_run_a_delivery_once() {
-    let Some(redis) = start_redis() else { return };
+    let Some(redis) = RedisServer::start_or_skip() else {
+        return;
+    };
     let mut host = TestHost::new("keyword-tracker");
     host.credentials = json!({ "api_key": "k" });
     let server = Arc::new(Server::default());
     // Two handlers, as two instances would be, each with its own connection to the same Redis.
     let a = host
         .configure(handler(server.clone()))
-        .with_dedupe_store(RedisDedupe::connect(&redis.url).await.unwrap());
+        .with_dedupe_store(RedisDedupe::connect(&redis.url()).await.unwrap());
     let b = host
         .configure(handler(server.clone()))
-        .with_dedupe_store(RedisDedupe::connect(&redis.url).await.unwrap());
+        .with_dedupe_store(RedisDedupe::connect(&redis.url()).await.unwrap());
     let payload = serde_json::to_value(host_runtime::events::ReleaseShipped::example()).unwrap();
     let host = Arc::new(host);
     let tasks: Vec<_> = (0..6)
@@ -180,8 +126,8 @@ async fn two_instances_sharing_redis_run_a_delivery_once() {
     assert_eq!(server.behaviour.releases_handled.load(Ordering::SeqCst), 1);
 }
 
-fn signal(redis: &Redis, signal: &str) {
-    let pid = redis.child.id().to_string();
+fn signal(redis: &RedisServer, signal: &str) {
+    let pid = redis.pid().unwrap().to_string();
     assert!(
         Command::new("kill")
             .args([signal, &pid])
@@ -191,24 +137,13 @@ fn signal(redis: &Redis, signal: &str) {
     );
 }
 
-fn port_of(redis: &Redis) -> u16 {
-    redis
-        .url
-        .trim_end_matches('/')
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
-
 /// A test host and an instance on `redis` whose store calls time out after 500 ms.
-async fn impatient_instance(redis: &Redis) -> (TestHost, Handler) {
+async fn impatient_instance(redis: &RedisServer) -> (TestHost, Handler) {
     let mut host = TestHost::new("keyword-tracker");
     host.credentials = json!({ "api_key": "k" });
     let handler = host
         .configure(handler(Arc::new(Server::default())))
-        .with_dedupe_store(RedisDedupe::connect(&redis.url).await.unwrap())
+        .with_dedupe_store(RedisDedupe::connect(&redis.url()).await.unwrap())
         .with_dedupe_timeout(Duration::from_millis(500));
     (host, handler)
 }
@@ -243,7 +178,9 @@ async fn deliver_until_done(
 
 #[tokio::test]
 async fn a_paused_redis_answers_a_retryable_503_quickly_then_recovers() {
-    let Some(redis) = start_redis() else { return };
+    let Some(redis) = RedisServer::start_or_skip() else {
+        return;
+    };
     let (host, handler) = impatient_instance(&redis).await;
     let ok = host
         .deliver(&handler, "release.shipped", release("1.0.0"), "evt_1")
@@ -270,8 +207,10 @@ async fn a_paused_redis_answers_a_retryable_503_quickly_then_recovers() {
 
 #[tokio::test]
 async fn a_killed_redis_answers_503_and_a_restarted_one_is_found_again() {
-    let Some(redis) = start_redis() else { return };
-    let port = port_of(&redis);
+    let Some(redis) = RedisServer::start_or_skip() else {
+        return;
+    };
+    let port = redis.port();
     let (host, handler) = impatient_instance(&redis).await;
     drop(redis);
     let started = Instant::now();
@@ -280,7 +219,7 @@ async fn a_killed_redis_answers_503_and_a_restarted_one_is_found_again() {
         .await;
     r.assert_error(503, "DEDUPE_UNAVAILABLE");
     assert!(started.elapsed() < Duration::from_secs(2));
-    let _again = start_redis_on(port).unwrap();
+    let _again = RedisServer::start_on(port).unwrap();
     assert_eq!(
         deliver_until_done(&host, &handler, "2.0.0", Duration::from_secs(15)).await,
         204,
@@ -311,7 +250,9 @@ async fn connecting_to_a_redis_that_is_down_fails_within_the_timeout() {
 /// the host's retry ran the event a second time.
 #[tokio::test]
 async fn a_slow_failing_attempt_and_a_duplicate_on_another_instance_run_the_event_once() {
-    let Some(redis) = start_redis() else { return };
+    let Some(redis) = RedisServer::start_or_skip() else {
+        return;
+    };
     let mut host = TestHost::new("keyword-tracker");
     host.credentials = json!({ "api_key": "k" });
     let server = Arc::new(Server::default());
@@ -325,8 +266,8 @@ async fn a_slow_failing_attempt_and_a_duplicate_on_another_instance_run_the_even
             .with_dedupe_store(store.with_lease(Duration::from_millis(600)))
             .with_event_wait(Duration::from_millis(200))
     };
-    let a = instance(RedisDedupe::connect(&redis.url).await.unwrap());
-    let b = instance(RedisDedupe::connect(&redis.url).await.unwrap());
+    let a = instance(RedisDedupe::connect(&redis.url()).await.unwrap());
+    let b = instance(RedisDedupe::connect(&redis.url()).await.unwrap());
     let host = Arc::new(host);
     let first = {
         let (host, a) = (host.clone(), a.clone());

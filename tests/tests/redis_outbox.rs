@@ -7,74 +7,24 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use host_runtime::outbox::{Entry, OutboxStore, RedisOutbox, Which};
+use host_runtime::testing::RedisServer;
 
-struct Redis {
-    child: Child,
-    port: u16,
-}
-
-impl Redis {
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+/// Sends one command to the Redis on `port` exactly as given, bytes and all, and returns the first
+/// line of the reply.
+fn raw(port: u16, args: &[&[u8]]) -> String {
+    let mut request = format!("*{}\r\n", args.len()).into_bytes();
+    for arg in args {
+        request.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
+        request.extend_from_slice(arg);
+        request.extend_from_slice(b"\r\n");
     }
-
-    /// Sends one command exactly as given, bytes and all, and returns the first line of the reply.
-    fn raw(&self, args: &[&[u8]]) -> String {
-        let mut request = format!("*{}\r\n", args.len()).into_bytes();
-        for arg in args {
-            request.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
-            request.extend_from_slice(arg);
-            request.extend_from_slice(b"\r\n");
-        }
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        stream.write_all(&request).unwrap();
-        let mut reply = String::new();
-        BufReader::new(stream).read_line(&mut reply).unwrap();
-        reply
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_redis() -> Option<Redis> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "redis-server is required in CI ({e}); .ci/run installs it"
-            );
-            eprintln!("skipped: redis-server is not installed ({e})");
-            return None;
-        }
-    };
-    let redis = Redis { child, port };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "redis-server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(redis)
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.write_all(&request).unwrap();
+    let mut reply = String::new();
+    BufReader::new(stream).read_line(&mut reply).unwrap();
+    reply
 }
 
 fn now_ms() -> i64 {
@@ -86,7 +36,7 @@ fn now_ms() -> i64 {
 
 #[tokio::test]
 async fn the_redis_store_keeps_the_outbox_contract() {
-    let Some(redis) = start_redis() else {
+    let Some(redis) = RedisServer::start_or_skip() else {
         return;
     };
     let store = RedisOutbox::connect(&redis.url())
@@ -103,7 +53,7 @@ async fn the_redis_store_keeps_the_outbox_contract() {
 /// all, where `list` shows it and `discard` drops it.
 #[tokio::test]
 async fn an_unreadable_record_becomes_a_dead_letter_that_can_be_dropped() {
-    let Some(redis) = start_redis() else {
+    let Some(redis) = RedisServer::start_or_skip() else {
         return;
     };
     let store = RedisOutbox::connect(&redis.url())
@@ -120,11 +70,17 @@ async fn an_unreadable_record_becomes_a_dead_letter_that_can_be_dropped() {
     // Format 7, which this build does not read; due long ago, so it is claimed first.
     let garbage: &[u8] = b"\x07\x00\xffnot a record";
     assert_eq!(
-        redis.raw(&[b"HSET", b"damaged:pending", b"unreadable", garbage]),
+        raw(
+            redis.port(),
+            &[b"HSET", b"damaged:pending", b"unreadable", garbage]
+        ),
         ":1\r\n"
     );
     assert_eq!(
-        redis.raw(&[b"ZADD", b"damaged:due", b"0", b"unreadable"]),
+        raw(
+            redis.port(),
+            &[b"ZADD", b"damaged:due", b"0", b"unreadable"]
+        ),
         ":1\r\n"
     );
 

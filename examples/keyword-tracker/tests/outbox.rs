@@ -255,13 +255,17 @@ async fn events_refused_before_a_kill_9_are_delivered_after_the_restart_from_the
 
 #[tokio::test]
 async fn events_refused_before_a_kill_9_are_delivered_after_the_restart_from_a_redis_outbox() {
-    let Some(redis) = Redis::start() else { return };
+    let Some(redis) = host_runtime::testing::RedisServer::start_or_skip() else {
+        return;
+    };
     survives_kill_9(&redis.url()).await;
 }
 
 #[tokio::test]
 async fn three_instances_on_one_redis_outbox_never_post_one_event_at_once() {
-    let Some(redis) = Redis::start() else { return };
+    let Some(redis) = host_runtime::testing::RedisServer::start_or_skip() else {
+        return;
+    };
     // Each post is held 30 ms, so two instances posting one event would overlap.
     let (url, shared) = stand_in_host(true, Duration::from_millis(30)).await;
     let servers: Vec<(Proc, String)> = (0..3).map(|_| start(&url, &redis.url())).collect();
@@ -302,7 +306,7 @@ async fn three_instances_on_one_redis_outbox_never_post_one_event_at_once() {
 
 #[tokio::test]
 async fn an_outbox_that_is_down_fails_the_hosts_call_so_the_host_retries_it() {
-    let Some(mut redis) = Redis::start() else {
+    let Some(mut redis) = host_runtime::testing::RedisServer::start_or_skip() else {
         return;
     };
     let (url, shared) = stand_in_host(false, Duration::ZERO).await;
@@ -313,54 +317,4 @@ async fn an_outbox_that_is_down_fails_the_hosts_call_so_the_host_retries_it() {
     let status = ship(&base, "ins_down").await;
     assert!((500..600).contains(&status), "answered {status}");
     assert!(shared.lock().unwrap().posts.is_empty());
-}
-
-/// A `redis-server` on a free loopback port, killed when dropped.
-struct Redis {
-    port: u16,
-    child: Option<Proc>,
-}
-
-impl Redis {
-    fn start() -> Option<Self> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .ok()?
-            .local_addr()
-            .ok()?
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let child = match child {
-            Ok(c) => Proc(c),
-            Err(e) => {
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "redis-server is required in CI ({e}); .ci/run installs it"
-                );
-                eprintln!("skipped: redis-server is not installed ({e})");
-                return None;
-            }
-        };
-        let until = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < until, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(Redis {
-            port,
-            child: Some(child),
-        })
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-
-    fn stop(&mut self) {
-        self.child.take();
-    }
 }

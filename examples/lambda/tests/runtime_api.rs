@@ -297,69 +297,19 @@ async fn event_endpoint(
     (url, posts)
 }
 
-/// A redis-server on a free loopback port, stopped when dropped; `None` (said) without the binary,
-/// a failure when `CI` is set.
-struct Redis(std::process::Child, u16);
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_redis() -> Option<Redis> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = std::process::Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-        ])
-        .stdout(std::process::Stdio::null())
-        .spawn();
-    let child = match child {
-        Ok(child) => child,
-        Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "redis-server is required in CI ({e}); .ci/run installs it"
-            );
-            eprintln!("skipped: redis-server is not installed ({e})");
-            return None;
-        }
-    };
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "redis-server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Some(Redis(child, port))
-}
-
 /// The whole serverless path, with events the host does not take at first: the HTTP function
 /// attempts every event its delivery produced before it answers (all refused with 503), leaves
 /// them in Redis, and a drain function started afresh, as the schedule's next invocation, posts
 /// each of them with the same id once the host takes them.
 #[tokio::test]
 async fn events_refused_during_the_invocation_are_posted_by_the_next_scheduled_drain() {
-    let Some(redis) = start_redis() else {
+    let Some(redis) = host_runtime::testing::RedisServer::start_or_skip() else {
         return;
     };
     let answer = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(503));
     let (post_url, posts) = event_endpoint(std::sync::Arc::clone(&answer)).await;
     let env = vec![
-        ("HOST_OUTBOX", format!("redis://127.0.0.1:{}/", redis.1)),
+        ("HOST_OUTBOX", redis.url()),
         ("HOST_EVENT_POST_URL", post_url),
     ];
     let api = RuntimeApi::start().await;

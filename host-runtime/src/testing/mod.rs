@@ -448,3 +448,7 @@ mod tests {
 }
 
 pub mod contract;
+#[cfg(all(feature = "redis", not(target_arch = "wasm32")))]
+mod redis_server;
+#[cfg(all(feature = "redis", not(target_arch = "wasm32")))]
+pub use redis_server::RedisServer;

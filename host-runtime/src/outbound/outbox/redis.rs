@@ -624,7 +624,7 @@ impl OutboxStore for RedisOutbox {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-    use std::process::{Child, Command, Stdio};
+    use crate::testing::RedisServer;
     use std::time::Duration;
 
     use super::*;
@@ -634,57 +634,6 @@ mod tests {
     /// about a millisecond over loopback.
     const TOLERANCE_MS: i64 = 20;
 
-    /// A `redis-server` on a free loopback port, killed when dropped.
-    struct Redis {
-        child: Child,
-        url: String,
-    }
-
-    impl Drop for Redis {
-        fn drop(&mut self) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-
-    /// Starts `redis-server`; `None` when it is not installed, which fails when `CI` is set.
-    fn start_redis() -> Option<Redis> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .unwrap()
-            .port();
-        let spawned = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let child = match spawned {
-            Ok(child) => child,
-            Err(e) => {
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "redis-server is required in CI ({e}); .ci/run installs it"
-                );
-                eprintln!("skipped: redis-server is not installed ({e})");
-                return None;
-            }
-        };
-        let redis = Redis {
-            child,
-            url: format!("redis://127.0.0.1:{port}/"),
-        };
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "redis-server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(redis)
-    }
-
     fn ids(entries: &[Entry]) -> Vec<&str> {
         entries.iter().map(|e| e.id.as_str()).collect()
     }
@@ -692,11 +641,11 @@ mod tests {
     /// Instance A with a right clock and instance B whose clock is `skew_ms` off share one outbox,
     /// each passing the times of its own clock, as the dispatcher does.
     async fn instances_with_skewed_clocks_agree(skew_ms: i64) {
-        let Some(redis) = start_redis() else {
+        let Some(redis) = RedisServer::start_or_skip() else {
             return;
         };
-        let a = RedisOutbox::open(&redis.url, 0).await.unwrap();
-        let b = RedisOutbox::open(&redis.url, skew_ms).await.unwrap();
+        let a = RedisOutbox::open(&redis.url(), 0).await.unwrap();
+        let b = RedisOutbox::open(&redis.url(), skew_ms).await.unwrap();
         let b_now = || now_ms() + skew_ms;
         let lease = 60_000;
 
@@ -772,10 +721,10 @@ mod tests {
 
     #[tokio::test]
     async fn the_offset_is_measured_again_after_a_minute_and_kept_when_that_fails() {
-        let Some(redis) = start_redis() else {
+        let Some(redis) = RedisServer::start_or_skip() else {
             return;
         };
-        let store = RedisOutbox::open(&redis.url, 0).await.unwrap();
+        let store = RedisOutbox::open(&redis.url(), 0).await.unwrap();
         let right = store.clock.offset_ms.load(Ordering::Relaxed);
         let a_minute_ago = || store.clock.since_started_ms() - REMEASURE_EVERY_MS;
 
