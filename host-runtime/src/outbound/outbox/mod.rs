@@ -20,10 +20,10 @@
 //! - [`MemoryOutbox`]: the default of a sender given no store; nothing survives the process. For tests
 //!   and for events you can afford to lose.
 //!
-//! Where no task outlives a request (Lambda, Vercel, Workers), the sender runs
-//! [on demand](DrainMode::OnDemand): a send makes one bounded attempt before it returns, and what is
-//! left in the store is posted by [`EventSender::drain`](crate::EventSender::drain), called by a
-//! later invocation or a scheduled trigger.
+//! Where no task outlives a request (Lambda, Vercel, Workers), each request runs as an
+//! [`Invocation`]: the events it hands to the outbox get one bounded attempt before it answers, and
+//! what is left in the store is posted by [`EventSender::drain`](crate::EventSender::drain), called
+//! by a scheduled trigger (or a Durable Object's alarm).
 //!
 //! The signing of each attempt is [`crate::outbound::webhook`]'s; this module stores and schedules.
 

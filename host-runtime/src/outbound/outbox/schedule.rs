@@ -50,9 +50,11 @@ pub enum DrainMode {
     /// servers). It starts with the first event sent, or with
     /// [`EventSender::start`](crate::EventSender::start).
     Background,
-    /// No task outlives a request (Lambda, Vercel, Workers; the default on wasm32): each send makes
-    /// one attempt before it returns, and [`EventSender::drain`](crate::EventSender::drain) posts
-    /// what is due, within a time budget.
+    /// No background task (the default on wasm32): each send makes one attempt at its own event
+    /// before it returns, and [`EventSender::drain`](crate::EventSender::drain) posts what is due,
+    /// within a time budget. Where no task outlives a request (Lambda, Vercel, Workers) the adapters
+    /// also run each request as an [`Invocation`](super::Invocation), which behaves so whatever
+    /// the mode.
     OnDemand,
 }
 

@@ -114,9 +114,11 @@ impl EventSender {
         self.configure(|s| s.store = store)
     }
 
-    /// Sets who makes the attempts: a background task ([`DrainMode::Background`], the default on
-    /// servers) or each send and [`drain`](Self::drain) ([`DrainMode::OnDemand`], for Lambda, Vercel
-    /// and Workers, the default on wasm32).
+    /// Sets who makes the attempts outside an [`Invocation`](crate::outbox::Invocation): a
+    /// background task ([`DrainMode::Background`], the default on servers) or each send and
+    /// [`drain`](Self::drain) ([`DrainMode::OnDemand`], the default on wasm32). Inside an
+    /// invocation (the serverless adapters run every request in one) no background task starts
+    /// whatever the mode, and the request's own events are attempted before it answers.
     pub fn with_drain_mode(self, dispatch: DrainMode) -> Self {
         self.configure(|s| s.dispatch = dispatch)
     }
