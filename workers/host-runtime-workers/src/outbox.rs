@@ -478,6 +478,22 @@ impl StorageOutbox {
         Ok(())
     }
 
+    /// Claims `entry` for `owner` until `lease_until`; answers it as it was before the claim.
+    async fn lease(
+        &self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &str,
+    ) -> std::result::Result<Entry, StoreError> {
+        self.unlink(&entry).await.map_err(failed)?;
+        let leased = Entry {
+            due: lease_until,
+            ..entry.clone()
+        };
+        self.link(&leased, owner).await?;
+        Ok(entry)
+    }
+
     /// Sets the alarm to when the earliest pending event is due, or clears it when none waits.
     async fn arm(&self) -> Result<()> {
         let due = self
@@ -522,13 +538,10 @@ impl OutboxStore for StorageOutbox {
             let mut claimed = Vec::with_capacity(due.len());
             for (_, id) in due {
                 let Some(id) = id.as_str() else { continue };
-                let Some((mut entry, _)) = self.pending(id).await.map_err(failed)? else {
+                let Some((entry, _)) = self.pending(id).await.map_err(failed)? else {
                     continue;
                 };
-                claimed.push(entry.clone());
-                self.unlink(&entry).await.map_err(failed)?;
-                entry.due = lease_until;
-                self.link(&entry, owner).await?;
+                claimed.push(self.lease(entry, lease_until, owner).await?);
             }
             Ok(claimed)
         }))
@@ -544,16 +557,12 @@ impl OutboxStore for StorageOutbox {
         Box::pin(SendWrapper::new(async move {
             let mut claimed = Vec::new();
             for id in ids {
-                let Some((mut entry, _)) = self.pending(id).await.map_err(failed)? else {
+                let Some((entry, _)) = self.pending(id).await.map_err(failed)? else {
                     continue;
                 };
-                if entry.due > now {
-                    continue;
+                if entry.due <= now {
+                    claimed.push(self.lease(entry, lease_until, owner).await?);
                 }
-                claimed.push(entry.clone());
-                self.unlink(&entry).await.map_err(failed)?;
-                entry.due = lease_until;
-                self.link(&entry, owner).await?;
             }
             Ok(claimed)
         }))
