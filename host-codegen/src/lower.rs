@@ -27,7 +27,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use heck::ToUpperCamelCase;
+use heck::{ToSnakeCase, ToUpperCamelCase};
 use serde_json::{Map, Value, json};
 
 use crate::sentinels::{NULLABLE_MARK, OTHER_MEMBERS, at_placeholder, member_mark};
@@ -866,8 +866,29 @@ fn tag_open_variants(branches: &mut [Value]) {
     }
 }
 
-/// Two member names that Rust field names cannot tell apart (compared as their letters and digits,
-/// which is all a field name keeps), or a member named like the map of other members (`extra`).
+/// The Rust field name typify gives a member, as far as telling two apart goes: typify writes the
+/// name in snake case (words split where the case changes or a character no identifier takes
+/// stands), spells `+1` and `-1` as `plus1` and `minus1` (GitHub's reaction counts), puts `x` before
+/// a name no identifier may start with, and `_` after a keyword. Trailing `_`s are left out, since a
+/// keyword and the same word with a `_` become one field.
+fn field_key(member: &str) -> String {
+    let words = match member {
+        "+1" => "plus1".to_owned(),
+        "-1" => "minus1".to_owned(),
+        _ => member
+            .replace('\'', "")
+            .replace(|c: char| !unicode_ident::is_xid_continue(c), "-")
+            .to_snake_case(),
+    };
+    let key = match words.chars().next() {
+        Some(c) if unicode_ident::is_xid_start(c) => words,
+        _ => format!("x{words}"),
+    };
+    key.trim_end_matches('_').to_owned()
+}
+
+/// Two member names that typify would give the same Rust field name ([`field_key`]), or a member
+/// named like the map of other members (`extra`).
 fn clashing_names(node: &Map<String, Value>) -> Option<(String, String)> {
     let mut names: Vec<&str> = node
         .get("properties")
@@ -889,12 +910,7 @@ fn clashing_names(node: &Map<String, Value>) -> Option<(String, String)> {
     let mut seen: HashMap<String, &str> = HashMap::new();
     seen.insert("extra".to_owned(), "(other members)");
     for name in names {
-        let key: String = name
-            .chars()
-            .filter(char::is_ascii_alphanumeric)
-            .map(|c| c.to_ascii_lowercase())
-            .collect();
-        if let Some(other) = seen.insert(key, name) {
+        if let Some(other) = seen.insert(field_key(name), name) {
             return Some((other.to_owned(), name.to_owned()));
         }
     }
@@ -1294,6 +1310,31 @@ mod tests {
             out["anyOf"][1]["type"],
             json!(["null", "boolean", "array", "string", "number"])
         );
+    }
+
+    #[test]
+    fn members_typify_names_apart_are_typed_and_those_it_would_merge_are_a_map() {
+        // GitHub's reaction counts: typify spells `+1` and `-1` `plus1` and `minus1`.
+        let l = lower(
+            &json!({ "type": "object", "properties": {
+                "+1": { "type": "integer" }, "-1": { "type": "integer" }, "ab": { "type": "integer" },
+                "a_b": { "type": "integer" } } }),
+            "Input",
+            "",
+            0,
+        );
+        assert!(l.fallbacks.is_empty(), "{:?}", l.fallbacks);
+        assert_eq!(l.schema["properties"]["+1"]["type"], "integer");
+        for (a, b) in [("a-b", "a_b"), ("fooBar", "foo_bar"), ("type", "type_"), ("1a", "x1a")] {
+            let l = lower(
+                &json!({ "type": "object", "properties": { a: { "type": "string" }, b: {} } }),
+                "Input",
+                "",
+                0,
+            );
+            assert_eq!(l.fallbacks.len(), 1, "{a} and {b}: {}", l.schema);
+            assert!(l.schema.get("properties").is_none(), "{}", l.schema);
+        }
     }
 
     #[test]
