@@ -1013,9 +1013,12 @@ fn is_shape(key: &str) -> bool {
     )
 }
 
+/// Whether a node takes objects by its `type` (`"object"`, or a list with `"object"` in it, such as
+/// GitHub's `["object", "null"]`).
 fn is_object_typed(out: &Map<String, Value>) -> bool {
     match out.get("type") {
         Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
         _ => false,
     }
 }
@@ -1237,6 +1240,14 @@ mod tests {
                 .as_str()
                 .is_some_and(|d| d.contains("`3`"))
         );
+    }
+
+    #[test]
+    fn an_object_that_may_be_null_keeps_unnamed_members() {
+        let out = lowered(json!({
+            "type": ["object", "null"], "properties": { "login": { "type": "string" } }
+        }));
+        assert_eq!(out["additionalProperties"], json!({}), "{out}");
     }
 
     #[test]
