@@ -23,14 +23,20 @@
 //! - `prefixItems` becomes a tuple when the array has exactly those items, otherwise an array of JSON
 //!   values (reported);
 //! - `$dynamicRef`, references that leave the schema and other constructs without a faithful Rust
-//!   type become `serde_json::Value` for that node only, each reported with its pointer.
+//!   type become `serde_json::Value` for that node only, each reported with its pointer;
+//! - a subschema written out again, the same, elsewhere in the schema is typed once: every later
+//!   copy refers to the definition of the first (see [`copies`]).
 
 use std::collections::{BTreeMap, HashMap};
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use serde_json::{Map, Value, json};
 
-use crate::sentinels::{NULLABLE_MARK, OTHER_MEMBERS, at_placeholder, member_mark};
+use crate::sentinels::{
+    NULLABLE_MARK, NULLABLE_MEMBER_MARK, OTHER_MEMBERS, at_placeholder, member_mark,
+};
+
+mod copies;
 
 /// A node typed as `serde_json::Value` (or loosely) because no faithful type exists for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,24 +130,38 @@ fn makes_type(node: &Value) -> bool {
 }
 
 /// Gives an undescribed node that becomes a type a description saying where it is in the manifest.
+/// A description that is only the marks of its nullable members (which go before the docs are
+/// written) counts as none.
 fn describe(node: &mut Value, text: impl FnOnce() -> String) {
-    if makes_type(node)
-        && let Value::Object(map) = node
-        && !map.contains_key("description")
-    {
-        map.insert("description".to_owned(), Value::String(text()));
+    if !makes_type(node) {
+        return;
     }
+    let Value::Object(map) = node else { return };
+    let description = match map.get("description").and_then(Value::as_str) {
+        None => text(),
+        Some(marks) if marks.starts_with(NULLABLE_MEMBER_MARK) => format!("{}\n\n{marks}", text()),
+        Some(_) => return,
+    };
+    map.insert("description".to_owned(), Value::String(description));
 }
 
 /// Lowers `schema`, root number `index` of its module, whose root type is called `root`. Definition
 /// names start with `prefix` (a module with two roots keeps their definitions apart).
 pub(crate) fn lower(schema: &Value, root: &str, prefix: &str, index: usize) -> Lowered {
+    let resources = Resources::index(schema);
+    let copies = copies::Copies::find(schema, &|pointer| {
+        resources
+            .base_at(pointer)
+            .map(url::Url::to_string)
+            .unwrap_or_default()
+    });
     let mut cx = Cx {
         at: at_placeholder(index),
         root: schema,
         root_name: root.to_owned(),
         prefix: prefix.to_owned(),
-        resources: Resources::index(schema),
+        resources,
+        copies,
         names: BTreeMap::new(),
         taken: Default::default(),
         definitions: Map::new(),
@@ -153,6 +173,13 @@ pub(crate) fn lower(schema: &Value, root: &str, prefix: &str, index: usize) -> L
         if let Some(target) = cx.target(&reference, &from) {
             cx.name_for(&target);
         }
+    }
+    // So does the first of each set of copies (in document order, so names do not depend on
+    // hashing).
+    let mut firsts: Vec<String> = cx.copies.places.keys().cloned().collect();
+    firsts.sort_by_cached_key(|p| host_manifest::pointer_tokens(p).collect::<Vec<_>>());
+    for pointer in firsts {
+        cx.shared_name_for(&pointer);
     }
     // Lowering a definition can name more targets (a `$dynamicRef` resolved on the way): until
     // every named target has its definition.
@@ -180,7 +207,19 @@ pub(crate) fn lower(schema: &Value, root: &str, prefix: &str, index: usize) -> L
                 Some(node) => cx.node(node, &pointer, true),
                 None => json!({}),
             };
-            if !pointer.is_empty() {
+            if let Some(places) = cx.copies.places.get(&pointer)
+                && let Value::Object(map) = &mut body
+            {
+                let line = format!(
+                    "Written the same at {places} places in the schema, the first at `{}{pointer}`.",
+                    cx.at
+                );
+                let text = match map.get("description").and_then(Value::as_str) {
+                    Some(d) => format!("{d}\n\n{line}"),
+                    None => line,
+                };
+                map.insert("description".to_owned(), Value::String(text));
+            } else if !pointer.is_empty() {
                 describe(&mut body, || format!("Defined at `{}{pointer}`.", cx.at));
             }
             cx.definitions.insert(name, body);
@@ -207,6 +246,8 @@ struct Cx<'a> {
     prefix: String,
     /// Where `$id`s and `$anchor`s are, for resolving references.
     resources: Resources,
+    /// Subschemas written out more than once: each later copy is typed as the first.
+    copies: copies::Copies,
     /// Pointer of a referenced node -> its definition name.
     names: BTreeMap<String, String>,
     taken: std::collections::HashSet<String>,
@@ -357,9 +398,40 @@ impl Cx<'_> {
         name
     }
 
-    /// Lowers the node at `pointer`. A node that is a reference target becomes a reference to its
-    /// definition, except when its definition is being written (`defining`).
+    /// Names the definition of the first of a set of copies, unless it has a name already (as a
+    /// reference target): after its `title` when it has one (GitHub's copies of a user object are
+    /// titled `User`), else after the members that lead to it (`pull_request.user` is
+    /// `PullRequestUser`).
+    fn shared_name_for(&mut self, pointer: &str) {
+        if self.names.contains_key(pointer) {
+            return;
+        }
+        let title = resolve(self.root, pointer)
+            .and_then(|node| node.get("title"))
+            .and_then(Value::as_str)
+            .map(str::to_upper_camel_case)
+            .filter(|t| t.starts_with(|c: char| c.is_ascii_alphabetic()));
+        let base = title.unwrap_or_else(|| path_name(pointer));
+        let base = format!("{}{base}", self.prefix);
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.taken.contains(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        self.names.insert(pointer.to_owned(), name);
+    }
+
+    /// Lowers the node at `pointer`. A later copy of a subschema becomes a reference to the first's
+    /// definition; a node that is a reference target becomes a reference to its own, except when
+    /// its definition is being written (`defining`).
     fn node(&mut self, node: &Value, pointer: &str, defining: bool) -> Value {
+        if let Some(first) = self.copies.first_of.get(pointer)
+            && let Some(name) = self.names.get(first)
+        {
+            return json!({ "$ref": format!("#/definitions/{name}") });
+        }
         if !defining && let Some(name) = self.names.get(pointer) {
             return json!({ "$ref": format!("#/definitions/{name}") });
         }
@@ -704,6 +776,33 @@ impl Cx<'_> {
                 }
             }
         }
+    }
+}
+
+/// A type name from the members, items and definitions a pointer goes through: its last two
+/// (`/properties/pull_request/properties/user` is `PullRequestUser`, an array's items are `Item`).
+fn path_name(pointer: &str) -> String {
+    let tokens: Vec<String> = host_manifest::pointer_tokens(pointer).collect();
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        match tokens[i].as_str() {
+            "properties" | "$defs" | "definitions" if i + 1 < tokens.len() => {
+                parts.push(tokens[i + 1].clone());
+                i += 1;
+            }
+            "items" | "prefixItems" => parts.push("item".to_owned()),
+            "additionalProperties" => parts.push("value".to_owned()),
+            _ => {}
+        }
+        i += 1;
+    }
+    let start = parts.len().saturating_sub(2);
+    let name = parts[start..].join("_").to_upper_camel_case();
+    if name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name
+    } else {
+        format!("Def{name}")
     }
 }
 
@@ -1346,6 +1445,49 @@ mod tests {
             assert_eq!(l.fallbacks.len(), 1, "{a} and {b}: {}", l.schema);
             assert!(l.schema.get("properties").is_none(), "{}", l.schema);
         }
+    }
+
+    #[test]
+    fn copies_of_a_subschema_are_typed_as_the_first() {
+        let user = json!({ "title": "User", "type": ["object", "null"],
+            "properties": { "login": { "type": "string" } }, "required": ["login"] });
+        let state = json!({ "type": "string", "enum": ["open", "closed"] });
+        let l = lower(
+            &json!({
+                "type": "object",
+                "properties": {
+                    "issue": { "type": "object", "properties": { "user": user, "state": state } },
+                    "sender": user,
+                    "assignee": user,
+                    "state": state
+                },
+                "required": ["sender"]
+            }),
+            "Input",
+            "",
+            0,
+        );
+        let out = &l.schema;
+        let user_ref = json!({ "$ref": "#/definitions/User" });
+        assert_eq!(out["properties"]["issue"]["properties"]["user"], user_ref);
+        assert_eq!(out["properties"]["sender"], user_ref);
+        assert_eq!(out["properties"]["assignee"], user_ref);
+        assert_eq!(
+            out["properties"]["state"],
+            json!({ "$ref": "#/definitions/IssueState" })
+        );
+        let user = &out["definitions"]["User"];
+        assert_eq!(user["properties"]["login"]["type"], "string");
+        assert!(
+            user["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("at 3 places")),
+            "{user}"
+        );
+        // `assignee` is optional and may be `null`: a bare reference, named in its object's doc.
+        let marks = out["description"].as_str().unwrap_or_default();
+        assert!(marks.contains(&member_mark("assignee")), "{out}");
+        assert!(!marks.contains(&member_mark("sender")), "{out}");
     }
 
     #[test]

@@ -1532,6 +1532,34 @@ mod tests {
     }
 
     #[test]
+    fn copies_of_a_subschema_are_one_type_and_a_nullable_copy_stays_nullable() {
+        let user = json!({ "title": "User", "type": ["object", "null"],
+            "properties": { "login": { "type": "string" }, "+1": { "type": "integer" },
+                "-1": { "type": "integer" } },
+            "required": ["login"] });
+        let out = render_one(json!({
+            "type": "object",
+            "properties": { "sender": user, "assignee": user,
+                "issue": { "type": "object", "properties": { "user": user } } },
+            "required": ["sender"]
+        }));
+        // typify types a definition that may be `null` as a newtype over an `Option`.
+        assert_eq!(out.matches("pub struct User ").count(), 1, "{out}");
+        assert_eq!(out.matches("pub struct UserInner ").count(), 1, "{out}");
+        assert_eq!(out.matches("pub struct").count(), 4, "{out}");
+        assert!(out.contains("pub plus1 :") && out.contains("pub minus1 :"), "{out}");
+        let field = |name: &str| {
+            let at = out.find(&format!("pub {name} :")).expect(name);
+            let end = out[at..].find(',').map_or(out.len(), |e| at + e);
+            out[at..end].to_owned()
+        };
+        assert!(field("assignee").contains("Nullable < User >"), "{}", field("assignee"));
+        // An object whose only doc was the mark of its nullable member still says where it is.
+        assert!(out.contains("The member `issue`"), "{out}");
+        assert!(!field("sender").contains("Nullable"), "{}", field("sender"));
+    }
+
+    #[test]
     fn a_union_with_a_branch_written_twice_is_an_enum_that_takes_strings() {
         // The shape of a published MCP server's `children` (Notion's `API-post-page`).
         let out = render_one(json!({
