@@ -147,7 +147,19 @@ fn describe(node: &mut Value, text: impl FnOnce() -> String) {
 
 /// Lowers `schema`, root number `index` of its module, whose root type is called `root`. Definition
 /// names start with `prefix` (a module with two roots keeps their definitions apart).
+#[cfg(test)]
 pub(crate) fn lower(schema: &Value, root: &str, prefix: &str, index: usize) -> Lowered {
+    lower_reserving(schema, root, prefix, index, &Default::default())
+}
+
+/// [`lower`], naming no definition with a name in `reserved` (typify's names for nested types).
+pub(crate) fn lower_reserving(
+    schema: &Value,
+    root: &str,
+    prefix: &str,
+    index: usize,
+    reserved: &std::collections::BTreeSet<String>,
+) -> Lowered {
     let resources = Resources::index(schema);
     let copies = copies::Copies::find(schema, &|pointer| {
         resources
@@ -168,6 +180,7 @@ pub(crate) fn lower(schema: &Value, root: &str, prefix: &str, index: usize) -> L
         fallbacks: Vec::new(),
     };
     cx.taken.insert(root.to_owned());
+    cx.taken.extend(reserved.iter().cloned());
     // Every reference target gets a definition name first, so lowering can point at it.
     for (reference, from) in std::mem::take(&mut cx.resources.refs) {
         if let Some(target) = cx.target(&reference, &from) {

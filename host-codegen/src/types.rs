@@ -18,6 +18,8 @@ use serde_json::Value;
 
 use crate::sentinels::{CLOSE, MODULE_MARKER, OPEN, origin_placeholder};
 
+mod nested;
+
 /// The crates typify's output refers to, re-exported by the runtime's hidden module ([`crate::runtime`]).
 /// (The lowering pass drops `format` and `pattern`, so typify no longer writes `chrono`, `uuid` or
 /// `regress` paths.)
@@ -260,8 +262,51 @@ fn untyped(roots: &[&str]) -> TokenStream {
     }
 }
 
+/// How many times a module is lowered again with more names kept from its definitions.
+const NAMING_ROUNDS: usize = 4;
+
 /// Types one module's roots and renders the rewritten items as text.
+///
+/// typify names the types it makes for nested schemas after their parents (`InputUser`,
+/// `UserTagsItem`) without looking at the names of the definitions it is given, so a definition
+/// named like a nested type would take its place ([`nested`]). Then the module is lowered again
+/// with those names kept from the definitions, until no definition has one.
 fn render(roots: &[(&Value, &'static str)]) -> Typed {
+    let mut reserved = std::collections::BTreeSet::new();
+    for _ in 0..NAMING_ROUNDS {
+        let lowered = lower_roots(roots, &reserved);
+        let clashing = nested::clashing(
+            lowered
+                .0
+                .iter()
+                .filter(|(_, _, same, untyped)| same.is_none() && untyped.is_none())
+                .map(|(schema, root, _, _)| (schema, *root)),
+        );
+        if !clashing.is_empty() {
+            reserved.extend(clashing);
+            continue;
+        }
+        match type_lowered(lowered) {
+            Ok(typed) => return typed,
+            Err(names) => reserved.extend(names),
+        }
+    }
+    let names: Vec<String> = reserved.into_iter().collect();
+    Typed {
+        text: String::new(),
+        failed: Some((
+            0,
+            format!("typify named several types alike: {}", names.join(", ")),
+        )),
+        fallbacks: Vec::new(),
+    }
+}
+
+/// Lowers one module's roots, keeping the names in `reserved` from their definitions.
+fn lower_roots(
+    roots: &[(&Value, &'static str)],
+    reserved: &std::collections::BTreeSet<String>,
+) -> (Vec<LoweredRoot>, Vec<(usize, crate::lower::Fallback)>) {
     let mut fallbacks = Vec::new();
     let mut lowered = Vec::new();
     for (i, (schema, root)) in roots.iter().enumerate() {
@@ -271,7 +316,7 @@ fn render(roots: &[(&Value, &'static str)]) -> Typed {
             continue;
         }
         let prefix = if i == 0 { "" } else { root };
-        let mut l = crate::lower::lower(schema, root, prefix, i);
+        let mut l = crate::lower::lower_reserving(schema, root, prefix, i, reserved);
         fallbacks.extend(l.fallbacks.into_iter().map(|f| (i, f)));
         // The root's doc says what it is and where: on its definition when it is recursive.
         let recursive = l.schema.get("$ref").is_some();
@@ -294,14 +339,14 @@ fn render(roots: &[(&Value, &'static str)]) -> Typed {
         }
         lowered.push((l.schema, *root, None, None));
     }
-    type_lowered(lowered, fallbacks)
+    (lowered, fallbacks)
 }
 
-/// Types lowered roots, falling back root by root where typify cannot type one.
+/// Types lowered roots, falling back root by root where typify cannot type one. `Err` holds the
+/// names typify gave to more than one type.
 fn type_lowered(
-    mut lowered: Vec<LoweredRoot>,
-    mut fallbacks: Vec<(usize, crate::lower::Fallback)>,
-) -> Typed {
+    (mut lowered, mut fallbacks): (Vec<LoweredRoot>, Vec<(usize, crate::lower::Fallback)>),
+) -> Result<Typed, Vec<String>> {
     // typify may fail (or panic) on a schema the engine accepts: then that root is typed again
     // without its descriptions (the failures seen come from typify's merging of `allOf` with
     // documented branches), and failing that it becomes a JSON value, validated by the runtime as
@@ -310,26 +355,27 @@ fn type_lowered(
     loop {
         match typify_items(&lowered) {
             Ok(items) => {
-                return Typed {
+                return Ok(Typed {
                     text: without_nullable_marks(items.to_string()),
                     failed: None,
                     fallbacks,
-                };
+                });
             }
             Err(TypifyFailure::Unreadable(root, why)) => {
-                return Typed {
+                return Ok(Typed {
                     text: String::new(),
                     failed: Some((root, why)),
                     fallbacks: Vec::new(),
-                };
+                });
             }
+            Err(TypifyFailure::NamedAlike(names)) => return Err(names),
             Err(TypifyFailure::Typify(root, why)) => {
                 let Some(entry) = lowered.get_mut(root) else {
-                    return Typed {
+                    return Ok(Typed {
                         text: String::new(),
                         failed: Some((root, why)),
                         fallbacks: Vec::new(),
-                    };
+                    });
                 };
                 let construct = if retried[root] {
                     entry.0 = Value::Null;
@@ -419,6 +465,8 @@ enum TypifyFailure {
     Unreadable(usize, String),
     /// typify returned an error or panicked.
     Typify(usize, String),
+    /// typify gave these names to more than one type.
+    NamedAlike(Vec<String>),
 }
 
 /// The doc of a root type whose schema has no description: what the value is in the call.
@@ -543,12 +591,35 @@ fn typify_items(roots: &[LoweredRoot]) -> Result<TokenStream, TypifyFailure> {
         }
         current = 0;
         let mut stream = space.to_stream();
+        let alike = names_given_twice(&stream);
+        if !alike.is_empty() {
+            return Err(TypifyFailure::NamedAlike(alike));
+        }
         stream.extend(aliases);
         stream.extend(same);
         Ok::<_, TypifyFailure>(rewrite(stream))
     }))
     .map_err(|payload| TypifyFailure::Typify(current, panic_message(payload.as_ref())))??;
     Ok(generated)
+}
+
+/// The names of the items (`struct`, `enum`, `type`) that `stream` defines more than once.
+fn names_given_twice(stream: &TokenStream) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut twice = std::collections::BTreeSet::new();
+    let mut tokens = stream.clone().into_iter().peekable();
+    while let Some(t) = tokens.next() {
+        if let TokenTree::Ident(kw) = &t
+            && (kw == "struct" || kw == "enum" || kw == "type")
+            && let Some(TokenTree::Ident(name)) = tokens.peek()
+        {
+            let name = name.to_string();
+            if !seen.insert(name.clone()) {
+                twice.insert(name);
+            }
+        }
+    }
+    twice.into_iter().collect()
 }
 
 /// Rewrites typify's tokens:
@@ -1560,6 +1631,23 @@ mod tests {
     }
 
     #[test]
+    fn a_definition_named_like_a_nested_type_is_renamed() {
+        // typify names the object at `/properties/foo` `InputFoo`, as the lowering pass first
+        // names the definition `InputFoo`.
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "foo": { "type": "object", "properties": { "a": { "type": "string" } } },
+                "bar": { "$ref": "#/$defs/InputFoo" }
+            },
+            "$defs": { "InputFoo": { "type": "object", "properties": { "b": { "type": "integer" } } } }
+        }));
+        assert_eq!(out.matches("pub struct InputFoo ").count(), 1, "{out}");
+        assert!(out.contains("pub struct InputFoo2 "), "{out}");
+        assert!(out.contains("pub bar : :: std :: option :: Option < InputFoo2 >"), "{out}");
+    }
+
+    #[test]
     fn a_union_with_a_branch_written_twice_is_an_enum_that_takes_strings() {
         // The shape of a published MCP server's `children` (Notion's `API-post-page`).
         let out = render_one(json!({
@@ -1646,10 +1734,11 @@ mod tests {
         let fine = json!({ "type": "object", "properties": { "x": { "type": "integer" } } });
         // typify panics on a reference to no definition, with or without descriptions.
         let panics = json!({ "$ref": "#/definitions/absent" });
-        let typed = type_lowered(
+        let typed = type_lowered((
             vec![(fine, "Input", None, None), (panics, "Output", None, None)],
             Vec::new(),
-        );
+        ))
+        .expect("no two types named alike");
         assert_eq!(typed.failed, None);
         let text = crate::expansion::pretty(&typed.text);
         assert!(text.contains("pub struct Input {"), "{text}");
