@@ -4,9 +4,11 @@
 //!
 //! The shapes (tests/manifests/shapes): optional members that may be `null` (kept apart from
 //! absent; one of them only a `$ref` to such a schema), a union of an object `$ref` and a string,
-//! and unions whose branches overlap. Each generated value is first judged by the `jsonschema`
-//! crate (which shares no code with typify): only what it calls valid is sent, and the answer must
-//! be the same JSON.
+//! unions whose branches overlap, and the same object, enum and member names written out at several
+//! places as published webhook payloads write them (typed once; a required copy, an optional one
+//! that may be `null`, one in an array; members `+1` and `-1`). Each generated value is first
+//! judged by the `jsonschema` crate (which shares no code with typify): only what it calls valid is
+//! sent, and the answer must be the same JSON.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -47,6 +49,12 @@ mod shapes {
             &self,
             call: ProcedureCall<procedures::overlapping::Input>,
         ) -> Result<procedures::overlapping::Output, HostError> {
+            echo(call.input)
+        }
+        async fn repeated(
+            &self,
+            call: ProcedureCall<procedures::repeated::Input>,
+        ) -> Result<procedures::repeated::Output, HostError> {
             echo(call.input)
         }
     }
@@ -195,6 +203,69 @@ fn overlapping_input() -> impl Strategy<Value = Value> {
         .prop_map(|(v, e)| object(vec![("value", v), ("either", e)]))
 }
 
+/// A user as the `repeated` shape writes it (sometimes with a member it does not name), or `null`.
+fn user() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        (
+            text(),
+            any::<i64>(),
+            member(text()),
+            prop::option::of(any_json())
+        )
+            .prop_map(|(login, id, name, other)| {
+                object(vec![
+                    ("login", Some(login)),
+                    ("id", Some(json!(id))),
+                    ("name", name),
+                    ("avatar", other),
+                ])
+            }),
+    ]
+}
+
+fn reactions() -> impl Strategy<Value = Value> {
+    (any::<i32>(), any::<i32>(), prop::option::of(any::<u16>())).prop_map(|(up, down, total)| {
+        object(vec![
+            ("+1", Some(json!(up))),
+            ("-1", Some(json!(down))),
+            ("total_count", total.map(|t| json!(t))),
+        ])
+    })
+}
+
+fn state() -> impl Strategy<Value = Value> {
+    prop_oneof![Just(json!("open")), Just(json!("closed"))]
+}
+
+fn repeated_input() -> impl Strategy<Value = Value> {
+    let issue = (user(), prop::option::of(reactions()), prop::option::of(state())).prop_map(
+        |(user, reactions, state)| {
+            object(vec![
+                ("user", Some(user)),
+                ("reactions", reactions),
+                ("state", state),
+            ])
+        },
+    );
+    (
+        user(),
+        prop::option::of(user()),
+        prop::option::of(issue),
+        prop::option::of(reactions()),
+        prop::option::of(prop::collection::vec(state(), 0..3).prop_map(Value::Array)),
+    )
+        .prop_map(|(sender, assignee, issue, reactions, states)| {
+            object(vec![
+                ("sender", Some(sender)),
+                ("assignee", assignee),
+                ("issue", issue),
+                ("reactions", reactions),
+                ("states", states),
+            ])
+        })
+}
+
 /// Sends every value `strategy` makes that the validator calls valid; each must echo unchanged.
 fn echoes(name: &'static str, strategy: impl Strategy<Value = Value>) {
     let schema = schema_of(name);
@@ -230,6 +301,32 @@ fn a_union_of_an_object_and_a_string_takes_both() {
 #[test]
 fn unions_with_overlapping_branches_take_every_valid_value() {
     echoes("overlapping", overlapping_input());
+}
+
+#[test]
+fn subschemas_written_out_at_several_places_echo_through_one_type() {
+    echoes("repeated", repeated_input());
+}
+
+#[test]
+fn subschemas_written_out_at_several_places_are_one_type() {
+    use host_runtime::Nullable;
+    use shapes::procedures::repeated::{Input, User};
+    let input: Input = serde_json::from_value(json!({
+        "sender": { "login": "octocat", "id": 1 },
+        "assignee": null,
+        "issue": { "user": null, "reactions": { "+1": 2, "-1": 0 }, "state": "open" },
+        "states": ["closed"]
+    }))
+    .unwrap();
+    // The same schema is the same type wherever it is written: these assignments compile.
+    let sender: User = input.sender.clone();
+    let issue = input.issue.clone().unwrap();
+    let _same: [&User; 2] = [&sender, &issue.user];
+    assert!(matches!(input.assignee, Nullable::Null));
+    let reactions = issue.reactions.unwrap();
+    assert_eq!((reactions.plus1, reactions.minus1), (2, 0));
+    assert_ne!(input.states.unwrap()[0], issue.state.unwrap());
 }
 
 #[test]
