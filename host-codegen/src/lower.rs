@@ -1448,7 +1448,12 @@ mod tests {
         );
         assert!(l.fallbacks.is_empty(), "{:?}", l.fallbacks);
         assert_eq!(l.schema["properties"]["+1"]["type"], "integer");
-        for (a, b) in [("a-b", "a_b"), ("fooBar", "foo_bar"), ("type", "type_"), ("1a", "x1a")] {
+        for (a, b) in [
+            ("a-b", "a_b"),
+            ("fooBar", "foo_bar"),
+            ("type", "type_"),
+            ("1a", "x1a"),
+        ] {
             let l = lower(
                 &json!({ "type": "object", "properties": { a: { "type": "string" }, b: {} } }),
                 "Input",

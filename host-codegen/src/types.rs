@@ -1618,13 +1618,20 @@ mod tests {
         assert_eq!(out.matches("pub struct User ").count(), 1, "{out}");
         assert_eq!(out.matches("pub struct UserInner ").count(), 1, "{out}");
         assert_eq!(out.matches("pub struct").count(), 4, "{out}");
-        assert!(out.contains("pub plus1 :") && out.contains("pub minus1 :"), "{out}");
+        assert!(
+            out.contains("pub plus1 :") && out.contains("pub minus1 :"),
+            "{out}"
+        );
         let field = |name: &str| {
             let at = out.find(&format!("pub {name} :")).expect(name);
             let end = out[at..].find(',').map_or(out.len(), |e| at + e);
             out[at..end].to_owned()
         };
-        assert!(field("assignee").contains("Nullable < User >"), "{}", field("assignee"));
+        assert!(
+            field("assignee").contains("Nullable < User >"),
+            "{}",
+            field("assignee")
+        );
         // An object whose only doc was the mark of its nullable member still says where it is.
         assert!(out.contains("The member `issue`"), "{out}");
         assert!(!field("sender").contains("Nullable"), "{}", field("sender"));
@@ -1644,7 +1651,10 @@ mod tests {
         }));
         assert_eq!(out.matches("pub struct InputFoo ").count(), 1, "{out}");
         assert!(out.contains("pub struct InputFoo2 "), "{out}");
-        assert!(out.contains("pub bar : :: std :: option :: Option < InputFoo2 >"), "{out}");
+        assert!(
+            out.contains("pub bar : :: std :: option :: Option < InputFoo2 >"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -239,15 +239,18 @@ fn state() -> impl Strategy<Value = Value> {
 }
 
 fn repeated_input() -> impl Strategy<Value = Value> {
-    let issue = (user(), prop::option::of(reactions()), prop::option::of(state())).prop_map(
-        |(user, reactions, state)| {
+    let issue = (
+        user(),
+        prop::option::of(reactions()),
+        prop::option::of(state()),
+    )
+        .prop_map(|(user, reactions, state)| {
             object(vec![
                 ("user", Some(user)),
                 ("reactions", reactions),
                 ("state", state),
             ])
-        },
-    );
+        });
     (
         user(),
         prop::option::of(user()),

@@ -20,8 +20,8 @@
 //!   keywords that only validate, which the lowering pass drops;
 //! - anything inside a copy that is itself typed as another: it is never lowered.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
