@@ -62,6 +62,9 @@ enum Command {
     },
     /// Print the manifest JSON Schema (draft 2020-12), for editors and other tools.
     Schema,
+    /// Print the SQL of the runtime's PostgreSQL stores (deduplication keys, the outbox), for teams
+    /// that run their own migrations instead of `postgres::migrate` at start-up.
+    PostgresSchema,
     /// Print the Rust code `host_extension!` generates for a manifest, formatted.
     ///
     /// Manifest errors appear as `compile_error!` lines, as the compiler would report them. Exits 1 when
@@ -221,6 +224,10 @@ fn main() -> ExitCode {
         Command::Stubs { path, server } => stubs(&path, &server),
         Command::Schema => {
             println!("{}", host_manifest::SCHEMA_JSON.trim_end());
+            ExitCode::SUCCESS
+        }
+        Command::PostgresSchema => {
+            print!("{}", host_runtime::postgres::schema());
             ExitCode::SUCCESS
         }
         Command::Diff(args) => diff::run(args, &term),

@@ -206,6 +206,15 @@ fn schema_prints_the_published_schema() {
 }
 
 #[test]
+fn postgres_schema_prints_every_migration_recorded() {
+    let o = run(&["postgres-schema"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), host_runtime::postgres::schema());
+    assert!(stdout(&o).contains("CREATE TABLE host_outbox"));
+    assert!(stdout(&o).contains("INSERT INTO host_migrations"));
+}
+
+#[test]
 fn color_is_used_when_asked() {
     let o = run(&[
         "validate",

@@ -22,6 +22,8 @@
 //! - [`outbox`]: where those events wait until the host takes them (a file, Redis or memory);
 //! - [`dedupe`]: where processed event deliveries are remembered; [`store`]: the error every
 //!   store fails with, its kind and its cause;
+//! - [`transaction`], [`postgres`]: a handler's own writes, the events it sends and an event
+//!   delivery's record, committed in one transaction of the vendor's PostgreSQL database;
 //! - [`HostError`]: errors with the interface's codes and body;
 //! - [`Nullable`]: an optional member whose schema allows `null` (absent, `null` or a value);
 //! - [`limits`]: the interface's sizes, counts and deadlines;
@@ -34,7 +36,8 @@
 //! features the crate is the portable core, `Handler::handle` over `http` types, which also builds
 //! for `wasm32-unknown-unknown` (Cloudflare Workers, with the `host-runtime-workers` adapter).
 //! `lambda` adds the AWS Lambda adapter; `axum`, `http2` and `redis` add to the server; `redb`
-//! (default) is the embedded outbox store.
+//! (default) is the embedded outbox store; `postgres` adds the PostgreSQL stores and the handler's
+//! transaction.
 
 // Every `pub` item is public API, re-exported, or in the hidden support module: nothing is `pub`
 // by accident.
@@ -88,7 +91,7 @@ pub use outbound::{outbox, webhook};
 pub use platform::client;
 #[cfg(feature = "lambda")]
 pub use serving::lambda;
-pub use stores::{dedupe, store};
+pub use stores::{dedupe, postgres, store, transaction};
 
 pub use calls::answer::{Comparison, ContextBlock, List, MentionItem, MentionItems, Series, Table};
 pub use calls::call::{

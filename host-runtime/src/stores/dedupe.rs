@@ -19,8 +19,12 @@ pub use crate::stores::store::{StoreError, StoreErrorKind};
 
 #[cfg(feature = "dynamodb")]
 mod dynamodb;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "dynamodb")]
 pub use dynamodb::{AwsCredentials, DynamoDbDedupe, DynamoDbError, KEY_ATTRIBUTE, TTL_ATTRIBUTE};
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresDedupe;
 
 /// How long a processed key is remembered: 20 minutes, above the interface's least
 /// ([`EVENT_DEDUPE_WINDOW_MIN_SECS`](host_interface::limits::EVENT_DEDUPE_WINDOW_MIN_SECS), 15).
@@ -28,7 +32,8 @@ pub const WINDOW: Duration = Duration::from_secs(20 * 60);
 const _: () = assert!(WINDOW.as_secs() >= host_interface::limits::EVENT_DEDUPE_WINDOW_MIN_SECS);
 
 /// Where processed keys live. The default is in memory; vendors running several instances share a
-/// `RedisDedupe` (feature `redis`) or, on AWS Lambda, a `DynamoDbDedupe` (feature `dynamodb`).
+/// `RedisDedupe` (feature `redis`), a `PostgresDedupe` in their own database (feature `postgres`)
+/// or, on AWS Lambda, a `DynamoDbDedupe` (feature `dynamodb`).
 ///
 /// A claim is a lease held by one delivery attempt, named by `owner` (a random token per attempt):
 /// only its holder renews, completes or releases it, so an attempt that outlived its lease can never
@@ -54,6 +59,13 @@ pub trait DedupeStore: Send + Sync + 'static {
     }
     /// How often a running attempt calls [`renew`](Self::renew); `None` (the default): never.
     fn renew_every(&self) -> Option<Duration> {
+        None
+    }
+    /// The database this store keeps its keys in, when a handler's own writes and the events it
+    /// sends can commit there with the delivery's record, in one transaction
+    /// ([`crate::transaction`]): every handler call then runs in a transaction of it. `None` (the
+    /// default): the key is recorded on its own once the handler succeeded.
+    fn transactions(&self) -> Option<Arc<dyn crate::stores::transaction::Database>> {
         None
     }
 }

@@ -109,6 +109,32 @@ impl Error for StoreError {
     }
 }
 
+/// The answer to the host when a store failed, so that a handler can write `store_call().await?`:
+/// a store that may answer later ([`Unavailable`](StoreErrorKind::Unavailable),
+/// [`Timeout`](StoreErrorKind::Timeout), [`Full`](StoreErrorKind::Full)) is
+/// `503 STORE_UNAVAILABLE` with `Retry-After: 30`, so the host calls again; any other failure is
+/// `500 INTERNAL`, which the host's event deliveries retry too. The store error is kept as the
+/// cause, for the log.
+impl From<StoreError> for crate::calls::error::HostError {
+    fn from(e: StoreError) -> Self {
+        let answer = match e.kind() {
+            StoreErrorKind::Unavailable | StoreErrorKind::Timeout | StoreErrorKind::Full => {
+                crate::calls::error::HostError::new(
+                    "STORE_UNAVAILABLE",
+                    format!(
+                        "the {} store cannot be used right now; call again",
+                        e.store()
+                    ),
+                )
+                .with_status(503)
+                .with_retry_after(30)
+            }
+            _ => crate::calls::error::HostError::internal("a store failed"),
+        };
+        answer.with_source(e)
+    }
+}
+
 #[cfg(feature = "redis")]
 /// How a Redis error is reported: retry a refused or dropped connection or a timeout.
 pub(crate) fn redis_kind(e: &redis::RedisError) -> StoreErrorKind {

@@ -448,7 +448,11 @@ mod tests {
 }
 
 pub mod contract;
+#[cfg(all(feature = "postgres", not(target_arch = "wasm32")))]
+mod postgres_server;
 #[cfg(all(feature = "redis", not(target_arch = "wasm32")))]
 mod redis_server;
+#[cfg(all(feature = "postgres", not(target_arch = "wasm32")))]
+pub use postgres_server::PostgresServer;
 #[cfg(all(feature = "redis", not(target_arch = "wasm32")))]
 pub use redis_server::RedisServer;

@@ -17,6 +17,8 @@
 //!   event is on disk (fsync) before the send reports it accepted. For one instance.
 //! - [`RedisOutbox`] (feature `redis`): several instances drain one outbox; an event is in flight at
 //!   one instance at a time (a lease, as for event deduplication).
+//! - `PostgresOutbox` (feature `postgres`): several instances drain one table of the vendor's own
+//!   database, and an event a handler sends commits with the handler's writes.
 //! - [`MemoryOutbox`]: the default of a sender given no store; nothing survives the process. For tests
 //!   and for events you can afford to lose.
 //!
@@ -40,6 +42,8 @@ mod codec;
 mod file;
 mod invocation;
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
 #[cfg(feature = "redis")]
 mod redis;
 mod schedule;
@@ -49,6 +53,8 @@ pub use file::FileOutbox;
 pub use invocation::Invocation;
 pub(crate) use invocation::defer;
 pub use memory::MemoryOutbox;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresOutbox;
 #[cfg(feature = "redis")]
 pub use redis::RedisOutbox;
 pub(crate) use schedule::{Courier, Outbox, Try};
@@ -279,6 +285,13 @@ pub trait OutboxStore: Send + Sync + 'static {
 
     /// Removes event `id`, pending or dead, for good. `Ok(false)`: no event has that id.
     fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Resolves when events may have been added by someone else (another instance, a transaction
+    /// that committed), for a store that can tell (PostgreSQL's `LISTEN`): the dispatcher then
+    /// looks at once rather than at its next look. The default never resolves.
+    fn changed(&self) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::pending())
+    }
 }
 
 /// Where a final outcome goes.
@@ -422,6 +435,9 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
     }
     fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         (**self).discard(id)
+    }
+    fn changed(&self) -> BoxFuture<'_, ()> {
+        (**self).changed()
     }
 }
 

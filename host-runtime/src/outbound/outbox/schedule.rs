@@ -402,11 +402,14 @@ impl Outbox {
             if wait.is_zero() && free >= self.claim_floor {
                 continue;
             }
+            // Woken by an event of this process, by the store (another instance's event, a
+            // transaction that committed), or when the next event is due.
             let woken = std::pin::pin!(self.wake.notified());
+            let changed = self.store.changed();
             let slept = std::pin::pin!(crate::platform::rt::sleep(
                 wait.max(Duration::from_millis(1))
             ));
-            let _ = select(woken, slept).await;
+            let _ = select(select(woken, changed), slept).await;
         }
     }
 

@@ -79,12 +79,23 @@ impl OutboundEvent {
     /// Dropping the future (a handler past its deadline, a host that hung up) stops the waiting,
     /// not the delivery: the event is in the outbox and its outcome is logged. With
     /// [`DrainMode::OnDemand`](crate::outbox::DrainMode::OnDemand) the send makes the attempts due within one attempt's timeout and
-    /// answers [`SendError::Pending`] if the event is still waiting after them.
+    /// answers [`SendError::Pending`] if the event is still waiting after them. Inside a handler's
+    /// [transaction](crate::transaction), with an outbox of its database, the event exists only once
+    /// that commits, after the handler: `send` answers [`SendError::Pending`] at once.
     pub async fn send(&self) -> Result<u16, SendError> {
         self.poster.client()?;
         let receipt = self.outbox.wait(&self.id);
         let mut waiting = Waiting(Some(&self.id));
         self.outbox.accept(&self.id, self.body.clone()).await?;
+        if crate::stores::transaction::holds(&self.id) {
+            // Written in the handler's transaction: it exists once that commits, after the handler.
+            waiting.0 = None;
+            return Err(SendError::Pending {
+                attempts: 0,
+                last: "written in the handler's transaction, to be posted once it commits"
+                    .to_owned(),
+            });
+        }
         let outcome = self.outbox.settle_now(&self.id, receipt).await;
         waiting.0 = None;
         outcome
@@ -93,7 +104,9 @@ impl OutboundEvent {
     /// Hands the event to the outbox from a task of its own and returns at once: the delivery
     /// outlives the handler that started it. Its outcome is logged either way, an outbox that
     /// cannot take the event included; the [`Receipt`] gives it to whoever wants it. Prefer
-    /// [`enqueue`](Self::enqueue) where the caller can act on a store that is down.
+    /// [`enqueue`](Self::enqueue) where the caller can act on a store that is down. Inside a
+    /// handler's [transaction](crate::transaction) the event is handed over just before that
+    /// commits, and not at all if the handler fails.
     pub fn spawn(self) -> Receipt {
         if let Err(e) = self.poster.client() {
             tracing::error!(event_id = %self.id, error = %crate::calls::error::Chain(&e), "event not sent");
@@ -106,8 +119,13 @@ impl OutboundEvent {
                 tracing::error!(event_id = %self.id, error = %crate::calls::error::Chain(&e), "event not sent");
             }
         });
-        // Inside an invocation the event is stored once the request's work is done, then attempted
-        // before the answer; elsewhere a task of its own stores it.
+        // Inside a handler's transaction the event is stored just before it commits, with the
+        // handler's other effects or not at all; inside an invocation it is stored once the
+        // request's work is done, then attempted before the answer; elsewhere a task of its own
+        // stores it.
+        let Err(hand_over) = crate::stores::transaction::defer(hand_over) else {
+            return receipt;
+        };
         let Err(hand_over) = crate::outbound::outbox::defer(hand_over) else {
             return receipt;
         };

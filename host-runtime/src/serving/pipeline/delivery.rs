@@ -13,7 +13,7 @@ use crate::calls::route::Route;
 use crate::generated::dispatch::{RawCall, Reply};
 use crate::stores::dedupe::{self, Claim, DedupeStore};
 
-use super::{Inner, run};
+use super::{Inner, guarded, transaction};
 
 /// The `Retry-After` of a delivery that could not run yet: the host's own first retry wait.
 pub(crate) const RETRY_AFTER_SECS: u32 = host_interface::limits::EVENT_RETRY_WAITS_SECS[0] as u32;
@@ -51,7 +51,10 @@ pub(super) async fn deliver(
         key,
         owner: owner.clone(),
     };
-    let handling = run(inner, Route::Event(Some(name)), raw);
+    // In the handler's transaction, when there is one, the key is recorded with its effects.
+    let record = claim.key.as_deref().map(|key| (key, owner.as_str()));
+    let handling =
+        transaction::within(inner, guarded(inner, Route::Event(Some(name)), raw), record);
     // While the handler runs, its lease is renewed (stores whose claims expire ask for it).
     let result = match (claim.key.clone(), store.renew_every()) {
         (Some(key), Some(every)) => {
@@ -73,7 +76,9 @@ pub(super) async fn deliver(
     if let Some(key) = claim.key.take() {
         let settle = async {
             match &result {
-                Ok(_) => store.complete(&key, &owner).await,
+                // Recorded in the transaction that committed the handler's effects.
+                Ok((_, true)) => {}
+                Ok((_, false)) => store.complete(&key, &owner).await,
                 Err(_) => store.release(&key, &owner).await,
             }
         };

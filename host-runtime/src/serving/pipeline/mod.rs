@@ -10,12 +10,14 @@
 //! never echo tokens.
 //!
 //! The steps live beside this file: the body (`body.rs`), the handler's configuration and schemas
-//! (`config.rs`), the health route (`health.rs`) and event deliveries (`delivery.rs`).
+//! (`config.rs`), the health route (`health.rs`), event deliveries (`delivery.rs`) and the
+//! handler's transaction (`transaction.rs`).
 
 mod body;
 mod config;
 mod delivery;
 mod health;
+mod transaction;
 
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -373,11 +375,19 @@ fn validate_input(
     }
 }
 
+/// Runs a handler (in its transaction, when the handler has a database for one) and commits what it
+/// wrote.
+async fn run(inner: &Inner, route: Route<'_>, raw: Box<RawCall>) -> Result<Reply, HostError> {
+    transaction::within(inner, guarded(inner, route, raw), None)
+        .await
+        .map(|(reply, _)| reply)
+}
+
 /// Runs a dispatch with panic isolation: a panicking handler answers `INTERNAL` and the server keeps
 /// serving.
 /// Tools answer within the tool deadline (`TOOL_TIMEOUT`), every other handler within the handler
 /// deadline (`HANDLER_TIMEOUT`, a 504: on the event route the host retries it).
-async fn run(inner: &Inner, route: Route<'_>, raw: Box<RawCall>) -> Result<Reply, HostError> {
+async fn guarded(inner: &Inner, route: Route<'_>, raw: Box<RawCall>) -> Result<Reply, HostError> {
     let (deadline, code, what) = match route {
         Route::Tool(_) => (inner.config.tool_deadline, ErrorCode::ToolTimeout, "tool"),
         _ => (

@@ -1,0 +1,488 @@
+//! [`PostgresOutbox`]: the outbox in the vendor's PostgreSQL database, drained by every instance,
+//! its events committed with the handler's own writes.
+
+use std::any::Any;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::{PgListener, PgRow};
+use sqlx::{PgPool, Row};
+use tokio::sync::Notify;
+
+use super::{Entry, OutboxStore, Settlement, StoreError, Which};
+use crate::BoxFuture;
+use crate::stores::postgres::{PgTransaction, failed, name_of};
+use crate::stores::transaction::{self, Transaction};
+
+/// The channel the table's trigger notifies when events are added or revived.
+const CHANNEL: &str = "host_outbox";
+
+/// Stores a new event; over a dead letter of the same id it starts again.
+const PUT: &str = "INSERT INTO host_outbox AS o (id, body, attempts, due, accepted, last_error)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (id) DO UPDATE SET body = excluded.body, attempts = excluded.attempts,
+    due = excluded.due, accepted = excluded.accepted, last_error = excluded.last_error,
+    owner = NULL, dead = false
+WHERE o.dead";
+
+/// Claims up to $2 events due at $1 for owner $4 until $3, skipping those another claim is taking
+/// at this moment. Returns each with the due time it had.
+const CLAIM: &str = "UPDATE host_outbox o SET due = $3, owner = $4
+FROM (
+    SELECT id, due FROM host_outbox WHERE NOT dead AND due <= $1
+    ORDER BY due, id LIMIT $2 FOR UPDATE SKIP LOCKED
+) c
+WHERE o.id = c.id
+RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error";
+
+/// Claims those of ids $1 that are due at $2, for owner $4 until $3.
+const CLAIM_IDS: &str = "UPDATE host_outbox o SET due = $3, owner = $4
+FROM (
+    SELECT id, due FROM host_outbox WHERE id = ANY($1) AND NOT dead AND due <= $2
+    FOR UPDATE SKIP LOCKED
+) c
+WHERE o.id = c.id
+RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error";
+
+const DELIVERED: &str = "DELETE FROM host_outbox WHERE id = $1 AND owner = $2 AND NOT dead";
+
+const RETRY: &str = "UPDATE host_outbox SET attempts = $3, due = $4, last_error = $5, owner = NULL
+WHERE id = $1 AND owner = $2 AND NOT dead";
+
+const BURY: &str =
+    "UPDATE host_outbox SET attempts = $3, due = $4, last_error = $5, owner = NULL, dead = true
+WHERE id = $1 AND owner = $2 AND NOT dead";
+
+const NEXT_DUE: &str = "SELECT min(due) FROM host_outbox WHERE NOT dead";
+
+const LIST: &str = "SELECT id, body, attempts, due, accepted, last_error FROM host_outbox
+WHERE dead = $1 ORDER BY due, id LIMIT $2";
+
+const REVIVE: &str = "UPDATE host_outbox SET dead = false, attempts = 0, due = $2, owner = NULL
+WHERE id = $1 AND dead";
+
+const DISCARD: &str = "DELETE FROM host_outbox WHERE id = $1";
+
+/// An outbox in the vendor's PostgreSQL database (table `host_outbox`, see
+/// [`postgres::migrate`](crate::postgres::migrate)), drained by every instance that sends through
+/// it.
+///
+/// - **Several instances.** A claim takes due events with `FOR UPDATE SKIP LOCKED` and moves their
+///   due time to the end of a lease, so instances claiming at once take different events and an
+///   event is in flight at one instance at a time; a crashed instance's events come due again when
+///   the lease ends.
+/// - **Woken, not only polling.** The table's trigger notifies the channel `host_outbox` when
+///   events are added or revived, and every instance listens on it (`LISTEN`, on a connection of
+///   its own that reconnects), so an event another instance accepted is posted at once rather than
+///   at the next look (a second at most).
+/// - **In the handler's transaction.** While a handler runs with a
+///   [`PostgresDedupe`](crate::dedupe::PostgresDedupe) of the same database, an event it sends is
+///   written in the handler's transaction: it exists once that commits, with the vendor's writes
+///   and the delivery's record, and not at all if the handler fails. Elsewhere each event is
+///   committed on its own before the send returns.
+///
+/// Due times are the senders' clocks (Unix milliseconds): keep the instances' clocks in step
+/// (NTP), well within the lease of a minute.
+pub struct PostgresOutbox {
+    pool: PgPool,
+    database: String,
+    woken: Arc<Notify>,
+    listener: tokio::task::AbortHandle,
+}
+
+impl std::fmt::Debug for PostgresOutbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresOutbox")
+            .field("database", &self.database)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for PostgresOutbox {
+    fn drop(&mut self) {
+        self.listener.abort();
+    }
+}
+
+/// An entry from a row of `id, body, attempts, due, accepted, last_error`.
+fn entry(row: &PgRow) -> Result<Entry, StoreError> {
+    let read = |e| failed("an outbox row cannot be read", e);
+    let attempts: i32 = row.try_get(2).map_err(read)?;
+    Ok(Entry {
+        id: row.try_get(0).map_err(read)?,
+        body: row.try_get(1).map_err(read)?,
+        attempts: u32::try_from(attempts).unwrap_or(0),
+        due: row.try_get(3).map_err(read)?,
+        accepted: row.try_get(4).map_err(read)?,
+        last_error: row.try_get(5).map_err(read)?,
+    })
+}
+
+fn entries(rows: &[PgRow]) -> Result<Vec<Entry>, StoreError> {
+    let mut out = rows.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
+    out.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
+    Ok(out)
+}
+
+fn attempts(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+fn limit(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// The query that stores `entry`.
+fn put_query(entry: &Entry) -> sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    sqlx::query(PUT)
+        .bind(&entry.id)
+        .bind(&entry.body)
+        .bind(attempts(entry.attempts))
+        .bind(entry.due)
+        .bind(entry.accepted)
+        .bind(&entry.last_error)
+}
+
+/// The write that stores `entry` in a handler's transaction before it commits.
+fn in_transaction(entry: Entry) -> transaction::Write {
+    /// Pins the closure's signature: the future borrows the transaction it is given.
+    fn write<F>(f: F) -> F
+    where
+        F: for<'t> FnOnce(&'t mut dyn Transaction) -> BoxFuture<'t, Result<(), StoreError>>,
+    {
+        f
+    }
+    Box::new(write(move |open: &mut dyn Transaction| {
+        Box::pin(async move {
+            let Some(open) = (open as &mut dyn Any).downcast_mut::<PgTransaction>() else {
+                return Err(StoreError::new(
+                    "postgres",
+                    crate::stores::store::StoreErrorKind::Refused,
+                    "the handler's transaction is not PostgreSQL's",
+                ));
+            };
+            put_query(&entry)
+                .execute(&mut *open.0)
+                .await
+                .map(|_| ())
+                .map_err(|e| failed("cannot store the event", e))
+        })
+    }))
+}
+
+impl PostgresOutbox {
+    /// An outbox over `pool`'s database, whose schema is up to date
+    /// ([`postgres::migrate`](crate::postgres::migrate)). Starts listening for new events on a
+    /// connection of its own; fails when that connection cannot be made.
+    pub async fn new(pool: PgPool) -> Result<Self, StoreError> {
+        let mut listener = PgListener::connect_with(&pool)
+            .await
+            .map_err(|e| failed("cannot connect the outbox's listener", e))?;
+        listener
+            .listen(CHANNEL)
+            .await
+            .map_err(|e| failed("cannot listen for new outbox events", e))?;
+        let woken = Arc::new(Notify::new());
+        let listener = tokio::spawn(listen(listener, Arc::clone(&woken))).abort_handle();
+        Ok(PostgresOutbox {
+            database: name_of(&pool),
+            pool,
+            woken,
+            listener,
+        })
+    }
+}
+
+/// Wakes the dispatcher on every notification, and once the connection is back after it was lost
+/// (what was notified meanwhile is gone). Ends when the pool is closed.
+async fn listen(mut listener: PgListener, woken: Arc<Notify>) {
+    loop {
+        match listener.try_recv().await {
+            Ok(Some(_)) => woken.notify_one(),
+            Ok(None) => {
+                tracing::debug!("the outbox's listener lost its connection; reconnecting");
+                woken.notify_one();
+            }
+            Err(sqlx::Error::PoolClosed) => return,
+            Err(e) => {
+                tracing::debug!(error = %e, "the outbox's listener cannot reconnect yet");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                woken.notify_one();
+            }
+        }
+    }
+}
+
+impl OutboxStore for PostgresOutbox {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+        Box::pin(async move {
+            // Inside a handler's transaction of this database: written there just before it
+            // commits, so the event exists only if the handler's effects do.
+            if let Some(scope) = transaction::current()
+                && scope.database() == self.database
+            {
+                let id = entry.id.clone();
+                scope.write(&id, in_transaction(entry));
+                return Ok(true);
+            }
+            let done = put_query(&entry)
+                .execute(&self.pool)
+                .await
+                .map_err(|e| failed("cannot store the event", e))?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn claim<'a>(
+        &'a self,
+        now: i64,
+        limit_to: usize,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        Box::pin(async move {
+            let rows = sqlx::query(CLAIM)
+                .bind(now)
+                .bind(limit(limit_to))
+                .bind(lease_until)
+                .bind(owner)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| failed("cannot claim due events", e))?;
+            entries(&rows)
+        })
+    }
+
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        Box::pin(async move {
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let rows = sqlx::query(CLAIM_IDS)
+                .bind(ids)
+                .bind(now)
+                .bind(lease_until)
+                .bind(owner)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| failed("cannot claim events by id", e))?;
+            entries(&rows)
+        })
+    }
+
+    fn settle<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        settlement: Settlement,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let query = match &settlement {
+                Settlement::Delivered => sqlx::query(DELIVERED).bind(id).bind(owner),
+                Settlement::Retry {
+                    attempts: n,
+                    due,
+                    error,
+                } => sqlx::query(RETRY)
+                    .bind(id)
+                    .bind(owner)
+                    .bind(attempts(*n))
+                    .bind(*due)
+                    .bind(error),
+                Settlement::Dead {
+                    attempts: n,
+                    at,
+                    reason,
+                } => sqlx::query(BURY)
+                    .bind(id)
+                    .bind(owner)
+                    .bind(attempts(*n))
+                    .bind(*at)
+                    .bind(reason),
+            };
+            let done = query
+                .execute(&self.pool)
+                .await
+                .map_err(|e| failed("cannot settle an attempt", e))?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
+        Box::pin(async move {
+            sqlx::query_scalar(NEXT_DUE)
+                .fetch_one(&self.pool)
+                .await
+                .map_err(|e| failed("cannot read when the next event is due", e))
+        })
+    }
+
+    fn list(&self, which: Which, limit_to: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
+        Box::pin(async move {
+            let rows = sqlx::query(LIST)
+                .bind(which == Which::Dead)
+                .bind(limit(limit_to))
+                .fetch_all(&self.pool)
+                .await
+                .map_err(|e| failed("cannot list the outbox", e))?;
+            entries(&rows)
+        })
+    }
+
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let done = sqlx::query(REVIVE)
+                .bind(id)
+                .bind(now)
+                .execute(&self.pool)
+                .await
+                .map_err(|e| failed("cannot revive a dead letter", e))?;
+            Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let done = sqlx::query(DISCARD)
+                .bind(id)
+                .execute(&self.pool)
+                .await
+                .map_err(|e| failed("cannot discard an event", e))?;
+            Ok(done.rows_affected() > 0)
+        })
+    }
+
+    fn changed(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.woken.notified())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use std::collections::HashSet;
+
+    use super::*;
+    use crate::dedupe::DedupeStore;
+    use crate::testing::PostgresServer;
+
+    /// A fresh server with the stores' schema, and a pool on it.
+    async fn database() -> Option<(PostgresServer, PgPool)> {
+        let server = PostgresServer::start_or_skip()?;
+        let pool = crate::postgres::connect(&server.url()).await.unwrap();
+        crate::postgres::migrate(&pool).await.unwrap();
+        Some((server, pool))
+    }
+
+    #[tokio::test]
+    async fn the_postgres_store_keeps_the_store_contract() {
+        let Some((_server, pool)) = database().await else {
+            return;
+        };
+        let store = PostgresOutbox::new(pool).await.unwrap();
+        assert_eq!(crate::testing::contract::outbox_store(&store).await, Ok(()));
+    }
+
+    #[tokio::test]
+    async fn instances_claiming_at_once_take_different_events() {
+        let Some((_server, pool)) = database().await else {
+            return;
+        };
+        let stores = [
+            PostgresOutbox::new(pool.clone()).await.unwrap(),
+            PostgresOutbox::new(pool.clone()).await.unwrap(),
+            PostgresOutbox::new(pool).await.unwrap(),
+        ];
+        for n in 0..300 {
+            let entry = Entry::new(format!("evt_{n:03}"), b"{}".to_vec(), 1_000);
+            assert!(stores[n % 3].put(entry).await.unwrap());
+        }
+        let mut seen = HashSet::new();
+        loop {
+            let batches =
+                futures_util::future::join_all(stores.iter().enumerate().map(
+                    |(i, s)| async move { s.claim(2_000, 7, 60_000, &format!("i{i}")).await },
+                ))
+                .await;
+            let mut any = false;
+            for batch in batches {
+                for entry in batch.unwrap() {
+                    any = true;
+                    assert!(seen.insert(entry.id.clone()), "{} claimed twice", entry.id);
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        assert_eq!(seen.len(), 300);
+    }
+
+    #[tokio::test]
+    async fn an_event_another_instance_puts_wakes_the_listener() {
+        let Some((_server, pool)) = database().await else {
+            return;
+        };
+        let listening = PostgresOutbox::new(pool.clone()).await.unwrap();
+        let other = PostgresOutbox::new(pool).await.unwrap();
+        let woken = listening.changed();
+        let put = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            other
+                .put(Entry::new("evt", b"{}".to_vec(), 0))
+                .await
+                .unwrap()
+        };
+        let (_, stored) = tokio::join!(
+            async {
+                tokio::time::timeout(Duration::from_secs(5), woken)
+                    .await
+                    .expect("woken by the notification")
+            },
+            put
+        );
+        assert!(stored);
+    }
+
+    #[tokio::test]
+    async fn an_event_sent_inside_a_handlers_transaction_exists_once_it_commits() {
+        let Some((_server, pool)) = database().await else {
+            return;
+        };
+        let outbox = PostgresOutbox::new(pool.clone()).await.unwrap();
+        let dedupe = crate::dedupe::PostgresDedupe::new(pool);
+        let pending = || async { outbox.list(Which::Pending, 10).await.unwrap().len() };
+        for commits in [false, true] {
+            let scope = transaction::Scope::new(dedupe.transactions().unwrap());
+            scope
+                .enter(async {
+                    let mut tx = crate::postgres::transaction().await.unwrap();
+                    sqlx::query("SELECT 1").execute(&mut *tx).await.unwrap();
+                    drop(tx);
+                    assert!(
+                        outbox
+                            .put(Entry::new("evt", b"{}".to_vec(), 0))
+                            .await
+                            .unwrap()
+                    );
+                    assert!(transaction::holds("evt"));
+                })
+                .await;
+            assert_eq!(pending().await, 0, "nothing before the commit");
+            if commits {
+                scope.commit(None).await.unwrap();
+                assert_eq!(pending().await, 1, "the event once it committed");
+            } else {
+                scope.roll_back().await;
+                assert_eq!(pending().await, 0, "nothing once rolled back");
+            }
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! The connection pool, the migrations, what a PostgreSQL error means for a caller, and the
+//! handler's transaction as a vendor's handler holds it.
+
+use std::any::Any;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{PgConnection, Postgres};
+
+use super::migrations::{HISTORY, MIGRATIONS};
+use crate::stores::store::{StoreError, StoreErrorKind};
+use crate::stores::transaction::{self as scope, Scope};
+
+/// How long [`connect`] may take, and how long a call waits for a connection of the pool: a
+/// database that does not answer makes a delivery `503` within it, which the host retries.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// Connections [`connect`] opens at most.
+const MAX_CONNECTIONS: u32 = 16;
+/// The advisory lock [`migrate`] holds, so that instances starting together migrate one at a time.
+const MIGRATION_LOCK: i64 = 0x686f_7374_5f73_646b; // "host_sdk"
+
+/// Connects a pool to `url` (`postgres://user:password@host:port/database`) for the stores and
+/// the handlers' transactions: up to 16 connections, each call waiting at most 2 s for one. Fails
+/// within 2 s when the database cannot be reached. A pool of your own works as well; the stores
+/// take any [`PgPool`](sqlx::PgPool).
+pub async fn connect(url: &str) -> Result<PgPool, StoreError> {
+    let options: PgConnectOptions = url.parse().map_err(|e| {
+        failed(
+            "the database URL cannot be read (postgres://user:password@host:port/database)",
+            e,
+        )
+    })?;
+    let name = name_of_options(&options);
+    PgPoolOptions::new()
+        .max_connections(MAX_CONNECTIONS)
+        .acquire_timeout(CONNECT_TIMEOUT)
+        .connect_with(options)
+        .await
+        .map_err(|e| failed(format!("cannot connect to {name}"), e))
+}
+
+/// Brings the database's schema up to date: applies the [`MIGRATIONS`](super::MIGRATIONS) it
+/// lacks, each once, in one transaction, while holding a lock so that instances starting together
+/// do not race. Returns the versions it applied (none when the schema was up to date).
+pub async fn migrate(pool: &PgPool) -> Result<Vec<i32>, StoreError> {
+    let step = |what: &'static str| move |e| failed(format!("cannot migrate: {what}"), e);
+    let mut tx = pool.begin().await.map_err(step("no connection"))?;
+    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+        .bind(MIGRATION_LOCK)
+        .execute(&mut *tx)
+        .await
+        .map_err(step("the migration lock"))?;
+    sqlx::raw_sql(HISTORY)
+        .execute(&mut *tx)
+        .await
+        .map_err(step("the table host_migrations"))?;
+    let have: Vec<i32> = sqlx::query_scalar("SELECT version FROM host_migrations")
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(step("reading host_migrations"))?;
+    let mut applied = Vec::new();
+    for m in MIGRATIONS.iter().filter(|m| !have.contains(&m.version)) {
+        sqlx::raw_sql(m.sql)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| failed(format!("migration {} ({}) failed", m.version, m.name), e))?;
+        sqlx::query("INSERT INTO host_migrations (version, name) VALUES ($1, $2)")
+            .bind(m.version)
+            .bind(m.name)
+            .execute(&mut *tx)
+            .await
+            .map_err(step("recording a migration"))?;
+        applied.push(m.version);
+    }
+    tx.commit().await.map_err(step("the commit"))?;
+    if !applied.is_empty() {
+        tracing::info!(versions = ?applied, "PostgreSQL stores migrated");
+    }
+    Ok(applied)
+}
+
+/// The database `pool` connects to, as `host:port/database`: how stores and transactions tell
+/// whether they share one. No user name or password.
+pub(crate) fn name_of(pool: &PgPool) -> String {
+    name_of_options(&pool.connect_options())
+}
+
+fn name_of_options(options: &PgConnectOptions) -> String {
+    let database = options.get_database().unwrap_or_default();
+    match options.get_socket() {
+        Some(socket) => format!("{}:{}/{database}", socket.display(), options.get_port()),
+        None => format!("{}:{}/{database}", options.get_host(), options.get_port()),
+    }
+}
+
+/// What failed in PostgreSQL, with the driver's error as the source.
+pub(crate) fn failed(what: impl Into<String>, e: sqlx::Error) -> StoreError {
+    let code = match &e {
+        sqlx::Error::Database(db) => db.code().map(|c| c.into_owned()),
+        _ => None,
+    };
+    let mut message = what.into();
+    // An undefined table: the schema was never applied.
+    if code.as_deref() == Some("42P01") {
+        message += "; the stores' tables are missing: call `postgres::migrate` at start-up, or \
+                    apply `cargo host postgres-schema`";
+    }
+    StoreError::new("postgres", kind_of(&e, code.as_deref()), message).with_source(e)
+}
+
+/// How a caller should take a driver error: retry what may pass later, fix what will not.
+fn kind_of(e: &sqlx::Error, code: Option<&str>) -> StoreErrorKind {
+    match e {
+        sqlx::Error::PoolTimedOut => StoreErrorKind::Timeout,
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Protocol(_) => StoreErrorKind::Unavailable,
+        sqlx::Error::Configuration(_) | sqlx::Error::InvalidArgument(_) => StoreErrorKind::Refused,
+        sqlx::Error::Database(_) => match code.unwrap_or_default() {
+            // A query cancelled by `statement_timeout`.
+            "57014" => StoreErrorKind::Timeout,
+            "53100" => StoreErrorKind::Full,
+            // Connection failures, a server shutting down or starting, too many connections, a
+            // serialization failure or a deadlock: all pass on a later try.
+            c if c.starts_with("08")
+                || c.starts_with("57")
+                || c.starts_with("53")
+                || c == "40001"
+                || c == "40P01" =>
+            {
+                StoreErrorKind::Unavailable
+            }
+            // Missing tables, columns or rights.
+            c if c.starts_with("42") => StoreErrorKind::Refused,
+            _ => StoreErrorKind::Other,
+        },
+        sqlx::Error::ColumnDecode { .. }
+        | sqlx::Error::Decode(_)
+        | sqlx::Error::TypeNotFound { .. }
+        | sqlx::Error::ColumnNotFound(_)
+        | sqlx::Error::ColumnIndexOutOfBounds { .. } => StoreErrorKind::Corrupt,
+        _ => StoreErrorKind::Other,
+    }
+}
+
+/// The stores' database, as the pipeline begins handlers' transactions in it.
+pub(crate) struct PgDatabase {
+    pub(crate) pool: PgPool,
+    pub(crate) name: String,
+}
+
+/// An open transaction of a [`PgDatabase`].
+pub(crate) struct PgTransaction(pub(crate) sqlx::Transaction<'static, Postgres>);
+
+/// The current handler's transaction, lent to it until dropped: a [`PgConnection`] inside the
+/// transaction the pipeline commits once the handler returned `Ok` (with the events the handler
+/// sent through a [`PostgresOutbox`](crate::outbox::PostgresOutbox) of the same database, and an
+/// event delivery's deduplication record), and rolls back otherwise.
+///
+/// Write with it as with any sqlx connection, then drop it (or let it go out of scope); the
+/// handler may ask again later and gets the same transaction. Do not commit it yourself: the
+/// pipeline does, after the handler.
+///
+/// ```no_run
+/// # #[cfg(feature = "postgres")]
+/// # async fn handler() -> Result<(), host_runtime::HostError> {
+/// use host_runtime::postgres::{self, sqlx};
+/// let mut tx = postgres::transaction().await?;
+/// sqlx::query("INSERT INTO alerts (install, keyword) VALUES ($1, $2)")
+///     .bind("ins_1")
+///     .bind("habit tracker")
+///     .execute(&mut *tx)
+///     .await
+///     .map_err(postgres::failed_write)?;
+/// # Ok(())
+/// # }
+/// ```
+pub struct Transaction {
+    scope: Arc<Scope>,
+    open: Option<Box<PgTransaction>>,
+}
+
+impl std::fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transaction")
+            .field("database", &self.scope.database())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The transaction of the handler this code runs in: begun on the first call (and by an event
+/// the handler sends through an outbox of the same database), then the same one until the
+/// handler returns.
+///
+/// An error when there is none: the handler's deduplication store is not a
+/// [`PostgresDedupe`](crate::dedupe::PostgresDedupe) (given with
+/// [`Handler::with_dedupe_store`](crate::Handler::with_dedupe_store)), the code runs outside the
+/// handler's own future (a task it spawned), the transaction is lent already (drop that one
+/// first), or the database cannot begin one (a handler passing the error on with `?` answers
+/// `503`, and the host retries).
+pub async fn transaction() -> Result<Transaction, StoreError> {
+    let Some(scope) = scope::current() else {
+        return Err(StoreError::new(
+            "postgres",
+            StoreErrorKind::Refused,
+            "no handler's transaction here: give the handler a PostgresDedupe \
+             (`Handler::with_dedupe_store`), and ask from the handler's own future, not from a \
+             task it spawned",
+        ));
+    };
+    let lent = scope.lend().await?;
+    if !(&*lent as &dyn Any).is::<PgTransaction>() {
+        scope.give_back(lent);
+        return Err(StoreError::new(
+            "postgres",
+            StoreErrorKind::Refused,
+            "the handler's transaction is not PostgreSQL's",
+        ));
+    }
+    let open = (lent as Box<dyn Any + Send>)
+        .downcast::<PgTransaction>()
+        .ok();
+    Ok(Transaction { scope, open })
+}
+
+impl Deref for Transaction {
+    type Target = PgConnection;
+
+    fn deref(&self) -> &PgConnection {
+        match &self.open {
+            Some(open) => &open.0,
+            None => unreachable!("a lent transaction is only taken back when dropped"),
+        }
+    }
+}
+
+impl DerefMut for Transaction {
+    fn deref_mut(&mut self) -> &mut PgConnection {
+        match &mut self.open {
+            Some(open) => &mut open.0,
+            None => unreachable!("a lent transaction is only taken back when dropped"),
+        }
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if let Some(open) = self.open.take() {
+            self.scope.give_back(open);
+        }
+    }
+}
+
+/// A handler's query that failed, as the answer to the host: `503 STORE_UNAVAILABLE` with
+/// `Retry-After` when the database may take it later (unreachable, restarting, a deadlock), else
+/// `500 INTERNAL`; the driver's error is kept as the cause, for the log. For
+/// `.map_err(postgres::failed_write)?` after a query.
+pub fn failed_write(e: sqlx::Error) -> crate::calls::error::HostError {
+    failed("a query of the handler failed", e).into()
+}
