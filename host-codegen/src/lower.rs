@@ -174,6 +174,7 @@ pub(crate) fn lower_reserving(
         prefix: prefix.to_owned(),
         resources,
         copies,
+        merging: Vec::new(),
         names: BTreeMap::new(),
         taken: Default::default(),
         definitions: Map::new(),
@@ -261,6 +262,8 @@ struct Cx<'a> {
     resources: Resources,
     /// Subschemas written out more than once: each later copy is typed as the first.
     copies: copies::Copies,
+    /// Pointers of the definitions being lowered into an `allOf` that is merged.
+    merging: Vec<String>,
     /// Pointer of a referenced node -> its definition name.
     names: BTreeMap<String, String>,
     taken: std::collections::HashSet<String>,
@@ -614,7 +617,9 @@ impl Cx<'_> {
                         }
                     }
                     let mut lowered = unique;
-                    if key != "allOf" {
+                    if key == "allOf" {
+                        one_schema_per_member(&mut lowered);
+                    } else {
                         tag_open_variants(&mut lowered);
                     }
                     // typify types an `anyOf` with an object branch as a struct of optional
@@ -683,6 +688,14 @@ impl Cx<'_> {
                 }
             }
         }
+        if let Some(marks) = self.merge_all_of(&mut out) {
+            description = Some(match description.take() {
+                Some(d) if !marks.is_empty() => format!("{d}\n\n{marks}"),
+                Some(d) => d,
+                None => marks,
+            })
+            .filter(|d| !d.is_empty());
+        }
         if skip_members {
             out.remove("required");
         }
@@ -720,6 +733,148 @@ impl Cx<'_> {
             out.insert("description".to_owned(), Value::String(d));
         }
         Value::Object(out)
+    }
+
+    /// An `allOf` of objects (the node's own members, inline branches and references to
+    /// definitions), merged into the node as one object: the members of all (each typed by the first
+    /// part that names it, see [`one_schema_per_member`]), every member any part requires, and `null`
+    /// only when every part takes it. typify merges an `allOf` itself, but drops the docs of the
+    /// members it merges, and with them the marks that keep a `null` member apart from an absent
+    /// one (GitHub's `pull_request.active_lock_reason` came back absent). Returns the marks of the
+    /// parts' nullable members for the node's description, or `None` when some part is no plain
+    /// object (then typify merges).
+    fn merge_all_of(&mut self, out: &mut Map<String, Value>) -> Option<String> {
+        let Some(Value::Array(branches)) = out.get("allOf") else {
+            return None;
+        };
+        let mut parts = Vec::with_capacity(branches.len() + 1);
+        let own: Map<String, Value> = out
+            .iter()
+            .filter(|(k, _)| OBJECT_KEYWORDS.contains(&k.as_str()) || k.as_str() == "type")
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if !own.is_empty() {
+            parts.push(own);
+        }
+        for branch in branches.clone() {
+            let body = self.definition_body(branch, 0)?;
+            parts.push(body.as_object()?.clone());
+        }
+        let plain = |part: &Map<String, Value>| {
+            let object_typed = match part.get("type") {
+                Some(Value::String(t)) => t == "object",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+                _ => false,
+            };
+            object_typed
+                && part.keys().all(|k| {
+                    OBJECT_KEYWORDS.contains(&k.as_str()) || k == "type" || k == "description"
+                })
+        };
+        if parts.len() < 2 || !parts.iter().all(plain) {
+            return None;
+        }
+        let mut properties: Vec<Value> = Vec::new();
+        let mut required: Vec<Value> = Vec::new();
+        let mut marks = String::new();
+        let mut null = true;
+        let mut closed = false;
+        for part in &parts {
+            properties.push(part.get("properties").cloned().unwrap_or_else(|| json!({})));
+            for r in part
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if !required.contains(r) {
+                    required.push(r.clone());
+                }
+            }
+            null &= match part.get("type") {
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
+                _ => false,
+            };
+            closed |= part.get("additionalProperties") == Some(&Value::Bool(false));
+            let description = part.get("description").and_then(Value::as_str);
+            if let Some(at) = description.and_then(|d| d.find(NULLABLE_MEMBER_MARK)) {
+                marks.push_str(&description.unwrap_or_default()[at..]);
+            }
+        }
+        let mut wrapped: Vec<Value> = properties
+            .into_iter()
+            .map(|p| json!({ "properties": p }))
+            .collect();
+        one_schema_per_member(&mut wrapped);
+        let mut members = Map::new();
+        for part in wrapped {
+            if let Some(Value::Object(p)) = part.get("properties") {
+                for (name, schema) in p {
+                    members
+                        .entry(name.clone())
+                        .or_insert_with(|| schema.clone());
+                }
+            }
+        }
+        out.retain(|k, _| !(k == "allOf" || k == "type" || OBJECT_KEYWORDS.contains(&k.as_str())));
+        out.insert(
+            "type".to_owned(),
+            if null {
+                json!(["object", "null"])
+            } else {
+                json!("object")
+            },
+        );
+        out.insert("properties".to_owned(), Value::Object(members));
+        if !required.is_empty() {
+            out.insert("required".to_owned(), Value::Array(required));
+        }
+        out.insert(
+            "additionalProperties".to_owned(),
+            if closed {
+                Value::Bool(false)
+            } else {
+                json!({})
+            },
+        );
+        Some(marks)
+    }
+
+    /// A lowered `allOf` branch with a reference to a definition followed (the definition lowered
+    /// here if it was not yet), or `None` where the reference leads back to a definition being
+    /// merged (a recursive schema, left to typify).
+    fn definition_body(&mut self, branch: Value, depth: usize) -> Option<Value> {
+        let Some(name) = branch
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/definitions/"))
+            .filter(|_| branch.as_object().is_some_and(|m| m.len() == 1))
+        else {
+            return Some(branch);
+        };
+        if depth > 8 {
+            return None;
+        }
+        if let Some(body) = self.definitions.get(name) {
+            let body = body.clone();
+            return self.definition_body(body, depth + 1);
+        }
+        let pointer = self
+            .names
+            .iter()
+            .find(|(_, n)| n.as_str() == name)
+            .map(|(p, _)| p.clone())?;
+        if self.merging.contains(&pointer) || pointer.is_empty() {
+            return None;
+        }
+        let node = resolve(self.root, &pointer)?;
+        self.merging.push(pointer.clone());
+        let fallbacks = self.fallbacks.len();
+        let body = self.node(node, &pointer, true);
+        // Its nodes are reported when the definition itself is lowered.
+        self.fallbacks.truncate(fallbacks);
+        self.merging.pop();
+        self.definition_body(body, depth + 1)
     }
 
     /// `prefixItems`: a tuple when the array holds exactly those items, else an array of JSON values.
@@ -909,6 +1064,31 @@ fn implied_type(out: &mut Map<String, Value>) {
     }
     typed.push(json!({ "type": others }));
     out.insert("anyOf".to_owned(), Value::Array(typed));
+}
+
+/// The branches of an `allOf` with each member typed by the first branch that names it.
+///
+/// typify merges the branches member by member, and where two branches type a member differently
+/// (GitHub's `fork` payload: `language` is `["string", "null"]` in one and `["null"]` in the other,
+/// `owner` a user object in one and a shorter object in the other) it may find that no value is
+/// valid and type the whole node as an enum without variants, which refuses everything the
+/// runtime accepts. Every valid value satisfies the first branch's schema for the member, so that
+/// schema alone types it faithfully; later branches leave the member out (a member they type the
+/// same way stays).
+fn one_schema_per_member(branches: &mut [Value]) {
+    let mut first: Map<String, Value> = Map::new();
+    for branch in branches {
+        let Some(Value::Object(members)) = branch.get_mut("properties") else {
+            continue;
+        };
+        members.retain(|name, schema| match first.get(name) {
+            Some(typed) => typed == schema,
+            None => {
+                first.insert(name.clone(), schema.clone());
+                true
+            }
+        });
+    }
 }
 
 /// A union whose branches are objects told apart by one required member of a distinct constant
@@ -1506,6 +1686,58 @@ mod tests {
         let marks = out["description"].as_str().unwrap_or_default();
         assert!(marks.contains(&member_mark("assignee")), "{out}");
         assert!(!marks.contains(&member_mark("sender")), "{out}");
+    }
+
+    #[test]
+    fn an_all_of_of_objects_is_one_object_typed_by_the_first_part_naming_each_member() {
+        let out = lowered(json!({
+            "type": "object",
+            "properties": { "own": { "type": "string" } },
+            "allOf": [
+                { "$ref": "#/$defs/Repository" },
+                { "type": "object", "properties": {
+                    "language": { "type": ["null"] }, "id": { "type": "integer" },
+                    "fork": { "type": "boolean" } }, "required": ["fork"] }
+            ],
+            "$defs": { "Repository": { "type": ["object", "null"],
+                "properties": { "language": { "type": ["string", "null"] }, "id": { "type": "integer" } },
+                "required": ["id"] } }
+        }));
+        assert!(out.get("allOf").is_none(), "{out}");
+        assert_eq!(out["type"], "object", "not every part takes null: {out}");
+        let members = &out["properties"];
+        assert_eq!(members["own"]["type"], "string");
+        assert_eq!(members["language"]["type"], json!(["string", "null"]));
+        assert_eq!(members["id"]["type"], "integer");
+        assert_eq!(members["fork"]["type"], "boolean");
+        assert_eq!(out["required"], json!(["id", "fork"]));
+        // The member that may be `null` keeps its mark.
+        assert!(
+            members["language"]["description"]
+                .as_str()
+                .is_some_and(|d| d.contains(NULLABLE_MARK)),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn an_all_of_with_a_part_that_is_no_plain_object_is_left_to_typify() {
+        let out = lowered(json!({
+            "allOf": [
+                { "type": "object", "properties": { "a": { "type": "string" } } },
+                { "anyOf": [{ "required": ["a"] }, { "type": "object", "properties": { "b": {} } }] }
+            ]
+        }));
+        assert!(out.get("allOf").is_some(), "{out}");
+        let recursive = lowered(json!({
+            "$defs": { "Node": { "allOf": [{ "$ref": "#/$defs/Node" },
+                { "type": "object", "properties": { "n": { "type": "integer" } } }] } },
+            "type": "object", "properties": { "node": { "$ref": "#/$defs/Node" } }
+        }));
+        assert!(
+            recursive["definitions"]["Node"].get("allOf").is_some(),
+            "{recursive}"
+        );
     }
 
     #[test]

@@ -1638,6 +1638,29 @@ mod tests {
     }
 
     #[test]
+    fn a_member_that_may_be_null_stays_nullable_in_an_all_of() {
+        // GitHub's `pull-request-webhook`: a pull request and some more members.
+        let out = render_one(json!({
+            "type": "object",
+            "properties": { "pull_request": { "$ref": "#/$defs/PullRequestWebhook" } },
+            "$defs": {
+                "PullRequest": { "type": "object", "properties": {
+                    "active_lock_reason": { "type": ["string", "null"] } } },
+                "PullRequestWebhook": { "allOf": [
+                    { "$ref": "#/$defs/PullRequest" },
+                    { "type": "object", "properties": { "allow_auto_merge": { "type": "boolean" } } }
+                ] }
+            }
+        }));
+        let at = out
+            .find("pub active_lock_reason :")
+            .expect("the member is typed");
+        let field = &out[at..at + out[at..].find(',').unwrap_or(0)];
+        assert!(field.contains("Nullable <"), "{field}");
+        assert!(out.contains("pub allow_auto_merge :"), "{out}");
+    }
+
+    #[test]
     fn a_definition_named_like_a_nested_type_is_renamed() {
         // typify names the object at `/properties/foo` `InputFoo`, as the lowering pass first
         // names the definition `InputFoo`.
