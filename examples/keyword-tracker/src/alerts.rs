@@ -113,6 +113,20 @@ impl Tracker {
                 d.country,
                 d.store.key()
             );
+            // In the database, the alert's row commits with its event and the delivery's record.
+            if let Some(database) = &self.database {
+                database
+                    .record(&crate::database::Alert {
+                        install,
+                        keyword: &d.keyword,
+                        country: &d.country,
+                        store: d.store.key(),
+                        previous: d.previous,
+                        current: d.current,
+                        event_id: &key,
+                    })
+                    .await?;
+            }
             self.post(self.webhooks.rank_dropped(install, &key, &payload))
                 .await?;
         }

@@ -9,10 +9,17 @@
 //! | event-post URL | | `HOST_EVENT_POST_URL` | `http://127.0.0.1:8788/v1/events` (`cargo host dev`) |
 //! | event signing secret | | `HOST_SIGNING_SECRET` | the development secret |
 //! | outbox | | `HOST_OUTBOX` | the folder `.host-outbox` in the working directory |
+//! | database | | `HOST_DATABASE_URL` | none |
+//! | how long a crashed instance holds a host event (seconds) | | `HOST_DEDUPE_LEASE_SECS` | 60 |
 //!
 //! `HOST_OUTBOX` is where the server's own events wait until the host takes them: a folder (an
 //! embedded store, one file, for one instance) or a `redis://host:port` URL (for several
 //! instances), in both modes. Unset, it is `.host-outbox` in the working directory.
+//!
+//! `HOST_DATABASE_URL` (`postgres://user:password@host:port/database`) keeps the alerts in
+//! PostgreSQL, with the deduplication of host events and the outbox in the same database: an
+//! alert's row, its `rank.dropped` event and the record that the delivery ran commit in one
+//! transaction. `HOST_OUTBOX` must then be unset (or name the same URL). Unset, nothing changes.
 //!
 //! In production mode the last four have no default: the server refuses to start without them and
 //! names each one missing. The development key set and secret are public (every copy of the SDK
@@ -68,6 +75,8 @@ pub enum OutboxSetting {
     /// Process memory (`memory`), asked for by name: for tests only, events are lost with the
     /// process.
     Memory,
+    /// The PostgreSQL database of `HOST_DATABASE_URL`, where the events commit with the alerts.
+    Database(String),
 }
 
 impl fmt::Display for OutboxSetting {
@@ -76,6 +85,7 @@ impl fmt::Display for OutboxSetting {
             OutboxSetting::Folder(dir) => write!(f, "{}", dir.display()),
             OutboxSetting::Redis(url) => f.write_str(url),
             OutboxSetting::Memory => f.write_str("memory"),
+            OutboxSetting::Database(_) => f.write_str("the database of HOST_DATABASE_URL"),
         }
     }
 }
@@ -93,9 +103,14 @@ impl OutboxSetting {
         }
     }
 
-    /// Opens the store, naming `HOST_OUTBOX` and the place in the error.
+    /// Opens the store, naming `HOST_OUTBOX` and the place in the error. The database's outbox is
+    /// opened by [`crate::database::Database::outbox`], on the pool the alerts use.
     pub async fn open(&self) -> Result<Arc<dyn OutboxStore>, ConfigError> {
         let opened = match self {
+            OutboxSetting::Database(url) => {
+                let database = crate::database::Database::open(url).await?;
+                return database.outbox().await;
+            }
             OutboxSetting::Folder(dir) => {
                 FileOutbox::open(dir).map(|s| Arc::new(s) as Arc<dyn OutboxStore>)
             }
@@ -131,7 +146,7 @@ impl OutboxSetting {
                 "HOST_OUTBOX is a folder ({}): on {platform} it goes with the instance; {fix}",
                 dir.display()
             ))),
-            OutboxSetting::Redis(_) | OutboxSetting::Memory => {
+            OutboxSetting::Redis(_) | OutboxSetting::Memory | OutboxSetting::Database(_) => {
                 let store = self.open().await?;
                 if let OutboxSetting::Redis(url) = self {
                     tracing::info!(outbox = %url, "events wait in Redis until the host takes them (durable across instances)");
@@ -159,6 +174,11 @@ pub struct Config {
     pub signing_secret: String,
     /// Where those events wait until the host takes them.
     pub outbox: OutboxSetting,
+    /// The PostgreSQL database of the alerts, the deduplication keys and the outbox, if any.
+    pub database_url: Option<String>,
+    /// How long a claim on a host event lasts without renewal, in the database: what an instance
+    /// that crashed holds a delivery for before the host's retry may run it.
+    pub dedupe_lease: Option<std::time::Duration>,
 }
 
 /// Why the configuration is unusable; the message names every setting at fault.
@@ -233,7 +253,7 @@ impl Config {
             }
             None => Keys::Inline(host_runtime::testing::development_jwks()),
         };
-        let config = Config {
+        let mut config = Config {
             listen,
             mode,
             keys,
@@ -244,7 +264,33 @@ impl Config {
             signing_secret: var("HOST_SIGNING_SECRET")
                 .unwrap_or_else(|| host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET.to_owned()),
             outbox: OutboxSetting::parse(var("HOST_OUTBOX").as_deref()),
+            database_url: var("HOST_DATABASE_URL").map(|url| url.trim().to_owned()),
+            dedupe_lease: match var("HOST_DEDUPE_LEASE_SECS") {
+                None => None,
+                Some(secs) => match secs.trim().parse::<u64>() {
+                    Ok(secs) if secs > 0 => Some(std::time::Duration::from_secs(secs)),
+                    _ => {
+                        return Err(ConfigError(format!(
+                            "HOST_DEDUPE_LEASE_SECS is `{secs}`; give a whole number of seconds, such as 60"
+                        )));
+                    }
+                },
+            },
         };
+        if let Some(url) = &config.database_url {
+            match var("HOST_OUTBOX").map(|o| o.trim().to_owned()) {
+                None => config.outbox = OutboxSetting::Database(url.clone()),
+                Some(same) if &same == url => config.outbox = OutboxSetting::Database(url.clone()),
+                Some(_) => {
+                    return Err(ConfigError(
+                        "HOST_OUTBOX and HOST_DATABASE_URL are both set: with a database the \
+                         events wait in it, committed with the alerts they announce; unset \
+                         HOST_OUTBOX"
+                            .to_owned(),
+                    ));
+                }
+            }
+        }
         if let Err(e) = host_runtime::webhook::Secret::parse(&config.signing_secret) {
             return Err(ConfigError(format!("HOST_SIGNING_SECRET is unusable: {e}")));
         }
@@ -296,6 +342,33 @@ mod tests {
             c.outbox,
             OutboxSetting::Redis("redis://10.0.0.5:6379/2".into())
         );
+    }
+
+    #[test]
+    fn a_database_holds_the_outbox_too() {
+        let url = "postgres://tracker@127.0.0.1:5432/tracker";
+        let c = load(None, false, &[("HOST_DATABASE_URL", url)]).unwrap();
+        assert_eq!(c.database_url.as_deref(), Some(url));
+        assert_eq!(c.outbox, OutboxSetting::Database(url.into()));
+        let c = load(
+            None,
+            false,
+            &[("HOST_DATABASE_URL", url), ("HOST_OUTBOX", url)],
+        )
+        .unwrap();
+        assert_eq!(c.outbox, OutboxSetting::Database(url.into()));
+        let e = load(
+            None,
+            false,
+            &[
+                ("HOST_DATABASE_URL", url),
+                ("HOST_OUTBOX", "redis://127.0.0.1/"),
+            ],
+        )
+        .unwrap_err();
+        assert!(e.0.contains("unset HOST_OUTBOX"), "{e}");
+        let c = load(None, false, &[]).unwrap();
+        assert_eq!(c.database_url, None);
     }
 
     #[test]

@@ -22,6 +22,7 @@ mod assistant;
 mod board;
 pub mod config;
 pub mod data;
+pub mod database;
 mod lifecycle;
 mod ranking;
 mod sync;
@@ -38,6 +39,8 @@ pub struct Tracker {
     data: Dataset,
     installs: Mutex<HashMap<String, InstallState>>,
     webhooks: Webhooks,
+    /// Where alerts are kept, with `HOST_DATABASE_URL`.
+    database: Option<database::Database>,
 }
 
 /// What the server keeps per install (in memory: a real vendor would use its database).
@@ -116,7 +119,15 @@ impl Tracker {
             data: Dataset::embedded()?,
             installs: Mutex::new(HashMap::new()),
             webhooks: Webhooks::new(sender),
+            database: None,
         })
+    }
+
+    /// Keeps the alerts in `database`, each written in the transaction of the handler that found
+    /// it, with its event (sent through the same database's outbox) and the delivery's record.
+    pub fn with_database(mut self, database: database::Database) -> Self {
+        self.database = Some(database);
+        self
     }
 
     /// The state of install `id`, if the server has seen it.
@@ -214,9 +225,14 @@ fn account(credentials: &Credentials) -> Result<(), HostError> {
     Ok(())
 }
 
-/// The handler for `tracker`, trusting the key set and issuer `config` names.
+/// The handler for `tracker`, trusting the key set and issuer `config` names. With a database, host
+/// events are deduplicated in it, and every handler runs in a transaction of it.
 pub fn app(tracker: Arc<Tracker>, config: &config::Config) -> Handler {
-    let handler = handler(tracker).with_issuer(config.issuer.clone());
+    let dedupe = tracker.database.as_ref().map(database::Database::dedupe);
+    let mut handler = handler(tracker).with_issuer(config.issuer.clone());
+    if let Some(dedupe) = dedupe {
+        handler = handler.with_dedupe_store(dedupe);
+    }
     match &config.keys {
         config::Keys::Inline(jwks) => handler.with_jwks(jwks.clone()),
         config::Keys::Url(url) => handler.with_jwks_url(url.clone()),

@@ -45,7 +45,22 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let outbox = match config.outbox.open().await {
+    // With HOST_DATABASE_URL the alerts, the deduplication keys and the outbox share one database.
+    let database = match &config.database_url {
+        Some(url) => match keyword_tracker::database::Database::open(url).await {
+            Ok(database) => Some(database.with_dedupe_lease(config.dedupe_lease)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let outbox = match &database {
+        Some(database) => database.outbox().await,
+        None => config.outbox.open().await,
+    };
+    let outbox = match outbox {
         Ok(outbox) => outbox,
         Err(e) => {
             eprintln!("error: {e}");
@@ -60,7 +75,10 @@ async fn main() -> ExitCode {
         tracing::info!(events = left, outbox = %config.outbox, "posting events a previous run left in the outbox");
     }
     let tracker = match Tracker::from_config(&config, outbox) {
-        Ok(tracker) => Arc::new(tracker),
+        Ok(tracker) => Arc::new(match database {
+            Some(database) => tracker.with_database(database),
+            None => tracker,
+        }),
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
@@ -99,6 +117,9 @@ fn banner(config: &Config, addr: std::net::SocketAddr) -> String {
         "  outbox  {} (HOST_OUTBOX: a folder, or redis://host:port)\n",
         config.outbox
     );
+    if config.database_url.is_some() {
+        out += "  alerts  in the database of HOST_DATABASE_URL, committed with their events and the delivery's record\n";
+    }
     match config.mode {
         Mode::Development => {
             out += "  tokens  the public development key set: `cargo host call` works; never expose this server\n";

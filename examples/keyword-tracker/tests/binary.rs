@@ -36,6 +36,7 @@ fn command() -> Command {
         "HOST_SIGNING_SECRET",
         "LISTEN_ADDR",
         "HOST_OUTBOX",
+        "HOST_DATABASE_URL",
     ] {
         c.env_remove(var);
     }

@@ -1,0 +1,131 @@
+//! The alerts in PostgreSQL, when `HOST_DATABASE_URL` names a database: the table `keyword_alerts`
+//! beside the runtime's own tables (event deduplication and the outbox).
+//!
+//! An alert is written in the handler's transaction (`host_runtime::postgres::transaction`), and
+//! its `rank.dropped` event goes to the outbox of the same database, so the row, the event and the
+//! record that the host's delivery ran commit together or not at all: a retry of a delivery that
+//! committed runs nothing, one that did not runs again from the start. That is why the table has
+//! no unique key over an alert's content: the example relies on the transaction alone, and its
+//! tests count rows to show it.
+
+use std::sync::Arc;
+
+use host_runtime::HostError;
+use host_runtime::dedupe::PostgresDedupe;
+use host_runtime::outbox::{OutboxStore, PostgresOutbox};
+use host_runtime::postgres::{self, sqlx};
+
+use crate::config::ConfigError;
+
+/// The example's own table.
+const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS keyword_alerts (
+    id bigserial PRIMARY KEY,
+    install text NOT NULL,
+    keyword text NOT NULL,
+    country text NOT NULL,
+    store text NOT NULL,
+    previous integer NOT NULL,
+    current integer NOT NULL,
+    event_id text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+)";
+
+/// The database of `HOST_DATABASE_URL`: a pool, its schema up to date.
+#[derive(Debug, Clone)]
+pub struct Database {
+    pool: sqlx::PgPool,
+    lease: Option<std::time::Duration>,
+}
+
+/// One alert, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Alert<'a> {
+    pub(crate) install: &'a str,
+    pub(crate) keyword: &'a str,
+    pub(crate) country: &'a str,
+    pub(crate) store: &'a str,
+    pub(crate) previous: u32,
+    pub(crate) current: u32,
+    /// The `webhook-id` of the `rank.dropped` event that announces it.
+    pub(crate) event_id: &'a str,
+}
+
+impl Database {
+    /// Connects, applies the runtime's migrations and creates the alerts' table if missing.
+    pub async fn open(url: &str) -> Result<Self, ConfigError> {
+        let unusable = |e: &dyn std::error::Error| {
+            ConfigError(format!("HOST_DATABASE_URL cannot be used: {}", chain(e)))
+        };
+        let pool = postgres::connect(url).await.map_err(|e| unusable(&e))?;
+        postgres::migrate(&pool).await.map_err(|e| unusable(&e))?;
+        sqlx::raw_sql(SCHEMA)
+            .execute(&pool)
+            .await
+            .map_err(|e| unusable(&e))?;
+        Ok(Database { pool, lease: None })
+    }
+
+    /// Sets how long a claim on a host event lasts without renewal (`HOST_DEDUPE_LEASE_SECS`; the
+    /// store's default, a minute, when `None`).
+    pub fn with_dedupe_lease(mut self, lease: Option<std::time::Duration>) -> Self {
+        self.lease = lease;
+        self
+    }
+
+    /// The pool, for the runtime's stores and for reading the alerts.
+    pub fn pool(&self) -> &sqlx::PgPool {
+        &self.pool
+    }
+
+    /// The outbox in this database.
+    pub async fn outbox(&self) -> Result<Arc<dyn OutboxStore>, ConfigError> {
+        let outbox = PostgresOutbox::new(self.pool.clone()).await.map_err(|e| {
+            ConfigError(format!(
+                "the outbox in HOST_DATABASE_URL cannot be opened: {}",
+                chain(&e)
+            ))
+        })?;
+        Ok(Arc::new(outbox))
+    }
+
+    /// The deduplication store in this database: handlers then run in its transactions.
+    pub fn dedupe(&self) -> PostgresDedupe {
+        let store = PostgresDedupe::new(self.pool.clone());
+        match self.lease {
+            Some(lease) => store.with_lease(lease),
+            None => store,
+        }
+    }
+
+    /// Stores `alert` in the handler's transaction: it exists once the handler's call commits.
+    pub(crate) async fn record(&self, alert: &Alert<'_>) -> Result<(), HostError> {
+        let mut tx = postgres::transaction().await?;
+        sqlx::query(
+            "INSERT INTO keyword_alerts
+                 (install, keyword, country, store, previous, current, event_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(alert.install)
+        .bind(alert.keyword)
+        .bind(alert.country)
+        .bind(alert.store)
+        .bind(i32::try_from(alert.previous).unwrap_or(i32::MAX))
+        .bind(i32::try_from(alert.current).unwrap_or(i32::MAX))
+        .bind(alert.event_id)
+        .execute(&mut *tx)
+        .await
+        .map_err(postgres::failed_write)?;
+        Ok(())
+    }
+}
+
+/// `e` and its causes, `: `-separated.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out += &format!(": {c}");
+        cause = c.source();
+    }
+    out
+}

@@ -1,0 +1,667 @@
+//! Exactly-once effects with `HOST_DATABASE_URL`: a `release.shipped` delivery writes its alert rows,
+//! sends their `rank.dropped` events (and a `rank.collapsed` banner) and records the delivery in one
+//! PostgreSQL transaction. Real processes, killed with SIGKILL at the two points that matter, three
+//! instances on one database, a database restarted under load, and a property test of crash
+//! points over a sequence of deliveries. The invariant everywhere: each delivery's rows and events
+//! exist once, whatever crashed and however often the host retried.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use host_runtime::postgres::sqlx::{self, PgPool};
+use host_runtime::testing::{PostgresServer, TestHost};
+use serde_json::json;
+
+const BIN: &str = env!("CARGO_BIN_EXE_keyword-tracker");
+
+/// Alerts a release finds for an install on the embedded data set, with the default settings.
+const ALERTS: i64 = 3;
+/// Events it sends: one `rank.dropped` per alert and a `rank.collapsed` banner.
+const EVENTS: usize = 4;
+
+/// A child process killed (SIGKILL) when dropped.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The stand-in host's event-post endpoint: answers 503 while `refusing`, records every post and
+/// notes when two posts of one event overlap.
+#[derive(Default)]
+struct Endpoint {
+    refusing: bool,
+    /// (webhook-id, status) of every post.
+    posts: Vec<(String, u16)>,
+    in_flight: HashMap<String, usize>,
+    overlaps: Vec<String>,
+}
+
+type Shared = Arc<Mutex<Endpoint>>;
+
+async fn stand_in_host(refusing: bool, hold: Duration) -> (String, Shared) {
+    let shared: Shared = Arc::new(Mutex::new(Endpoint {
+        refusing,
+        ..Endpoint::default()
+    }));
+    let state = Arc::clone(&shared);
+    let app = axum::Router::new().route(
+        "/v1/events",
+        axum::routing::post(move |headers: http::HeaderMap| {
+            let state = Arc::clone(&state);
+            async move {
+                let id = headers
+                    .get("webhook-id")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned();
+                {
+                    let mut s = state.lock().unwrap();
+                    let n = s.in_flight.entry(id.clone()).or_default();
+                    *n += 1;
+                    if *n > 1 {
+                        s.overlaps.push(id.clone());
+                    }
+                }
+                tokio::time::sleep(hold).await;
+                let mut s = state.lock().unwrap();
+                *s.in_flight.entry(id.clone()).or_default() -= 1;
+                let status = if s.refusing { 503 } else { 200 };
+                s.posts.push((id, status));
+                http::StatusCode::from_u16(status).unwrap()
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/v1/events", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, shared)
+}
+
+/// The ids the host acknowledged (2xx), with how often each was.
+fn acknowledged(s: &Endpoint) -> HashMap<String, usize> {
+    let mut acks = HashMap::new();
+    for (id, _) in s.posts.iter().filter(|(_, status)| *status == 200) {
+        *acks.entry(id.clone()).or_default() += 1;
+    }
+    acks
+}
+
+/// Starts the example on a free port with its alerts, deduplication and outbox in `database`,
+/// posting to `post_url`; claims last `lease_secs`.
+fn start(post_url: &str, database: &str, lease_secs: u32) -> (Proc, String) {
+    let mut child = Command::new(BIN)
+        .args(["--listen", "127.0.0.1:0"])
+        .env_remove("HOST_MODE")
+        .env_remove("HOST_JWKS_URL")
+        .env_remove("HOST_OUTBOX")
+        .env("HOST_EVENT_POST_URL", post_url)
+        .env("HOST_DATABASE_URL", database)
+        .env("HOST_DEDUPE_LEASE_SECS", lease_secs.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .next()
+        .expect("the server prints its address")
+        .unwrap();
+    let base = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {first:?}"))
+        .to_owned();
+    (Proc(child), base)
+}
+
+/// The host, as it delivers `release.shipped` for `install`.
+fn host(install: &str) -> (TestHost, serde_json::Value) {
+    let mut host = TestHost::development("keyword-tracker");
+    host.install_id = install.to_owned();
+    host.credentials = json!({ "api_key": "kt_demo_key" });
+    let mut release = host_runtime::events::example_payload("release.shipped").unwrap();
+    release["releaseId"] = json!(format!("rel_{install}"));
+    let body = host.event_body("release.shipped", release);
+    (host, body)
+}
+
+/// The delivery's request (each attempt has an event id of its own, as the host's retries do).
+fn delivery(
+    host: &TestHost,
+    body: &serde_json::Value,
+    attempt: u32,
+) -> http::Request<bytes::Bytes> {
+    let mut request = host.request(http::Method::POST, "/host/events", Some(body));
+    request.headers_mut().insert(
+        "x-host-event-id",
+        http::HeaderValue::from_str(&format!("evt_{attempt}")).unwrap(),
+    );
+    request
+}
+
+/// Delivers `release.shipped` for `install` to the server at `base`; the answer's status, or 0
+/// when there was none (a connection the server closed).
+async fn ship(base: &str, install: &str, attempt: u32) -> u16 {
+    let (host, body) = host(install);
+    match host.send_http(base, delivery(&host, &body, attempt)).await {
+        Ok(r) => r.status,
+        Err(_) => 0,
+    }
+}
+
+/// The deduplication key of `install`'s delivery.
+fn key_of(install: &str) -> String {
+    let (_, body) = host(install);
+    host_runtime::dedupe::key_of("release.shipped", install, &body["event"]["payload"]).unwrap()
+}
+
+/// The `webhook-id` of `install`'s banner, the last event the handler writes.
+fn banner_id(install: &str) -> String {
+    let slug: String = install
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("rank.collapsed-{slug}-{}", chrono::Utc::now().date_naive())
+}
+
+async fn alert_rows(pool: &PgPool, install: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM keyword_alerts WHERE install = $1")
+        .bind(install)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+async fn outbox_rows(pool: &PgPool) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM host_outbox")
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+/// Whether `install`'s delivery is recorded as processed.
+async fn recorded(pool: &PgPool, install: &str) -> bool {
+    sqlx::query_scalar::<_, bool>("SELECT done FROM host_dedupe WHERE key = $1")
+        .bind(key_of(install))
+        .fetch_optional(pool)
+        .await
+        .unwrap()
+        .unwrap_or(false)
+}
+
+/// Waits until `done` holds of the endpoint, or fails after `limit` with what it saw.
+async fn wait_for(shared: &Shared, limit: Duration, what: &str, done: impl Fn(&Endpoint) -> bool) {
+    let until = Instant::now() + limit;
+    loop {
+        if done(&shared.lock().unwrap()) {
+            return;
+        }
+        if Instant::now() > until {
+            let s = shared.lock().unwrap();
+            panic!("{what}: not within {limit:?}; saw {:?}", s.posts);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until a backend of the database waits for a lock: the handler's transaction stopped at
+/// the write the test holds.
+async fn until_blocked(pool: &PgPool) {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+        )
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        if waiting > 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "the handler never reached the held write"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Holds the outbox row `id` in an open transaction of the test, so that a handler writing the same
+/// id waits for it: the handler has written its alerts and is on its way to the commit.
+async fn hold_write(pool: &PgPool, id: &str) -> sqlx::Transaction<'static, sqlx::Postgres> {
+    let mut hold = pool.begin().await.unwrap();
+    sqlx::query("INSERT INTO host_outbox (id, body, due, accepted) VALUES ($1, '', 0, 0)")
+        .bind(id)
+        .execute(&mut *hold)
+        .await
+        .unwrap();
+    hold
+}
+
+async fn database() -> Option<(PostgresServer, PgPool)> {
+    let server = PostgresServer::start_or_skip()?;
+    let pool = host_runtime::postgres::connect(&server.url())
+        .await
+        .unwrap();
+    Some((server, pool))
+}
+
+#[tokio::test]
+async fn a_kill_9_between_the_alerts_and_the_commit_leaves_nothing_and_the_retry_runs_once() {
+    let Some((server, pool)) = database().await else {
+        return;
+    };
+    let (url, shared) = stand_in_host(false, Duration::ZERO).await;
+    let install = "ins_mid";
+    let (crashing, base) = start(&url, &server.url(), 60);
+    let hold = hold_write(&pool, &banner_id(install)).await;
+    let base_for_call = base.clone();
+    let call = tokio::spawn(async move { ship(&base_for_call, install, 1).await });
+    until_blocked(&pool).await;
+    drop(crashing); // SIGKILL, the alerts written and the commit not made
+    hold.rollback().await.unwrap();
+    let _ = call.await;
+
+    assert_eq!(
+        alert_rows(&pool, install).await,
+        0,
+        "no alert outlives the kill"
+    );
+    assert_eq!(outbox_rows(&pool).await, 0, "no event outlives the kill");
+    assert!(!recorded(&pool, install).await);
+    // The crashed attempt's claim holds the key until its lease ends (a minute; the host's retries
+    // come after 30 s, 2 min and 10 min): here it ends now.
+    sqlx::query("UPDATE host_dedupe SET expires = now() WHERE key = $1")
+        .bind(key_of(install))
+        .execute(&pool)
+        .await
+        .unwrap();
+
+    let (_server, base) = start(&url, &server.url(), 60);
+    assert_eq!(ship(&base, install, 2).await, 204);
+    assert_eq!(
+        ship(&base, install, 3).await,
+        204,
+        "a later retry runs nothing"
+    );
+    assert_eq!(alert_rows(&pool, install).await, ALERTS);
+    assert!(recorded(&pool, install).await);
+    wait_for(
+        &shared,
+        Duration::from_secs(20),
+        "every event acknowledged",
+        |s| acknowledged(s).len() == EVENTS,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let s = shared.lock().unwrap();
+    assert!(acknowledged(&s).values().all(|&n| n == 1), "{:?}", s.posts);
+    assert_eq!(s.posts.len(), EVENTS, "nothing posted twice: {:?}", s.posts);
+}
+
+#[tokio::test]
+async fn a_kill_9_after_the_commit_makes_the_retry_run_nothing_and_post_nothing_twice() {
+    let Some((server, pool)) = database().await else {
+        return;
+    };
+    // The host refuses events for now, so none is posted before the kill.
+    let (url, shared) = stand_in_host(true, Duration::ZERO).await;
+    let install = "ins_after";
+    let (crashing, base) = start(&url, &server.url(), 60);
+    assert_eq!(ship(&base, install, 1).await, 204);
+    drop(crashing); // SIGKILL: committed; the host takes the answer as lost and retries
+    assert_eq!(alert_rows(&pool, install).await, ALERTS);
+    assert_eq!(outbox_rows(&pool).await, EVENTS as i64);
+
+    // The killed instance's claims on events end now (a minute otherwise).
+    expire_outbox_claims(&pool).await;
+    shared.lock().unwrap().refusing = false;
+    let (_server, base) = start(&url, &server.url(), 60);
+    assert_eq!(ship(&base, install, 2).await, 204);
+    assert_eq!(
+        alert_rows(&pool, install).await,
+        ALERTS,
+        "the retry of a committed delivery does not run its handler"
+    );
+    wait_for(
+        &shared,
+        Duration::from_secs(20),
+        "every event acknowledged",
+        |s| acknowledged(s).len() == EVENTS,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let acks = acknowledged(&shared.lock().unwrap());
+    assert!(
+        acks.values().all(|&n| n == 1),
+        "each acknowledged once: {acks:?}"
+    );
+    assert_eq!(outbox_rows(&pool).await, 0);
+}
+
+#[tokio::test]
+async fn three_instances_on_one_database_run_a_delivery_once_and_post_each_event_at_one_time() {
+    let Some((server, pool)) = database().await else {
+        return;
+    };
+    // Each post is held 30 ms, so two instances posting one event would overlap.
+    let (url, shared) = stand_in_host(true, Duration::from_millis(30)).await;
+    let servers: Vec<(Proc, String)> = (0..3).map(|_| start(&url, &server.url(), 60)).collect();
+    let installs: Vec<String> = (0..8).map(|n| format!("ins_{n}")).collect();
+    // Every delivery sent to all three instances at once.
+    for install in &installs {
+        let answers = futures_util::future::join_all(
+            servers
+                .iter()
+                .enumerate()
+                .map(|(i, (_, base))| ship(base, install, i as u32)),
+        )
+        .await;
+        assert_eq!(answers, [204, 204, 204], "{install}");
+    }
+    for install in &installs {
+        assert_eq!(
+            alert_rows(&pool, install).await,
+            ALERTS,
+            "{install}: one handler run"
+        );
+    }
+    // Refused for a while so every event is retried, then taken.
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    shared.lock().unwrap().refusing = false;
+    let all = installs.len() * EVENTS;
+    wait_for(
+        &shared,
+        Duration::from_secs(30),
+        "every event acknowledged",
+        |s| acknowledged(s).len() == all,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let s = shared.lock().unwrap();
+    assert!(
+        s.overlaps.is_empty(),
+        "posted by two instances at once: {:?}",
+        s.overlaps
+    );
+    let acks = acknowledged(&s);
+    assert!(
+        acks.values().all(|&n| n == 1),
+        "each acknowledged once: {acks:?}"
+    );
+    assert!(
+        s.posts.iter().any(|(_, status)| *status == 503),
+        "the refusals were retried"
+    );
+}
+
+#[tokio::test]
+async fn a_database_restarted_under_load_answers_503_and_loses_nothing() {
+    let Some((mut server, pool)) = database().await else {
+        return;
+    };
+    let (url, shared) = stand_in_host(false, Duration::ZERO).await;
+    let (_server, base) = start(&url, &server.url(), 3);
+    let installs: Vec<String> = (0..24).map(|n| format!("ins_load_{n}")).collect();
+    let statuses = Arc::new(Mutex::new(Vec::new()));
+    // Each install's delivery retried as the host would (sooner), until it is answered 204.
+    let load = {
+        let (base, installs, statuses) = (base.clone(), installs.clone(), Arc::clone(&statuses));
+        tokio::spawn(async move {
+            futures_util::future::join_all(installs.into_iter().enumerate().map(|(n, install)| {
+                let (base, statuses) = (base.clone(), Arc::clone(&statuses));
+                async move {
+                    tokio::time::sleep(Duration::from_millis(150 * n as u64)).await;
+                    for attempt in 0.. {
+                        let status = ship(&base, &install, attempt).await;
+                        statuses.lock().unwrap().push(status);
+                        if status == 204 {
+                            return;
+                        }
+                        assert!(attempt < 200, "{install} never went through");
+                        tokio::time::sleep(Duration::from_millis(250)).await;
+                    }
+                }
+            }))
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    // Down for longer than a call waits for a connection (2 s), so some calls fail.
+    server.stop();
+    tokio::time::sleep(Duration::from_millis(4_000)).await;
+    server.restart().unwrap();
+    load.await.unwrap();
+
+    let statuses = statuses.lock().unwrap().clone();
+    assert!(
+        statuses.iter().all(|s| *s == 204 || *s == 503),
+        "every answer is 204 or a retryable 503: {statuses:?}"
+    );
+    assert!(statuses.contains(&503), "the restart was met: {statuses:?}");
+    for install in &installs {
+        assert_eq!(
+            alert_rows(&pool, install).await,
+            ALERTS,
+            "{install}: handled once"
+        );
+    }
+    // An attempt whose settlement the restart cut off is claimed until its lease ends (a
+    // minute): here it ends now, and the event is posted again, as delivery on the wire is at
+    // least once.
+    expire_outbox_claims(&pool).await;
+    let all = installs.len() * EVENTS;
+    wait_for(
+        &shared,
+        Duration::from_secs(30),
+        "every event acknowledged",
+        |s| acknowledged(s).len() == all,
+    )
+    .await;
+}
+
+/// Ends every claim on an outbox event now, as its lease would.
+async fn expire_outbox_claims(pool: &PgPool) {
+    sqlx::query("UPDATE host_outbox SET due = 0 WHERE owner IS NOT NULL AND NOT dead")
+        .execute(pool)
+        .await
+        .unwrap();
+}
+
+/// Where one attempt at a delivery stops, in the property test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Crash {
+    /// The handler has written an alert and fails on the next (the database refuses it).
+    WriteFails,
+    /// The process stops with the alerts written and the commit not made (the call is dropped).
+    BeforeCommit,
+    /// The process stops after the commit, before the host has the answer.
+    AfterCommit,
+}
+
+/// A trigger that refuses a second alert of an install within one transaction while the table
+/// `fail_writes` has a row: the handler fails after writing its first alert.
+const FAIL_WRITES: &str = "
+CREATE TABLE fail_writes (on_ boolean);
+CREATE FUNCTION fail_writes() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM fail_writes)
+        AND EXISTS (SELECT 1 FROM keyword_alerts WHERE install = NEW.install) THEN
+        RAISE EXCEPTION 'a write refused by the test';
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER fail_writes BEFORE INSERT ON keyword_alerts
+    FOR EACH ROW EXECUTE FUNCTION fail_writes();
+";
+
+/// Runs one delivery through `crashes` (the attempts that stop, in order), then until it is
+/// answered 204, against a handler in this process.
+async fn deliver_through(
+    handler: &host_runtime::Handler,
+    pool: &PgPool,
+    install: &str,
+    crashes: &[Crash],
+) {
+    let (host, body) = host(install);
+    let host = Arc::new(host);
+    let mut attempt = 0;
+    // Once an attempt committed, later ones run nothing: they answer 204 at once.
+    let mut committed = false;
+    for crash in crashes {
+        attempt += 1;
+        if committed {
+            let r = host.send(handler, delivery(&host, &body, attempt)).await;
+            assert_eq!(
+                r.status, 204,
+                "a committed delivery answers 204: {}",
+                r.json
+            );
+            continue;
+        }
+        match crash {
+            Crash::WriteFails => {
+                sqlx::query("INSERT INTO fail_writes VALUES (true)")
+                    .execute(pool)
+                    .await
+                    .unwrap();
+                let r = host.send(handler, delivery(&host, &body, attempt)).await;
+                sqlx::query("DELETE FROM fail_writes")
+                    .execute(pool)
+                    .await
+                    .unwrap();
+                assert!(
+                    r.status >= 500,
+                    "a failed write answers a 5xx: {}",
+                    r.status
+                );
+            }
+            Crash::BeforeCommit => {
+                let hold = hold_write(pool, &banner_id(install)).await;
+                let (host, handler) = (Arc::clone(&host), handler.clone());
+                let request = delivery(&host, &body, attempt);
+                let call = tokio::spawn(async move { host.send(&handler, request).await });
+                until_blocked(pool).await;
+                call.abort();
+                let _ = call.await;
+                hold.rollback().await.unwrap();
+            }
+            Crash::AfterCommit => {
+                let r = host.send(handler, delivery(&host, &body, attempt)).await;
+                assert!(
+                    r.status == 204 || r.status == 503,
+                    "answered {}: {}",
+                    r.status,
+                    r.json
+                );
+                committed = r.status == 204;
+            }
+        }
+    }
+    loop {
+        attempt += 1;
+        let r = host.send(handler, delivery(&host, &body, attempt)).await;
+        if r.status == 204 {
+            return;
+        }
+        assert_eq!(r.status, 503, "only a retryable answer: {}", r.json);
+        assert!(attempt < 100, "{install} never went through");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[test]
+fn random_crash_points_over_deliveries_leave_rows_and_events_once_per_delivery() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let Some((_server, pool, handler)) = runtime.block_on(async {
+        let (server, pool) = database().await?;
+        let url = server.url();
+        let config = keyword_tracker::config::Config::load(None, false, |k| match k {
+            "HOST_DATABASE_URL" => Some(url.clone()),
+            "HOST_DEDUPE_LEASE_SECS" => Some("2".to_owned()),
+            _ => None,
+        })
+        .unwrap();
+        let database = keyword_tracker::database::Database::open(&url)
+            .await
+            .unwrap()
+            .with_dedupe_lease(config.dedupe_lease);
+        sqlx::raw_sql(FAIL_WRITES).execute(&pool).await.unwrap();
+        // Events stay in the outbox (nothing drains it), to be counted there.
+        let sender =
+            keyword_tracker::Tracker::event_sender(&config, database.outbox().await.unwrap())
+                .unwrap()
+                .with_drain_mode(host_runtime::outbox::DrainMode::OnDemand);
+        let tracker = keyword_tracker::Tracker::with_sender(sender)
+            .unwrap()
+            .with_database(database);
+        let handler = keyword_tracker::app(Arc::new(tracker), &config);
+        Some((server, pool, handler))
+    }) else {
+        return;
+    };
+
+    let crash = prop_oneof![
+        Just(Crash::WriteFails),
+        Just(Crash::BeforeCommit),
+        Just(Crash::AfterCommit),
+    ];
+    // Up to four deliveries, each through up to three stopped attempts.
+    let plan = proptest::collection::vec(proptest::collection::vec(crash, 0..=3), 1..=4);
+    let mut runner = TestRunner::new(Config {
+        cases: 12,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let case = std::sync::atomic::AtomicUsize::new(0);
+    let started = Instant::now();
+    runner
+        .run(&plan, |plan| {
+            let case = case.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            runtime.block_on(async {
+                let installs: Vec<String> = (0..plan.len())
+                    .map(|n| format!("ins_p{case}_{n}"))
+                    .collect();
+                for (install, crashes) in installs.iter().zip(&plan) {
+                    deliver_through(&handler, &pool, install, crashes).await;
+                }
+                for install in &installs {
+                    let slug = install.replace('_', "-");
+                    let events = |kind: &str| {
+                        sqlx::query_scalar::<_, i64>(
+                            "SELECT count(*) FROM host_outbox WHERE id LIKE $1",
+                        )
+                        .bind(format!("{kind}-{slug}-%"))
+                        .fetch_one(&pool)
+                    };
+                    let rows = alert_rows(&pool, install).await;
+                    let alerts = events("rank.dropped").await.unwrap();
+                    let banners = events("rank.collapsed").await.unwrap();
+                    prop_assert_eq!(
+                        (rows, alerts, banners),
+                        (ALERTS, ALERTS, 1),
+                        "{} through {:?}",
+                        install,
+                        plan
+                    );
+                    prop_assert!(recorded(&pool, install).await);
+                }
+                Ok(())
+            })
+        })
+        .unwrap();
+    eprintln!("12 plans of crash points in {:?}", started.elapsed());
+}
