@@ -17,12 +17,18 @@
 //! The suite lives outside the repository, beside it at `../shared/corpora/json-schema-test-suite`
 //! (or wherever `JSON_SCHEMA_TEST_SUITE` points); without it only the second corpus runs.
 //!
-//! The second corpus is in the repository, `tests/schemas/real-world`: published schemas (the tool
-//! schemas of MCP servers on npm, SchemaStore schemas) with instances generated from them and
-//! labelled valid or invalid by an independent validator (Python's `jsonschema`), written by
-//! `scripts/real_world_schemas.py`, which also re-checks the labels in CI. Every group records its
-//! source. `SCHEMA_CORPUS=suite` or `SCHEMA_CORPUS=real-world` runs one corpus only;
-//! `SCHEMA_SKIP=name,...` leaves out the files whose names contain one of those.
+//! The other two corpora are in the repository, written by `scripts/real_world_schemas.py` (which
+//! also re-checks their labels in CI), each instance labelled valid or invalid by an independent
+//! validator (Python's `jsonschema`) and each group recording its source:
+//!
+//! - `tests/schemas/real-world`: published schemas (the tool schemas of MCP servers on npm,
+//!   SchemaStore schemas) with instances generated from them;
+//! - `tests/schemas/webhooks`: webhook payload schemas from published OpenAPI descriptions (GitHub's
+//!   and Adyen's), large documents with many `$defs`, with the example payloads their publishers
+//!   ship, generated instances and mutations deep inside them.
+//!
+//! `SCHEMA_CORPUS=suite`, `real-world` or `webhooks` runs one corpus only; `SCHEMA_SKIP=name,...`
+//! leaves out the files whose names contain one of those.
 //!
 //! The vendor crate is built with host-runtime's `compiled-validators` feature, so every case is also
 //! checked by the validators the macro generates from the schemas (and their answers by the output
@@ -43,6 +49,11 @@ use serde_json::{Value, json};
 /// Procedures per manifest (the interface's limit is 30).
 const PER_MANIFEST: usize = 30;
 
+/// Bytes of compact schema text per manifest, at most: a manifest holds each procedure's schema twice
+/// (input and output), indented (two and a half times as long), and the engine reads no manifest
+/// over 4 MiB.
+const SCHEMA_BYTES_PER_MANIFEST: usize = 512 * 1024;
+
 /// Tools and storage collections per manifest (the interface allows 15 tools, 10 collections).
 const OBJECTS_PER_MANIFEST: usize = 10;
 
@@ -53,12 +64,21 @@ fn root() -> PathBuf {
         .expect("the repository root")
 }
 
-/// The published real-world schemas with their labelled instances.
-fn real_world_dir() -> PathBuf {
-    root().join("tests/schemas/real-world")
-}
+/// The corpora in the repository: (name, folder under `tests/schemas`, what the report calls it).
+const CORPORA: [(&str, &str, &str); 2] = [
+    (
+        "real-world",
+        "real-world",
+        "Published real-world schemas (tests/schemas/real-world)",
+    ),
+    (
+        "webhooks",
+        "webhooks",
+        "Published webhook payload schemas (tests/schemas/webhooks)",
+    ),
+];
 
-/// Whether the corpus `name` runs (`SCHEMA_CORPUS` names one, or both run).
+/// Whether the corpus `name` runs (`SCHEMA_CORPUS` names one, or all run).
 fn wanted(name: &str) -> bool {
     std::env::var("SCHEMA_CORPUS").map_or(true, |c| c.is_empty() || c == name)
 }
@@ -74,7 +94,7 @@ fn suite_dir() -> Option<PathBuf> {
 
 /// One test group of the suite.
 struct Group {
-    /// `suite` or `real-world`.
+    /// `suite`, or the name of one of [`CORPORA`].
     corpus: &'static str,
     file: String,
     index: usize,
@@ -186,6 +206,30 @@ fn accepted(schema: &Value, icon_dir: &Path) -> (bool, bool) {
     (proc_ok, object_ok)
 }
 
+/// The accepted groups dealt into manifests in order, each of at most [`PER_MANIFEST`] procedures
+/// and [`SCHEMA_BYTES_PER_MANIFEST`] of schema text (a larger schema has a manifest of its own).
+fn manifests_of<'a>(
+    chosen: &'a [(String, &'a Group, bool)],
+) -> Vec<Vec<&'a (String, &'a Group, bool)>> {
+    let mut out: Vec<Vec<&(String, &Group, bool)>> = Vec::new();
+    let mut bytes = 0;
+    for c in chosen {
+        let size = c.1.schema.to_string().len();
+        let full = out.last().is_none_or(|m| {
+            m.len() == PER_MANIFEST || (!m.is_empty() && bytes + size > SCHEMA_BYTES_PER_MANIFEST)
+        });
+        if full {
+            out.push(Vec::new());
+            bytes = 0;
+        }
+        bytes += size;
+        if let Some(m) = out.last_mut() {
+            m.push(c);
+        }
+    }
+    out
+}
+
 #[derive(Default, Clone, serde::Serialize)]
 struct Figures {
     groups: usize,
@@ -237,8 +281,13 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
              (set JSON_SCHEMA_TEST_SUITE to its folder to run it too): the real-world corpus only"
         ),
     }
-    if wanted("real-world") {
-        groups.extend(read_groups(&real_world_dir(), "real-world"));
+    for (name, folder, _) in CORPORA {
+        if wanted(name) {
+            groups.extend(read_groups(
+                &root().join("tests/schemas").join(folder),
+                name,
+            ));
+        }
     }
     // `SCHEMA_SKIP=a,b` leaves out the files whose names contain `a` or `b` (for measuring a
     // generator that cannot build them all).
@@ -283,18 +332,17 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
         f.also_tool_and_storage += usize::from(*object_ok);
     }
 
-    // The vendor crate: one module per manifest, of at most 30 procedures, or of at most 10 tools
-    // and storage collections for the object-typed schemas.
+    // The vendor crate: one module per manifest, of at most 30 procedures (fewer when their schemas
+    // are large), or of at most 10 tools and storage collections for the object-typed schemas.
     let mut main = String::from(MAIN_HEAD);
     let mut cases = Vec::new();
     let mut fallbacks: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let objects: Vec<&(String, &Group, bool)> = chosen.iter().filter(|c| c.2).collect();
-    let procedure_chunks = chosen
-        .chunks(PER_MANIFEST)
-        .map(|c| c.iter().collect::<Vec<_>>());
+    let procedure_chunks = manifests_of(&chosen);
     let object_chunks = objects.chunks(OBJECTS_PER_MANIFEST).map(<[_]>::to_vec);
     let mut modules = 0;
     for (chunk, as_objects) in procedure_chunks
+        .into_iter()
         .map(|c| (c, false))
         .chain(object_chunks.map(|c| (c, true)))
     {
@@ -430,11 +478,10 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
     }
     let mut wrong: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for (r, case) in results.iter().zip(&cases) {
-        let corpus = if case["corpus"] == json!("suite") {
-            "suite"
-        } else {
-            "real-world"
-        };
+        let corpus = std::iter::once("suite")
+            .chain(CORPORA.iter().map(|(name, _, _)| *name))
+            .find(|name| case["corpus"] == json!(name))
+            .expect("a case of a known corpus");
         let f = figures.entry(corpus).or_default();
         f.instances += 1;
         if r["right"] == json!(true) {
@@ -465,7 +512,6 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
     }
     let report = json!({
         "suite": suite.map(|d| d.display().to_string()),
-        "real_world": real_world_dir().display().to_string(),
         "figures": figures,
         "fallbacks": fallbacks,
         "wrong": wrong,
@@ -479,11 +525,12 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
         println!("fallback in {name}: {}", why.join("; "));
     }
     for (corpus, f) in &figures {
-        let title = if *corpus == "suite" {
-            "JSON Schema Test Suite (draft 2020-12)"
-        } else {
-            "Published real-world schemas (tests/schemas/real-world)"
-        };
+        let title = CORPORA
+            .iter()
+            .find(|(name, _, _)| name == corpus)
+            .map_or("JSON Schema Test Suite (draft 2020-12)", |(_, _, title)| {
+                title
+            });
         println!("{title}, {} groups:", f.groups);
         println!(
             "  accepted by the engine as a procedure input: {}",
