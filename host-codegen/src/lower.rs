@@ -760,10 +760,14 @@ impl Cx<'_> {
             let body = self.definition_body(branch, 0)?;
             parts.push(body.as_object()?.clone());
         }
+        // Objects, or objects and `null`: a part that also takes strings (say) would lose them.
         let plain = |part: &Map<String, Value>| {
             let object_typed = match part.get("type") {
                 Some(Value::String(t)) => t == "object",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+                Some(Value::Array(ts)) => {
+                    ts.iter().any(|t| t == "object")
+                        && ts.iter().all(|t| t == "object" || t == "null")
+                }
                 _ => false,
             };
             object_typed
@@ -1729,6 +1733,13 @@ mod tests {
             ]
         }));
         assert!(out.get("allOf").is_some(), "{out}");
+        let strings_too = lowered(json!({
+            "allOf": [
+                { "type": ["object", "string"], "properties": { "a": { "type": "string" } } },
+                { "type": ["object", "string"], "properties": { "b": { "type": "string" } } }
+            ]
+        }));
+        assert!(strings_too.get("allOf").is_some(), "{strings_too}");
         let recursive = lowered(json!({
             "$defs": { "Node": { "allOf": [{ "$ref": "#/$defs/Node" },
                 { "type": "object", "properties": { "n": { "type": "integer" } } }] } },
