@@ -1,11 +1,12 @@
-//! Outbox benchmark (not a test): how fast events are accepted into the embedded (file) and Redis
-//! outboxes, how fast they reach a fast receiver end to end, and the process's resident memory over
-//! a million events.
+//! Outbox benchmark (not a test): how fast events are accepted into the embedded (file), Redis and
+//! PostgreSQL outboxes, how fast they reach a fast receiver end to end, and the process's resident
+//! memory over a million events.
 //!
 //! `cargo bench -p host-sdk-tests --bench outbox`. `OUTBOX_EVENTS` (default 100,000) sets the events
 //! of the rate runs, `OUTBOX_SOAK` (default 1,000,000, 0 skips) those of the memory run,
 //! `OUTBOX_PRODUCERS` (default 256) how many tasks send at once, `OUTBOX_SOAK_DRAIN=0` leaves the
-//! memory run's events unposted.
+//! memory run's events unposted, `OUTBOX_SOAK_STORE=postgres` runs it on PostgreSQL rather than the
+//! file, `OUTBOX_STORES` (default `file,redis,postgres`) picks the rate runs' stores.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic, missing_docs)]
 
@@ -14,7 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use host_runtime::EventSender;
-use host_runtime::outbox::{DrainMode, FileOutbox, OutboxStore, RedisOutbox, Which};
+use host_runtime::outbox::{
+    DrainMode, FileOutbox, OutboxStore, PostgresOutbox, RedisOutbox, Which,
+};
 use host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET;
 use host_runtime::webhook::PayloadSchema;
 
@@ -123,6 +126,58 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
     println!("| outbox | accepted/s (no delivery) | end to end: delivered/s to a 200 receiver |");
     println!("|---|---|---|");
 
+    let stores = std::env::var("OUTBOX_STORES").unwrap_or_else(|_| "file,redis,postgres".into());
+    if stores.contains("file") {
+        file_rates(&url, count, events, producers).await;
+    }
+    if stores.contains("redis") {
+        redis_rates(&url, count, events, producers).await;
+    }
+    if stores.contains("postgres") {
+        postgres_rates(&url, count, events, producers).await;
+    }
+}
+
+/// A fresh PostgreSQL server (fsync on, as in production), its schema applied, and a pool on it.
+async fn postgres() -> (
+    host_runtime::testing::PostgresServer,
+    host_runtime::postgres::sqlx::PgPool,
+) {
+    let server = host_runtime::testing::PostgresServer::start_with(&[("fsync", "on")]).unwrap();
+    let pool = host_runtime::postgres::connect(&server.url())
+        .await
+        .unwrap();
+    host_runtime::postgres::migrate(&pool).await.unwrap();
+    (server, pool)
+}
+
+async fn postgres_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
+    let (_server, pool) = postgres().await;
+    let store = || async { PostgresOutbox::new(pool.clone()).await.unwrap() };
+    let accept = {
+        let s = sender(url, store().await, DrainMode::OnDemand);
+        events as f64 / produce(&s, 0, events, producers).await
+    };
+    // The accepted events are left for the end-to-end run to drain too: it counts its own.
+    host_runtime::postgres::sqlx::query("DELETE FROM host_outbox")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let end_to_end = {
+        let before = count.load(Ordering::Relaxed);
+        let s = sender(url, store().await, DrainMode::Background);
+        let started = Instant::now();
+        produce(&s, 0, events, producers).await;
+        wait_delivered(count, before + events).await;
+        events as f64 / started.elapsed().as_secs_f64()
+    };
+    println!(
+        "| PostgreSQL (`PostgresOutbox`, local server, fsync and synchronous commit on) | {accept:.0} | {end_to_end:.0} |"
+    );
+}
+
+async fn file_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
+    let url = url.to_owned();
     // Embedded: acceptance alone (nothing drains), then end to end in a fresh file.
     let dir = tempfile::tempdir().unwrap();
     let accept = {
@@ -154,7 +209,10 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
         rate
     };
     println!("| embedded (redb file, fsync per commit) | {accept:.0} | {end_to_end:.0} |");
+}
 
+async fn redis_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
+    let url = url.to_owned();
     if let Ok(redis) = host_runtime::testing::RedisServer::start() {
         let store = RedisOutbox::connect(&redis.url()).await.unwrap();
         let accept = {
@@ -179,8 +237,21 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
 
 async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
     let dir = tempfile::tempdir().unwrap();
+    let on_postgres = std::env::var("OUTBOX_SOAK_STORE").is_ok_and(|s| s == "postgres");
+    let database = if on_postgres {
+        Some(postgres().await)
+    } else {
+        None
+    };
     println!();
-    println!("{soak} events end to end through the embedded outbox, resident memory:");
+    println!(
+        "{soak} events end to end through the {} outbox, resident memory:",
+        if on_postgres {
+            "PostgreSQL"
+        } else {
+            "embedded"
+        }
+    );
     println!("| events accepted | delivered | pending | resident memory |");
     println!("|---|---|---|---|");
     let before = count.load(Ordering::Relaxed);
@@ -190,11 +261,18 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
     } else {
         DrainMode::Background
     };
-    let s = sender(
-        url,
-        FileOutbox::open(dir.path().join("soak")).unwrap(),
-        dispatch,
-    );
+    let s = match &database {
+        Some((_, pool)) => sender(
+            url,
+            PostgresOutbox::new(pool.clone()).await.unwrap(),
+            dispatch,
+        ),
+        None => sender(
+            url,
+            FileOutbox::open(dir.path().join("soak")).unwrap(),
+            dispatch,
+        ),
+    };
     let step = (soak / 10).max(1);
     let started = Instant::now();
     let mut from = 0;
