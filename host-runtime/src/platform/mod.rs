@@ -2,3 +2,4 @@
 
 pub mod client;
 pub(crate) mod rt;
+pub(crate) mod scope;

@@ -18,13 +18,11 @@
 //! awaits, however deep, and nothing it spawns as a task of its own.
 
 use std::any::Any;
-use std::cell::RefCell;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
 
 use crate::BoxFuture;
+use crate::platform::scope::{self, Scoped};
 use crate::stores::store::{StoreError, StoreErrorKind};
 
 /// A database in which a handler's writes, its events and an event's deduplication record can
@@ -120,11 +118,8 @@ impl Scope {
     }
 
     /// `future`, polled with this scope as the current one.
-    pub(crate) fn enter<F: Future>(self: &Arc<Self>, future: F) -> Scoped<F> {
-        Scoped {
-            scope: Arc::clone(self),
-            future: Box::pin(future),
-        }
+    pub(crate) fn enter<F: Future>(self: &Arc<Self>, future: F) -> Scoped<Scope, F> {
+        Scoped::new(&CURRENT, Arc::clone(self), future)
     }
 
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))] // Only PostgreSQL lends and writes yet.
@@ -240,36 +235,12 @@ impl Scope {
 
 thread_local! {
     /// The scope whose handler this thread is polling, if any.
-    static CURRENT: RefCell<Option<Arc<Scope>>> = const { RefCell::new(None) };
-}
-
-/// A future polled with its scope as the current one.
-pub(crate) struct Scoped<F> {
-    scope: Arc<Scope>,
-    future: Pin<Box<F>>,
-}
-
-impl<F: Future> Future for Scoped<F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        /// Puts back the scope that was current before, even if the poll panics.
-        struct Restore(Option<Arc<Scope>>);
-        impl Drop for Restore {
-            fn drop(&mut self) {
-                let previous = self.0.take();
-                CURRENT.with(|current| *current.borrow_mut() = previous);
-            }
-        }
-        let previous = CURRENT.with(|current| current.replace(Some(Arc::clone(&self.scope))));
-        let _restore = Restore(previous);
-        self.future.as_mut().poll(cx)
-    }
+    static CURRENT: scope::Slot<Scope> = const { std::cell::RefCell::new(None) };
 }
 
 /// The scope of the handler this thread is polling, if any.
 pub(crate) fn current() -> Option<Arc<Scope>> {
-    CURRENT.with(|current| current.borrow().clone())
+    crate::platform::scope::current(&CURRENT)
 }
 
 /// Whether event `id` was accepted into the current handler's transaction, so that it exists only

@@ -8,11 +8,8 @@
 //! thread-local set for the span of each poll of its future, so it reaches every future the work
 //! awaits, however deep, and nothing else.
 
-use std::cell::RefCell;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::future::join_all;
@@ -20,6 +17,7 @@ use futures_util::future::join_all;
 use super::{DrainReport, Outbox};
 use crate::BoxFuture;
 use crate::platform::rt::Instant;
+use crate::platform::scope::{Scoped, Slot};
 
 /// How long the attempts after the work may take by default: an attempt's usual timeout on these
 /// platforms, well inside the host's own patience for a call.
@@ -95,21 +93,13 @@ impl Invocation {
     /// logged); the events it accepted are still in it.
     pub async fn run<F: Future>(self, work: F) -> (F::Output, DrainReport) {
         let scope = Arc::new(Scope::default());
-        let output = Scoped {
-            scope: Arc::clone(&scope),
-            future: Box::pin(work),
-        }
-        .await;
+        let output = Scoped::new(&CURRENT, Arc::clone(&scope), work).await;
         let until = {
             let budget = Instant::now() + self.budget;
             self.deadline
                 .map_or(budget, |deadline| deadline.min(budget))
         };
-        let report = Scoped {
-            scope: Arc::clone(&scope),
-            future: Box::pin(scope.settle(until)),
-        }
-        .await;
+        let report = Scoped::new(&CURRENT, Arc::clone(&scope), scope.settle(until)).await;
         (output, report)
     }
 }
@@ -174,40 +164,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 thread_local! {
     /// The invocation whose future this thread is polling, if any.
-    static CURRENT: RefCell<Option<Arc<Scope>>> = const { RefCell::new(None) };
-}
-
-/// A future polled with its invocation as the current one.
-struct Scoped<F> {
-    scope: Arc<Scope>,
-    future: Pin<Box<F>>,
-}
-
-impl<F: Future> Future for Scoped<F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        /// Puts back the invocation that was current before, even if the poll panics.
-        struct Restore(Option<Arc<Scope>>);
-        impl Drop for Restore {
-            fn drop(&mut self) {
-                let previous = self.0.take();
-                CURRENT.with(|current| *current.borrow_mut() = previous);
-            }
-        }
-        let previous = CURRENT.with(|current| current.replace(Some(Arc::clone(&self.scope))));
-        let _restore = Restore(previous);
-        self.future.as_mut().poll(cx)
-    }
+    static CURRENT: Slot<Scope> = const { std::cell::RefCell::new(None) };
 }
 
 fn current() -> Option<Arc<Scope>> {
-    CURRENT.with(|current| current.borrow().clone())
+    crate::platform::scope::current(&CURRENT)
 }
 
 /// Whether an invocation is under way on this task.
 pub(crate) fn active() -> bool {
-    CURRENT.with(|current| current.borrow().is_some())
+    current().is_some()
 }
 
 /// Notes that `outbox` accepted event `id`, for the current invocation's attempts.
