@@ -594,9 +594,15 @@ impl Cx<'_> {
                     let mut all_closed = true;
                     for (i, branch) in items.iter().enumerate() {
                         let branch = typed_like(branch, parent);
-                        if !has_shape(&branch) || only_validates(&branch, parent) {
+                        if !has_shape(&branch)
+                            || only_validates(&branch, parent)
+                            || key != "allOf" && only_requires(&branch, parent)
+                        {
                             // Only validates: for `allOf` it adds no shape, for `anyOf`/`oneOf`
-                            // the union then takes every value the parent takes.
+                            // the union then takes every value the parent takes. A union branch
+                            // that only requires some of the parent's members is such a branch:
+                            // typed as a variant of its own beside a closed parent, a value with
+                            // the members of two branches would fit neither variant.
                             accepts_all = true;
                             continue;
                         }
@@ -1258,6 +1264,19 @@ fn only_validates(branch: &Value, parent: Option<&str>) -> bool {
             .any(|k| k == "$ref" || (k != "type" && is_shape(k)))
 }
 
+/// A union branch of the parent's own object type that only lists `required` members: the parent
+/// already types those members, and which of them must be present is the validator's to decide.
+fn only_requires(branch: &Value, parent: Option<&str>) -> bool {
+    let (Value::Object(map), Some("object")) = (branch, parent) else {
+        return false;
+    };
+    map.get("type").and_then(Value::as_str) == Some("object")
+        && map.contains_key("required")
+        && !map
+            .keys()
+            .any(|k| !matches!(k.as_str(), "type" | "required") && (k == "$ref" || is_shape(k)))
+}
+
 /// A branch of a composition inside a node of one `type`: a branch whose keywords all apply to that
 /// type describes that type (the node's own `type` already excludes the rest).
 fn typed_like(branch: &Value, parent: Option<&str>) -> Value {
@@ -1749,6 +1768,27 @@ mod tests {
             recursive["definitions"]["Node"].get("allOf").is_some(),
             "{recursive}"
         );
+    }
+
+    #[test]
+    fn a_union_of_branches_that_only_require_members_is_left_to_the_validator() {
+        let out = lowered(json!({
+            "type": "object",
+            "properties": { "tools": { "type": "array" }, "commands": { "type": "array" } },
+            "additionalProperties": false,
+            "anyOf": [{ "required": ["tools"] }, { "required": ["commands"] }]
+        }));
+        assert!(out.get("anyOf").is_none() && out.get("oneOf").is_none(), "{out}");
+        assert_eq!(out["additionalProperties"], json!(false), "{out}");
+        // A branch that also shapes a member, or of another type, is not such a branch.
+        let object = Some("object");
+        assert!(only_requires(&json!({ "type": "object", "required": ["a"] }), object));
+        assert!(!only_requires(
+            &json!({ "type": "object", "required": ["a"], "properties": { "a": {} } }),
+            object
+        ));
+        assert!(!only_requires(&json!({ "type": "object", "required": ["a"] }), None));
+        assert!(!only_requires(&json!({ "type": "object" }), object));
     }
 
     #[test]

@@ -57,6 +57,18 @@ mod shapes {
         ) -> Result<procedures::repeated::Output, HostError> {
             echo(call.input)
         }
+        async fn closed_any_of(
+            &self,
+            call: ProcedureCall<procedures::closed_any_of::Input>,
+        ) -> Result<procedures::closed_any_of::Output, HostError> {
+            echo(call.input)
+        }
+        async fn open_members(
+            &self,
+            call: ProcedureCall<procedures::open_members::Input>,
+        ) -> Result<procedures::open_members::Output, HostError> {
+            echo(call.input)
+        }
     }
 
     pub fn make() -> host_runtime::Handler {
@@ -269,6 +281,106 @@ fn repeated_input() -> impl Strategy<Value = Value> {
         })
 }
 
+/// Adds a member the object's schema does not name (sometimes), as an open object allows.
+fn with_extra(object: impl Strategy<Value = Value>) -> impl Strategy<Value = Value> {
+    (object, prop::option::of(("[a-z]{1,4}", any_json()))).prop_map(|(mut o, extra)| {
+        if let (Some((k, v)), Value::Object(map)) = (extra, &mut o) {
+            map.entry(format!("x_{k}")).or_insert(v);
+        }
+        o
+    })
+}
+
+fn closed_any_of_input() -> impl Strategy<Value = Value> {
+    let names = || prop::collection::vec(text(), 0..3).prop_map(Value::Array);
+    (
+        prop::option::of(names()),
+        prop::option::of(names()),
+        prop::option::of(text()),
+    )
+        .prop_map(|(tools, commands, name)| {
+            object(vec![
+                ("tools", tools),
+                ("commands", commands),
+                ("name", name),
+            ])
+        })
+}
+
+fn simple_user() -> impl Strategy<Value = Value> {
+    with_extra(
+        (text(), any::<i64>())
+            .prop_map(|(login, id)| object(vec![("login", Some(login)), ("id", Some(json!(id)))])),
+    )
+}
+
+fn license() -> impl Strategy<Value = Value> {
+    with_extra(
+        (text(), member(text()))
+            .prop_map(|(key, spdx)| object(vec![("key", Some(key)), ("spdx_id", spdx)])),
+    )
+}
+
+fn or_null(value: impl Strategy<Value = Value>) -> impl Strategy<Value = Value> {
+    prop_oneof![Just(Value::Null), value]
+}
+
+fn open_members_input() -> impl Strategy<Value = Value> {
+    let team = with_extra(
+        (text(), prop::option::of(any::<u16>())).prop_map(|(slug, n)| {
+            object(vec![("slug", Some(slug)), ("members", n.map(|n| json!(n)))])
+        }),
+    );
+    let label = prop_oneof![
+        text(),
+        with_extra(
+            (text(), prop::option::of(text()))
+                .prop_map(|(name, color)| object(vec![("name", Some(name)), ("color", color)])),
+        ),
+    ];
+    let template = with_extra(
+        (simple_user(), prop::option::of(or_null(license()))).prop_map(|(owner, license)| {
+            object(vec![("owner", Some(owner)), ("license", license)])
+        }),
+    );
+    let repository = with_extra(
+        (
+            simple_user(),
+            prop::option::of(or_null(template)),
+            prop::option::of(or_null(license())),
+        )
+            .prop_map(|(owner, template, license)| {
+                object(vec![
+                    ("owner", Some(owner)),
+                    ("template_repository", template),
+                    ("license", license),
+                ])
+            }),
+    );
+    with_extra(
+        (
+            prop::option::of(or_null(simple_user())),
+            prop::option::of(or_null(license())),
+            prop_oneof![simple_user(), team],
+            prop::option::of(
+                prop::collection::vec(or_null(simple_user()), 0..3).prop_map(Value::Array),
+            ),
+            prop::option::of(prop::collection::vec(label, 0..3).prop_map(Value::Array)),
+            prop::option::of(repository),
+        )
+            .prop_map(|(chosen, license, actor, reviewers, labels, repository)| {
+                object(vec![
+                    ("answer_chosen_by", chosen),
+                    ("license", license),
+                    ("actor", Some(actor)),
+                    ("reviewers", reviewers),
+                    ("labels", labels),
+                    ("repository", repository),
+                ])
+            }),
+    )
+}
+
 /// Sends every value `strategy` makes that the validator calls valid; each must echo unchanged.
 fn echoes(name: &'static str, strategy: impl Strategy<Value = Value>) {
     let schema = schema_of(name);
@@ -309,6 +421,16 @@ fn unions_with_overlapping_branches_take_every_valid_value() {
 #[test]
 fn subschemas_written_out_at_several_places_echo_through_one_type() {
     echoes("repeated", repeated_input());
+}
+
+#[test]
+fn a_closed_object_whose_any_of_only_requires_members_takes_both() {
+    echoes("closed_any_of", closed_any_of_input());
+}
+
+#[test]
+fn open_objects_keep_unnamed_members_inside_nullable_and_union_members() {
+    echoes("open_members", open_members_input());
 }
 
 #[test]
