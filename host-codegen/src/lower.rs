@@ -1778,16 +1778,25 @@ mod tests {
             "additionalProperties": false,
             "anyOf": [{ "required": ["tools"] }, { "required": ["commands"] }]
         }));
-        assert!(out.get("anyOf").is_none() && out.get("oneOf").is_none(), "{out}");
+        assert!(
+            out.get("anyOf").is_none() && out.get("oneOf").is_none(),
+            "{out}"
+        );
         assert_eq!(out["additionalProperties"], json!(false), "{out}");
         // A branch that also shapes a member, or of another type, is not such a branch.
         let object = Some("object");
-        assert!(only_requires(&json!({ "type": "object", "required": ["a"] }), object));
+        assert!(only_requires(
+            &json!({ "type": "object", "required": ["a"] }),
+            object
+        ));
         assert!(!only_requires(
             &json!({ "type": "object", "required": ["a"], "properties": { "a": {} } }),
             object
         ));
-        assert!(!only_requires(&json!({ "type": "object", "required": ["a"] }), None));
+        assert!(!only_requires(
+            &json!({ "type": "object", "required": ["a"] }),
+            None
+        ));
         assert!(!only_requires(&json!({ "type": "object" }), object));
     }
 
