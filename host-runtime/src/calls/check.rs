@@ -30,10 +30,19 @@ pub struct Violation {
 
 impl Violation {
     /// The violation a validation error reports.
+    ///
+    /// The validator's message quotes the failing value whole; one longer than 200 characters as
+    /// JSON is quoted clipped, with its length.
     pub fn from_error(error: &jsonschema::ValidationError<'_>) -> Self {
+        let shown = error.instance().to_string();
+        let clipped = crate::calls::error::clip(&shown);
+        let message = match clipped {
+            std::borrow::Cow::Borrowed(_) => error.to_string(),
+            std::borrow::Cow::Owned(clipped) => error.masked_with(clipped).to_string(),
+        };
         Violation {
             pointer: error.instance_path().as_str().to_owned(),
-            message: error.to_string(),
+            message: crate::calls::error::clip_message(message),
         }
     }
 

@@ -235,14 +235,16 @@ impl HostError {
         self.code.parse().ok()
     }
 
-    /// `BAD_REQUEST` (400): the body is not JSON or misses a required member.
+    /// `BAD_REQUEST` (400): the body is not JSON or misses a required member. A value the message
+    /// quotes is cut after 200 characters, and the message after 2,000.
     pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::from_code(ErrorCode::BadRequest, message)
+        Self::from_code(ErrorCode::BadRequest, clip_message(message.into()))
     }
 
-    /// `INPUT_INVALID` (422): `input` fails its declared schema; say where.
+    /// `INPUT_INVALID` (422): `input` fails its declared schema; say where. A value the message
+    /// quotes is cut after 200 characters, and the message after 2,000.
     pub fn input_invalid(message: impl Into<String>) -> Self {
-        Self::from_code(ErrorCode::InputInvalid, message)
+        Self::from_code(ErrorCode::InputInvalid, clip_message(message.into()))
     }
 
     /// `NOT_FOUND` (404).
@@ -310,6 +312,64 @@ impl std::error::Error for HostError {
     }
 }
 
+/// The most characters of one value an SDK error message quotes (a string of the input, a member
+/// name, a URL, a JSON value): a longer value is cut there. What a caller sends may be megabytes;
+/// the answer and its log line stay small.
+pub(crate) const QUOTED_CHARS: usize = 200;
+
+/// The most characters of an SDK error message built from what the caller sent, after its quoted
+/// values are clipped (a message may quote several, or quote in a way [`clip_message`] does not
+/// recognise).
+pub(crate) const MESSAGE_CHARS: usize = 2000;
+
+/// `value` as an error message quotes it: whole up to [`QUOTED_CHARS`] characters, otherwise its
+/// first [`QUOTED_CHARS`] characters, `…` and its length: `aaaa… (70000 characters)`.
+pub(crate) fn clip(value: &str) -> Cow<'_, str> {
+    clip_at(value, QUOTED_CHARS)
+}
+
+fn clip_at(value: &str, chars: usize) -> Cow<'_, str> {
+    match value.char_indices().nth(chars) {
+        None => Cow::Borrowed(value),
+        Some((cut, _)) => Cow::Owned(format!(
+            "{}… ({} characters)",
+            &value[..cut],
+            value.chars().count()
+        )),
+    }
+}
+
+/// `message` with each quoted value (between `"` or between backticks) longer than
+/// [`QUOTED_CHARS`] clipped as [`clip`] does, then the whole cut at [`MESSAGE_CHARS`] (the bound
+/// for a value quoted some other way). Serde's and
+/// the schema validator's messages quote the value they refuse whole; this keeps their wording
+/// and bounds their size.
+pub(crate) fn clip_message(message: String) -> String {
+    if message.len() <= QUOTED_CHARS {
+        return message;
+    }
+    let mut out = String::with_capacity(message.len().min(MESSAGE_CHARS * 4));
+    let mut rest = message.as_str();
+    while let Some(open) = rest.find(['"', '`']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        match rest.find(quote) {
+            Some(close) => {
+                out.push_str(&clip(&rest[..close]));
+                out.push(quote);
+                rest = &rest[close + 1..];
+            }
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    match clip_at(&out, MESSAGE_CHARS) {
+        Cow::Borrowed(_) => out,
+        Cow::Owned(cut) => cut,
+    }
+}
+
 /// Shows an error with its causes, for logs: `outer: inner: innermost`.
 pub(crate) struct Chain<'a>(pub(crate) &'a (dyn std::error::Error + 'static));
 
@@ -328,6 +388,56 @@ impl fmt::Display for Chain<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_value_is_clipped_with_its_length() {
+        assert!(matches!(clip("short"), Cow::Borrowed("short")));
+        let long = "é".repeat(70_000);
+        let clipped = clip(&long);
+        assert!(clipped.starts_with(&"é".repeat(QUOTED_CHARS)));
+        assert!(clipped.ends_with("é… (70000 characters)"), "{clipped}");
+        assert_eq!(clipped.chars().count(), QUOTED_CHARS + 20);
+    }
+
+    #[test]
+    fn messages_keep_their_words_and_lose_the_bulk_of_what_they_quote() {
+        // Serde quotes a refused string whole: the answer and its log line were 70 KB.
+        let huge = "x".repeat(70_000);
+        let e = serde_json::from_value::<u32>(serde_json::Value::String(huge.clone()))
+            .expect_err("a string is no integer");
+        let error = HostError::input_invalid(format!("`input`: {e}"));
+        assert!(error.message().len() < 300, "{}", error.message());
+        assert!(
+            error
+                .message()
+                .starts_with("`input`: invalid type: string \"xxx")
+        );
+        assert!(
+            error
+                .message()
+                .ends_with("x… (70000 characters)\", expected u32")
+        );
+        assert!(error.to_string().len() < 350);
+        // Backticks quote too, and so does a message with a value in no quotes at all.
+        let error = HostError::bad_request(format!("`{huge}` is not an https URL"));
+        assert!(
+            error
+                .message()
+                .ends_with("(70000 characters)` is not an https URL")
+        );
+        let error = HostError::bad_request(format!("the values {huge} are wrong"));
+        assert!(error.message().chars().count() <= MESSAGE_CHARS + 30);
+        // Many quoted values each within the limit: the message as a whole is cut.
+        let many = vec![format!("\"{}\"", "y".repeat(150)); 100].join(", ");
+        let error = HostError::input_invalid(many);
+        assert!(error.message().chars().count() <= MESSAGE_CHARS + 30);
+        assert!(error.message().ends_with("characters)"));
+        // Short messages are left as they are.
+        assert_eq!(
+            HostError::input_invalid("`q`: \"ok\"").message(),
+            "`q`: \"ok\""
+        );
+    }
 
     #[test]
     fn sdk_codes_carry_their_status_and_read_back() {

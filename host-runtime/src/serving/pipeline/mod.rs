@@ -120,7 +120,7 @@ async fn answer(
     else {
         return (HostError::not_found("no such route").to_response(), None);
     };
-    span.record("route", route.name().as_str());
+    span.record("route", crate::calls::error::clip(&route.name()).as_ref());
     if !route.methods().contains(request.method()) {
         return (method_not_allowed(&route), None);
     }
@@ -501,6 +501,11 @@ mod tests {
                 input_check: None,
             },
             Tool {
+                id: "short",
+                input: r#"{"type":"object","properties":{"q":{"type":"string","maxLength":5},"n":{"type":"array","maxItems":1}}}"#,
+                input_check: None,
+            },
+            Tool {
                 id: "broken",
                 input: r#"{"type": 12"#,
                 input_check: None,
@@ -578,6 +583,36 @@ mod tests {
         assert_eq!(schemas.compiled(), 2);
         assert!(schemas.input(&Route::Tool("nope")).is_none());
         assert!(schemas.input(&Route::Health).is_none());
+    }
+
+    #[cfg(feature = "schema-compiler")]
+    #[test]
+    fn an_input_invalid_answer_quotes_a_huge_value_clipped() {
+        let schemas = Schemas::new(&SPEC);
+        let short = schemas.input(&Route::Tool("short")).expect("declared");
+        for (input, length) in [
+            (
+                serde_json::json!({ "q": "a".repeat(70_000) }),
+                "(70002 characters)",
+            ),
+            (
+                serde_json::json!({ "n": vec![1234; 20_000] }),
+                "(100001 characters)",
+            ),
+        ] {
+            let v = short.violation(&input).expect("checked").expect("refused");
+            let answer = check::input_invalid(&v).to_response();
+            let body = String::from_utf8_lossy(answer.body()).into_owned();
+            assert_eq!(answer.status(), StatusCode::UNPROCESSABLE_ENTITY);
+            assert!(body.len() < 600, "{} bytes: {body}", body.len());
+            assert!(body.contains(length), "{body}");
+        }
+        // A value that fits is quoted whole, as the validator wrote it.
+        let v = short
+            .violation(&serde_json::json!({ "q": "abcdef" }))
+            .expect("checked")
+            .expect("refused");
+        assert_eq!(v.message, r#""abcdef" is longer than 5 characters"#);
     }
 
     #[test]
