@@ -121,3 +121,36 @@ pub(super) fn is_json(kind: &HeaderValue) -> bool {
     essence == "application/json"
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nested(depth: usize) -> Bytes {
+        let mut text = String::from("{\"input\": ");
+        text.push_str(&"[".repeat(depth));
+        text.push_str(&"]".repeat(depth));
+        text.push('}');
+        Bytes::from(text)
+    }
+
+    #[test]
+    fn nesting_is_bounded_by_the_json_reader_not_the_stack() {
+        // serde_json refuses the 128th level; the body's own object is the first.
+        assert!(parse_body(&nested(126)).is_ok());
+        let e = parse_body(&nested(127)).expect_err("too deep");
+        assert!(e.message().contains("recursion limit exceeded"), "{e}");
+        // A body of the default limit (1 MiB) that is nothing but nesting is refused as fast.
+        let started = std::time::Instant::now();
+        assert!(parse_body(&nested(500_000)).is_err());
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn a_member_named_twice_is_refused_and_named_clipped() {
+        let name = "n".repeat(1000);
+        let body = Bytes::from(format!("{{\"{name}\": 1, \"{name}\": 2}}"));
+        let e = parse_body(&body).expect_err("a duplicate");
+        assert!(e.message().len() < 200, "{e}");
+    }
+}

@@ -506,6 +506,11 @@ mod tests {
                 input_check: None,
             },
             Tool {
+                id: "backtracks",
+                input: r#"{"type":"string","pattern":"^(?!b)(a|a)*c$"}"#,
+                input_check: None,
+            },
+            Tool {
                 id: "broken",
                 input: r#"{"type": 12"#,
                 input_check: None,
@@ -613,6 +618,29 @@ mod tests {
             .expect("checked")
             .expect("refused");
         assert_eq!(v.message, r#""abcdef" is longer than 5 characters"#);
+    }
+
+    /// A pattern that backtracks exponentially (a lookahead makes the regex engine backtrack) stops
+    /// at the engine's step limit (fancy-regex's 1,000,000) and the input is refused, in well
+    /// under a second, rather than matched for minutes.
+    #[cfg(feature = "schema-compiler")]
+    #[test]
+    fn a_backtracking_pattern_is_cut_off_and_refused() {
+        let schemas = Schemas::new(&SPEC);
+        let tool = schemas.input(&Route::Tool("backtracks")).expect("declared");
+        assert_eq!(
+            tool.violation(&serde_json::json!("aac")).expect("checked"),
+            None
+        );
+        let input = serde_json::json!(format!("{}b", "a".repeat(40)));
+        let started = Instant::now();
+        let v = tool.violation(&input).expect("checked");
+        assert!(v.is_some(), "refused");
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
     }
 
     #[test]
