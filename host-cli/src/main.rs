@@ -110,6 +110,13 @@ enum Command {
     /// `"duplicate":true`); refused: 401, 400 or 422 with an error body. One line per event:
     /// `✓ accepted ...`, `↺ duplicate ...` or `✗ rejected ...`.
     ///
+    /// It also serves a console on its own port (127.0.0.1:8789, or any free port when that one is
+    /// taken; `--open` opens it): every contribution of the manifest with a form generated from its
+    /// input schema and sent to `--server` with a development install token, host events delivered
+    /// once or on the retry schedule, and a live timeline of every call and every posted event
+    /// with the checks applied, failures first; any entry can be replayed. `--outbox` shows the
+    /// server's outbox there too. `--no-console` turns it off.
+    ///
     /// The first line printed is `local host listening on http://ADDR`, then the `export` lines that
     /// start a vendor server against it. Listens on 127.0.0.1:8788 unless told otherwise, and only
     /// on loopback: the development key is public. Ctrl-C stops it.

@@ -66,32 +66,14 @@ pub async fn run(args: OutboxArgs, term: Term) -> ExitCode {
                 .filter(|v| !v.trim().is_empty())
         })
         .unwrap_or_else(|| DEFAULT_STORE.to_owned());
-    let store: Arc<dyn OutboxStore> = if place.starts_with("redis://")
-        || place.starts_with("rediss://")
-    {
-        match RedisOutbox::connect(&place).await {
-            Ok(store) => Arc::new(store.with_prefix(args.prefix)),
-            Err(e) => {
-                term.error(&e.to_string());
-                return ExitCode::from(2);
+    let store = match open(&place, &args.prefix).await {
+        Ok(store) => store,
+        Err(e) => {
+            term.error(&e.message);
+            if let Some(note) = &e.note {
+                term.note(note);
             }
-        }
-    } else {
-        if !std::path::Path::new(&place).join("outbox.redb").exists() {
-            term.error(&format!(
-                "no outbox at `{place}`: name the server's HOST_OUTBOX folder or redis:// URL with --store"
-            ));
             return ExitCode::from(2);
-        }
-        match FileOutbox::open(&place) {
-            Ok(store) => Arc::new(store),
-            Err(e) => {
-                term.error(&e.to_string());
-                if e.to_string().contains("another process") {
-                    term.note("stop the server that uses this outbox, then run this again");
-                }
-                return ExitCode::from(2);
-            }
         }
     };
     let action = args.action.unwrap_or(Action::List {
@@ -119,6 +101,48 @@ pub async fn run(args: OutboxArgs, term: Term) -> ExitCode {
         Err(e) => {
             term.error(&e.to_string());
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Why an outbox could not be opened.
+#[derive(Debug)]
+pub struct OpenError {
+    /// What is wrong, naming the store.
+    pub message: String,
+    /// What to do about it, when there is something.
+    pub note: Option<String>,
+}
+
+/// Opens the outbox at `place`: a `redis://` (or `rediss://`) URL with `prefix`, or the folder of
+/// the embedded store.
+pub async fn open(place: &str, prefix: &str) -> Result<Arc<dyn OutboxStore>, OpenError> {
+    let fail = |message: String, note: Option<&str>| OpenError {
+        message,
+        note: note.map(str::to_owned),
+    };
+    if place.starts_with("redis://") || place.starts_with("rediss://") {
+        return match RedisOutbox::connect(place).await {
+            Ok(store) => Ok(Arc::new(store.with_prefix(prefix.to_owned()))),
+            Err(e) => Err(fail(e.to_string(), None)),
+        };
+    }
+    if !std::path::Path::new(place).join("outbox.redb").exists() {
+        return Err(fail(
+            format!(
+                "no outbox at `{place}`: name the server's HOST_OUTBOX folder or redis:// URL with `--store` (`--outbox` for `cargo host dev`)"
+            ),
+            None,
+        ));
+    }
+    match FileOutbox::open(place) {
+        Ok(store) => Ok(Arc::new(store)),
+        Err(e) => {
+            let busy = e.to_string().contains("another process");
+            Err(fail(
+                e.to_string(),
+                busy.then_some("stop the server that uses this outbox, then run this again"),
+            ))
         }
     }
 }
@@ -192,13 +216,13 @@ fn describe(list: &str, e: &Entry) -> String {
     )
 }
 
-fn time(ms: i64) -> String {
+pub(crate) fn time(ms: i64) -> String {
     DateTime::<Utc>::from_timestamp_millis(ms).map_or_else(
         || ms.to_string(),
         |t| t.to_rfc3339_opts(SecondsFormat::Secs, true),
     )
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     Utc::now().timestamp_millis()
 }

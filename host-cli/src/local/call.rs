@@ -79,13 +79,15 @@ pub struct CallArgs {
 }
 
 /// One route of the server, resolved from the manifest.
-struct Target<'m> {
-    method: Method,
-    route: String,
+pub(super) struct Target<'m> {
+    /// GET or POST.
+    pub(super) method: Method,
+    /// The route, e.g. `/host/tools/keyword-ranks`.
+    pub(super) route: String,
     /// The declared `input` schema, when the route has one.
-    schema: Option<&'m Value>,
+    pub(super) schema: Option<&'m Value>,
     /// "tool `keyword-ranks`", for messages.
-    name: String,
+    pub(super) name: String,
 }
 
 /// Runs `cargo host call`.
@@ -319,7 +321,7 @@ pub fn new_item(m: &Manifest, container: &str) -> Value {
 }
 
 /// Resolves the kind and id to a declared route, or explains what is declared.
-fn target<'m>(
+pub(super) fn target<'m>(
     m: &'m Manifest,
     kind: Kind,
     id: Option<&str>,
@@ -492,7 +494,7 @@ fn work_target<'m>(
     })
 }
 
-fn kind_word(kind: Kind) -> &'static str {
+pub(super) fn kind_word(kind: Kind) -> &'static str {
     match kind {
         Kind::Tool => "tool",
         Kind::Action => "action",
@@ -508,7 +510,7 @@ fn kind_word(kind: Kind) -> &'static str {
 
 /// The sync input the host sends on a scheduled sync: the metric (or every declared one) over the
 /// last 24 hours, not a backfill, from the start.
-fn sync_input(m: &Manifest, metric: Option<&str>) -> Value {
+pub(super) fn sync_input(m: &Manifest, metric: Option<&str>) -> Value {
     let metrics: Vec<&str> = match metric {
         Some(key) => vec![key],
         None => m

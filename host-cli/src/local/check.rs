@@ -57,7 +57,7 @@ pub struct CheckArgs {
 }
 
 /// What a route's answer must be.
-enum Expect {
+pub(super) enum Expect {
     /// A tool card of this `returns` kind.
     Tool(&'static str),
     /// Mention items.
@@ -384,7 +384,7 @@ fn judge(job: &Job, result: Result<Answer, SendError>) -> Verdict {
 /// Checks a 2xx answer with the runtime's own rules (so `check` and a server built on the SDK judge
 /// every answer alike); `Ok` holds what to say about it (`series `, `3 items `), `Err` the runtime's
 /// message.
-fn check_answer(expect: &Expect, json: &Value) -> Result<String, String> {
+pub(super) fn check_answer(expect: &Expect, json: &Value) -> Result<String, String> {
     let said = match expect {
         Expect::Tool(kind) => rules::tool_answer(kind, json).map(|()| format!("{kind} ")),
         Expect::Mention => rules::mention_answer(json).map(|n| plural(n, "item")),

@@ -14,6 +14,9 @@
 //! 6. `payload` is valid against that webhook's `payload` schema (422, naming the JSON pointer);
 //! 7. an `alert` or `banner` payload has a non-empty string `why` (422).
 //!
+//! Unless `--no-console`, it also serves the [console](super::console) on a port of its own, and
+//! every posted event goes on its timeline with the checks above.
+//!
 //! An accepted event answers 202 `{"accepted":true}`; the same `webhook-id` again answers 200
 //! `{"accepted":true,"duplicate":true}`. Refusals are 4xx with an error body, so a sender does not
 //! retry them. One line per event goes to stdout, flushed at once.
@@ -33,6 +36,7 @@ use http::{HeaderMap, Method, Response, StatusCode, header};
 use http_body_util::{BodyExt, Full, Limited};
 use serde_json::{Value, json};
 
+use super::console::timeline::Timeline;
 use super::output::{Term, indented, line};
 use super::{Fail, ManifestArg, listed};
 use host_manifest::closest;
@@ -66,16 +70,39 @@ pub struct DevArgs {
     /// With `--watch`: the binary to run, for a crate with several.
     #[arg(long, value_name = "NAME", requires = "watch")]
     pub bin: Option<String>,
+    /// Where to serve the console, the page that calls every contribution from a form and shows
+    /// every call and event on a timeline: a loopback address; when its port is taken, any free
+    /// port (the address is printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8789")]
+    pub console: String,
+    /// Serve no console.
+    #[arg(long, conflicts_with = "open")]
+    pub no_console: bool,
+    /// Open the console in the default browser.
+    #[arg(long)]
+    pub open: bool,
+    /// The vendor server the console calls.
+    #[command(flatten)]
+    pub server: super::ServerArg,
+    /// The vendor server's outbox, for the console's outbox panel: a folder (the embedded store,
+    /// locked while the server runs) or a `redis://` URL.
+    #[arg(long, value_name = "FOLDER|URL")]
+    pub outbox: Option<String>,
+    /// With `--outbox redis://...`: the key prefix.
+    #[arg(long, value_name = "PREFIX", default_value = "host-outbox:")]
+    pub outbox_prefix: String,
 }
 
 /// What the local host knows while it serves.
-struct Host {
+pub(super) struct Host {
     secret: Secret,
     webhooks: HashMap<String, Declared>,
     /// `webhook-id`s of accepted events.
     accepted: Mutex<HashSet<String>>,
     jwks: Bytes,
     term: Term,
+    /// The console's timeline, which records every posted event, when the console is served.
+    timeline: Option<Arc<Timeline>>,
 }
 
 /// A webhook declared under `contributes.webhooks`.
@@ -87,7 +114,7 @@ struct Declared {
 
 /// The verdict on one posted event.
 #[derive(Debug, PartialEq)]
-enum Verdict {
+pub(super) enum Verdict {
     Accepted {
         event: String,
         kind: WebhookKind,
@@ -102,6 +129,8 @@ enum Verdict {
         id: String,
     },
     Rejected {
+        /// The check that failed: an index into [`CHECKS`].
+        step: usize,
         event: Option<String>,
         status: u16,
         code: &'static str,
@@ -109,8 +138,26 @@ enum Verdict {
     },
 }
 
-fn rejected(event: Option<&str>, status: u16, code: &'static str, message: String) -> Verdict {
+/// The checks of a posted event, in the order of the module docs; the console shows each.
+pub const CHECKS: [&str; 7] = [
+    "signed",
+    "signature",
+    "envelope",
+    "dedupe key",
+    "declared name",
+    "payload schema",
+    "why",
+];
+
+fn rejected(
+    step: usize,
+    event: Option<&str>,
+    status: u16,
+    code: &'static str,
+    message: String,
+) -> Verdict {
     Verdict::Rejected {
+        step,
         event: event.map(str::to_owned),
         status,
         code,
@@ -154,20 +201,67 @@ async fn serve(args: DevArgs, term: Term) -> Result<ExitCode, Fail> {
         ))
     })?;
     let bound = listener.local_addr().unwrap_or(addr);
+    let console_listener = if args.no_console {
+        None
+    } else {
+        Some(console_listener(&args.console, &term).await?)
+    };
+    let timeline = console_listener
+        .as_ref()
+        .map(|_| Arc::new(super::console::timeline::Timeline::new()));
     let host = Arc::new(Host {
         secret,
         webhooks,
         accepted: Mutex::new(HashSet::new()),
         jwks: Bytes::from(development_jwks().to_string()),
         term,
+        timeline: timeline.clone(),
     });
+    let mut console_url = None;
+    if let (Some(listener), Some(timeline)) = (console_listener, timeline) {
+        let client = super::client::Client::new(&args.server.server)?;
+        let outbox = match &args.outbox {
+            None => super::console::Outbox::Unnamed,
+            Some(place) => match crate::outbox::open(place, &args.outbox_prefix).await {
+                Ok(store) => super::console::Outbox::Open(store),
+                Err(e) => {
+                    term.warning(&format!(
+                        "the console cannot show the outbox: {}",
+                        e.message
+                    ));
+                    super::console::Outbox::Failed(e.message)
+                }
+            },
+        };
+        let at = listener
+            .local_addr()
+            .map_or_else(|_| args.console.clone(), |a| a.to_string());
+        console_url = Some(format!("http://{at}/"));
+        let console = Arc::new(super::console::Console {
+            host: Arc::clone(&host),
+            timeline,
+            manifest: loaded.manifest.clone(),
+            shown: loaded.shown.clone(),
+            client,
+            outbox,
+        });
+        tokio::spawn(super::console::serve(listener, console));
+    }
     banner(
         &term,
         bound,
         secret_text,
         &loaded.shown,
         host.webhooks.len(),
+        console_url
+            .as_deref()
+            .map(|u| (u, args.server.server.as_str())),
     );
+    if let (true, Some(url)) = (args.open, &console_url)
+        && let Err(why) = super::console::open_browser(url)
+    {
+        term.note(&why);
+    }
     let running = Arc::new(Mutex::new(None));
     if args.watch {
         let manifest = std::path::PathBuf::from(&loaded.shown);
@@ -226,6 +320,30 @@ async fn serve(args: DevArgs, term: Term) -> Result<ExitCode, Fail> {
                 line("local host stopped");
                 return Ok(ExitCode::SUCCESS);
             }
+        }
+    }
+}
+
+/// Binds the console's address; a taken port falls back to any free one, so two local hosts (or
+/// tests) can run side by side.
+async fn console_listener(text: &str, term: &Term) -> Result<tokio::net::TcpListener, Fail> {
+    let addr =
+        loopback(text).map_err(|f| Fail::usage(f.message.replace("--listen", "--console")))?;
+    match tokio::net::TcpListener::bind(addr).await {
+        Ok(listener) => Ok(listener),
+        Err(first) => {
+            let any = SocketAddr::new(addr.ip(), 0);
+            let listener = tokio::net::TcpListener::bind(any).await.map_err(|e| {
+                Fail::usage(format!(
+                    "cannot serve the console on {addr} ({first}) nor on any port ({e}); pass `--no-console`"
+                ))
+            })?;
+            if addr.port() != 0 {
+                term.note(&format!(
+                    "{addr} is taken ({first}); the console is on another port, printed below"
+                ));
+            }
+            Ok(listener)
         }
     }
 }
@@ -290,7 +408,14 @@ async fn stop_signal() {
     }
 }
 
-fn banner(term: &Term, addr: SocketAddr, secret: &str, manifest: &str, webhooks: usize) {
+fn banner(
+    term: &Term,
+    addr: SocketAddr,
+    secret: &str,
+    manifest: &str,
+    webhooks: usize,
+    console: Option<(&str, &str)>,
+) {
     let base = format!("http://{addr}");
     line(&format!("local host listening on {base}"));
     line(&format!(
@@ -300,6 +425,11 @@ fn banner(term: &Term, addr: SocketAddr, secret: &str, manifest: &str, webhooks:
         "  event post  POST {base}/v1/events ({webhooks} webhook{} declared in {manifest})",
         if webhooks == 1 { "" } else { "s" }
     ));
+    if let Some((url, server)) = console {
+        line(&format!(
+            "  console     {url} (every contribution as a form, every call and event on a timeline; calls {server})"
+        ));
+    }
     line("");
     line("Start your vendor server against it with:");
     line("");
@@ -330,20 +460,22 @@ async fn respond(
             _ => method_not_allowed("GET, HEAD"),
         },
         "/v1/events" if parts.method == Method::POST => {
+            let started = std::time::Instant::now();
+            let mut read = Bytes::new();
             let verdict = match Limited::new(body, BODY_LIMIT).collect().await {
-                Ok(collected) => verify(
-                    host,
-                    &parts.headers,
-                    &collected.to_bytes(),
-                    SystemTime::now(),
-                ),
+                Ok(collected) => {
+                    read = collected.to_bytes();
+                    verify(host, &parts.headers, &read, SystemTime::now())
+                }
                 Err(e) if e.is::<http_body_util::LengthLimitError>() => rejected(
+                    0,
                     None,
                     413,
                     "PAYLOAD_TOO_LARGE",
                     format!("the event body is over the {BODY_LIMIT}-byte limit"),
                 ),
                 Err(e) => rejected(
+                    0,
                     None,
                     400,
                     "BAD_REQUEST",
@@ -351,7 +483,11 @@ async fn respond(
                 ),
             };
             print_verdict(&host.term, &verdict);
-            answer(&verdict)
+            let response = answer(&verdict);
+            if let Some(timeline) = &host.timeline {
+                let _ = timeline.posted(&parts.headers, read, &verdict, started.elapsed());
+            }
+            response
         }
         "/v1/events" => method_not_allowed("POST"),
         path => error_response(
@@ -392,22 +528,29 @@ fn json_response(status: u16, body: &Value) -> Response<Full<Bytes>> {
 }
 
 fn answer(verdict: &Verdict) -> Response<Full<Bytes>> {
+    let (status, body) = answer_of(verdict);
+    json_response(status, &body)
+}
+
+/// The status and body the local host answers a posted event with.
+pub(super) fn answer_of(verdict: &Verdict) -> (u16, Value) {
     match verdict {
-        Verdict::Accepted { .. } => json_response(202, &json!({ "accepted": true })),
-        Verdict::Duplicate { .. } => {
-            json_response(200, &json!({ "accepted": true, "duplicate": true }))
-        }
+        Verdict::Accepted { .. } => (202, json!({ "accepted": true })),
+        Verdict::Duplicate { .. } => (200, json!({ "accepted": true, "duplicate": true })),
         Verdict::Rejected {
             status,
             code,
             message,
             ..
-        } => error_response(*status, code, message),
+        } => (
+            *status,
+            json!({ "error": { "code": code, "message": message } }),
+        ),
     }
 }
 
 /// Checks one posted event (steps 1-7 of the module docs) and records it when accepted.
-fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Verdict {
+pub(super) fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Verdict {
     let parsed: Option<Value> = serde_json::from_slice(body).ok();
     // For messages only until the signature is checked.
     let named = parsed
@@ -427,6 +570,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
         header("webhook-signature"),
     ) else {
         return rejected(
+            0,
             named,
             401,
             "UNAUTHORIZED",
@@ -446,7 +590,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
             WebhookError::TimestampOutOfTolerance => "; is the clock right?",
             _ => "",
         };
-        return rejected(named, 401, "UNAUTHORIZED", format!("{e}{hint}"));
+        return rejected(1, named, 401, "UNAUTHORIZED", format!("{e}{hint}"));
     }
 
     // 3. The envelope.
@@ -456,6 +600,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
             Some(_) => "the body is not a JSON object",
         };
         return rejected(
+            2,
             named,
             400,
             "BAD_REQUEST",
@@ -489,6 +634,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
         problems.is_empty(),
     ) else {
         return rejected(
+            2,
             named,
             400,
             "BAD_REQUEST",
@@ -500,6 +646,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
     // 4. The idempotency key.
     if dedupe_key != id {
         return rejected(
+            3,
             Some(event),
             400,
             "BAD_REQUEST",
@@ -523,6 +670,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
             format!("declared: {}", listed(sorted))
         };
         return rejected(
+            4,
             Some(event),
             422,
             "EVENT_NOT_DECLARED",
@@ -537,6 +685,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
         .and_then(|v| super::schema::first_error(v, &payload))
     {
         return rejected(
+            5,
             Some(event),
             422,
             "PAYLOAD_INVALID",
@@ -549,6 +698,7 @@ fn verify(host: &Host, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Ver
     let shows_why = matches!(declared.kind, WebhookKind::Alert | WebhookKind::Banner);
     if shows_why && why.is_none_or(|w| w.trim().is_empty()) {
         return rejected(
+            6,
             Some(event),
             422,
             "PAYLOAD_INVALID",
@@ -612,6 +762,7 @@ fn print_verdict(term: &Term, verdict: &Verdict) {
             status,
             code,
             message,
+            ..
         } => line(&format!(
             "{} rejected {}: {message} {}",
             term.bad(),
@@ -650,6 +801,7 @@ mod tests {
             webhooks,
             accepted: Mutex::new(HashSet::new()),
             jwks: Bytes::new(),
+            timeline: None,
             term: Term {
                 out: false,
                 err: false,

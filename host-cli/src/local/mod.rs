@@ -5,7 +5,9 @@
 //!   signed events the way the host does;
 //! - [`call`] calls one route of a running vendor server with a development install token;
 //! - [`trigger`] delivers a host event, optionally replaying the host's retry schedule;
-//! - [`check`] runs the publish-time checks of every declared route.
+//! - [`check`] runs the publish-time checks of every declared route;
+//! - [`console`] is `dev`'s page: every contribution callable from a form, every call and event
+//!   on a live timeline, over the same engine.
 //!
 //! What they share lives here and in the small modules beside: the command-line arguments
 //! ([`ManifestArg`], [`ServerArg`], [`InstallArgs`]), loading the manifest, the local install
@@ -16,6 +18,7 @@
 pub mod call;
 pub mod check;
 pub mod client;
+pub mod console;
 pub mod dev;
 pub mod install;
 pub mod output;

@@ -17,7 +17,7 @@ use host_runtime::route::Route;
 use http::Method;
 use serde_json::Value;
 
-use super::client::{Client, Request, no_server};
+use super::client::{Answer, Client, Request, SendError, no_server};
 use super::install::Local;
 use super::output::{self, Term, line};
 use super::{Fail, InstallArgs, ManifestArg, ServerArg, json_arg, listed};
@@ -146,20 +146,9 @@ async fn trigger(args: TriggerArgs, term: &Term) -> Result<ExitCode, Fail> {
         if let Some(wait) = attempt.checked_sub(2).and_then(|i| waits.get(i)) {
             wait_before(*wait, attempt, total, tty).await;
         }
-        let event_id = format!("evt_{}", uuid_v4());
-        let request = Request {
-            method: Method::POST,
-            route: Route::Event(None).path(None).unwrap_or_default(),
-            query: Vec::new(),
-            headers: vec![
-                ("authorization", local.authorization()),
-                ("x-host-event-id", event_id.clone()),
-            ],
-            body: Some(&body),
-            timeout: Duration::from_secs(30),
-        };
+        let (event_id, sent) = deliver(&client, &local, &body).await;
         let head = format!("attempt {attempt}/{total} X-Host-Event-Id={event_id} ->");
-        let final_answer = match client.send(request).await {
+        let final_answer = match sent {
             Ok(answer) => {
                 answered = true;
                 succeeded |= answer.is_success();
@@ -174,8 +163,7 @@ async fn trigger(args: TriggerArgs, term: &Term) -> Result<ExitCode, Fail> {
                     term.status(answer.status),
                     term.dim(&format!("in {}", output::millis(answer.elapsed)))
                 ));
-                // The host takes any 2xx or 4xx as the vendor's answer.
-                (200..500).contains(&answer.status) && !(300..400).contains(&answer.status)
+                is_final(&answer)
             }
             // Retried by the host like a 5xx.
             Err(e) => {
@@ -200,8 +188,37 @@ async fn trigger(args: TriggerArgs, term: &Term) -> Result<ExitCode, Fail> {
     })
 }
 
+/// One attempt: `body` posted to `POST /host/events` with a fresh token and its own
+/// `X-Host-Event-Id`, which comes back with the answer.
+pub async fn deliver(
+    client: &Client,
+    local: &Local,
+    body: &Value,
+) -> (String, Result<Answer, SendError>) {
+    let event_id = format!("evt_{}", uuid_v4());
+    let request = Request {
+        method: Method::POST,
+        route: Route::Event(None).path(None).unwrap_or_default(),
+        query: Vec::new(),
+        headers: vec![
+            ("authorization", local.authorization()),
+            ("x-host-event-id", event_id.clone()),
+        ],
+        body: Some(body),
+        timeout: Duration::from_secs(30),
+    };
+    let sent = client.send(request).await;
+    (event_id, sent)
+}
+
+/// Whether the host takes this answer as the vendor's last word: any 2xx or 4xx (a 5xx or no
+/// answer is retried).
+pub fn is_final(answer: &Answer) -> bool {
+    (200..500).contains(&answer.status) && !(300..400).contains(&answer.status)
+}
+
 /// The name if it is a published event; otherwise why it cannot be triggered.
-fn published(name: &str) -> Result<&'static str, Fail> {
+pub(super) fn published(name: &str) -> Result<&'static str, Fail> {
     let names = events::published_names();
     if let Some(found) = names.iter().find(|n| **n == name) {
         return Ok(found);
@@ -226,7 +243,7 @@ fn published(name: &str) -> Result<&'static str, Fail> {
 }
 
 /// Whether `payload` reads as the typed payload of `name`, as the runtime will read it.
-fn fits(name: &str, payload: &Value) -> Result<(), String> {
+pub(super) fn fits(name: &str, payload: &Value) -> Result<(), String> {
     fn read<E: HostEvent>(payload: &Value) -> Result<(), String> {
         E::deserialize(payload)
             .map(|_| ())
@@ -269,7 +286,8 @@ pub struct Fresh {
 }
 
 impl Fresh {
-    fn now(local: &Local, extension: &str) -> Fresh {
+    /// Now, for `local`'s install of extension `extension`.
+    pub fn now(local: &Local, extension: &str) -> Fresh {
         let now = Utc::now();
         Fresh {
             now: now.to_rfc3339_opts(SecondsFormat::Millis, true),

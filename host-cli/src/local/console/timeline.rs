@@ -1,0 +1,424 @@
+//! The console's timeline: every call the console made, every event it delivered and every event
+//! the vendor server posted back, each with its request, answer, timing and the checks the local
+//! host applied. Entries change while they run (a delivery's attempts); each change is sent to the
+//! open pages over Server-Sent Events as the whole entry, which replaces the one with its id.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use chrono::{SecondsFormat, Utc};
+use http::HeaderMap;
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use super::super::dev::{CHECKS, Verdict};
+use super::actions::Replay;
+
+/// Entries kept; the oldest go first. A page shows the newest.
+pub const KEPT: usize = 500;
+
+/// How long after a delivery's last attempt the events the server posts are counted as its
+/// reaction.
+pub const REACTION_WINDOW: Duration = Duration::from_secs(3);
+
+/// What an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A call of a contribution, made by the console.
+    Call,
+    /// A host event delivered by the console, once or on the retry schedule.
+    Delivery,
+    /// An event the vendor server posted to the local host.
+    Posted,
+}
+
+/// Where an entry stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Still running (a delivery waiting for its next attempt).
+    Running,
+    /// Every check passed.
+    Passed,
+    /// A check failed; `why` says which and why.
+    Failed,
+}
+
+/// The state of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// Passed.
+    Pass,
+    /// Failed: the entry failed.
+    Fail,
+    /// Passed, with something worth reading (a duplicate, a refused sample).
+    Note,
+    /// Not run: an earlier check failed, or it does not apply.
+    Skip,
+}
+
+/// One check the local host applied.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// Its name: `token`, `input schema`, `answer shape`, `signature`, ...
+    pub name: String,
+    /// Its state.
+    pub state: State,
+    /// What was checked and what came of it, in words.
+    pub detail: String,
+}
+
+impl Check {
+    /// A check in state `state`.
+    pub fn new(name: &str, state: State, detail: impl Into<String>) -> Check {
+        Check {
+            name: name.to_owned(),
+            state,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// One attempt of a delivery.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attempt {
+    /// 1 for the first.
+    pub n: usize,
+    /// Its `X-Host-Event-Id`.
+    pub event_id: String,
+    /// The answer's status; `None` when no answer came.
+    pub status: Option<u16>,
+    /// Time to the whole answer.
+    pub ms: u64,
+    /// The answer or why none came, in words.
+    pub said: String,
+}
+
+/// One entry of the timeline.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entry {
+    /// Its number, from 1, in the order entries began.
+    pub id: u64,
+    /// What it is.
+    pub kind: Kind,
+    /// `tool keyword-ranks`, `release.shipped`, `rank.dropped (alert)`.
+    pub title: String,
+    /// When it began, RFC 3339.
+    pub at: String,
+    /// Where it stands.
+    pub outcome: Outcome,
+    /// Why it failed, in words: the first failed check.
+    pub why: Option<String>,
+    /// Time to the answer (a delivery: from the first attempt to the last answer).
+    pub ms: Option<u64>,
+    /// What was sent: `method`, `url`, `headers`, `body`.
+    pub request: Value,
+    /// What came back: `status`, `reason`, `body`.
+    pub answer: Option<Value>,
+    /// The checks, in the order applied.
+    pub checks: Vec<Check>,
+    /// A delivery's attempts.
+    pub attempts: Vec<Attempt>,
+    /// A delivery: the posted events counted as its reaction. A posted event: the delivery it
+    /// reacted to.
+    pub related: Vec<u64>,
+    /// What replaying it does; `None` when it cannot be replayed.
+    #[serde(skip)]
+    pub replay: Option<Replay>,
+}
+
+impl Entry {
+    /// A new running entry; [`Timeline::begin`] numbers it.
+    pub fn new(kind: Kind, title: impl Into<String>, request: Value) -> Entry {
+        Entry {
+            id: 0,
+            kind,
+            title: title.into(),
+            at: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
+            outcome: Outcome::Running,
+            why: None,
+            ms: None,
+            request,
+            answer: None,
+            checks: Vec::new(),
+            attempts: Vec::new(),
+            related: Vec::new(),
+            replay: None,
+        }
+    }
+
+    /// Sets the outcome from the checks: failed at the first failed check, whose detail is `why`.
+    pub fn conclude(&mut self) {
+        match self.checks.iter().find(|c| c.state == State::Fail) {
+            Some(failed) => {
+                self.outcome = Outcome::Failed;
+                self.why = Some(format!("{}: {}", failed.name, failed.detail));
+            }
+            None => {
+                self.outcome = Outcome::Passed;
+                self.why = None;
+            }
+        }
+    }
+}
+
+/// The delivery whose reaction posted events are counted as.
+struct Reacting {
+    delivery: u64,
+    /// `None` while its attempts run.
+    until: Option<Instant>,
+}
+
+struct Inner {
+    entries: Vec<Entry>,
+    next: u64,
+    reacting: Option<Reacting>,
+}
+
+/// The timeline, shared by the console and the local host's event endpoint.
+pub struct Timeline {
+    inner: Mutex<Inner>,
+    changes: broadcast::Sender<String>,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::new()
+    }
+}
+
+impl Timeline {
+    /// An empty timeline.
+    pub fn new() -> Timeline {
+        let (changes, _) = broadcast::channel(256);
+        Timeline {
+            inner: Mutex::new(Inner {
+                entries: Vec::new(),
+                next: 1,
+                reacting: None,
+            }),
+            changes,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves entries that are still readable.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Every entry as JSON, oldest first.
+    pub fn all(&self) -> Vec<String> {
+        self.lock().entries.iter().map(to_json).collect()
+    }
+
+    /// Changes as they happen: each the whole entry, as JSON.
+    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.changes.subscribe()
+    }
+
+    /// Numbers `entry`, keeps it and announces it; gives its id.
+    pub fn begin(&self, mut entry: Entry) -> u64 {
+        let mut inner = self.lock();
+        entry.id = inner.next;
+        inner.next += 1;
+        let id = entry.id;
+        let _ = self.changes.send(to_json(&entry));
+        inner.entries.push(entry);
+        if inner.entries.len() > KEPT {
+            let over = inner.entries.len() - KEPT;
+            inner.entries.drain(..over);
+        }
+        id
+    }
+
+    /// Changes entry `id` with `change` and announces it; `None` when it is gone.
+    pub fn update<T>(&self, id: u64, change: impl FnOnce(&mut Entry) -> T) -> Option<T> {
+        let mut inner = self.lock();
+        let entry = inner.entries.iter_mut().find(|e| e.id == id)?;
+        let out = change(entry);
+        let _ = self.changes.send(to_json(entry));
+        Some(out)
+    }
+
+    /// A copy of entry `id`.
+    pub fn get(&self, id: u64) -> Option<Entry> {
+        self.lock().entries.iter().find(|e| e.id == id).cloned()
+    }
+
+    /// Counts the events posted from now on as delivery `id`'s reaction, until
+    /// [`Timeline::delivered`].
+    pub fn reacting_to(&self, id: u64) {
+        self.lock().reacting = Some(Reacting {
+            delivery: id,
+            until: None,
+        });
+    }
+
+    /// Delivery `id` made its last attempt: events posted within [`REACTION_WINDOW`] are still
+    /// its reaction.
+    pub fn delivered(&self, id: u64) {
+        if let Some(r) = self.lock().reacting.as_mut().filter(|r| r.delivery == id) {
+            r.until = Some(Instant::now() + REACTION_WINDOW);
+        }
+    }
+
+    /// Records an event the vendor server posted and the local host's verdict on it.
+    /// Gives the entry's id.
+    pub(in crate::local) fn posted(
+        &self,
+        headers: &HeaderMap,
+        body: Bytes,
+        verdict: &Verdict,
+        took: Duration,
+    ) -> u64 {
+        let mut entry = posted_entry(headers, &body, verdict);
+        entry.ms = Some(millis(took));
+        let header_list = headers
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .collect();
+        entry.replay = Some(Replay::Posted {
+            headers: header_list,
+            body,
+        });
+        let delivery = {
+            let mut inner = self.lock();
+            let live = inner
+                .reacting
+                .as_ref()
+                .filter(|r| r.until.is_none_or(|u| Instant::now() < u))
+                .map(|r| r.delivery);
+            if live.is_none() {
+                inner.reacting = None;
+            }
+            live
+        };
+        entry.related = delivery.into_iter().collect();
+        let id = self.begin(entry);
+        if let Some(delivery) = delivery {
+            self.update(delivery, |d| d.related.push(id));
+        }
+        id
+    }
+}
+
+fn to_json(entry: &Entry) -> String {
+    serde_json::to_string(entry).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// Milliseconds, saturated.
+pub fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The entry of one posted event: its headers and body, the local host's answer, and the seven
+/// checks up to the one that failed.
+fn posted_entry(headers: &HeaderMap, body: &[u8], verdict: &Verdict) -> Entry {
+    let shown: serde_json::Map<String, Value> = headers
+        .iter()
+        .filter(|(k, _)| k.as_str().starts_with("webhook-") || *k == http::header::CONTENT_TYPE)
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                Value::String(String::from_utf8_lossy(v.as_bytes()).into_owned()),
+            )
+        })
+        .collect();
+    let body_json = serde_json::from_slice::<Value>(body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()));
+    let request = json!({
+        "method": "POST",
+        "url": "/v1/events",
+        "headers": shown,
+        "body": body_json,
+    });
+    let (status, answer_body) = super::super::dev::answer_of(verdict);
+    let (title, checks) = match verdict {
+        Verdict::Accepted {
+            event, kind, why, ..
+        } => {
+            let mut checks: Vec<Check> = CHECKS
+                .iter()
+                .map(|name| Check::new(name, State::Pass, passed(name)))
+                .collect();
+            if let Some(last) = checks.last_mut() {
+                match why {
+                    Some(why) => last.detail = format!("the owner reads: {why}"),
+                    None => {
+                        last.state = State::Skip;
+                        last.detail = format!("not needed: `{event}` is declared `as: {kind}`");
+                    }
+                }
+            }
+            (format!("{event} ({kind})"), checks)
+        }
+        Verdict::Duplicate { event, id, .. } => {
+            let mut checks: Vec<Check> = CHECKS
+                .iter()
+                .map(|name| Check::new(name, State::Pass, passed(name)))
+                .collect();
+            checks.push(Check::new(
+                "duplicate",
+                State::Note,
+                format!(
+                    "`webhook-id` {id} was accepted before: the host keeps the first and answers 200"
+                ),
+            ));
+            (format!("{event} (duplicate)"), checks)
+        }
+        Verdict::Rejected {
+            step,
+            event,
+            message,
+            ..
+        } => {
+            let checks = CHECKS
+                .iter()
+                .enumerate()
+                .map(|(i, name)| match i.cmp(step) {
+                    std::cmp::Ordering::Less => Check::new(name, State::Pass, passed(name)),
+                    std::cmp::Ordering::Equal => Check::new(name, State::Fail, message.clone()),
+                    std::cmp::Ordering::Greater => {
+                        Check::new(name, State::Skip, "not checked: an earlier check failed")
+                    }
+                })
+                .collect();
+            (
+                format!("{} (rejected)", event.as_deref().unwrap_or("an event")),
+                checks,
+            )
+        }
+    };
+    let mut entry = Entry::new(Kind::Posted, title, request);
+    entry.answer = Some(json!({
+        "status": status,
+        "reason": http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()),
+        "body": answer_body,
+    }));
+    entry.checks = checks;
+    entry.conclude();
+    entry
+}
+
+/// What a passed check of a posted event established.
+fn passed(name: &str) -> &'static str {
+    match name {
+        "signed" => "the three Standard Webhooks headers are present",
+        "signature" => "signed with the install's secret, within 300 s of now",
+        "envelope" => {
+            "{ event, source, occurredAt, build, dedupeKey, payload } with the right types"
+        }
+        "dedupe key" => "`dedupeKey` equals `webhook-id`",
+        "declared name" => "declared under `contributes.webhooks`",
+        "payload schema" => "the payload is valid against the webhook's schema",
+        _ => "present",
+    }
+}
