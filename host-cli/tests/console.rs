@@ -455,3 +455,208 @@ fn the_console_in_a_real_browser() {
         screenshots().display()
     );
 }
+
+/// What a page (or anything else on this machine) can send the console: each wrong request gets a
+/// JSON error naming what was wrong, and the local host keeps serving.
+#[test]
+fn the_console_refuses_bad_requests_in_words() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // No server behind it: calls fail as "no answer", which is an entry, not an error.
+    let dev = Dev::start(&["--console", "127.0.0.1:0", "--server", "http://127.0.0.1:9"]);
+    let console = dev
+        .banner
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("console").map(str::trim))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let post = |path: &str, body: &str, content_type: &str| {
+        let request = http
+            .post(format!("{console}{}", path.trim_start_matches('/')))
+            .header("content-type", content_type)
+            .body(body.to_owned());
+        runtime.block_on(async {
+            // The console may answer before the whole body is sent (over its limit) and close.
+            let Ok(answer) = request.send().await else {
+                return (0, Value::Null);
+            };
+            let status = answer.status().as_u16();
+            (status, answer.json::<Value>().await.unwrap_or(Value::Null))
+        })
+    };
+    let message = |v: &Value| v["error"]["message"].as_str().unwrap_or("").to_owned();
+
+    let (status, body) = post("/api/call", "{not json", "application/json");
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        message(&body).contains("not what this route takes"),
+        "{body}"
+    );
+    let (status, body) = post("/api/call", r#"{"kind":"tool"}"#, "text/plain");
+    assert_eq!(status, 415, "{body}");
+    let (status, body) = post(
+        "/api/call",
+        r#"{"kind":"tool","extra":1}"#,
+        "application/json",
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(message(&body).contains("extra"), "{body}");
+    let (status, body) = post("/api/replay", r#"{"id":"x"}"#, "application/json");
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = post("/api/replay", r#"{"id":999}"#, "application/json");
+    assert_eq!(status, 404, "{body}");
+    let (status, body) = post("/api/outbox/drop", r#"{"id":"evt_1"}"#, "application/json");
+    assert_eq!(status, 409, "{body}");
+    let (status, body) = post("/api/nothing", "{}", "application/json");
+    assert_eq!(status, 404, "{body}");
+    let huge = format!(
+        r#"{{"kind":"tool","input":"{}"}}"#,
+        "x".repeat(2 * 1024 * 1024)
+    );
+    let (status, _) = post("/api/call", &huge, "application/json");
+    assert!(matches!(status, 0 | 413), "{status}");
+
+    // Requests the console understands but cannot carry out are failed entries, in words.
+    let entry = |body: &str| {
+        let (status, entry) = post("/api/call", body, "application/json");
+        assert_eq!(status, 200, "{entry}");
+        assert_eq!(entry["outcome"], "failed", "{entry}");
+        entry["why"].as_str().unwrap_or("").to_owned()
+    };
+    let why = entry(r#"{"kind":"toll","id":"keyword-ranks"}"#);
+    assert!(why.contains("`toll` is not a kind of call"), "{why}");
+    let why = entry(r#"{"kind":"tool","id":"keyword-rank"}"#);
+    assert!(why.contains("did you mean `keyword-ranks`?"), "{why}");
+    let why = entry(r#"{"kind":"tool","id":"keyword-ranks","install":{"scopes":["ai:tool"]}}"#);
+    assert!(why.contains("did you mean `ai:tools`?"), "{why}");
+    let why = entry(r#"{"kind":"tool","id":"keyword-ranks","input":{"keyword":"notes"}}"#);
+    assert!(why.starts_with("answer: cannot connect"), "{why}");
+    let (status, delivery) = post(
+        "/api/deliver",
+        r#"{"event":"release.shipped","retry":true,"timeScale":-1}"#,
+        "application/json",
+    );
+    assert_eq!(status, 200);
+    assert!(
+        delivery["why"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not a positive number"),
+        "{delivery}"
+    );
+
+    // A page on another name (DNS rebinding) is not answered.
+    let foreign = runtime.block_on(async {
+        http.get(format!("{console}api/manifest"))
+            .header("host", "evil.example")
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    });
+    assert_eq!(foreign, 421);
+
+    // Still serving.
+    let manifest: Value = runtime.block_on(async {
+        http.get(format!("{console}api/manifest"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    assert_eq!(manifest["extension"]["id"], "keyword-tracker");
+}
+
+/// The server's outbox in the console (`--outbox`): pending events and dead letters listed, a dead
+/// letter retried, an event dropped.
+#[test]
+fn the_console_shows_and_mends_the_outbox() {
+    use host_runtime::outbox::{Entry, FileOutbox, OutboxStore, Settlement};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    runtime.block_on(async {
+        let store = FileOutbox::open(dir.path()).unwrap();
+        let now = chrono::Utc::now().timestamp_millis();
+        for id in ["rank.dropped-ins_1-habit", "rank.collapsed-ins_1"] {
+            let body = br#"{"event":"rank.dropped"}"#.to_vec();
+            store.put(Entry::new(id, body, now)).await.unwrap();
+        }
+        store.claim(now, 10, now + 60_000, "server").await.unwrap();
+        let dead = Settlement::Dead {
+            attempts: 1,
+            at: now,
+            reason: "refused with 422: payload invalid".into(),
+        };
+        store
+            .settle("rank.collapsed-ins_1", "server", dead)
+            .await
+            .unwrap();
+    });
+    let folder = dir.path().to_str().unwrap().to_owned();
+    let dev = Dev::start(&["--console", "127.0.0.1:0", "--outbox", &folder]);
+    let console = dev
+        .banner
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("console").map(str::trim))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let list = || -> Value {
+        runtime.block_on(async {
+            let answer = http
+                .get(format!("{console}api/outbox"))
+                .send()
+                .await
+                .unwrap();
+            answer.json().await.unwrap()
+        })
+    };
+    let change = |what: &str, id: &str| -> u16 {
+        runtime.block_on(async {
+            http.post(format!("{console}api/outbox/{what}"))
+                .header("content-type", "application/json")
+                .body(json!({ "id": id }).to_string())
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        })
+    };
+    let ids = |o: &Value, list: &str| -> Vec<String> {
+        o[list]
+            .as_array()
+            .unwrap_or(&Vec::new())
+            .iter()
+            .filter_map(|e| e["id"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let o = list();
+    assert_eq!(o["exposed"], true, "{o}");
+    assert_eq!(ids(&o, "pending"), ["rank.dropped-ins_1-habit"], "{o}");
+    assert_eq!(ids(&o, "dead"), ["rank.collapsed-ins_1"], "{o}");
+    assert_eq!(
+        o["dead"][0]["lastError"], "refused with 422: payload invalid",
+        "{o}"
+    );
+    assert_eq!(change("retry", "rank.collapsed-ins_1"), 200);
+    assert_eq!(ids(&list(), "pending").len(), 2);
+    assert_eq!(change("drop", "rank.dropped-ins_1-habit"), 200);
+    assert_eq!(change("drop", "rank.dropped-ins_1-habit"), 404);
+    let o = list();
+    assert_eq!(ids(&o, "pending"), ["rank.collapsed-ins_1"], "{o}");
+    assert!(ids(&o, "dead").is_empty(), "{o}");
+}
