@@ -218,8 +218,13 @@ async fn serve(args: DevArgs, term: Term) -> Result<ExitCode, Fail> {
         timeline: timeline.clone(),
     });
     let mut console_url = None;
+    // With `--watch --server-listen ADDR`, the server the console calls is the one it runs.
+    let server_url = match (&args.server_listen, args.server.server.as_str()) {
+        (Some(listen), super::DEFAULT_SERVER) => format!("http://{listen}"),
+        _ => args.server.server.clone(),
+    };
     if let (Some(listener), Some(timeline)) = (console_listener, timeline) {
-        let client = super::client::Client::new(&args.server.server)?;
+        let client = super::client::Client::new(&server_url)?;
         let outbox = match &args.outbox {
             None => super::console::Outbox::Unnamed,
             Some(place) => match crate::outbox::open(place, &args.outbox_prefix).await {
@@ -253,9 +258,7 @@ async fn serve(args: DevArgs, term: Term) -> Result<ExitCode, Fail> {
         secret_text,
         &loaded.shown,
         host.webhooks.len(),
-        console_url
-            .as_deref()
-            .map(|u| (u, args.server.server.as_str())),
+        console_url.as_deref().map(|u| (u, server_url.as_str())),
     );
     if let (true, Some(url)) = (args.open, &console_url)
         && let Err(why) = super::console::open_browser(url)
