@@ -57,6 +57,11 @@ mod stores;
 pub mod auth;
 pub mod testing;
 
+// The parsers that no public function reaches alone, for the repository's fuzz targets. Not an API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
+
 // The support path of generated code, named after this release (see the module's docs).
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -180,7 +180,7 @@ fn groups_depend_on_each_other_in_one_direction() {
         &["auth", "stores", "generated"],
         &["outbound"],
         &["serving"],
-        &["private", "testing", "interface_doc"],
+        &["private", "testing", "interface_doc", "fuzzing"],
     ];
     let layer_of = |group: &str| {
         layers

@@ -37,7 +37,7 @@ use crate::BoxFuture;
 pub use crate::stores::store::{StoreError, StoreErrorKind};
 
 #[cfg(any(feature = "redb", feature = "redis"))]
-mod codec;
+pub(crate) mod codec;
 #[cfg(feature = "redb")]
 mod file;
 mod invocation;

@@ -7,7 +7,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::calls::error::HostError;
 
-pub(super) fn parse_body(bytes: &Bytes) -> Result<Map<String, Json>, HostError> {
+pub(crate) fn parse_body(bytes: &Bytes) -> Result<Map<String, Json>, HostError> {
     if bytes.is_empty() {
         return Err(HostError::bad_request(
             "the request has no body; the host sends the call body as JSON",

@@ -37,7 +37,8 @@ use crate::calls::route::Route;
 use crate::generated::dispatch::{RawCall, Reply};
 use crate::generated::spec::Spec;
 
-use self::body::{is_json, parse_body};
+use self::body::is_json;
+pub(crate) use self::body::parse_body;
 pub(crate) use self::config::{Config, HealthCheck, Inner, Schemas, Serving};
 pub(crate) use self::delivery::RETRY_AFTER_SECS;
 use self::delivery::deliver;
@@ -480,7 +481,7 @@ fn check_metrics(spec: &Spec, reply: Reply) -> Result<Reply, HostError> {
 /// The most characters of a mention's or container list's `q` kept.
 pub(crate) const QUERY_CHARS: usize = 1000;
 
-fn query_q(query: Option<&str>) -> Option<String> {
+pub(crate) fn query_q(query: Option<&str>) -> Option<String> {
     form_urlencoded::parse(query?.as_bytes())
         .find(|(k, _)| k == "q")
         .map(|(_, v)| v.chars().take(QUERY_CHARS).collect())

@@ -1,0 +1,61 @@
+//! The AFL++ harness. `host-fuzz <target>` runs one target in persistent mode under `afl-fuzz`;
+//! `host-fuzz <target> <file or folder>...` replays inputs once each and names the slowest (what
+//! CI runs on the committed corpus with the same build). Built with
+//! `cargo afl build --release --features afl`; see FUZZING.md.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = args.first().map(String::as_str).unwrap_or_default();
+    let Some(target) = host_sdk_fuzz::target(name) else {
+        let names: Vec<&str> = host_sdk_fuzz::TARGETS.iter().map(|t| t.name).collect();
+        eprintln!(
+            "usage: host-fuzz <target> [input file or folder...]; the targets: {}",
+            names.join(", ")
+        );
+        std::process::exit(2);
+    };
+    let run = target.run;
+    if args.len() > 1 {
+        replay(target, &args[1..]);
+        return;
+    }
+    afl::fuzz!(|data: &[u8]| run(data));
+}
+
+/// Runs every input once; the first that panics is named and ends the run with status 1.
+fn replay(target: &host_sdk_fuzz::Target, paths: &[String]) {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for path in paths.iter().map(Path::new) {
+        match std::fs::read_dir(path) {
+            Ok(entries) => files.extend(entries.filter_map(|e| e.ok()).map(|e| e.path())),
+            Err(_) => files.push(path.to_owned()),
+        }
+    }
+    files.retain(|f| f.is_file() && f.file_name().is_some_and(|n| n != "README.txt"));
+    files.sort();
+    let mut slowest = (Duration::ZERO, PathBuf::new());
+    for file in &files {
+        let Ok(data) = std::fs::read(file) else {
+            continue;
+        };
+        let started = Instant::now();
+        if std::panic::catch_unwind(|| (target.run)(&data)).is_err() {
+            eprintln!("{}: {} fails", target.name, file.display());
+            std::process::exit(1);
+        }
+        let took = started.elapsed();
+        if took > slowest.0 {
+            slowest = (took, file.clone());
+        }
+    }
+    println!(
+        "{}: {} inputs replayed, slowest {:?} ({})",
+        target.name,
+        files.len(),
+        slowest.0,
+        slowest.1.display()
+    );
+}
