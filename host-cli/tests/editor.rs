@@ -621,8 +621,10 @@ fn rust_analyzer_follows_the_manifest() {
         if found {
             break;
         }
+        // rust-analyzer's check is a `cargo check` of the crate: a minute when the machine is
+        // idle is ample, but CI runs it beside other builds, and once that took longer.
         assert!(
-            start.elapsed() < Duration::from_secs(60),
+            start.elapsed() < Duration::from_secs(180),
             "no diagnostic at the macro call for the manifest error; diagnostics of main.rs: {:?}",
             server.diagnostics(&main)
         );
