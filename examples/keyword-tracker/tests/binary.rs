@@ -3,48 +3,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 
 use bytes::Bytes;
 use host_runtime::testing::TestHost;
 use serde_json::json;
-
-const BIN: &str = env!("CARGO_BIN_EXE_keyword-tracker");
-
-/// Kills the server when the test ends, passed or failed.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The binary in a folder of its own, so the default outbox (`.host-outbox` in the working
-/// directory) is each run's own.
-fn command() -> Command {
-    let mut c = Command::new(BIN);
-    let dir = tempfile::tempdir().unwrap().keep();
-    c.current_dir(dir);
-    for var in [
-        "HOST_MODE",
-        "HOST_JWKS_URL",
-        "HOST_ISSUER",
-        "HOST_EVENT_POST_URL",
-        "HOST_SIGNING_SECRET",
-        "LISTEN_ADDR",
-        "HOST_OUTBOX",
-        "HOST_DATABASE_URL",
-    ] {
-        c.env_remove(var);
-    }
-    c
-}
+use support::{Proc, address_in, command};
 
 /// Starts the binary on a free port; returns it and its base URL, read from its first line.
-fn start(extra: &[&str]) -> (Server, String, Vec<String>) {
+fn start(extra: &[&str]) -> (Proc, String, Vec<String>) {
     let mut child = command()
         .args(["--listen", "127.0.0.1:0"])
         .args(extra)
@@ -54,17 +24,13 @@ fn start(extra: &[&str]) -> (Server, String, Vec<String>) {
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
-    let base = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
+    let base = address_in(&first);
     let mut shown = vec![first];
     // The rest of the banner, up to the blank line before the examples.
     for line in lines.by_ref().take(9) {
         shown.push(line.unwrap());
     }
-    (Server(child), base, shown)
+    (Proc(child), base, shown)
 }
 
 #[tokio::test]
@@ -214,13 +180,9 @@ async fn production_mode_trusts_only_the_configured_key_set() {
         .next()
         .unwrap()
         .unwrap();
-    let _server = Server(child);
+    let _server = Proc(child);
     assert!(first.ends_with("(production mode)"), "{first}");
-    let base = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap()
-        .to_owned();
+    let base = address_in(&first);
 
     let mut configured = host;
     configured.credentials = json!({ "api_key": "kt_demo_key" });

@@ -6,181 +6,19 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::Duration;
 
-use host_runtime::testing::{DEVELOPMENT_WEBHOOK_SECRET, TestHost};
-use host_runtime::webhook::{Secret, verify_webhook};
-use serde_json::json;
-
-const BIN: &str = env!("CARGO_BIN_EXE_keyword-tracker");
-
-/// A child process killed (SIGKILL) when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// One post the stand-in host received.
-#[derive(Debug, Clone)]
-struct Post {
-    id: String,
-    body: Vec<u8>,
-    status: u16,
-    signed: bool,
-}
-
-/// The stand-in host's event-post endpoint: refuses with 503 while `refusing`, records every post,
-/// and notes when two posts of one event overlap.
-#[derive(Default)]
-struct Endpoint {
-    refusing: bool,
-    posts: Vec<Post>,
-    in_flight: HashMap<String, usize>,
-    overlaps: Vec<String>,
-}
-
-type Shared = Arc<Mutex<Endpoint>>;
-
-async fn stand_in_host(refusing: bool, hold: Duration) -> (String, Shared) {
-    let shared: Shared = Arc::new(Mutex::new(Endpoint {
-        refusing,
-        ..Endpoint::default()
-    }));
-    let state = Arc::clone(&shared);
-    let app = axum::Router::new().route(
-        "/v1/events",
-        axum::routing::post(move |headers: http::HeaderMap, body: bytes::Bytes| {
-            let state = Arc::clone(&state);
-            async move {
-                let header = |name: &str| {
-                    headers
-                        .get(name)
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or_default()
-                        .to_owned()
-                };
-                let id = header("webhook-id");
-                let secret = Secret::parse(DEVELOPMENT_WEBHOOK_SECRET).unwrap();
-                let signed = verify_webhook(
-                    &secret,
-                    &id,
-                    &header("webhook-timestamp"),
-                    &header("webhook-signature"),
-                    &body,
-                    SystemTime::now(),
-                )
-                .is_ok();
-                {
-                    let mut s = state.lock().unwrap();
-                    let n = s.in_flight.entry(id.clone()).or_default();
-                    *n += 1;
-                    if *n > 1 {
-                        s.overlaps.push(id.clone());
-                    }
-                }
-                tokio::time::sleep(hold).await;
-                let mut s = state.lock().unwrap();
-                *s.in_flight.entry(id.clone()).or_default() -= 1;
-                let status = if s.refusing { 503 } else { 200 };
-                s.posts.push(Post {
-                    id,
-                    body: body.to_vec(),
-                    status,
-                    signed,
-                });
-                http::StatusCode::from_u16(status).unwrap()
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1/events", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, shared)
-}
-
-/// Starts the example in development mode on a free port, posting to `post_url` through the outbox
-/// `outbox`; returns it and its base URL.
-fn start(post_url: &str, outbox: &str) -> (Proc, String) {
-    let mut child = Command::new(BIN)
-        .args(["--listen", "127.0.0.1:0"])
-        .env_remove("HOST_MODE")
-        .env_remove("HOST_JWKS_URL")
-        .env("HOST_EVENT_POST_URL", post_url)
-        .env("HOST_OUTBOX", outbox)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let first = BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .next()
-        .expect("the server prints its address")
-        .unwrap();
-    let base = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
-    (Proc(child), base)
-}
-
-/// Delivers `release.shipped` for `install` to the server at `base`; the answer's status.
-async fn ship(base: &str, install: &str) -> u16 {
-    let mut host = TestHost::development("keyword-tracker");
-    host.install_id = install.to_owned();
-    host.credentials = json!({ "api_key": "kt_demo_key" });
-    let mut release = host_runtime::events::example_payload("release.shipped").unwrap();
-    release["releaseId"] = json!(format!("rel_{install}"));
-    let body = host.event_body("release.shipped", release);
-    let mut request = host.request(http::Method::POST, "/host/events", Some(&body));
-    request
-        .headers_mut()
-        .insert("x-host-event-id", http::HeaderValue::from_static("evt_1"));
-    let r = host.send_http(base, request).await.unwrap();
-    if r.status >= 400 {
-        eprintln!("release.shipped answered {}: {}", r.status, r.json);
-    }
-    r.status
-}
-
-/// Waits until `done` holds of the endpoint, or fails after `limit` with what it saw.
-async fn wait_for(shared: &Shared, limit: Duration, what: &str, done: impl Fn(&Endpoint) -> bool) {
-    let until = Instant::now() + limit;
-    loop {
-        if done(&shared.lock().unwrap()) {
-            return;
-        }
-        if Instant::now() > until {
-            let s = shared.lock().unwrap();
-            panic!("{what}: not within {limit:?}; saw {:#?}", s.posts);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// The ids acknowledged (2xx), with how often each was.
-fn acknowledged(s: &Endpoint) -> HashMap<String, usize> {
-    let mut acks = HashMap::new();
-    for post in s.posts.iter().filter(|p| p.status == 200) {
-        *acks.entry(post.id.clone()).or_default() += 1;
-    }
-    acks
-}
+use support::{Proc, acknowledged, ship, stand_in_host, start, wait_for};
 
 /// Every event refused before the crash reaches the host once after the restart, with the same id
 /// and the same bytes, signed.
 async fn survives_kill_9(outbox: &str) {
     let (url, shared) = stand_in_host(true, Duration::ZERO).await;
-    let (server, base) = start(&url, outbox);
-    assert_eq!(ship(&base, "ins_crash").await, 204);
+    let (server, base) = start(&url, &[("HOST_OUTBOX", outbox)]);
+    assert_eq!(ship(&base, "ins_crash", 1).await, 204);
     // Three alerts and a banner, each refused twice (1 s apart), then the process is killed.
     wait_for(
         &shared,
@@ -206,7 +44,7 @@ async fn survives_kill_9(outbox: &str) {
     assert_eq!(refused.len(), 4, "{refused:?}");
 
     shared.lock().unwrap().refusing = false;
-    let (_server, _) = start(&url, outbox);
+    let (_server, _) = start(&url, &[("HOST_OUTBOX", outbox)]);
     wait_for(
         &shared,
         Duration::from_secs(30),
@@ -268,12 +106,14 @@ async fn three_instances_on_one_redis_outbox_never_post_one_event_at_once() {
     };
     // Each post is held 30 ms, so two instances posting one event would overlap.
     let (url, shared) = stand_in_host(true, Duration::from_millis(30)).await;
-    let servers: Vec<(Proc, String)> = (0..3).map(|_| start(&url, &redis.url())).collect();
+    let servers: Vec<(Proc, String)> = (0..3)
+        .map(|_| start(&url, &[("HOST_OUTBOX", &redis.url())]))
+        .collect();
     // Ten installs, each release shipped to every instance: 40 distinct events, each offered by
     // three instances.
     for n in 0..10 {
         for (_, base) in &servers {
-            assert_eq!(ship(base, &format!("ins_{n}")).await, 204);
+            assert_eq!(ship(base, &format!("ins_{n}"), 1).await, 204);
         }
     }
     // Refused for a while so every event is retried, then taken.
@@ -310,11 +150,11 @@ async fn an_outbox_that_is_down_fails_the_hosts_call_so_the_host_retries_it() {
         return;
     };
     let (url, shared) = stand_in_host(false, Duration::ZERO).await;
-    let (_server, base) = start(&url, &redis.url());
+    let (_server, base) = start(&url, &[("HOST_OUTBOX", &redis.url())]);
     redis.stop();
     // The release handler cannot queue its alerts: the call fails with a 5xx (retried by the host),
     // not a 204 that would have lost them.
-    let status = ship(&base, "ins_down").await;
+    let status = ship(&base, "ins_down", 1).await;
     assert!((500..600).contains(&status), "answered {status}");
     assert!(shared.lock().unwrap().posts.is_empty());
 }

@@ -7,160 +7,36 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use host_runtime::postgres::sqlx::{self, PgPool};
-use host_runtime::testing::{PostgresServer, TestHost};
-use serde_json::json;
-
-const BIN: &str = env!("CARGO_BIN_EXE_keyword-tracker");
+use host_runtime::testing::PostgresServer;
+use support::{Proc, acknowledged, delivery, release_host, ship, stand_in_host, wait_for};
 
 /// Alerts a release finds for an install on the embedded data set, with the default settings.
 const ALERTS: i64 = 3;
 /// Events it sends: one `rank.dropped` per alert and a `rank.collapsed` banner.
 const EVENTS: usize = 4;
 
-/// A child process killed (SIGKILL) when dropped.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The stand-in host's event-post endpoint: answers 503 while `refusing`, records every post and
-/// notes when two posts of one event overlap.
-#[derive(Default)]
-struct Endpoint {
-    refusing: bool,
-    /// (webhook-id, status) of every post.
-    posts: Vec<(String, u16)>,
-    in_flight: HashMap<String, usize>,
-    overlaps: Vec<String>,
-}
-
-type Shared = Arc<Mutex<Endpoint>>;
-
-async fn stand_in_host(refusing: bool, hold: Duration) -> (String, Shared) {
-    let shared: Shared = Arc::new(Mutex::new(Endpoint {
-        refusing,
-        ..Endpoint::default()
-    }));
-    let state = Arc::clone(&shared);
-    let app = axum::Router::new().route(
-        "/v1/events",
-        axum::routing::post(move |headers: http::HeaderMap| {
-            let state = Arc::clone(&state);
-            async move {
-                let id = headers
-                    .get("webhook-id")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or_default()
-                    .to_owned();
-                {
-                    let mut s = state.lock().unwrap();
-                    let n = s.in_flight.entry(id.clone()).or_default();
-                    *n += 1;
-                    if *n > 1 {
-                        s.overlaps.push(id.clone());
-                    }
-                }
-                tokio::time::sleep(hold).await;
-                let mut s = state.lock().unwrap();
-                *s.in_flight.entry(id.clone()).or_default() -= 1;
-                let status = if s.refusing { 503 } else { 200 };
-                s.posts.push((id, status));
-                http::StatusCode::from_u16(status).unwrap()
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/v1/events", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, shared)
-}
-
-/// The ids the host acknowledged (2xx), with how often each was.
-fn acknowledged(s: &Endpoint) -> HashMap<String, usize> {
-    let mut acks = HashMap::new();
-    for (id, _) in s.posts.iter().filter(|(_, status)| *status == 200) {
-        *acks.entry(id.clone()).or_default() += 1;
-    }
-    acks
-}
-
 /// Starts the example on a free port with its alerts, deduplication and outbox in `database`,
 /// posting to `post_url`; claims last `lease_secs`.
 fn start(post_url: &str, database: &str, lease_secs: u32) -> (Proc, String) {
-    let mut child = Command::new(BIN)
-        .args(["--listen", "127.0.0.1:0"])
-        .env_remove("HOST_MODE")
-        .env_remove("HOST_JWKS_URL")
-        .env_remove("HOST_OUTBOX")
-        .env("HOST_EVENT_POST_URL", post_url)
-        .env("HOST_DATABASE_URL", database)
-        .env("HOST_DEDUPE_LEASE_SECS", lease_secs.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let first = BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .next()
-        .expect("the server prints its address")
-        .unwrap();
-    let base = first
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
-    (Proc(child), base)
-}
-
-/// The host, as it delivers `release.shipped` for `install`.
-fn host(install: &str) -> (TestHost, serde_json::Value) {
-    let mut host = TestHost::development("keyword-tracker");
-    host.install_id = install.to_owned();
-    host.credentials = json!({ "api_key": "kt_demo_key" });
-    let mut release = host_runtime::events::example_payload("release.shipped").unwrap();
-    release["releaseId"] = json!(format!("rel_{install}"));
-    let body = host.event_body("release.shipped", release);
-    (host, body)
-}
-
-/// The delivery's request (each attempt has an event id of its own, as the host's retries do).
-fn delivery(
-    host: &TestHost,
-    body: &serde_json::Value,
-    attempt: u32,
-) -> http::Request<bytes::Bytes> {
-    let mut request = host.request(http::Method::POST, "/host/events", Some(body));
-    request.headers_mut().insert(
-        "x-host-event-id",
-        http::HeaderValue::from_str(&format!("evt_{attempt}")).unwrap(),
-    );
-    request
-}
-
-/// Delivers `release.shipped` for `install` to the server at `base`; the answer's status, or 0
-/// when there was none (a connection the server closed).
-async fn ship(base: &str, install: &str, attempt: u32) -> u16 {
-    let (host, body) = host(install);
-    match host.send_http(base, delivery(&host, &body, attempt)).await {
-        Ok(r) => r.status,
-        Err(_) => 0,
-    }
+    let lease = lease_secs.to_string();
+    support::start(
+        post_url,
+        &[
+            ("HOST_DATABASE_URL", database),
+            ("HOST_DEDUPE_LEASE_SECS", &lease),
+        ],
+    )
 }
 
 /// The deduplication key of `install`'s delivery.
 fn key_of(install: &str) -> String {
-    let (_, body) = host(install);
+    let (_, body) = release_host(install);
     host_runtime::dedupe::key_of("release.shipped", install, &body["event"]["payload"]).unwrap()
 }
 
@@ -196,21 +72,6 @@ async fn recorded(pool: &PgPool, install: &str) -> bool {
         .await
         .unwrap()
         .unwrap_or(false)
-}
-
-/// Waits until `done` holds of the endpoint, or fails after `limit` with what it saw.
-async fn wait_for(shared: &Shared, limit: Duration, what: &str, done: impl Fn(&Endpoint) -> bool) {
-    let until = Instant::now() + limit;
-    loop {
-        if done(&shared.lock().unwrap()) {
-            return;
-        }
-        if Instant::now() > until {
-            let s = shared.lock().unwrap();
-            panic!("{what}: not within {limit:?}; saw {:?}", s.posts);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// Waits until a backend of the database waits for a lock: the handler's transaction stopped at
@@ -399,7 +260,7 @@ async fn three_instances_on_one_database_run_a_delivery_once_and_post_each_event
         "each acknowledged once: {acks:?}"
     );
     assert!(
-        s.posts.iter().any(|(_, status)| *status == 503),
+        s.posts.iter().any(|p| p.status == 503),
         "the refusals were retried"
     );
 }
@@ -513,7 +374,7 @@ async fn deliver_through(
     install: &str,
     crashes: &[Crash],
 ) {
-    let (host, body) = host(install);
+    let (host, body) = release_host(install);
     let host = Arc::new(host);
     let mut attempt = 0;
     // Once an attempt committed, later ones run nothing: they answer 204 at once.
