@@ -52,7 +52,8 @@ fn check_report(report: &Report) {
             d.line,
             lines.len()
         );
-        let width = lines[d.line - 1].trim_end_matches('\r').chars().count();
+        let line = lines[d.line - 1];
+        let width = line.strip_suffix('\r').unwrap_or(line).chars().count();
         assert!(
             d.column >= 1 && d.column <= width + 1,
             "column {} outside line {} of {width} characters: {d:?}",

@@ -18,11 +18,27 @@ pub(crate) fn check_listing_complete(cx: &mut Ctxt<'_>) {
         "supportUrl",
         "privacyUrl",
     ];
-    let listing = cx.get("/listing").and_then(Value::as_object);
+    // No listing at all is one finding at `/listing` (a pointer into an object that exists); a
+    // listing that is not an object is the schema's finding.
+    let listing = match cx.get("/listing") {
+        None => {
+            cx.error(
+                Rule::ListingIncomplete,
+                "/listing".to_owned(),
+                format!(
+                    "a public extension needs a `listing` with all five fields ({}); add it, or use `\"visibility\": \"unlisted\"`",
+                    list(&FIELDS)
+                ),
+            );
+            return;
+        }
+        Some(Value::Object(listing)) => listing,
+        Some(_) => return,
+    };
     let missing: Vec<&str> = FIELDS
         .iter()
         .copied()
-        .filter(|f| listing.is_none_or(|l| !l.contains_key(*f)))
+        .filter(|f| !listing.contains_key(*f))
         .collect();
     for field in &missing {
         cx.error(
@@ -62,5 +78,22 @@ mod tests {
             json!("https://a.example/privacy"),
         );
         assert!(run_rule(&doc, check_listing_complete).is_empty());
+    }
+
+    #[test]
+    fn no_listing_is_one_finding_at_the_member_that_is_missing() {
+        // Found by the fuzzer: five findings at `/listing/<field>`, inside an object that does
+        // not exist, each located at 1:1.
+        let mut doc = base();
+        set(&mut doc, "/visibility", json!("public"));
+        assert_eq!(
+            run_rule(&doc, check_listing_complete),
+            vec![(Rule::ListingIncomplete, "/listing".into())]
+        );
+        set(&mut doc, "/listing", json!("soon"));
+        assert!(
+            run_rule(&doc, check_listing_complete).is_empty(),
+            "the schema's"
+        );
     }
 }
