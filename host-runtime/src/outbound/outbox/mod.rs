@@ -36,7 +36,7 @@ use std::time::Duration;
 use crate::BoxFuture;
 pub use crate::stores::store::{StoreError, StoreErrorKind};
 
-#[cfg(any(feature = "redb", feature = "redis"))]
+#[cfg(any(feature = "redb", feature = "redis", feature = "fuzzing"))]
 pub(crate) mod codec;
 #[cfg(feature = "redb")]
 mod file;
