@@ -218,7 +218,10 @@ fn rsa(entry: &Map<String, Value>) -> Option<(PublicKey, Vec<&str>)> {
     let (n_bytes, e_bytes) = (decoded(n)?, decoded(e)?);
     let n_bytes = without_leading_zeros(&n_bytes);
     let e_bytes = without_leading_zeros(&e_bytes);
-    let bits = n_bytes.len() * 8 - n_bytes.first().map_or(8, |b| b.leading_zeros() as usize);
+    // An empty (or all-zero) modulus has no bits; the first byte left is not zero.
+    let bits = n_bytes
+        .first()
+        .map_or(0, |b| n_bytes.len() * 8 - b.leading_zeros() as usize);
     if !(RSA_MIN_BITS..=RSA_MAX_BITS).contains(&bits) {
         let kid = text(entry, "kid").unwrap_or("");
         if first_sighting(kid, bits) {
@@ -297,7 +300,20 @@ fn decoded(b64: &str) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod sighting_tests {
-    use super::first_sighting;
+    use super::{KeySet, first_sighting};
+
+    #[test]
+    fn an_rsa_key_without_a_modulus_is_ignored_not_a_panic() {
+        // Found by the token fuzz target: `"n": ""` underflowed the bit count (a panic where
+        // overflow checks are on, as in debug builds).
+        for n in ["", "AA", "AAAA"] {
+            let document = serde_json::json!({ "keys": [
+                { "kty": "RSA", "n": n, "e": "AQAB", "kid": format!("empty-{n}") },
+            ] });
+            let keys = KeySet::from_document(&document).expect("a key set");
+            assert_eq!(keys.len(), 0, "{n:?}");
+        }
+    }
 
     #[test]
     fn an_ignored_key_is_warned_about_once() {
