@@ -452,13 +452,15 @@ pub fn lambda(data: &[u8]) {
 // ---------------------------------------------------------------------------------------------
 // The outbox record codec
 
-/// Any bytes read back as an outbox record: what decodes encodes to the same bytes.
+/// Any bytes read back as an outbox record: what decodes, encoded and decoded again, is the same
+/// entry and owner (the bytes may differ: an absent owner is written as an empty one).
 pub fn outbox(data: &[u8]) {
     if let Ok((entry, owner)) = host_runtime::fuzzing::outbox_decode(data) {
         let again = host_runtime::fuzzing::outbox_encode(&entry, &owner);
-        assert_eq!(
-            again, data,
-            "a record that does not encode back to its bytes"
+        let back = host_runtime::fuzzing::outbox_decode(&again);
+        assert!(
+            back.as_ref().is_ok_and(|(e, o)| *e == entry && *o == owner),
+            "a record that does not read back the same: {entry:?} {owner:?} {back:?}"
         );
     }
 }
