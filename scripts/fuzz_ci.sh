@@ -5,6 +5,7 @@
 #
 #   scripts/fuzz_ci.sh                 # FUZZ_SECONDS=20 per target, FUZZ_JOBS=2 at a time
 #   FUZZ_SECONDS=600 scripts/fuzz_ci.sh manifest request   # longer, some targets only
+#   scripts/fuzz_ci.sh --build-only    # install and build only
 #
 # Builds in $CARGO_TARGET_DIR (default $TMPDIR/host-sdk-fuzz-target), away from the workspace's.
 # Findings are kept under $FUZZ_OUT (default $TMPDIR/host-sdk-fuzz-out); a crash's input replays
@@ -19,6 +20,12 @@ JOBS="${FUZZ_JOBS:-2}"
 OUT="${FUZZ_OUT:-$TMP/host-sdk-fuzz-out}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR_FUZZ:-$TMP/host-sdk-fuzz-target}"
 started=$(date +%s)
+# `--build-only`: install and build, nothing more (CI builds while other steps run).
+BUILD_ONLY=0
+if [ "${1:-}" = --build-only ]; then
+    BUILD_ONLY=1
+    shift
+fi
 
 step() { printf '\n== %s (%ds)\n' "$1" $(($(date +%s) - started)); }
 
@@ -34,9 +41,18 @@ fi
 
 step "build (instrumented, release)"
 cd "$ROOT/fuzz"
-cargo afl build --release --features afl --locked 2>&1 | grep -v '^\s*Compiling ' || true
+# A failed build fails the script: a binary left from an earlier build must not be fuzzed instead.
+if ! cargo afl build --release --features afl --locked >"$TMP/host-fuzz-build.log" 2>&1; then
+    grep -v '^\s*Compiling ' "$TMP/host-fuzz-build.log" >&2
+    echo "error: the fuzz targets did not build" >&2
+    exit 1
+fi
 BIN="$CARGO_TARGET_DIR/release/host-fuzz"
 test -x "$BIN"
+if [ "$BUILD_ONLY" = 1 ]; then
+    step "built"
+    exit 0
+fi
 
 mapfile -t ALL < <("$BIN" 2>&1 | sed -n 's/.*the targets: //p' | tr ',' '\n' | tr -d ' ')
 TARGETS=("$@")
