@@ -456,3 +456,24 @@ mod redis_server;
 pub use postgres_server::PostgresServer;
 #[cfg(all(feature = "redis", not(target_arch = "wasm32")))]
 pub use redis_server::RedisServer;
+
+/// A throwaway server's start for a test: the server, or `None` (said on stderr) where the service
+/// is not installed, so a developer's machine without it skips the test; where the environment
+/// variable `CI` is set, a panic instead, so CI fails rather than pass by skipping.
+#[cfg(all(
+    any(feature = "postgres", feature = "redis"),
+    not(target_arch = "wasm32")
+))]
+#[allow(clippy::panic)] // A test helper: failing the test that asked is its job.
+fn started_or_skipped<T>(started: std::io::Result<T>) -> Option<T> {
+    match started {
+        Ok(server) => Some(server),
+        Err(e) if std::env::var_os("CI").is_some() => {
+            panic!("{e}; it is required where CI is set (.ci/run installs it)")
+        }
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            None
+        }
+    }
+}
