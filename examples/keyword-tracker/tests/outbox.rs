@@ -11,7 +11,10 @@ mod support;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use support::{Proc, acknowledged, ship, stand_in_host, start, wait_for};
+use support::{
+    Proc, acknowledged, refusals_then_each_event_acknowledged_once, ship, stand_in_host, start,
+    wait_for,
+};
 
 /// Every event refused before the crash reaches the host once after the restart, with the same id
 /// and the same bytes, signed.
@@ -117,31 +120,7 @@ async fn three_instances_on_one_redis_outbox_never_post_one_event_at_once() {
         }
     }
     // Refused for a while so every event is retried, then taken.
-    tokio::time::sleep(Duration::from_millis(2_500)).await;
-    shared.lock().unwrap().refusing = false;
-    wait_for(
-        &shared,
-        Duration::from_secs(30),
-        "all 40 events acknowledged",
-        |s| acknowledged(s).len() == 40,
-    )
-    .await;
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
-    let s = shared.lock().unwrap();
-    assert!(
-        s.overlaps.is_empty(),
-        "posted by two instances at once: {:?}",
-        s.overlaps
-    );
-    let acks = acknowledged(&s);
-    assert!(
-        acks.values().all(|&n| n == 1),
-        "each acknowledged once: {acks:?}"
-    );
-    assert!(
-        s.posts.iter().any(|p| p.status == 503),
-        "the refusals were retried"
-    );
+    refusals_then_each_event_acknowledged_once(&shared, 40).await;
 }
 
 #[tokio::test]

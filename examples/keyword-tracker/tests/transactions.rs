@@ -14,7 +14,10 @@ use std::time::{Duration, Instant};
 
 use host_runtime::postgres::sqlx::{self, PgPool};
 use host_runtime::testing::PostgresServer;
-use support::{Proc, acknowledged, delivery, release_host, ship, stand_in_host, wait_for};
+use support::{
+    Proc, acknowledged, delivery, refusals_then_each_event_acknowledged_once, release_host, ship,
+    stand_in_host, wait_for,
+};
 
 /// Alerts a release finds for an install on the embedded data set, with the default settings.
 const ALERTS: i64 = 3;
@@ -237,32 +240,7 @@ async fn three_instances_on_one_database_run_a_delivery_once_and_post_each_event
         );
     }
     // Refused for a while so every event is retried, then taken.
-    tokio::time::sleep(Duration::from_millis(2_500)).await;
-    shared.lock().unwrap().refusing = false;
-    let all = installs.len() * EVENTS;
-    wait_for(
-        &shared,
-        Duration::from_secs(30),
-        "every event acknowledged",
-        |s| acknowledged(s).len() == all,
-    )
-    .await;
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
-    let s = shared.lock().unwrap();
-    assert!(
-        s.overlaps.is_empty(),
-        "posted by two instances at once: {:?}",
-        s.overlaps
-    );
-    let acks = acknowledged(&s);
-    assert!(
-        acks.values().all(|&n| n == 1),
-        "each acknowledged once: {acks:?}"
-    );
-    assert!(
-        s.posts.iter().any(|p| p.status == 503),
-        "the refusals were retried"
-    );
+    refusals_then_each_event_acknowledged_once(&shared, installs.len() * EVENTS).await;
 }
 
 #[tokio::test]

@@ -187,6 +187,38 @@ pub async fn wait_for(
     }
 }
 
+/// After a stand-in host that refused every post for a while: lets it take them, then checks that
+/// each of `events` distinct events was acknowledged exactly once, never posted by two instances at
+/// once, and that the refusals were retried.
+pub async fn refusals_then_each_event_acknowledged_once(shared: &Shared, events: usize) {
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    shared.lock().unwrap().refusing = false;
+    wait_for(
+        shared,
+        Duration::from_secs(30),
+        &format!("all {events} events acknowledged"),
+        |s| acknowledged(s).len() == events,
+    )
+    .await;
+    // A little longer: nothing is posted again once acknowledged.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let s = shared.lock().unwrap();
+    assert!(
+        s.overlaps.is_empty(),
+        "posted by two instances at once: {:?}",
+        s.overlaps
+    );
+    let acks = acknowledged(&s);
+    assert!(
+        acks.values().all(|&n| n == 1),
+        "each acknowledged once: {acks:?}"
+    );
+    assert!(
+        s.posts.iter().any(|p| p.status == 503),
+        "the refusals were retried"
+    );
+}
+
 /// The host, as it delivers `release.shipped` for `install`, and the delivery's body.
 pub fn release_host(install: &str) -> (TestHost, Value) {
     let mut host = TestHost::development("keyword-tracker");
