@@ -45,6 +45,22 @@ pub(crate) fn random_token() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// `future`, polled by a function of its own on wasm32, where the runtime compiles a function when
+/// it is first called: code behind it is compiled only if it runs. Elsewhere it stays inline in its
+/// caller's future, with no allocation of its own.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn apart<'a, T>(future: impl Future<Output = T> + Send + 'a) -> crate::BoxFuture<'a, T> {
+    Box::pin(future)
+}
+
+/// `future`, polled by a function of its own on wasm32, where the runtime compiles a function when
+/// it is first called: code behind it is compiled only if it runs. Elsewhere it stays inline in its
+/// caller's future, with no allocation of its own.
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn apart<F: Future>(future: F) -> F {
+    future
+}
+
 #[cfg(not(target_arch = "wasm32"))]
 mod imp {
     use super::{Duration, Elapsed, Future};

@@ -99,7 +99,8 @@ impl Invocation {
             self.deadline
                 .map_or(budget, |deadline| deadline.min(budget))
         };
-        let report = Scoped::new(&CURRENT, Arc::clone(&scope), scope.settle(until)).await;
+        let settling = crate::platform::rt::apart(scope.settle(until));
+        let report = Scoped::new(&CURRENT, Arc::clone(&scope), settling).await;
         (output, report)
     }
 }

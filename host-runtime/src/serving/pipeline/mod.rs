@@ -285,34 +285,52 @@ async fn call(
     };
     raw.event_id = event_id;
     raw.request = crate::calls::call::RequestParts::of(request);
+    // Each kind of call finishes apart: on wasm32 a call then compiles its own kind's checks, not
+    // every other kind's.
+    use crate::platform::rt::apart;
     match route {
         Route::Procedure(name) => {
-            let reply = run(inner, route, raw).await?;
-            check_output(inner, name, reply)
+            apart(async move {
+                let reply = run(inner, route, raw).await?;
+                check_output(inner, name, reply)
+            })
+            .await
         }
         Route::Metrics => {
-            let reply = run(inner, route, raw).await?;
-            check_metrics(spec, reply)
+            apart(async move {
+                let reply = run(inner, route, raw).await?;
+                check_metrics(spec, reply)
+            })
+            .await
         }
         Route::WorkContainers => {
-            if let Some(q) = raw.query.take() {
-                raw.body
-                    .insert("input".into(), serde_json::json!({ "q": q }));
-            }
-            run(inner, route, raw).await
+            apart(async move {
+                if let Some(q) = raw.query.take() {
+                    raw.body
+                        .insert("input".into(), serde_json::json!({ "q": q }));
+                }
+                run(inner, route, raw).await
+            })
+            .await
         }
         Route::WorkItems => {
-            check_new_item(spec, &raw.body)?;
-            let reply = run(inner, route, raw).await?;
-            check_work_url(reply, "item")
+            apart(async move {
+                check_new_item(spec, &raw.body)?;
+                let reply = run(inner, route, raw).await?;
+                check_work_url(reply, "item")
+            })
+            .await
         }
         Route::WorkComment(_) => {
-            let reply = run(inner, route, raw).await?;
-            check_work_url(reply, "comment")
+            apart(async move {
+                let reply = run(inner, route, raw).await?;
+                check_work_url(reply, "comment")
+            })
+            .await
         }
-        Route::Event(Some(name)) => deliver(inner, name, raw).await,
+        Route::Event(Some(name)) => apart(deliver(inner, name, raw)).await,
         Route::Tool(_) | Route::Action(_) | Route::Mention(_) | Route::Context(_) => {
-            run(inner, route, raw).await
+            apart(run(inner, route, raw)).await
         }
         Route::Event(None) | Route::Health => Err(HostError::internal("unreachable route")),
     }
