@@ -264,6 +264,30 @@ pub trait OutboxStore: Send + Sync + 'static {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>>;
 
+    /// Stores a new pending event already claimed by `owner` until `lease_until`, for a sender
+    /// about to make its attempt at once: what [`put`](Self::put) then
+    /// [`claim_ids`](Self::claim_ids) do, which is the default, and one request for a store that
+    /// answers it in one (the Durable Object outbox). Answers the event as it was stored (due at its
+    /// `due`), or `Ok(None)` when an event with this id is already pending: the first one is kept
+    /// and nothing is claimed.
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
+        Box::pin(async move {
+            let (id, due) = (entry.id.clone(), entry.due);
+            if !self.put(entry).await? {
+                return Ok(None);
+            }
+            let claimed = self
+                .claim_ids(std::slice::from_ref(&id), due, lease_until, owner)
+                .await?;
+            Ok(claimed.into_iter().next())
+        })
+    }
+
     /// Settles an attempt on `id`, if `owner` still holds its claim: `Ok(false)` when it does not
     /// (the lease ran out and another dispatcher took it, or it was dropped).
     fn settle<'a>(
@@ -415,6 +439,14 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         (**self).claim_ids(ids, now, lease_until, owner)
+    }
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
+        (**self).put_claimed(entry, lease_until, owner)
     }
     fn settle<'a>(
         &'a self,

@@ -210,6 +210,48 @@ impl Outbox {
         }
     }
 
+    /// Whether a send makes its own attempt: no background dispatcher posts this outbox's events
+    /// (on demand, or inside an [`Invocation`](super::Invocation)).
+    pub(crate) fn on_demand(&self) -> bool {
+        self.dispatch != DrainMode::Background || super::invocation::active()
+    }
+
+    /// Stores event `id` already claimed and makes its one attempt, within one attempt's timeout:
+    /// an on-demand send outside a handler's transaction, one store request fewer than storing the
+    /// event and then claiming it by id. An event with this id already pending is attempted as
+    /// [`settle_now`](Self::settle_now) would. An error storing it means the event was not accepted
+    /// and will not be sent.
+    pub(crate) async fn store_and_attempt(
+        self: &Arc<Self>,
+        id: &str,
+        body: Vec<u8>,
+        receipt: Receipt,
+    ) -> Result<u16, SendError> {
+        let now = now_ms();
+        let stored = crate::platform::rt::timeout(
+            STORE_TIMEOUT,
+            self.store.put_claimed(
+                Entry::new(id, body, now),
+                now.saturating_add(millis(self.lease)),
+                &self.owner,
+            ),
+        )
+        .await
+        .unwrap_or_else(|_| Err(unanswered()));
+        match stored {
+            Ok(Some(entry)) => self.deliver(entry, self.retry.timeout).await.2,
+            Ok(None) => {
+                super::invocation::accepted(self, id);
+                self.settle_now(id, receipt).await
+            }
+            Err(e) => {
+                let e = SendError::Store(e);
+                self.waiters.finish(id, &Err(e.clone()));
+                Err(e)
+            }
+        }
+    }
+
     /// Waits for the final outcome of event `id` from the background dispatcher; or, on demand and
     /// inside an invocation, makes one attempt at it, within one attempt's timeout, and reports
     /// where it stands.

@@ -405,6 +405,154 @@ async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_res
     assert!(store.list(Which::Pending, 10).await.unwrap().is_empty());
 }
 
+/// A memory store that counts the calls a sender makes, and stores claimed events in one call.
+#[derive(Default)]
+struct Counting {
+    inner: MemoryOutbox,
+    calls: Mutex<Vec<&'static str>>,
+}
+
+impl Counting {
+    fn note(&self, call: &'static str) {
+        self.calls.lock().unwrap().push(call);
+    }
+
+    fn calls(&self) -> Vec<&'static str> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+impl OutboxStore for Counting {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+        self.note("put");
+        self.inner.put(entry)
+    }
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
+        self.note("put_claimed");
+        self.inner.put_claimed(entry, lease_until, owner)
+    }
+    fn claim<'a>(
+        &'a self,
+        now: i64,
+        limit: usize,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        self.note("claim");
+        self.inner.claim(now, limit, lease_until, owner)
+    }
+    fn claim_ids<'a>(
+        &'a self,
+        ids: &'a [String],
+        now: i64,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
+        self.note("claim_ids");
+        self.inner.claim_ids(ids, now, lease_until, owner)
+    }
+    fn settle<'a>(
+        &'a self,
+        id: &'a str,
+        owner: &'a str,
+        settlement: Settlement,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.note("settle");
+        self.inner.settle(id, owner, settlement)
+    }
+    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
+        self.inner.next_due()
+    }
+    fn list(&self, which: Which, limit: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
+        self.inner.list(which, limit)
+    }
+    fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.inner.revive(id, now)
+    }
+    fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.inner.discard(id)
+    }
+}
+
+#[tokio::test]
+async fn an_on_demand_send_stores_its_event_claimed_then_attempts_it() {
+    let courier = Scripted::new(vec![Try::Delivered(202), fail()]);
+    let store = Arc::new(Counting::default());
+    let outbox = outbox(
+        Arc::clone(&store) as Arc<dyn OutboxStore>,
+        Arc::clone(&courier),
+        quick(5),
+        DrainMode::OnDemand,
+    );
+    assert!(outbox.on_demand());
+
+    let delivered = outbox
+        .store_and_attempt("first", b"1".to_vec(), outbox.wait("first"))
+        .await;
+    assert_eq!(delivered, Ok(202));
+    assert_eq!(
+        store.calls(),
+        ["put_claimed", "settle"],
+        "stored claimed, attempted, settled: no claim of its own"
+    );
+
+    let retrying = outbox
+        .store_and_attempt("second", b"2".to_vec(), outbox.wait("second"))
+        .await;
+    assert!(
+        matches!(retrying, Err(SendError::Pending { attempts: 1, .. })),
+        "{retrying:?}"
+    );
+    let pending = store.list(Which::Pending, 10).await.unwrap();
+    assert_eq!(
+        pending
+            .iter()
+            .map(|e| (e.id.as_str(), e.attempts))
+            .collect::<Vec<_>>(),
+        [("second", 1)],
+        "the first is gone, the second waits for its retry"
+    );
+    assert_eq!(
+        courier.seen(),
+        [
+            ("first".to_owned(), b"1".to_vec()),
+            ("second".to_owned(), b"2".to_vec())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_on_demand_send_of_an_event_already_pending_attempts_the_first_one() {
+    let courier = Scripted::new(vec![Try::Delivered(200)]);
+    let store = Arc::new(Counting::default());
+    let outbox = outbox(
+        Arc::clone(&store) as Arc<dyn OutboxStore>,
+        Arc::clone(&courier),
+        quick(5),
+        DrainMode::OnDemand,
+    );
+    store
+        .inner
+        .put(Entry::new("same", b"first".to_vec(), now_ms()))
+        .await
+        .unwrap();
+    let outcome = outbox
+        .store_and_attempt("same", b"again".to_vec(), outbox.wait("same"))
+        .await;
+    assert_eq!(outcome, Ok(200));
+    assert_eq!(store.calls(), ["put_claimed", "claim_ids", "settle"]);
+    assert_eq!(
+        courier.seen(),
+        [("same".to_owned(), b"first".to_vec())],
+        "the first event's bytes, as stored"
+    );
+}
+
 /// A store whose every call fails, as a full disk or a Redis that is down.
 struct Broken;
 
@@ -501,6 +649,28 @@ async fn a_store_that_cannot_take_the_event_is_an_error_for_the_caller_and_its_w
     );
     assert!(e.to_string().contains("not accepted"), "{e}");
     assert_eq!(receipt.outcome().await, Err(e));
+    assert!(courier.seen().is_empty(), "nothing was posted");
+}
+
+#[tokio::test]
+async fn an_on_demand_send_to_a_store_that_cannot_take_it_is_an_error_for_its_waiters() {
+    let courier = Scripted::new(vec![]);
+    let outbox = outbox(
+        Arc::new(Broken),
+        Arc::clone(&courier),
+        quick(3),
+        DrainMode::OnDemand,
+    );
+    let waiting = outbox.wait("k");
+    let e = outbox
+        .store_and_attempt("k", b"1".to_vec(), outbox.wait("k"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, SendError::Store(inner) if inner.to_string().contains("disk full")),
+        "{e}"
+    );
+    assert_eq!(waiting.outcome().await, Err(e));
     assert!(courier.seen().is_empty(), "nothing was posted");
 }
 

@@ -86,6 +86,14 @@ impl OutboundEvent {
         self.poster.client()?;
         let receipt = self.outbox.wait(&self.id);
         let mut waiting = Waiting(Some(&self.id));
+        if self.outbox.on_demand() && crate::stores::transaction::current().is_none() {
+            let outcome = self
+                .outbox
+                .store_and_attempt(&self.id, self.body.clone(), receipt)
+                .await;
+            waiting.0 = None;
+            return outcome;
+        }
         self.outbox.accept(&self.id, self.body.clone()).await?;
         if crate::stores::transaction::holds(&self.id) {
             // Written in the handler's transaction: it exists once that commits, after the handler.

@@ -16,7 +16,8 @@ fn t(offset: i64) -> i64 {
 /// from every claimer until the lease ends; `claim_ids` takes only the named events that are due
 /// and unclaimed; only the holder of a claim settles it, and a lease that ran out passes the event
 /// to the next claimer; a retry keeps the attempts, due time and error; dead letters are listed,
-/// revived with no attempts counted, and discarded; `next_due` follows all of it.
+/// revived with no attempts counted, and discarded; `put_claimed` stores an event under its
+/// sender's claim; `next_due` follows all of it.
 ///
 /// The times are made up, a few seconds apart in the year 2100 ([`BASE`] plus 100, 1 000, 5 000
 /// milliseconds): a store must take the times it is given, and no dispatcher draining the same
@@ -219,6 +220,53 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     expect("discard of a pending event answers true", dropped, true)?;
     let dropped = answered("discard", store.discard("late").await)?;
     expect("discard of an unknown id answers false", dropped, false)?;
+
+    // Stored already claimed, for a sender about to attempt it: hidden from other claimers until
+    // the lease ends, settled by its holder; an id already pending is kept and not claimed.
+    let stored = answered(
+        "put_claimed",
+        store
+            .put_claimed(Entry::new("c", body(4), t(1_000)), t(3_000), "one")
+            .await,
+    )?;
+    expect(
+        "put_claimed stores a new event and answers it as stored",
+        stored.map(|e| (e.id, e.body, e.due, e.attempts)),
+        Some(("c".to_owned(), body(4), t(1_000), 0)),
+    )?;
+    let again = answered(
+        "put_claimed",
+        store
+            .put_claimed(Entry::new("c", body(5), t(1_000)), t(3_000), "two")
+            .await,
+    )?;
+    expect(
+        "put_claimed of a pending id keeps the first event and claims nothing",
+        again.map(|e| e.id),
+        None,
+    )?;
+    let claimed = answered("claim", store.claim(t(2_000), 10, t(4_000), "two").await)?;
+    expect(
+        "an event put claimed is hidden from every claimer until its lease ends",
+        ids(&claimed),
+        vec![],
+    )?;
+    let next = answered("next_due", store.next_due().await)?;
+    expect(
+        "next_due counts an event put claimed at its lease's end",
+        next,
+        Some(t(3_000)),
+    )?;
+    let settled = answered(
+        "settle",
+        store.settle("c", "one", Settlement::Delivered).await,
+    )?;
+    expect(
+        "the holder of an event put claimed settles it",
+        settled,
+        true,
+    )?;
+
     let pending = answered("list pending", store.list(Which::Pending, 10).await)?;
     expect("nothing is left pending", pending.len(), 0)?;
     let next = answered("next_due", store.next_due().await)?;
