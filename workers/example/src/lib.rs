@@ -5,11 +5,11 @@
 //! secrets: `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`, and
 //! optionally `HOST_JWKS`, a copy of the key set `HOST_JWKS_URL` serves: a new isolate then verifies
 //! its first call without fetching the key set (a key missing from the copy is still fetched).
-//! Deliveries are deduplicated in Durable Objects (`HOST_DEDUPE`, class `HostDedupe`), so a retry
-//! that reaches another isolate still runs once (`HOST_DEDUPE_LEASE_MS`, optional: how long a
-//! claim whose isolate died keeps its key, 60 000 by default); the alert waits in the `HOST_OUTBOX` object
-//! (class `HostOutbox`) until the host takes it, posted again by the object's alarm. The notes and
-//! releases the tool reports live in the isolate's memory.
+//! The alert waits in the `HOST_OUTBOX` object (class `HostOutbox`) until the host takes it, posted
+//! again by the object's alarm; the same object keeps the deliveries' deduplication records, so a
+//! retry that reaches another isolate still runs once and a delivery asks one object for all of it
+//! (`HOST_DEDUPE_LEASE_MS`, optional: how long a claim whose isolate died keeps its key, 60 000 by
+//! default). The notes and releases the tool reports live in the isolate's memory.
 
 host_runtime::host_extension!("host.extension.json");
 
@@ -151,7 +151,11 @@ fn build(env: &Env) -> std::result::Result<Handler, String> {
         releases: Mutex::default(),
         webhooks: Webhooks::new(sender(env).map_err(|e| e.to_string())?),
     };
-    let mut dedupe = DurableDedupe::new(env, "HOST_DEDUPE").map_err(|e| e.to_string())?;
+    // The deliveries' records live in the outbox's object, beside the alerts they send: a delivery
+    // asks one object for its claim, its alert and its completion.
+    let mut dedupe = DurableOutbox::new(env, "HOST_OUTBOX")
+        .map_err(|e| e.to_string())?
+        .dedupe_store();
     if let Some(lease) = var(env, "HOST_DEDUPE_LEASE_MS") {
         let millis = lease.trim().parse::<u64>().map_err(|_| {
             format!("HOST_DEDUPE_LEASE_MS must be a whole number of milliseconds, not `{lease}`")
@@ -174,19 +178,48 @@ const CONTRACTS_PATH: &str = "/__store-contracts";
 
 /// Runs the SDK's store contracts against this Worker's Durable Objects: the outbox contract on a
 /// fresh `HostOutbox` object (its times are in the year 2100, so the object's alarm finds nothing
-/// due meanwhile), the deduplication contract on `HostDedupe` objects under fresh keys. Answers
-/// `{"outbox": "ok" | "<the broken promise>", "dedupe": ...}`. For the Workers test only: a
-/// deployment leaves `HOST_STORE_CONTRACTS` unset, and the path is then an ordinary 404.
+/// due meanwhile), the deduplication contract on `HostDedupe` objects under fresh keys and on
+/// records kept in a fresh `HostOutbox` object. Answers `{"outbox": "ok" | "<the broken promise>",
+/// "dedupe": ..., "dedupe_in_outbox": ...}`. For the Workers test only: a deployment leaves
+/// `HOST_STORE_CONTRACTS` unset, and the path is then an ordinary 404.
 async fn store_contracts(env: &Env) -> Result<Response> {
     let verdict = |outcome: std::result::Result<(), host_runtime::testing::contract::Violation>| {
         outcome.map_or_else(|broken| broken.to_string(), |()| "ok".to_owned())
     };
     let run = format!("contract-{}", worker::Date::now().as_millis());
-    let outbox = DurableOutbox::new(env, "HOST_OUTBOX")?.with_name(run);
+    let outbox = DurableOutbox::new(env, "HOST_OUTBOX")?.with_name(&run);
     let outbox = verdict(host_runtime::testing::contract::outbox_store(&outbox).await);
     let dedupe = DurableDedupe::new(env, "HOST_DEDUPE")?;
     let dedupe = verdict(host_runtime::testing::contract::dedupe_store(&dedupe).await);
-    Response::from_json(&json!({ "outbox": outbox, "dedupe": dedupe }))
+    let kept_in = format!("{run}-dedupe");
+    let kept = DurableOutbox::new(env, "HOST_OUTBOX")?
+        .with_name(&kept_in)
+        .dedupe_store();
+    let mut kept = verdict(host_runtime::testing::contract::dedupe_store(&kept).await);
+    if kept == "ok" {
+        kept = records_erased(env, &kept_in).await?;
+    }
+    Response::from_json(&json!({ "outbox": outbox, "dedupe": dedupe, "dedupe_in_outbox": kept }))
+}
+
+/// Asks the `HostOutbox` object `name` to erase the deduplication records that will have ended a
+/// day from now, as its alarm does when they end: "ok" when it erased some and kept none.
+async fn records_erased(env: &Env, name: &str) -> Result<String> {
+    let a_day_on = i64::try_from(worker::Date::now().as_millis()).unwrap_or(i64::MAX) + 86_400_000;
+    let mut init = worker::RequestInit::new();
+    init.with_method(worker::Method::Post).with_body(Some(
+        json!({ "op": "sweep", "now": a_day_on }).to_string().into(),
+    ));
+    let request = Request::new_with_init("https://host-outbox/", &init)?;
+    let stub = env
+        .durable_object("HOST_OUTBOX")?
+        .id_from_name(name)?
+        .get_stub()?;
+    let swept: serde_json::Value = stub.fetch_with_request(request).await?.json().await?;
+    Ok(match (swept["erased"].as_u64(), swept["left"].as_u64()) {
+        (Some(erased), Some(0)) if erased > 0 => "ok".to_owned(),
+        _ => format!("ended deduplication records were not all erased: {swept}"),
+    })
 }
 
 /// The Worker's entry point.
@@ -194,7 +227,9 @@ async fn store_contracts(env: &Env) -> Result<Response> {
 async fn fetch(request: Request, env: Env, _ctx: Context) -> Result<Response> {
     if request.path() == CONTRACTS_PATH && var(&env, "HOST_STORE_CONTRACTS").as_deref() == Some("1")
     {
-        return store_contracts(&env).await;
+        let contracts: std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response>>>> =
+            Box::pin(store_contracts(&env));
+        return contracts.await;
     }
     let handler = match HANDLER.get() {
         Some(handler) => handler,

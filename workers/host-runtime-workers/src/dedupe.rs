@@ -1,5 +1,7 @@
 //! Event deduplication on Durable Objects: [`DurableDedupe`] is the handler's store, and
-//! [`HostDedupe`] the Durable Object class that holds each key.
+//! [`HostDedupe`] the Durable Object class that holds each key. (A store from
+//! [`DurableOutbox::dedupe_store`](crate::DurableOutbox::dedupe_store) keeps the same records, by
+//! the same rules, in the outbox's own object instead.)
 //!
 //! Every deduplication key has a Durable Object of its own (`id_from_name(key)`): Cloudflare runs
 //! one instance of it in the world at a time, and its storage is transactional, so two deliveries
@@ -24,8 +26,7 @@ use host_runtime::dedupe::{Claim, DedupeStore, StoreError, StoreErrorKind, WINDO
 use host_runtime::serde_json::{self, Value, json};
 use send_wrapper::SendWrapper;
 use worker::{
-    DurableObject, Env, Method, ObjectNamespace, Request, RequestInit, Response, Result, State,
-    durable_object,
+    DurableObject, Env, ObjectNamespace, Request, Response, Result, State, Storage, durable_object,
 };
 
 use crate::millis;
@@ -54,6 +55,8 @@ const RECORD: &str = "claim";
 pub struct DurableDedupe {
     // JavaScript values live on the isolate's one thread; the wrapper only satisfies `Send`.
     namespace: SendWrapper<ObjectNamespace>,
+    /// The `HostOutbox` object that keeps every record, or `None`: a `HostDedupe` object per key.
+    shared: Option<String>,
     lease: Duration,
 }
 
@@ -73,8 +76,19 @@ impl DurableDedupe {
         })?;
         Ok(DurableDedupe {
             namespace: SendWrapper::new(namespace),
+            shared: None,
             lease: Self::DEFAULT_LEASE,
         })
+    }
+
+    /// The records kept in the `HostOutbox` object `name` of `namespace`, beside its events: see
+    /// [`DurableOutbox::dedupe_store`](crate::DurableOutbox::dedupe_store).
+    pub(crate) fn in_outbox(namespace: ObjectNamespace, name: String) -> Self {
+        DurableDedupe {
+            namespace: SendWrapper::new(namespace),
+            shared: Some(name),
+            lease: Self::DEFAULT_LEASE,
+        }
     }
 
     /// How long a claim lasts without renewal (default 60 s, at least 300 ms). Attempts renew it
@@ -85,22 +99,29 @@ impl DurableDedupe {
     }
 
     async fn call(&self, key: &str, op: &str, owner: &str) -> Result<Value> {
-        let body = json!({ "op": op, "owner": owner, "lease": millis(self.lease) });
-        let stub = self.namespace.id_from_name(key)?.get_stub()?;
-        let mut init = RequestInit::new();
-        init.with_method(Method::Post)
-            .with_body(Some(body.to_string().into()));
-        let request = Request::new_with_init("https://host-dedupe/", &init)?;
+        let lease = millis(self.lease);
+        let (body, object) = match &self.shared {
+            Some(name) => (
+                json!({ "op": "dedupe", "dedupe": op, "key": key, "owner": owner, "lease": lease }),
+                name.as_str(),
+            ),
+            None => (json!({ "op": op, "owner": owner, "lease": lease }), key),
+        };
+        let stub = self.namespace.id_from_name(object)?.get_stub()?;
+        let body = body.to_string().into();
+        let request = crate::new_request("POST", "https://host-dedupe/", None, Some(&body))?;
         let mut answer = stub.fetch_with_request(request).await?;
         let text = answer.text().await?;
         if answer.status_code() != 200 {
             return Err(worker::Error::RustError(format!(
-                "the HostDedupe object answered {}: {text}",
+                "the deduplication object answered {}: {text}",
                 answer.status_code()
             )));
         }
         serde_json::from_str(&text).map_err(|e| {
-            worker::Error::RustError(format!("the HostDedupe object's answer is not JSON: {e}"))
+            worker::Error::RustError(format!(
+                "the deduplication object's answer is not JSON: {e}"
+            ))
         })
     }
 
@@ -125,7 +146,7 @@ impl DedupeStore for DurableDedupe {
                 StoreError::new(
                     "durable object",
                     StoreErrorKind::Unavailable,
-                    format!("the HostDedupe object cannot be reached: {e}"),
+                    format!("the deduplication object cannot be reached: {e}"),
                 )
             })?;
             match answer.get("claim").and_then(Value::as_str) {
@@ -135,7 +156,7 @@ impl DedupeStore for DurableDedupe {
                 _ => Err(StoreError::new(
                     "durable object",
                     StoreErrorKind::Corrupt,
-                    format!("the HostDedupe object answered {answer}, not a claim"),
+                    format!("the deduplication object answered {answer}, not a claim"),
                 )),
             }
         }))
@@ -178,94 +199,37 @@ mod class {
         }
 
         async fn fetch(&self, mut request: Request) -> Result<Response> {
-            let Ok(asked) = request.json::<Value>().await else {
+            let Ok(asked) = serde_json::from_str::<Value>(&request.text().await?) else {
                 return Response::error("the body is not a JSON request to HostDedupe", 400);
             };
-            let (Some(op), Some(owner)) = (
-                asked.get("op").and_then(Value::as_str),
-                asked.get("owner").and_then(Value::as_str),
-            ) else {
-                return Response::error("a HostDedupe request names `op` and `owner`", 400);
-            };
-            let lease = asked
-                .get("lease")
-                .and_then(Value::as_i64)
-                .unwrap_or(60_000)
-                .max(300);
             let storage = self.state.storage();
-            let now = now_ms();
-            let record = match storage.get::<String>(RECORD).await? {
-                Some(text) => serde_json::from_str::<Value>(&text).ok(),
-                None => None,
+            let record = stored_record(&storage).await?;
+            let op = asked.get("op").and_then(Value::as_str).unwrap_or_default();
+            let (answer, change) = match decide(record.as_ref(), op, &asked, now_ms()) {
+                Ok(decided) => decided,
+                Err(refused) => return Response::error(refused, 400),
             };
-            // A record past its end counts as absent (its alarm may not have run yet).
-            let live = record.filter(|r| r.get("until").and_then(Value::as_i64) > Some(now));
-            let state = live
-                .as_ref()
-                .and_then(|r| r.get("state"))
-                .and_then(Value::as_str);
-            let holds = live
-                .as_ref()
-                .and_then(|r| r.get("owner"))
-                .and_then(Value::as_str)
-                == Some(owner)
-                && state == Some("inflight");
-            let write = |value: Value, until: i64| {
-                let storage = &storage;
-                async move {
-                    storage.put(RECORD, value.to_string()).await?;
+            match change {
+                Change::Write(record, until) => {
+                    storage.put(RECORD, record.to_string()).await?;
                     // The alarm erases the record once it ends (or finds it renewed and waits again).
                     if storage.get_alarm().await?.is_none() {
                         storage.set_alarm(at(until)).await?;
                     }
-                    Result::<()>::Ok(())
                 }
-            };
-            let answer = match op {
-                "claim" => match state {
-                    Some("done") => "done",
-                    Some(_) => "busy",
-                    None => {
-                        let until = now + lease;
-                        write(
-                            json!({ "state": "inflight", "owner": owner, "until": until }),
-                            until,
-                        )
-                        .await?;
-                        "run"
-                    }
-                },
-                "renew" if holds => {
-                    let until = now + lease;
-                    write(
-                        json!({ "state": "inflight", "owner": owner, "until": until }),
-                        until,
-                    )
-                    .await?;
-                    "renewed"
-                }
-                "complete" if holds => {
-                    let until = now + millis(WINDOW);
-                    write(json!({ "state": "done", "until": until }), until).await?;
-                    "completed"
-                }
-                "release" if holds => {
+                Change::Erase => {
                     storage.delete_all().await?;
                     storage.delete_alarm().await?;
-                    "released"
                 }
-                "renew" | "complete" | "release" => "not held",
-                _ => return Response::error(format!("HostDedupe has no operation `{op}`"), 400),
-            };
+                Change::None => {}
+            }
             Response::from_json(&json!({ "claim": answer }))
         }
 
         async fn alarm(&self) -> Result<Response> {
             let storage = self.state.storage();
-            let until = storage
-                .get::<String>(RECORD)
+            let until = stored_record(&storage)
                 .await?
-                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
                 .and_then(|r| r.get("until").and_then(Value::as_i64));
             match until {
                 Some(until) if until > now_ms() => storage.set_alarm(at(until)).await?,
@@ -277,6 +241,73 @@ mod class {
 }
 
 pub use class::HostDedupe;
+
+/// What a deduplication operation does to its record.
+pub(crate) enum Change {
+    /// Nothing.
+    None,
+    /// Writes this record, which ends at this time (Unix milliseconds) and may then be erased.
+    Write(Value, i64),
+    /// Erases it.
+    Erase,
+}
+
+/// Decides one deduplication operation `op` of `asked` (`owner`, and `lease` in milliseconds) on
+/// `record` at `now`: the answer the client reads and what to do to the record, or why the request
+/// is refused. The caller reads and writes the record within one request to its object, which the
+/// Workers runtime runs without interleaving another.
+pub(crate) fn decide(
+    record: Option<&Value>,
+    op: &str,
+    asked: &Value,
+    now: i64,
+) -> std::result::Result<(&'static str, Change), String> {
+    let owner = asked
+        .get("owner")
+        .and_then(Value::as_str)
+        .ok_or("a deduplication request names its `owner`")?;
+    let lease = asked
+        .get("lease")
+        .and_then(Value::as_i64)
+        .unwrap_or(60_000)
+        .max(300);
+    // A record past its end counts as absent (its alarm may not have run yet).
+    let live = record.filter(|r| r.get("until").and_then(Value::as_i64) > Some(now));
+    let state = live.and_then(|r| r.get("state")).and_then(Value::as_str);
+    let holds = live.and_then(|r| r.get("owner")).and_then(Value::as_str) == Some(owner)
+        && state == Some("inflight");
+    let inflight = || {
+        let until = now.saturating_add(lease);
+        Change::Write(
+            json!({ "state": "inflight", "owner": owner, "until": until }),
+            until,
+        )
+    };
+    Ok(match op {
+        "claim" => match state {
+            Some("done") => ("done", Change::None),
+            Some(_) => ("busy", Change::None),
+            None => ("run", inflight()),
+        },
+        "renew" if holds => ("renewed", inflight()),
+        "complete" if holds => {
+            let until = now.saturating_add(millis(WINDOW));
+            let done = json!({ "state": "done", "until": until });
+            ("completed", Change::Write(done, until))
+        }
+        "release" if holds => ("released", Change::Erase),
+        "renew" | "complete" | "release" => ("not held", Change::None),
+        _ => return Err(format!("deduplication has no operation `{op}`")),
+    })
+}
+
+/// The record a [`HostDedupe`] object keeps, if it has one.
+async fn stored_record(storage: &Storage) -> Result<Option<Value>> {
+    Ok(storage
+        .get::<String>(RECORD)
+        .await?
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok()))
+}
 
 /// Now, in Unix milliseconds, from the Workers clock.
 pub(crate) fn now_ms() -> i64 {

@@ -25,9 +25,12 @@
 //!   each new isolate fetches it once. `with_jwks` avoids the fetch where the key set is known.
 //! - **Deduplication.** The default memory store lives in one isolate: a retry that reaches
 //!   another isolate (another location, or after the isolate was evicted) would run again. Give
-//!   the handler [`DurableDedupe`] (`with_dedupe_store`): every key is claimed in a Durable Object
-//!   of its own ([`HostDedupe`]), strongly consistent wherever the delivery lands. Workers KV is
-//!   eventually consistent and cannot claim a key atomically.
+//!   the handler a Durable Object store (`with_dedupe_store`), strongly consistent wherever the
+//!   delivery lands: [`DurableOutbox::dedupe_store`] keeps the records in the outbox's own object,
+//!   so a delivery asks one object for its claim, the events it sends and its completion; or
+//!   [`DurableDedupe::new`] claims every key in a Durable Object of its own ([`HostDedupe`]), one
+//!   new object per delivery, for Workers that take more deliveries than one object answers (a
+//!   few hundred a second). Workers KV is eventually consistent and cannot claim a key atomically.
 //! - **The outbox.** Give the sender [`DurableOutbox`] (`with_outbox`) and register how to build
 //!   it with [`drain_with`] in `#[event(start)]`: an event the host did not take is kept in a
 //!   Durable Object ([`HostOutbox`]) whose alarm posts it again when it is due, with no request to
@@ -67,7 +70,8 @@ pub use outbox::{ALARM_BUDGET, DurableOutbox, HostOutbox, SenderFactory, drain_w
 use bytes::Bytes;
 use host_runtime::client::{Client, ClientError, ClientErrorKind, HttpClient};
 use host_runtime::{BoxFuture, Handler};
-use worker::{Fetch, Headers, Method, Request, RequestInit, Response, Result};
+use wasm_bindgen::{JsCast, JsValue};
+use worker::{Fetch, Headers, Request, Response, Result, web_sys};
 
 /// Answers one Worker request with `handler`: the method, path, query, headers and body become
 /// the handler's request, and its answer the Worker's response. The request runs as an
@@ -144,19 +148,19 @@ impl HttpClient for FetchClient {
 
 async fn fetch(request: http::Request<Bytes>, max_body: usize) -> Result<http::Response<Bytes>> {
     let (parts, body) = request.into_parts();
-    let headers = Headers::new();
+    let headers = web_sys::Headers::new().map_err(js_error)?;
     for (name, value) in &parts.headers {
         if let Ok(value) = value.to_str() {
-            headers.append(name.as_str(), value)?;
+            headers.append(name.as_str(), value).map_err(js_error)?;
         }
     }
-    let mut init = RequestInit::new();
-    init.with_method(Method::from(parts.method.to_string()))
-        .with_headers(headers);
-    if !body.is_empty() {
-        init.with_body(Some(js_sys::Uint8Array::from(&body[..]).into()));
-    }
-    let outgoing = Request::new_with_init(&parts.uri.to_string(), &init)?;
+    let body = (!body.is_empty()).then(|| js_sys::Uint8Array::from(&body[..]).into());
+    let outgoing = new_request(
+        parts.method.as_str(),
+        &parts.uri.to_string(),
+        Some(&headers),
+        body.as_ref(),
+    )?;
     let mut response = Fetch::Request(outgoing).send().await?;
     let bytes = response.bytes().await?;
     if bytes.len() > max_body {
@@ -171,6 +175,35 @@ async fn fetch(request: http::Request<Bytes>, max_body: usize) -> Result<http::R
     answer
         .body(Bytes::from(bytes))
         .map_err(|e| worker::Error::RustError(e.to_string()))
+}
+
+/// A request built on the runtime's own `Request` constructor. (worker's `RequestInit` converts
+/// every option it knows of, which is code a new isolate compiles on its first request.)
+pub(crate) fn new_request(
+    method: &str,
+    url: &str,
+    headers: Option<&web_sys::Headers>,
+    body: Option<&JsValue>,
+) -> Result<Request> {
+    let init = web_sys::RequestInit::new();
+    init.set_method(method);
+    if let Some(headers) = headers {
+        init.set_headers(headers);
+    }
+    if let Some(body) = body {
+        init.set_body(body);
+    }
+    web_sys::Request::new_with_str_and_init(url, &init)
+        .map(Request::from)
+        .map_err(js_error)
+}
+
+/// A JavaScript exception as worker's error, its message kept.
+fn js_error(e: JsValue) -> worker::Error {
+    worker::Error::JsError(
+        e.dyn_ref::<js_sys::Error>()
+            .map_or_else(|| format!("{e:?}"), |e| String::from(e.message())),
+    )
 }
 
 /// `d` in milliseconds, saturating.

@@ -11,10 +11,17 @@
 //!
 //! Storage layout, one object per outbox (per signing secret): `p:<id>` holds a pending event and
 //! the owner of its claim, `q:<due>:<id>` orders pending events by when they are due (so a claim
-//! reads only the due ones), and `d:<id>` holds a dead letter. Each store operation is one request
-//! to the object that awaits nothing but its own storage, which the Workers runtime runs without
-//! interleaving another request (its input gate) and commits at once.
+//! reads only the due ones), and `d:<id>` holds a dead letter. With
+//! [`DurableOutbox::dedupe_store`], `k:<key>` holds a delivery's deduplication record and
+//! `x:<minute>:<key>` the minute it ends in, when the alarm erases it. Each store operation is one
+//! request to the object that awaits nothing but its own storage, which the Workers runtime runs
+//! without interleaving another request (its input gate) and commits at once.
+//!
+//! The alarm rings by the earliest time anything stored is due: a request that stores something
+//! due sooner than the alarm moves it earlier, and nothing else moves it (an alarm that rings with
+//! nothing due sets itself for what is left). So most requests set no alarm at all.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -24,11 +31,12 @@ use host_runtime::outbox::{Entry, OutboxStore, Settlement, StoreError, StoreErro
 use host_runtime::serde_json::{self, Value, json};
 use send_wrapper::SendWrapper;
 use worker::{
-    DurableObject, Env, ListOptions, Method, ObjectNamespace, Request, RequestInit, Response,
-    Result, State, Storage, durable_object,
+    DurableObject, Env, ListOptions, ObjectNamespace, Request, Response, Result, State, Storage,
+    durable_object,
 };
 
-use crate::dedupe::{at, now_ms};
+use crate::DurableDedupe;
+use crate::dedupe::{Change, at, decide, now_ms};
 
 /// How long one alarm drains before it sets the alarm again for what is left.
 pub const ALARM_BUDGET: Duration = Duration::from_secs(25);
@@ -69,6 +77,7 @@ pub fn drain_with(factory: SenderFactory) {
 /// tag = "v1"
 /// new_sqlite_classes = ["HostOutbox"]
 /// ```
+#[derive(Clone)]
 pub struct DurableOutbox {
     // JavaScript values live on the isolate's one thread; the wrapper only satisfies `Send`.
     namespace: SendWrapper<ObjectNamespace>,
@@ -96,6 +105,23 @@ impl DurableOutbox {
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
         self
+    }
+
+    /// A deduplication store whose records this outbox's object keeps beside its events: give it to
+    /// the handler with `with_dedupe_store`. An event delivery then asks one object for everything
+    /// (its claim, the events it sends, its completion), created once, where a
+    /// [`DurableDedupe::new`] store asks a new object per delivery, a first request each time. All
+    /// of a Worker's deliveries then go through this one object, which the Workers runtime runs one
+    /// request at a time: past a few hundred deliveries a second, use `DurableDedupe::new` (an
+    /// object per key) or several outbox names.
+    ///
+    /// ```ignore
+    /// let outbox = DurableOutbox::new(&env, "HOST_OUTBOX")?;
+    /// let handler = handler(MyServer::new(sender.with_outbox(outbox.clone())))
+    ///     .with_dedupe_store(outbox.dedupe_store());
+    /// ```
+    pub fn dedupe_store(&self) -> DurableDedupe {
+        DurableDedupe::in_outbox((*self.namespace).clone(), self.name.clone())
     }
 
     fn call<'a, T: Send + 'a>(
@@ -132,10 +158,8 @@ impl DurableOutbox {
 
     async fn rpc(&self, request: &Value) -> Result<Value> {
         let stub = self.namespace.id_from_name(&self.name)?.get_stub()?;
-        let mut init = RequestInit::new();
-        init.with_method(Method::Post)
-            .with_body(Some(request.to_string().into()));
-        let request = Request::new_with_init("https://host-outbox/", &init)?;
+        let body = request.to_string().into();
+        let request = crate::new_request("POST", "https://host-outbox/", None, Some(&body))?;
         let mut answer = stub.fetch_with_request(request).await?;
         let text = answer.text().await?;
         serde_json::from_str(&text).map_err(|_| {
@@ -155,6 +179,25 @@ impl OutboxStore for DurableOutbox {
         };
         self.call(json!({ "op": "put", "entry": entry }), |a| {
             a["ok"].as_bool()
+        })
+    }
+
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, std::result::Result<Option<Entry>, StoreError>> {
+        let entry = match entry_json(&entry) {
+            Ok(entry) => entry,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
+        };
+        let request = json!({
+            "op": "put_claimed", "entry": entry, "lease_until": lease_until, "owner": owner,
+        });
+        self.call(request, |a| match &a["entry"] {
+            Value::Null => Some(None),
+            entry => entry_of(entry).map(Some),
         })
     }
 
@@ -247,36 +290,70 @@ mod class {
     pub struct HostOutbox {
         state: State,
         env: Env,
+        /// When the alarm is set for, as this object last set it (`None` until read once).
+        alarm: Cell<Option<Option<i64>>>,
     }
 
     impl DurableObject for HostOutbox {
         fn new(state: State, env: Env) -> Self {
-            HostOutbox { state, env }
+            HostOutbox {
+                state,
+                env,
+                alarm: Cell::new(None),
+            }
         }
 
         async fn fetch(&self, mut request: Request) -> Result<Response> {
-            let Ok(asked) = request.json::<Value>().await else {
+            let Ok(asked) = serde_json::from_str::<Value>(&request.text().await?) else {
                 return Response::error("the body is not a JSON request to HostOutbox", 400);
             };
             let store = StorageOutbox::new(self.state.storage());
-            let answer = match serve(&store, &asked).await {
-                Ok(answer) => answer,
-                Err(e) => json!({ "error": e.to_string() }),
-            };
-            // Every change can move the earliest due time; the alarm follows it.
-            if asked["op"] != "list" && asked["op"] != "next_due" {
-                store.arm().await?;
+            if asked["op"] == "sweep" {
+                // What the alarm does to ended deduplication records, at the time asked (the
+                // Workers test asks for a day ahead, to see them erased without waiting).
+                let now = asked["now"].as_i64().unwrap_or_else(now_ms);
+                let erased = store.sweep(now).await?;
+                let left = store.records().await?;
+                return Response::from_json(&json!({ "erased": erased, "left": left }));
             }
+            if asked["op"] == "dedupe" {
+                return match store.dedupe(&asked).await? {
+                    Ok(answer) => {
+                        store.arm(&self.alarm).await?;
+                        Response::from_json(&json!({ "claim": answer }))
+                    }
+                    Err(refused) => Response::error(refused, 400),
+                };
+            }
+            let answer = serve(&store, &asked)
+                .await
+                .unwrap_or_else(|e| json!({ "error": e.to_string() }));
+            // Every change can move the earliest due time; the alarm follows it.
+            store.arm(&self.alarm).await?;
             Response::from_json(&answer)
         }
 
         async fn alarm(&self) -> Result<Response> {
+            // The alarm that rang is set no more.
+            self.alarm.set(Some(None));
             let storage = self.state.storage();
+            let store = StorageOutbox::new(self.state.storage());
+            store.sweep(now_ms()).await?;
+            let due = store
+                .next_due()
+                .await
+                .map_err(|e| worker::Error::RustError(e.to_string()))?;
+            if due.is_none_or(|due| due > now_ms()) {
+                store.rearm(true, &self.alarm).await?;
+                return Response::empty();
+            }
             let Some(factory) = SENDER.get() else {
                 worker::console_error!(
                     "HostOutbox: events are waiting but no sender was given to drain them; call \
                      host_runtime_workers::drain_with(...) from the Worker's #[event(start)] function"
                 );
+                // The records still expire; the events wait for a request that arms the alarm.
+                store.rearm(false, &self.alarm).await?;
                 return Response::empty();
             };
             let sender = match factory(&self.env) {
@@ -285,10 +362,10 @@ mod class {
                     worker::console_error!("HostOutbox: the sender cannot be built: {e}");
                     // Try again in a minute: a missing secret may be set meanwhile.
                     storage.set_alarm(Duration::from_secs(60)).await?;
+                    self.alarm.set(Some(Some(now_ms().saturating_add(60_000))));
                     return Response::empty();
                 }
             };
-            let store = StorageOutbox::new(storage);
             let report = sender
                 .with_outbox(StorageOutbox::new(self.state.storage()))
                 .drain(ALARM_BUDGET)
@@ -303,7 +380,7 @@ mod class {
                     None => String::new(),
                 }
             );
-            store.arm().await?;
+            store.rearm(true, &self.alarm).await?;
             Response::empty()
         }
     }
@@ -311,76 +388,87 @@ mod class {
 
 pub use class::HostOutbox;
 
-/// Answers one store operation of a [`DurableOutbox`].
-async fn serve(store: &StorageOutbox, asked: &Value) -> std::result::Result<Value, StoreError> {
-    let bad = |what: &str| {
-        StoreError::new(
-            "durable object",
-            StoreErrorKind::Refused,
-            format!("the request lacks {what}"),
-        )
+/// Answers one store operation of a [`DurableOutbox`]. Each operation is a future of its own:
+/// the runtime compiles a function when it is first called, so the common operations (put, settle)
+/// compile alone.
+fn serve<'a>(
+    store: &'a StorageOutbox,
+    asked: &'a Value,
+) -> BoxFuture<'a, std::result::Result<Value, StoreError>> {
+    let str_of = |name: &'static str| asked[name].as_str().ok_or_else(|| lacks(name));
+    let int_of = |name: &'static str| asked[name].as_i64().ok_or_else(|| lacks(name));
+    let entries = |listed: Vec<Entry>| -> std::result::Result<Value, StoreError> {
+        let listed = listed
+            .iter()
+            .map(entry_json)
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(json!({ "entries": listed }))
     };
-    let str_of = |name: &'static str| asked[name].as_str().ok_or_else(|| bad(name));
-    let int_of = |name: &'static str| asked[name].as_i64().ok_or_else(|| bad(name));
-    Ok(match asked["op"].as_str().unwrap_or_default() {
-        "put" => {
-            let entry = entry_of(&asked["entry"]).ok_or_else(|| bad("an entry"))?;
-            json!({ "ok": store.put(entry).await? })
-        }
-        "claim" => {
-            let limit = usize::try_from(int_of("limit")?).unwrap_or(0);
-            let claimed = store
-                .claim(
-                    int_of("now")?,
-                    limit,
-                    int_of("lease_until")?,
-                    str_of("owner")?,
-                )
+    match asked["op"].as_str().unwrap_or_default() {
+        "put" => Box::pin(async move {
+            let entry = entry_of(&asked["entry"]).ok_or_else(|| lacks("an entry"))?;
+            Ok(json!({ "ok": store.put(entry).await? }))
+        }),
+        "put_claimed" => Box::pin(async move {
+            let entry = entry_of(&asked["entry"]).ok_or_else(|| lacks("an entry"))?;
+            let stored = store
+                .put_claimed(entry, int_of("lease_until")?, str_of("owner")?)
                 .await?;
-            json!({ "entries": claimed.iter().map(entry_json).collect::<std::result::Result<Vec<_>, _>>()? })
-        }
-        "claim_ids" => {
+            Ok(json!({ "entry": stored.as_ref().map(entry_json).transpose()? }))
+        }),
+        "claim" => Box::pin(async move {
+            let limit = usize::try_from(int_of("limit")?).unwrap_or(0);
+            let (now, until, owner) = (int_of("now")?, int_of("lease_until")?, str_of("owner")?);
+            entries(store.claim(now, limit, until, owner).await?)
+        }),
+        "claim_ids" => Box::pin(async move {
             let ids: Vec<String> = asked["ids"]
                 .as_array()
-                .ok_or_else(|| bad("ids"))?
+                .ok_or_else(|| lacks("ids"))?
                 .iter()
                 .filter_map(|id| id.as_str().map(str::to_owned))
                 .collect();
-            let claimed = store
-                .claim_ids(
-                    &ids,
-                    int_of("now")?,
-                    int_of("lease_until")?,
-                    str_of("owner")?,
-                )
-                .await?;
-            json!({ "entries": claimed.iter().map(entry_json).collect::<std::result::Result<Vec<_>, _>>()? })
-        }
-        "settle" => {
+            let (now, until, owner) = (int_of("now")?, int_of("lease_until")?, str_of("owner")?);
+            entries(store.claim_ids(&ids, now, until, owner).await?)
+        }),
+        "settle" => Box::pin(async move {
             let settlement =
-                settlement_of(&asked["settlement"]).ok_or_else(|| bad("a settlement"))?;
-            json!({ "ok": store.settle(str_of("id")?, str_of("owner")?, settlement).await? })
-        }
-        "next_due" => json!({ "due": store.next_due().await? }),
-        "list" => {
+                settlement_of(&asked["settlement"]).ok_or_else(|| lacks("a settlement"))?;
+            let settled = store
+                .settle(str_of("id")?, str_of("owner")?, settlement)
+                .await?;
+            Ok(json!({ "ok": settled }))
+        }),
+        "next_due" => Box::pin(async move { Ok(json!({ "due": store.next_due().await? })) }),
+        "list" => Box::pin(async move {
             let which = match asked["which"].as_str() {
                 Some("dead") => Which::Dead,
                 _ => Which::Pending,
             };
             let limit = usize::try_from(int_of("limit")?).unwrap_or(0);
-            let listed = store.list(which, limit).await?;
-            json!({ "entries": listed.iter().map(entry_json).collect::<std::result::Result<Vec<_>, _>>()? })
+            entries(store.list(which, limit).await?)
+        }),
+        "revive" => Box::pin(async move {
+            Ok(json!({ "ok": store.revive(str_of("id")?, int_of("now")?).await? }))
+        }),
+        "discard" => {
+            Box::pin(async move { Ok(json!({ "ok": store.discard(str_of("id")?).await? })) })
         }
-        "revive" => json!({ "ok": store.revive(str_of("id")?, int_of("now")?).await? }),
-        "discard" => json!({ "ok": store.discard(str_of("id")?).await? }),
-        other => {
-            return Err(StoreError::new(
-                "durable object",
-                StoreErrorKind::Refused,
-                format!("HostOutbox has no operation `{other}`"),
-            ));
-        }
-    })
+        other => Box::pin(std::future::ready(Err(StoreError::new(
+            "durable object",
+            StoreErrorKind::Refused,
+            format!("HostOutbox has no operation `{other}`"),
+        )))),
+    }
+}
+
+/// A request to the object that lacks `what`.
+fn lacks(what: &str) -> StoreError {
+    StoreError::new(
+        "durable object",
+        StoreErrorKind::Refused,
+        format!("the request lacks {what}"),
+    )
 }
 
 /// An [`OutboxStore`] on a Durable Object's own storage: what a [`HostOutbox`] object serves and
@@ -388,6 +476,9 @@ async fn serve(store: &StorageOutbox, asked: &Value) -> std::result::Result<Valu
 struct StorageOutbox {
     // JavaScript values live on the isolate's one thread; the wrapper only satisfies `Send`.
     storage: SendWrapper<Storage>,
+    /// The earliest time something written through this store is due (an event, or the minute a
+    /// deduplication record ends): the alarm must ring by then.
+    wake: SendWrapper<Cell<Option<i64>>>,
 }
 
 fn pending_key(id: &str) -> String {
@@ -417,7 +508,14 @@ impl StorageOutbox {
     fn new(storage: Storage) -> Self {
         StorageOutbox {
             storage: SendWrapper::new(storage),
+            wake: SendWrapper::new(Cell::new(None)),
         }
+    }
+
+    /// Notes that something written is due at `at`.
+    fn due_at(&self, at: i64) {
+        let wake = self.wake.get().map_or(at, |wake| wake.min(at));
+        self.wake.set(Some(wake));
     }
 
     /// The value at `key`, as JSON.
@@ -458,6 +556,7 @@ impl StorageOutbox {
     }
 
     async fn link(&self, entry: &Entry, owner: &str) -> std::result::Result<(), StoreError> {
+        self.due_at(entry.due);
         let record = json!({ "entry": entry_json(entry)?, "owner": owner });
         self.write(&pending_key(&entry.id), &record)
             .await
@@ -494,19 +593,143 @@ impl StorageOutbox {
         Ok(entry)
     }
 
-    /// Sets the alarm to when the earliest pending event is due, or clears it when none waits.
-    async fn arm(&self) -> Result<()> {
-        let due = self
-            .next_due()
-            .await
-            .map_err(|e| worker::Error::RustError(e.to_string()))?;
-        let set = self.storage.get_alarm().await?;
-        match due {
-            Some(due) if set != Some(due) => self.storage.set_alarm(at(due.max(now_ms()))).await,
-            Some(_) => Ok(()),
-            None if set.is_some() => self.storage.delete_alarm().await,
-            None => Ok(()),
+    /// Makes sure the alarm rings by the earliest time something this store wrote is due.
+    /// `known` is when the object last set the alarm (`None` until read once). An alarm set for
+    /// earlier stays: it rings, finds nothing due and sets itself for what is left (see
+    /// [`rearm`](Self::rearm)), which costs less than following every change.
+    async fn arm(&self, known: &Cell<Option<Option<i64>>>) -> Result<()> {
+        let Some(wake) = Cell::take(&self.wake) else {
+            return Ok(());
+        };
+        let set = match known.get() {
+            Some(set) => set,
+            None => self.storage.get_alarm().await?,
+        };
+        if set.is_some_and(|set| set <= wake) {
+            known.set(Some(set));
+            return Ok(());
         }
+        self.storage.set_alarm(at(wake.max(now_ms()))).await?;
+        known.set(Some(Some(wake)));
+        Ok(())
+    }
+
+    /// Sets the alarm for when the earliest pending event is due (when `events`) or the first
+    /// minute in which a deduplication record ends, or for nothing when neither waits: what an
+    /// alarm that rang leaves behind.
+    async fn rearm(&self, events: bool, known: &Cell<Option<Option<i64>>>) -> Result<()> {
+        Cell::take(&self.wake);
+        let due = if events {
+            self.next_due()
+                .await
+                .map_err(|e| worker::Error::RustError(e.to_string()))?
+        } else {
+            None
+        };
+        let ends = self
+            .listing(ListOptions::new().prefix("x:").limit(1))
+            .await?
+            .first()
+            .and_then(|(key, _)| key.get(2..22)?.parse::<i64>().ok());
+        match due.into_iter().chain(ends).min() {
+            Some(next) => {
+                self.storage.set_alarm(at(next.max(now_ms()))).await?;
+                known.set(Some(Some(next)));
+            }
+            None => {
+                self.storage.delete_alarm().await?;
+                known.set(Some(None));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A deduplication record kept in the outbox's object: `k:<key>`.
+fn record_key(key: &str) -> String {
+    format!("k:{key}")
+}
+
+/// Where a record ending at `until` is found to be erased: `x:<the minute it ends in, 20
+/// digits>:<key>`, so one alarm erases the records of a minute together.
+fn ends_key(until: i64, key: &str) -> String {
+    format!("x:{:020}:{key}", end_minute(until))
+}
+
+/// The end of the minute `until` (Unix milliseconds) falls in.
+fn end_minute(until: i64) -> i64 {
+    until.clamp(0, i64::MAX - 60_000).saturating_add(59_999) / 60_000 * 60_000
+}
+
+impl StorageOutbox {
+    /// Serves a deduplication request (`{"op": "dedupe", "dedupe": claim | renew | complete |
+    /// release, "key", "owner", "lease"}`) on the record of its key, kept beside the events: the
+    /// answer, or why the request is refused.
+    async fn dedupe(&self, asked: &Value) -> Result<std::result::Result<&'static str, String>> {
+        let Some(key) = asked["key"].as_str() else {
+            return Ok(Err("a deduplication request names its `key`".to_owned()));
+        };
+        let at_key = record_key(key);
+        let record = self.read(&at_key).await?;
+        let op = asked["dedupe"].as_str().unwrap_or_default();
+        let (answer, change) = match decide(record.as_ref(), op, asked, now_ms()) {
+            Ok(decided) => decided,
+            Err(refused) => return Ok(Err(refused)),
+        };
+        let old = record
+            .as_ref()
+            .and_then(|r| r["until"].as_i64())
+            .map(|until| ends_key(until, key));
+        match change {
+            Change::None => {}
+            Change::Write(record, until) => {
+                let new = ends_key(until, key);
+                if let Some(old) = old.filter(|old| *old != new) {
+                    self.storage.delete(&old).await?;
+                }
+                self.write(&at_key, &record).await?;
+                self.write(&new, &Value::String(key.to_owned())).await?;
+                self.due_at(end_minute(until));
+            }
+            Change::Erase => {
+                self.storage.delete(&at_key).await?;
+                if let Some(old) = old {
+                    self.storage.delete(&old).await?;
+                }
+            }
+        }
+        Ok(Ok(answer))
+    }
+
+    /// Erases the deduplication records that ended by `now`; how many.
+    async fn sweep(&self, now: i64) -> Result<usize> {
+        let end = format!("x:{:020};", now.max(0));
+        let ended = self
+            .listing(ListOptions::new().start("x:").end(&end))
+            .await?;
+        let mut erased = 0;
+        for (index, key) in ended {
+            if let Some(key) = key.as_str() {
+                let at_key = record_key(key);
+                // A record renewed since is indexed again under its new end: only the index goes.
+                if self
+                    .read(&at_key)
+                    .await?
+                    .and_then(|r| r["until"].as_i64())
+                    .is_none_or(|until| until <= now)
+                    && self.storage.delete(&at_key).await?
+                {
+                    erased += 1;
+                }
+            }
+            self.storage.delete(&index).await?;
+        }
+        Ok(erased)
+    }
+
+    /// How many deduplication records are kept.
+    async fn records(&self) -> Result<usize> {
+        Ok(self.listing(ListOptions::new().prefix("k:")).await?.len())
     }
 }
 
@@ -518,6 +741,25 @@ impl OutboxStore for StorageOutbox {
             }
             self.link(&entry, "").await?;
             Ok(true)
+        }))
+    }
+
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, std::result::Result<Option<Entry>, StoreError>> {
+        Box::pin(SendWrapper::new(async move {
+            if self.pending(&entry.id).await.map_err(failed)?.is_some() {
+                return Ok(None);
+            }
+            let leased = Entry {
+                due: lease_until,
+                ..entry.clone()
+            };
+            self.link(&leased, owner).await?;
+            Ok(Some(entry))
         }))
     }
 
