@@ -634,44 +634,28 @@ impl OutboxStore for Broken {
 
 #[tokio::test]
 async fn a_store_that_cannot_take_the_event_is_an_error_for_the_caller_and_its_waiters() {
-    let courier = Scripted::new(vec![]);
-    let outbox = outbox(
-        Arc::new(Broken),
-        Arc::clone(&courier),
-        quick(3),
-        DrainMode::Background,
-    );
-    let receipt = outbox.wait("k");
-    let e = outbox.accept("k", b"1".to_vec()).await.unwrap_err();
-    assert!(
-        matches!(&e, SendError::Store(inner) if inner.to_string().contains("disk full")),
-        "{e}"
-    );
-    assert!(e.to_string().contains("not accepted"), "{e}");
-    assert_eq!(receipt.outcome().await, Err(e));
-    assert!(courier.seen().is_empty(), "nothing was posted");
-}
-
-#[tokio::test]
-async fn an_on_demand_send_to_a_store_that_cannot_take_it_is_an_error_for_its_waiters() {
-    let courier = Scripted::new(vec![]);
-    let outbox = outbox(
-        Arc::new(Broken),
-        Arc::clone(&courier),
-        quick(3),
-        DrainMode::OnDemand,
-    );
-    let waiting = outbox.wait("k");
-    let e = outbox
-        .store_and_attempt("k", b"1".to_vec(), outbox.wait("k"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&e, SendError::Store(inner) if inner.to_string().contains("disk full")),
-        "{e}"
-    );
-    assert_eq!(waiting.outcome().await, Err(e));
-    assert!(courier.seen().is_empty(), "nothing was posted");
+    for dispatch in [DrainMode::Background, DrainMode::OnDemand] {
+        let courier = Scripted::new(vec![]);
+        let outbox = outbox(Arc::new(Broken), Arc::clone(&courier), quick(3), dispatch);
+        let receipt = outbox.wait("k");
+        let e = if dispatch == DrainMode::OnDemand {
+            // A send stores and attempts at once (`store_and_attempt`), not through `accept`.
+            let sending = outbox.store_and_attempt("k", b"1".to_vec(), outbox.wait("k"));
+            sending.await.unwrap_err()
+        } else {
+            outbox.accept("k", b"1".to_vec()).await.unwrap_err()
+        };
+        assert!(
+            matches!(&e, SendError::Store(inner) if inner.to_string().contains("disk full")),
+            "{dispatch:?}: {e}"
+        );
+        assert!(e.to_string().contains("not accepted"), "{dispatch:?}: {e}");
+        assert_eq!(receipt.outcome().await, Err(e));
+        assert!(
+            courier.seen().is_empty(),
+            "{dispatch:?}: nothing was posted"
+        );
+    }
 }
 
 #[test]
