@@ -227,6 +227,8 @@ async fn records_erased(env: &Env, name: &str) -> Result<String> {
 async fn fetch(request: Request, env: Env, _ctx: Context) -> Result<Response> {
     if request.path() == CONTRACTS_PATH && var(&env, "HOST_STORE_CONTRACTS").as_deref() == Some("1")
     {
+        // Boxed, so the contracts' code is a function of its own, compiled only when this test
+        // route runs, not on every fresh isolate's first request.
         let contracts: std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response>>>> =
             Box::pin(store_contracts(&env));
         return contracts.await;

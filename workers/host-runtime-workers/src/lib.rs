@@ -70,7 +70,7 @@ pub use outbox::{ALARM_BUDGET, DurableOutbox, HostOutbox, SenderFactory, drain_w
 use bytes::Bytes;
 use host_runtime::client::{Client, ClientError, ClientErrorKind, HttpClient};
 use host_runtime::{BoxFuture, Handler};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 use worker::{Fetch, Headers, Request, Response, Result, web_sys};
 
 /// Answers one Worker request with `handler`: the method, path, query, headers and body become
@@ -148,10 +148,10 @@ impl HttpClient for FetchClient {
 
 async fn fetch(request: http::Request<Bytes>, max_body: usize) -> Result<http::Response<Bytes>> {
     let (parts, body) = request.into_parts();
-    let headers = web_sys::Headers::new().map_err(js_error)?;
+    let headers = web_sys::Headers::new()?;
     for (name, value) in &parts.headers {
         if let Ok(value) = value.to_str() {
-            headers.append(name.as_str(), value).map_err(js_error)?;
+            headers.append(name.as_str(), value)?;
         }
     }
     let body = (!body.is_empty()).then(|| js_sys::Uint8Array::from(&body[..]).into());
@@ -193,17 +193,7 @@ pub(crate) fn new_request(
     if let Some(body) = body {
         init.set_body(body);
     }
-    web_sys::Request::new_with_str_and_init(url, &init)
-        .map(Request::from)
-        .map_err(js_error)
-}
-
-/// A JavaScript exception as worker's error, its message kept.
-fn js_error(e: JsValue) -> worker::Error {
-    worker::Error::JsError(
-        e.dyn_ref::<js_sys::Error>()
-            .map_or_else(|| format!("{e:?}"), |e| String::from(e.message())),
-    )
+    Ok(web_sys::Request::new_with_str_and_init(url, &init)?.into())
 }
 
 /// `d` in milliseconds, saturating.

@@ -491,7 +491,19 @@ fn dead_key(id: &str) -> String {
 
 /// `q:<due, 20 digits>:<id>`: keys sort by due time.
 fn order_key(due: i64, id: &str) -> String {
-    format!("q:{:020}:{id}", due.max(0))
+    timed_key('q', due, id)
+}
+
+/// `<index>:<at, 20 digits>:<name>`: an index whose keys sort by time (`q` for events by when they
+/// are due, `x` for deduplication records by the minute they end in).
+fn timed_key(index: char, at: i64, name: &str) -> String {
+    format!("{index}:{:020}:{name}", at.max(0))
+}
+
+/// Where the keys of `index` timed at or before `now` end: keys `<index>:<at>:<name>` with
+/// `at <= now` sort before `<index>:<now>;` (`;` follows `:`).
+fn timed_until(index: char, now: i64) -> String {
+    format!("{index}:{:020};", now.max(0))
 }
 
 /// A storage call that failed. worker's error holds JavaScript values, which cannot cross threads,
@@ -569,6 +581,27 @@ impl StorageOutbox {
         .map_err(failed)
     }
 
+    /// Links `entry` for `owner` unless an event with its id is pending: whether it did.
+    async fn link_new(&self, entry: &Entry, owner: &str) -> std::result::Result<bool, StoreError> {
+        if self.pending(&entry.id).await.map_err(failed)?.is_some() {
+            return Ok(false);
+        }
+        self.link(entry, owner).await?;
+        Ok(true)
+    }
+
+    /// The time of the earliest key of the timed index `index` (see [`timed_key`]).
+    async fn earliest(&self, index: char) -> Result<Option<i64>> {
+        let prefix = format!("{index}:");
+        let first = self
+            .listing(ListOptions::new().prefix(&prefix).limit(1))
+            .await?;
+        Ok(first
+            .first()
+            .and_then(|(key, _)| key.get(2..22))
+            .and_then(|at| at.parse().ok()))
+    }
+
     async fn unlink(&self, entry: &Entry) -> Result<()> {
         self.storage.delete(&pending_key(&entry.id)).await?;
         self.storage
@@ -626,11 +659,7 @@ impl StorageOutbox {
         } else {
             None
         };
-        let ends = self
-            .listing(ListOptions::new().prefix("x:").limit(1))
-            .await?
-            .first()
-            .and_then(|(key, _)| key.get(2..22)?.parse::<i64>().ok());
+        let ends = self.earliest('x').await?;
         match due.into_iter().chain(ends).min() {
             Some(next) => {
                 self.storage.set_alarm(at(next.max(now_ms()))).await?;
@@ -650,10 +679,10 @@ fn record_key(key: &str) -> String {
     format!("k:{key}")
 }
 
-/// Where a record ending at `until` is found to be erased: `x:<the minute it ends in, 20
-/// digits>:<key>`, so one alarm erases the records of a minute together.
+/// Where a record ending at `until` is found to be erased: `x:<the minute it ends in>:<key>`, so
+/// one alarm erases the records of a minute together.
 fn ends_key(until: i64, key: &str) -> String {
-    format!("x:{:020}:{key}", end_minute(until))
+    timed_key('x', end_minute(until), key)
 }
 
 /// The end of the minute `until` (Unix milliseconds) falls in.
@@ -703,7 +732,7 @@ impl StorageOutbox {
 
     /// Erases the deduplication records that ended by `now`; how many.
     async fn sweep(&self, now: i64) -> Result<usize> {
-        let end = format!("x:{:020};", now.max(0));
+        let end = timed_until('x', now);
         let ended = self
             .listing(ListOptions::new().start("x:").end(&end))
             .await?;
@@ -735,13 +764,9 @@ impl StorageOutbox {
 
 impl OutboxStore for StorageOutbox {
     fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<bool, StoreError>> {
-        Box::pin(SendWrapper::new(async move {
-            if self.pending(&entry.id).await.map_err(failed)?.is_some() {
-                return Ok(false);
-            }
-            self.link(&entry, "").await?;
-            Ok(true)
-        }))
+        Box::pin(SendWrapper::new(
+            async move { self.link_new(&entry, "").await },
+        ))
     }
 
     fn put_claimed<'a>(
@@ -751,15 +776,11 @@ impl OutboxStore for StorageOutbox {
         owner: &'a str,
     ) -> BoxFuture<'a, std::result::Result<Option<Entry>, StoreError>> {
         Box::pin(SendWrapper::new(async move {
-            if self.pending(&entry.id).await.map_err(failed)?.is_some() {
-                return Ok(None);
-            }
             let leased = Entry {
                 due: lease_until,
                 ..entry.clone()
             };
-            self.link(&leased, owner).await?;
-            Ok(Some(entry))
+            Ok(self.link_new(&leased, owner).await?.then_some(entry))
         }))
     }
 
@@ -771,8 +792,7 @@ impl OutboxStore for StorageOutbox {
         owner: &'a str,
     ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, StoreError>> {
         Box::pin(SendWrapper::new(async move {
-            // Keys `q:<due>:<id>` with due <= now sort before `q:<now>;` (`;` follows `:`).
-            let end = format!("q:{:020};", now.max(0));
+            let end = timed_until('q', now);
             let due = self
                 .listing(ListOptions::new().start("q:").end(&end).limit(limit))
                 .await
@@ -855,14 +875,7 @@ impl OutboxStore for StorageOutbox {
 
     fn next_due(&self) -> BoxFuture<'_, std::result::Result<Option<i64>, StoreError>> {
         Box::pin(SendWrapper::new(async move {
-            let first = self
-                .listing(ListOptions::new().prefix("q:").limit(1))
-                .await
-                .map_err(failed)?;
-            Ok(first
-                .first()
-                .and_then(|(key, _)| key.get(2..22))
-                .and_then(|due| due.parse().ok()))
+            self.earliest('q').await.map_err(failed)
         }))
     }
 

@@ -175,16 +175,13 @@ impl Outbox {
     /// Stores event `id` (durably, for a durable store) and wakes the dispatcher. An error means
     /// the event was not accepted and will not be sent; those waiting for it hear it too.
     pub(crate) async fn accept(self: &Arc<Self>, id: &str, body: Vec<u8>) -> Result<(), SendError> {
-        let stored = crate::platform::rt::timeout(
+        let stored = answered(
             STORE_TIMEOUT,
             self.store.put(Entry::new(id, body, now_ms())),
         )
-        .await
-        .unwrap_or_else(|_| Err(unanswered()));
+        .await;
         if let Err(e) = stored {
-            let e = SendError::Store(e);
-            self.waiters.finish(id, &Err(e.clone()));
-            return Err(e);
+            return Err(self.not_accepted(id, e));
         }
         super::invocation::accepted(self, id);
         self.start();
@@ -228,7 +225,7 @@ impl Outbox {
         receipt: Receipt,
     ) -> Result<u16, SendError> {
         let now = now_ms();
-        let stored = crate::platform::rt::timeout(
+        let stored = answered(
             STORE_TIMEOUT,
             self.store.put_claimed(
                 Entry::new(id, body, now),
@@ -236,20 +233,22 @@ impl Outbox {
                 &self.owner,
             ),
         )
-        .await
-        .unwrap_or_else(|_| Err(unanswered()));
+        .await;
         match stored {
             Ok(Some(entry)) => self.deliver(entry, self.retry.timeout).await.2,
             Ok(None) => {
                 super::invocation::accepted(self, id);
                 self.settle_now(id, receipt).await
             }
-            Err(e) => {
-                let e = SendError::Store(e);
-                self.waiters.finish(id, &Err(e.clone()));
-                Err(e)
-            }
+            Err(e) => Err(self.not_accepted(id, e)),
         }
+    }
+
+    /// Event `id` was not accepted because the store failed: the error, told to those waiting too.
+    fn not_accepted(&self, id: &str, e: StoreError) -> SendError {
+        let e = SendError::Store(e);
+        self.waiters.finish(id, &Err(e.clone()));
+        e
     }
 
     /// Waits for the final outcome of event `id` from the background dispatcher; or, on demand and
@@ -304,13 +303,12 @@ impl Outbox {
             return report;
         }
         let now = now_ms();
-        let claimed = crate::platform::rt::timeout(
+        let claimed = answered(
             STORE_TIMEOUT.min(budget),
             self.store
                 .claim_ids(ids, now, now + millis(self.lease), &self.owner),
         )
-        .await
-        .unwrap_or_else(|_| Err(unanswered()));
+        .await;
         match claimed {
             Ok(batch) => {
                 self.attempt_batch(
@@ -349,13 +347,12 @@ impl Outbox {
                 break;
             }
             let now = now_ms();
-            let claimed = crate::platform::rt::timeout(
+            let claimed = answered(
                 STORE_TIMEOUT,
                 self.store
                     .claim(now, DRAIN_BATCH, now + millis(self.lease), &self.owner),
             )
-            .await
-            .unwrap_or_else(|_| Err(unanswered()));
+            .await;
             let batch = match claimed {
                 Ok(batch) if batch.is_empty() => break,
                 Ok(batch) => batch,
@@ -399,13 +396,12 @@ impl Outbox {
             let free = self.slots.available_permits();
             if free >= self.claim_floor {
                 let now = now_ms();
-                let claimed = crate::platform::rt::timeout(
+                let claimed = answered(
                     STORE_TIMEOUT,
                     self.store
                         .claim(now, free, now + millis(self.lease), &self.owner),
                 )
-                .await
-                .unwrap_or_else(|_| Err(unanswered()));
+                .await;
                 match claimed {
                     Ok(batch) => {
                         self.store_recovered();
@@ -527,12 +523,11 @@ impl Outbox {
                 )
             }
         };
-        let recorded = crate::platform::rt::timeout(
+        let recorded = answered(
             STORE_TIMEOUT,
             self.store.settle(&entry.id, &self.owner, settlement),
         )
-        .await
-        .unwrap_or_else(|_| Err(unanswered()));
+        .await;
         match recorded {
             Ok(true) => {}
             Ok(false) => tracing::debug!(
@@ -564,13 +559,18 @@ impl Outbox {
     }
 }
 
-fn unanswered() -> StoreError {
-    StoreError::new(
-        "outbox",
-        super::StoreErrorKind::Timeout,
-        format!(
-            "the store did not answer within {} s",
-            STORE_TIMEOUT.as_secs()
-        ),
-    )
+/// What the store answered to `call`, or a timeout error if it did not answer within `limit`.
+async fn answered<T>(
+    limit: Duration,
+    call: impl std::future::Future<Output = Result<T, StoreError>>,
+) -> Result<T, StoreError> {
+    crate::platform::rt::timeout(limit, call)
+        .await
+        .unwrap_or_else(|_| {
+            Err(StoreError::new(
+                "outbox",
+                super::StoreErrorKind::Timeout,
+                format!("the store did not answer within {} s", limit.as_secs_f64()),
+            ))
+        })
 }
