@@ -92,16 +92,114 @@ impl Invocation {
     /// with what the attempts did. An outbox that failed is reported in the report's `error` (and
     /// logged); the events it accepted are still in it.
     pub async fn run<F: Future>(self, work: F) -> (F::Output, DrainReport) {
-        let scope = Arc::new(Scope::default());
+        let (output, report, _) = self.run_in(Scope::default(), work).await;
+        (output, report)
+    }
+
+    /// Runs `work` and the attempts as [`run`](Self::run) does, but leaves the outbox's record of
+    /// each attempt (delivered, to retry, dead letter) for after the answer: the records come back
+    /// as [`AfterAnswer`], a future to run once the answer is on its way, where the platform lets
+    /// work outlive the answer (`ctx.wait_until` on Cloudflare Workers). The answer then waits for
+    /// the attempts but not for those store requests.
+    ///
+    /// A record that is never made costs a second post, not an event: the event keeps its claim
+    /// until the outbox's lease ends, and is then posted again with the same id and bytes, as after
+    /// a crash. So a platform that cannot run work after the answer uses [`run`](Self::run).
+    ///
+    /// ```no_run
+    /// # async fn answer(handler: &host_runtime::Handler, request: http::Request<bytes::Bytes>) {
+    /// use host_runtime::outbox::Invocation;
+    /// let (response, _, records) = Invocation::new().run_answer_first(handler.handle(request)).await;
+    /// // Send `response`, then, on the platform's after-the-answer hook:
+    /// records.await;
+    /// # let _ = response;
+    /// # }
+    /// ```
+    pub async fn run_answer_first<F: Future>(
+        self,
+        work: F,
+    ) -> (F::Output, DrainReport, AfterAnswer) {
+        let scope = Scope {
+            records: Some(Mutex::default()),
+            ..Scope::default()
+        };
+        self.run_in(scope, work).await
+    }
+
+    async fn run_in<F: Future>(
+        self,
+        scope: Scope,
+        work: F,
+    ) -> (F::Output, DrainReport, AfterAnswer) {
+        let scope = Arc::new(scope);
         let output = Scoped::new(&CURRENT, Arc::clone(&scope), work).await;
         let until = {
             let budget = Instant::now() + self.budget;
             self.deadline
                 .map_or(budget, |deadline| deadline.min(budget))
         };
-        let settling = crate::platform::rt::apart(scope.settle(until));
-        let report = Scoped::new(&CURRENT, Arc::clone(&scope), settling).await;
-        (output, report)
+        // Most requests leave nothing to attempt (no event, or sends that made their own).
+        let report = if scope.idle() {
+            DrainReport::default()
+        } else {
+            let settling = crate::platform::rt::apart(scope.settle(until));
+            Scoped::new(&CURRENT, Arc::clone(&scope), settling).await
+        };
+        let records = scope
+            .records
+            .as_ref()
+            .map(|records| std::mem::take(&mut *lock(records)))
+            .unwrap_or_default();
+        (output, report, AfterAnswer::new(records))
+    }
+}
+
+/// The outbox's records of an invocation's attempts, left for after its answer by
+/// [`Invocation::run_answer_first`]: a future that makes them, all at once. Each store failure is
+/// logged; the event it concerns is posted again when its claim ends.
+#[must_use = "unless it runs, the events the invocation posted are posted again when their claims end"]
+pub struct AfterAnswer {
+    records: usize,
+    making: BoxFuture<'static, ()>,
+}
+
+impl AfterAnswer {
+    fn new(records: Vec<BoxFuture<'static, ()>>) -> Self {
+        AfterAnswer {
+            records: records.len(),
+            making: Box::pin(async move {
+                join_all(records).await;
+            }),
+        }
+    }
+
+    /// How many records are left to make.
+    pub fn len(&self) -> usize {
+        self.records
+    }
+
+    /// Whether there is nothing left to record (no event was attempted).
+    pub fn is_empty(&self) -> bool {
+        self.records == 0
+    }
+}
+
+impl Future for AfterAnswer {
+    type Output = ();
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        self.making.as_mut().poll(cx)
+    }
+}
+
+impl std::fmt::Debug for AfterAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AfterAnswer")
+            .field("records", &self.records)
+            .finish_non_exhaustive()
     }
 }
 
@@ -112,9 +210,16 @@ struct Scope {
     accepted: Mutex<Vec<(Arc<Outbox>, String)>>,
     /// Hand-overs to run once the work is done (the spawned events).
     deferred: Mutex<Vec<BoxFuture<'static, ()>>>,
+    /// The attempts' records, when they are left for after the answer.
+    records: Option<Mutex<Vec<BoxFuture<'static, ()>>>>,
 }
 
 impl Scope {
+    /// Whether no event waits for an attempt or a hand-over.
+    fn idle(&self) -> bool {
+        lock(&self.accepted).is_empty() && lock(&self.deferred).is_empty()
+    }
+
     /// Runs the deferred hand-overs, then makes one attempt at each accepted event, by outbox,
     /// all within `until`.
     async fn settle(&self, until: Instant) -> DrainReport {
@@ -189,6 +294,21 @@ pub(crate) fn accepted(outbox: &Arc<Outbox>, id: &str) {
 pub(crate) fn attempted(outbox: &Arc<Outbox>, id: &str) {
     if let Some(scope) = current() {
         lock(&scope.accepted).retain(|(o, noted)| !(Arc::ptr_eq(o, outbox) && noted == id));
+    }
+}
+
+/// Leaves `record` (an attempt's record in the outbox) for after the current invocation's answer,
+/// when it runs answer first; gives it back otherwise, to be made at once.
+pub(crate) fn record_later(record: BoxFuture<'static, ()>) -> Result<(), BoxFuture<'static, ()>> {
+    match current() {
+        Some(scope) => match &scope.records {
+            Some(records) => {
+                lock(records).push(record);
+                Ok(())
+            }
+            None => Err(record),
+        },
+        None => Err(record),
     }
 }
 

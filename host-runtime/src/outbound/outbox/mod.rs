@@ -50,8 +50,8 @@ mod schedule;
 
 #[cfg(feature = "redb")]
 pub use file::FileOutbox;
-pub use invocation::Invocation;
 pub(crate) use invocation::defer;
+pub use invocation::{AfterAnswer, Invocation};
 pub use memory::MemoryOutbox;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresOutbox;
@@ -474,4 +474,4 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

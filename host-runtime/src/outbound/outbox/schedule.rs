@@ -467,17 +467,62 @@ impl Outbox {
         }
     }
 
-    /// One attempt at `entry`, recorded in the store; the final outcome is logged and given to
-    /// whoever waits for it in this process.
+    /// Records an attempt at event `id` in the store (logging a record it could not make).
+    fn record(
+        &self,
+        id: String,
+        settlement: Settlement,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let store = Arc::clone(&self.store);
+        let owner = self.owner.clone();
+        async move {
+            match answered(STORE_TIMEOUT, store.settle(&id, &owner, settlement)).await {
+                Ok(true) => {}
+                Ok(false) => tracing::debug!(
+                    event_id = %id,
+                    "the event's claim had passed to another dispatcher or it was dropped; not recorded here"
+                ),
+                Err(e) => tracing::warn!(
+                    event_id = %id,
+                    error = %e,
+                    "could not record an attempt; the event is attempted again when its claim ends"
+                ),
+            }
+        }
+    }
+
+    /// One attempt at `entry`, recorded in the store (at once, or after the answer of an
+    /// invocation run answer first); the final outcome is logged and given to whoever waits for it
+    /// in this process.
     async fn deliver(
         &self,
         entry: Entry,
         timeout: Duration,
     ) -> (String, Settled, Result<u16, SendError>) {
+        let (settlement, settled, outcome) = self.attempt(&entry, timeout).await;
+        let record = self.record(entry.id.clone(), settlement);
+        if let Err(record) = super::invocation::record_later(Box::pin(record)) {
+            record.await;
+        }
+        self.conclude(
+            &entry.id,
+            entry.attempts.saturating_add(1),
+            &settled,
+            &outcome,
+        );
+        (entry.id, settled, outcome)
+    }
+
+    /// Posts `entry` once: what to record of it, where it stands, and the outcome for the sender.
+    async fn attempt(
+        &self,
+        entry: &Entry,
+        timeout: Duration,
+    ) -> (Settlement, Settled, Result<u16, SendError>) {
         let attempts = entry.attempts.saturating_add(1);
         let tried = self.courier.attempt(&entry.id, &entry.body, timeout).await;
         let now = now_ms();
-        let (settlement, settled, outcome) = match tried {
+        match tried {
             Try::Delivered(status) => (Settlement::Delivered, Settled::Delivered, Ok(status)),
             Try::Refused { status, body } => (
                 Settlement::Dead {
@@ -522,40 +567,33 @@ impl Outbox {
                     }),
                 )
             }
-        };
-        let recorded = answered(
-            STORE_TIMEOUT,
-            self.store.settle(&entry.id, &self.owner, settlement),
-        )
-        .await;
-        match recorded {
-            Ok(true) => {}
-            Ok(false) => tracing::debug!(
-                event_id = %entry.id,
-                "the event's claim had passed to another dispatcher or it was dropped; not recorded here"
-            ),
-            Err(e) => tracing::warn!(
-                event_id = %entry.id,
-                error = %e,
-                "could not record an attempt; the event is attempted again when its claim ends"
-            ),
         }
-        match (&settled, &outcome) {
+    }
+
+    /// Logs the outcome of attempt number `attempts` at event `id`, and gives a final one to
+    /// whoever waits for it in this process.
+    fn conclude(
+        &self,
+        id: &str,
+        attempts: u32,
+        settled: &Settled,
+        outcome: &Result<u16, SendError>,
+    ) {
+        match (settled, outcome) {
             (Settled::Delivered, Ok(status)) => {
-                tracing::info!(event_id = %entry.id, status, attempts, "event delivered");
+                tracing::info!(event_id = %id, status, attempts, "event delivered");
             }
             (Settled::Retrying, Err(e)) => {
-                tracing::debug!(event_id = %entry.id, attempts, error = %e, "event post failed; retrying");
+                tracing::debug!(event_id = %id, attempts, error = %e, "event post failed; retrying");
             }
             (_, Err(e)) => {
-                tracing::error!(event_id = %entry.id, attempts, error = %e, "event not delivered; it is in the outbox's dead letters");
+                tracing::error!(event_id = %id, attempts, error = %e, "event not delivered; it is in the outbox's dead letters");
             }
             (_, Ok(_)) => {}
         }
         if !matches!(settled, Settled::Retrying) {
-            self.waiters.finish(&entry.id, &outcome);
+            self.waiters.finish(id, outcome);
         }
-        (entry.id, settled, outcome)
     }
 }
 

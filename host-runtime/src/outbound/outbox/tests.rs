@@ -553,8 +553,66 @@ async fn an_on_demand_send_of_an_event_already_pending_attempts_the_first_one() 
     );
 }
 
+#[tokio::test]
+async fn an_invocation_run_answer_first_leaves_the_records_for_after_the_answer() {
+    let courier = Scripted::new(vec![Try::Delivered(200), fail()]);
+    let store = Arc::new(Counting::default());
+    let outbox = outbox(
+        Arc::clone(&store) as Arc<dyn OutboxStore>,
+        Arc::clone(&courier),
+        quick(5),
+        DrainMode::OnDemand,
+    );
+    let work = async {
+        let first = outbox.store_and_attempt("first", b"1".to_vec(), outbox.wait("first"));
+        let second = outbox.store_and_attempt("second", b"2".to_vec(), outbox.wait("second"));
+        (first.await, second.await)
+    };
+    let ((first, second), report, records) = super::Invocation::new().run_answer_first(work).await;
+    assert_eq!(first, Ok(200));
+    assert!(
+        matches!(second, Err(SendError::Pending { attempts: 1, .. })),
+        "{second:?}"
+    );
+    assert!(report.error.is_none(), "{report:?}");
+    assert_eq!(
+        store.calls(),
+        ["put_claimed", "put_claimed"],
+        "nothing recorded yet"
+    );
+    assert_eq!(records.len(), 2);
+    let claimed = store.list(Which::Pending, 10).await.unwrap();
+    assert_eq!(
+        claimed.len(),
+        2,
+        "both still stored, under this outbox's claims"
+    );
+
+    records.await;
+    assert_eq!(
+        store.calls(),
+        ["put_claimed", "put_claimed", "settle", "settle"]
+    );
+    let pending = store.list(Which::Pending, 10).await.unwrap();
+    assert_eq!(
+        pending
+            .iter()
+            .map(|e| (e.id.as_str(), e.attempts))
+            .collect::<Vec<_>>(),
+        [("second", 1)],
+        "the delivered one is gone; the other waits for its retry"
+    );
+
+    // Without `run_answer_first`, each record is made before the send returns.
+    let (outcome, _) = super::Invocation::new()
+        .run(outbox.store_and_attempt("third", b"3".to_vec(), outbox.wait("third")))
+        .await;
+    assert_eq!(outcome, Ok(200));
+    assert_eq!(store.calls()[4..], ["put_claimed", "settle"]);
+}
+
 /// A store whose every call fails, as a full disk or a Redis that is down.
-struct Broken;
+pub(crate) struct Broken;
 
 impl OutboxStore for Broken {
     fn put(&self, _: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {

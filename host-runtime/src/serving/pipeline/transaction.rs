@@ -28,11 +28,26 @@ pub(super) async fn within<F>(
     record: Option<(&str, &str)>,
 ) -> Result<(Reply, bool), HostError>
 where
+    F: Future<Output = Result<Reply, HostError>> + Send,
+{
+    match inner.config.dedupe.transactions() {
+        None => handling.await.map(|reply| (reply, false)),
+        // A future of its own: a handler with no database never runs (nor compiles) this part.
+        Some(database) => {
+            crate::platform::rt::apart(in_transaction(database, handling, record)).await
+        }
+    }
+}
+
+/// Runs `handling` in a transaction of `database`, and commits after it succeeded (see [`within`]).
+async fn in_transaction<F>(
+    database: std::sync::Arc<dyn crate::transaction::Database>,
+    handling: F,
+    record: Option<(&str, &str)>,
+) -> Result<(Reply, bool), HostError>
+where
     F: Future<Output = Result<Reply, HostError>>,
 {
-    let Some(database) = inner.config.dedupe.transactions() else {
-        return handling.await.map(|reply| (reply, false));
-    };
     let scope = Scope::new(database);
     match scope.enter(handling).await {
         Ok(reply) => {
