@@ -244,6 +244,42 @@ impl Outbox {
         }
     }
 
+    /// Posts event `id` first, and stores it (with that attempt recorded) only if the host did not
+    /// take it: an on-demand send inside an event delivery. The host delivers the event again until
+    /// the delivery is answered, and the delivery is answered after its handler, so an event lost
+    /// between a failed post and its storing is sent again by the handler's next run. An event the
+    /// host took at once costs no store request. An event with this id already pending (from an
+    /// earlier run) is left to the drain. An error storing it means the event was not accepted.
+    pub(crate) async fn post_then_store(
+        self: &Arc<Self>,
+        id: &str,
+        body: Vec<u8>,
+    ) -> Result<u16, SendError> {
+        let now = now_ms();
+        let entry = Entry::new(id, body, now);
+        let (settlement, settled, outcome) = self.attempt(&entry, self.retry.timeout).await;
+        if !matches!(settled, Settled::Delivered) {
+            let stored = answered(
+                STORE_TIMEOUT,
+                self.store
+                    .put_claimed(entry, now.saturating_add(millis(self.lease)), &self.owner),
+            )
+            .await;
+            match stored {
+                Ok(Some(_)) => {
+                    let record = self.record(id.to_owned(), settlement);
+                    if let Err(record) = super::invocation::record_later(Box::pin(record)) {
+                        record.await;
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => return Err(self.not_accepted(id, e)),
+            }
+        }
+        self.conclude(id, 1, &settled, &outcome);
+        outcome
+    }
+
     /// Event `id` was not accepted because the store failed: the error, told to those waiting too.
     fn not_accepted(&self, id: &str, e: StoreError) -> SendError {
         let e = SendError::Store(e);

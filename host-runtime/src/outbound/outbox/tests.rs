@@ -554,6 +554,104 @@ async fn an_on_demand_send_of_an_event_already_pending_attempts_the_first_one() 
 }
 
 #[tokio::test]
+async fn a_send_in_a_delivery_posts_first_and_stores_only_what_the_host_did_not_take() {
+    let refused = Try::Refused {
+        status: 422,
+        body: "no".into(),
+    };
+    let courier = Scripted::new(vec![Try::Delivered(202), fail(), refused]);
+    let store = Arc::new(Counting::default());
+    let outbox = outbox(
+        Arc::clone(&store) as Arc<dyn OutboxStore>,
+        Arc::clone(&courier),
+        quick(5),
+        DrainMode::OnDemand,
+    );
+    let receipt = outbox.wait("taken");
+    assert_eq!(
+        outbox.post_then_store("taken", b"1".to_vec()).await,
+        Ok(202)
+    );
+    assert!(
+        store.calls().is_empty(),
+        "taken at once: {:?}",
+        store.calls()
+    );
+    assert_eq!(receipt.outcome().await, Ok(202), "those waiting hear it");
+
+    let retrying = outbox.post_then_store("failed", b"2".to_vec()).await;
+    assert!(
+        matches!(retrying, Err(SendError::Pending { attempts: 1, .. })),
+        "{retrying:?}"
+    );
+    let refused = outbox.post_then_store("refused", b"3".to_vec()).await;
+    assert!(
+        matches!(refused, Err(SendError::Rejected { status: 422, .. })),
+        "{refused:?}"
+    );
+    assert_eq!(
+        store.calls(),
+        ["put_claimed", "settle", "put_claimed", "settle"],
+        "each kept with its attempt recorded"
+    );
+    let pending = store.list(Which::Pending, 10).await.unwrap();
+    let pending: Vec<_> = pending
+        .iter()
+        .map(|e| (e.id.as_str(), e.attempts))
+        .collect();
+    assert_eq!(pending, [("failed", 1)], "waits for its retry");
+    let dead = store.list(Which::Dead, 10).await.unwrap();
+    assert_eq!(dead.len(), 1);
+    assert_eq!((dead[0].id.as_str(), dead[0].attempts), ("refused", 1));
+
+    // The drain posts the kept one with the same id and bytes.
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    let report = outbox.drain(Duration::from_secs(2)).await;
+    assert_eq!(report.delivered, 1, "{report:?}");
+    assert_eq!(
+        courier.seen(),
+        [
+            ("taken".to_owned(), b"1".to_vec()),
+            ("failed".to_owned(), b"2".to_vec()),
+            ("refused".to_owned(), b"3".to_vec()),
+            ("failed".to_owned(), b"2".to_vec()),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_send_in_a_delivery_leaves_an_event_already_pending_to_the_drain() {
+    let courier = Scripted::new(vec![fail()]);
+    let store = Arc::new(Counting::default());
+    let outbox = outbox(
+        Arc::clone(&store) as Arc<dyn OutboxStore>,
+        Arc::clone(&courier),
+        quick(5),
+        DrainMode::OnDemand,
+    );
+    store
+        .inner
+        .put(Entry::new("same", b"first".to_vec(), now_ms()))
+        .await
+        .unwrap();
+    let outcome = outbox.post_then_store("same", b"again".to_vec()).await;
+    assert!(
+        matches!(outcome, Err(SendError::Pending { .. })),
+        "{outcome:?}"
+    );
+    assert_eq!(store.calls(), ["put_claimed"], "not stored twice");
+    let pending = store.list(Which::Pending, 10).await.unwrap();
+    assert_eq!(
+        pending
+            .iter()
+            .map(|e| (e.id.as_str(), e.attempts, e.body.as_slice()))
+            .collect::<Vec<_>>(),
+        [("same", 0, &b"first"[..])],
+        "the stored one is untouched, for the drain"
+    );
+}
+
+#[tokio::test]
 async fn an_invocation_run_answer_first_leaves_the_records_for_after_the_answer() {
     let courier = Scripted::new(vec![Try::Delivered(200), fail()]);
     let store = Arc::new(Counting::default());

@@ -79,21 +79,35 @@ impl OutboundEvent {
     /// Dropping the future (a handler past its deadline, a host that hung up) stops the waiting,
     /// not the delivery: the event is in the outbox and its outcome is logged. With
     /// [`DrainMode::OnDemand`](crate::outbox::DrainMode::OnDemand) the send makes the attempts due within one attempt's timeout and
-    /// answers [`SendError::Pending`] if the event is still waiting after them. Inside a handler's
+    /// answers [`SendError::Pending`] if the event is still waiting after them.
+    ///
+    /// On demand inside an event delivery's handler, the send posts first and stores the event
+    /// (with that attempt recorded) only if the host did not take it: the host delivers the event
+    /// again until its handler returns, and the handler's next run sends again what a crash or a
+    /// dropped send cut off, so an event the host takes at once costs no store request. Inside a handler's
     /// [transaction](crate::transaction), with an outbox of its database, the event exists only once
     /// that commits, after the handler: `send` answers [`SendError::Pending`] at once.
     pub async fn send(&self) -> Result<u16, SendError> {
         self.poster.client()?;
-        let receipt = self.outbox.wait(&self.id);
         let mut waiting = Waiting(Some(&self.id));
         if self.outbox.on_demand() && crate::stores::transaction::current().is_none() {
-            let outcome = self
-                .outbox
-                .store_and_attempt(&self.id, self.body.clone(), receipt)
-                .await;
+            // In an event delivery's handler, the host delivers again until the handler returns
+            // (and then its next run sends the event again): the event is stored only if the host
+            // does not take it at once.
+            let outcome = if crate::stores::dedupe::delivering() {
+                self.outbox
+                    .post_then_store(&self.id, self.body.clone())
+                    .await
+            } else {
+                let receipt = self.outbox.wait(&self.id);
+                self.outbox
+                    .store_and_attempt(&self.id, self.body.clone(), receipt)
+                    .await
+            };
             waiting.0 = None;
             return outcome;
         }
+        let receipt = self.outbox.wait(&self.id);
         self.outbox.accept(&self.id, self.body.clone()).await?;
         if crate::stores::transaction::holds(&self.id) {
             // Written in the handler's transaction: it exists once that commits, after the handler.

@@ -562,6 +562,48 @@ async fn inside_an_invocation_every_event_is_attempted_before_it_returns() {
     assert_eq!(seen.lock().unwrap().len(), 3);
 }
 
+/// In an event delivery's handler a send posts first: an event the host takes needs no store
+/// (here one whose every write fails); elsewhere the same send stores first, so it fails. One the
+/// host does not take is stored after its attempt.
+#[tokio::test]
+async fn a_send_in_a_delivery_posts_before_it_stores() {
+    let (url, seen) = fake_host(vec![200, 503]).await;
+    let broken = EventSender::new(url.clone(), SECRET)
+        .unwrap()
+        .with_outbox(crate::outbound::outbox::tests::Broken)
+        .with_retry(fast())
+        .with_drain_mode(crate::outbox::DrainMode::OnDemand);
+    let taken = alert(&broken, "taken");
+    let in_delivery = crate::stores::dedupe::as_delivery(taken.send()).await;
+    assert_eq!(in_delivery, Ok(200));
+    let elsewhere = alert(&broken, "elsewhere").send().await;
+    assert!(
+        matches!(elsewhere, Err(SendError::Store(_))),
+        "{elsewhere:?}"
+    );
+    let ids: Vec<String> = seen.lock().unwrap().iter().map(|s| s.0.clone()).collect();
+    assert_eq!(ids.len(), 1, "stored first, so never posted: {ids:?}");
+
+    let (sender, store) = sender_with_store(url);
+    let sender = sender.with_drain_mode(crate::outbox::DrainMode::OnDemand);
+    let refused = alert(&sender, "refused");
+    let (sent, report) = crate::outbox::Invocation::new()
+        .run(crate::stores::dedupe::as_delivery(refused.send()))
+        .await;
+    assert!(
+        matches!(sent, Err(SendError::Pending { attempts: 1, .. })),
+        "{sent:?}"
+    );
+    assert_eq!(
+        report.retrying, 0,
+        "attempted by the send, not again by the invocation"
+    );
+    let pending = store.list(Which::Pending, 10).await.unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].attempts, 1);
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}
+
 /// An event the host does not take within the invocation stays in the store, one attempt counted,
 /// for the next drain; the invocation reports it as retrying.
 #[tokio::test]
