@@ -5,8 +5,8 @@
 //! secrets: `HOST_JWKS_URL`, `HOST_ISSUER`, `HOST_EVENT_POST_URL`, `HOST_SIGNING_SECRET`, and
 //! optionally `HOST_JWKS`, a copy of the key set `HOST_JWKS_URL` serves: a new isolate then verifies
 //! its first call without fetching the key set (a key missing from the copy is still fetched).
-//! The alert waits in the `HOST_OUTBOX` object (class `HostOutbox`) until the host takes it, posted
-//! again by the object's alarm; the same object keeps the deliveries' deduplication records, so a
+//! An alert the host does not take at once waits in the `HOST_OUTBOX` object (class `HostOutbox`),
+//! posted again by the object's alarm; the same object keeps the deliveries' deduplication records, so a
 //! retry that reaches another isolate still runs once and a delivery asks one object for all of it
 //! (`HOST_DEDUPE_LEASE_MS`, optional: how long a claim whose isolate died keeps its key, 60 000 by
 //! default). The notes and releases the tool reports live in the isolate's memory.
@@ -79,10 +79,11 @@ impl Events for Edge {
             .webhooks
             .release_noted(&call.install.id, &key, &payload)
             .map_err(|e| HostError::internal(format!("the alert was not signed: {e}")))?;
-        // Stored in the outbox, then attempted once, here, before the delivery is answered. One
-        // the host did not take yet waits in the outbox and is posted by its alarm; one it refused
-        // is a dead letter, logged. An outbox that cannot store it fails the delivery with a 503,
-        // so the host delivers the release again and the alert is not lost.
+        // Posted once, here, before the delivery is answered, and stored in the outbox only if
+        // the host did not take it (until this handler returns, the host delivers the release
+        // again). One the host did not take yet waits in the outbox and is posted by its alarm;
+        // one it refused is a dead letter, logged. An outbox that cannot store it fails the
+        // delivery with a 503, so the host delivers the release again and the alert is not lost.
         match event.send().await {
             Ok(_) | Err(SendError::Pending { .. }) => Ok(()),
             Err(e @ (SendError::Rejected { .. } | SendError::Exhausted { .. })) => {
@@ -224,7 +225,7 @@ async fn records_erased(env: &Env, name: &str) -> Result<String> {
 
 /// The Worker's entry point.
 #[event(fetch)]
-async fn fetch(request: Request, env: Env, _ctx: Context) -> Result<Response> {
+async fn fetch(request: Request, env: Env, ctx: Context) -> Result<Response> {
     if request.path() == CONTRACTS_PATH && var(&env, "HOST_STORE_CONTRACTS").as_deref() == Some("1")
     {
         // Boxed, so the contracts' code is a function of its own, compiled only when this test
@@ -243,5 +244,5 @@ async fn fetch(request: Request, env: Env, _ctx: Context) -> Result<Response> {
             }
         },
     };
-    host_runtime_workers::respond(handler, request).await
+    host_runtime_workers::respond(handler, request, &ctx).await
 }

@@ -9,13 +9,13 @@
 //! static HANDLER: OnceLock<host_runtime::Handler> = OnceLock::new();
 //!
 //! #[event(fetch)]
-//! async fn fetch(request: Request, env: Env, _ctx: Context) -> Result<Response> {
+//! async fn fetch(request: Request, env: Env, ctx: Context) -> Result<Response> {
 //!     let handler = HANDLER.get_or_init(|| {
 //!         handler(MyServer::default())
 //!             .with_http_client(host_runtime_workers::FetchClient::client())
 //!             .with_jwks_url(env.var("HOST_JWKS_URL").map(|v| v.to_string()).unwrap_or_default())
 //!     });
-//!     host_runtime_workers::respond(handler, request).await
+//!     host_runtime_workers::respond(handler, request, &ctx).await
 //! }
 //! ```
 //!
@@ -38,7 +38,8 @@
 //! - **Background work.** A Worker's tasks end with its request, so [`respond`] runs each request
 //!   as an [`Invocation`](host_runtime::outbox::Invocation): the events the handler handed to the
 //!   outbox (`enqueue`, `send` or `spawn`) get one attempt before the response goes back, and what
-//!   the host does not take waits for the outbox's next drain (the [`HostOutbox`] alarm).
+//!   the host does not take waits for the outbox's next drain (the [`HostOutbox`] alarm). The
+//!   outbox's record of each attempt is made after the response, under `ctx.wait_until`.
 //! - **Limits.** Workers read at most 100 MB of body; the handler's own limit (1 MiB by default)
 //!   still answers 413 above it.
 //!
@@ -71,14 +72,16 @@ use bytes::Bytes;
 use host_runtime::client::{Client, ClientError, ClientErrorKind, HttpClient};
 use host_runtime::{BoxFuture, Handler};
 use wasm_bindgen::JsValue;
-use worker::{Fetch, Headers, Request, Response, Result, web_sys};
+use worker::{Context, Fetch, Headers, Request, Response, Result, web_sys};
 
 /// Answers one Worker request with `handler`: the method, path, query, headers and body become
 /// the handler's request, and its answer the Worker's response. The request runs as an
 /// [`Invocation`](host_runtime::outbox::Invocation): the events the handler hands to the outbox
 /// (`enqueue`, `send` or `spawn` alike) get one attempt, within 5 s, before the response goes back;
-/// what the host does not take waits in the [`DurableOutbox`] for its alarm.
-pub async fn respond(handler: &Handler, mut request: Request) -> Result<Response> {
+/// what the host does not take waits in the [`DurableOutbox`] for its alarm. The outbox's record
+/// of each attempt is left to `ctx`'s `wait_until`, so the response does not wait for it (see
+/// [`Invocation::run_answer_first`](host_runtime::outbox::Invocation::run_answer_first)).
+pub async fn respond(handler: &Handler, mut request: Request, ctx: &Context) -> Result<Response> {
     // The Worker's URL string, not `Request::url`: the handler needs only the path and query,
     // and a full URL parse is code the isolate compiles on its first request.
     let url = request.inner().url();
@@ -92,9 +95,12 @@ pub async fn respond(handler: &Handler, mut request: Request) -> Result<Response
     let request = builder
         .body(Bytes::from(body))
         .map_err(|e| worker::Error::RustError(format!("the request cannot be read: {e}")))?;
-    let (answer, _events) = host_runtime::outbox::Invocation::new()
-        .run(handler.handle(request))
+    let (answer, _events, records) = host_runtime::outbox::Invocation::new()
+        .run_answer_first(handler.handle(request))
         .await;
+    if !records.is_empty() {
+        ctx.wait_until(records);
+    }
     to_worker(answer)
 }
 
