@@ -107,15 +107,16 @@ impl DurableDedupe {
             ),
             None => (json!({ "op": op, "owner": owner, "lease": lease }), key),
         };
-        let stub = self.namespace.id_from_name(object)?.get_stub()?;
-        let body = body.to_string().into();
-        let request = crate::new_request("POST", "https://host-dedupe/", None, Some(&body))?;
-        let mut answer = stub.fetch_with_request(request).await?;
-        let text = answer.text().await?;
-        if answer.status_code() != 200 {
+        let (status, text) = crate::ask_object(
+            &self.namespace,
+            object,
+            "https://host-dedupe/",
+            &body.to_string(),
+        )
+        .await?;
+        if status != 200 {
             return Err(worker::Error::RustError(format!(
-                "the deduplication object answered {}: {text}",
-                answer.status_code()
+                "the deduplication object answered {status}: {text}"
             )));
         }
         serde_json::from_str(&text).map_err(|e| {
@@ -311,7 +312,8 @@ async fn stored_record(storage: &Storage) -> Result<Option<Value>> {
 
 /// Now, in Unix milliseconds, from the Workers clock.
 pub(crate) fn now_ms() -> i64 {
-    i64::try_from(worker::Date::now().as_millis()).unwrap_or(i64::MAX)
+    // `Date.now()`, not a `Date` made to be read once.
+    js_sys::Date::now() as i64
 }
 
 /// The instant `ms` (Unix milliseconds) for an alarm (an `i64` alone would be an offset from now).

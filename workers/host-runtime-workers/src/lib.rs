@@ -71,8 +71,9 @@ pub use outbox::{ALARM_BUDGET, DurableOutbox, HostOutbox, SenderFactory, drain_w
 use bytes::Bytes;
 use host_runtime::client::{Client, ClientError, ClientErrorKind, HttpClient};
 use host_runtime::{BoxFuture, Handler};
-use wasm_bindgen::JsValue;
-use worker::{Context, Fetch, Headers, Request, Response, Result, web_sys};
+use wasm_bindgen::{JsCast, JsValue};
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::{Context, Headers, ObjectNamespace, Request, Response, Result, web_sys};
 
 /// Answers one Worker request with `handler`: the method, path, query, headers and body become
 /// the handler's request, and its answer the Worker's response. The request runs as an
@@ -167,20 +168,46 @@ async fn fetch(request: http::Request<Bytes>, max_body: usize) -> Result<http::R
         Some(&headers),
         body.as_ref(),
     )?;
-    let mut response = Fetch::Request(outgoing).send().await?;
-    let bytes = response.bytes().await?;
+    // The runtime's `fetch` and `arrayBuffer()`: worker's `Fetch` and `Response` would also copy
+    // the answer's `cf` and web socket and read its body chunk by chunk.
+    let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    let response: web_sys::Response = JsFuture::from(scope.fetch_with_request(outgoing.inner()))
+        .await?
+        .dyn_into()?;
+    let body = JsFuture::from(response.array_buffer()?).await?;
+    let bytes = js_sys::Uint8Array::new(&body).to_vec();
     if bytes.len() > max_body {
         return Err(worker::Error::RustError(format!(
             "the answer is larger than {max_body} bytes"
         )));
     }
-    let mut answer = http::Response::builder().status(response.status_code());
-    for (name, value) in response.headers() {
+    let mut answer = http::Response::builder().status(response.status());
+    for (name, value) in &Headers(response.headers()) {
         answer = answer.header(name, value);
     }
     answer
         .body(Bytes::from(bytes))
         .map_err(|e| worker::Error::RustError(e.to_string()))
+}
+
+/// Posts `body` (a JSON operation) to the Durable Object `name` of `namespace`, at `url`, and
+/// returns the status and text of its answer. The runtime's own calls: worker's `Stub` and
+/// `Response` would also copy the answer's headers, `cf` and web socket and read its body chunk by
+/// chunk, which is code and calls a fresh isolate's first delivery pays for.
+pub(crate) async fn ask_object(
+    namespace: &ObjectNamespace,
+    name: &str,
+    url: &str,
+    body: &str,
+) -> Result<(u16, String)> {
+    let namespace: &worker::worker_sys::DurableObjectNamespace = namespace.as_ref().unchecked_ref();
+    let stub = namespace.get(&namespace.id_from_name(name)?)?;
+    let request = new_request("POST", url, None, Some(&JsValue::from_str(body)))?;
+    let answer: web_sys::Response = JsFuture::from(stub.fetch_with_request(request.inner())?)
+        .await?
+        .dyn_into()?;
+    let text = JsFuture::from(answer.text()?).await?;
+    Ok((answer.status(), text.as_string().unwrap_or_default()))
 }
 
 /// A request built on the runtime's own `Request` constructor. (worker's `RequestInit` converts

@@ -157,16 +157,15 @@ impl DurableOutbox {
     }
 
     async fn rpc(&self, request: &Value) -> Result<Value> {
-        let stub = self.namespace.id_from_name(&self.name)?.get_stub()?;
-        let body = request.to_string().into();
-        let request = crate::new_request("POST", "https://host-outbox/", None, Some(&body))?;
-        let mut answer = stub.fetch_with_request(request).await?;
-        let text = answer.text().await?;
+        let (status, text) = crate::ask_object(
+            &self.namespace,
+            &self.name,
+            "https://host-outbox/",
+            &request.to_string(),
+        )
+        .await?;
         serde_json::from_str(&text).map_err(|_| {
-            worker::Error::RustError(format!(
-                "the HostOutbox object answered {}: {text}",
-                answer.status_code()
-            ))
+            worker::Error::RustError(format!("the HostOutbox object answered {status}: {text}"))
         })
     }
 }
