@@ -27,8 +27,8 @@
 //!   another isolate (another location, or after the isolate was evicted) would run again. Give
 //!   the handler a Durable Object store (`with_dedupe_store`), strongly consistent wherever the
 //!   delivery lands: [`DurableOutbox::dedupe_store`] keeps the records in the outbox's own object,
-//!   so a delivery asks one object for its claim, the events it sends and its completion; or
-//!   [`DurableDedupe::new`] claims every key in a Durable Object of its own ([`HostDedupe`]), one
+//!   so a delivery asks one object for its claim, its completion and any event the host did not
+//!   take at once; or [`DurableDedupe::new`] claims every key in a Durable Object of its own ([`HostDedupe`]), one
 //!   new object per delivery, for Workers that take more deliveries than one object answers (a
 //!   few hundred a second). Workers KV is eventually consistent and cannot claim a key atomically.
 //! - **The outbox.** Give the sender [`DurableOutbox`] (`with_outbox`) and register how to build

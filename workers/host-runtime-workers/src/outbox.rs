@@ -109,7 +109,7 @@ impl DurableOutbox {
 
     /// A deduplication store whose records this outbox's object keeps beside its events: give it to
     /// the handler with `with_dedupe_store`. An event delivery then asks one object for everything
-    /// (its claim, the events it sends, its completion), created once, where a
+    /// (its claim, its completion, any event the host did not take at once), created once, where a
     /// [`DurableDedupe::new`] store asks a new object per delivery, a first request each time. All
     /// of a Worker's deliveries then go through this one object, which the Workers runtime runs one
     /// request at a time: past a few hundred deliveries a second, use `DurableDedupe::new` (an
