@@ -266,12 +266,7 @@ impl Outbox {
             )
             .await;
             match stored {
-                Ok(Some(_)) => {
-                    let record = self.record(id.to_owned(), settlement);
-                    if let Err(record) = super::invocation::record_later(Box::pin(record)) {
-                        record.await;
-                    }
-                }
+                Ok(Some(_)) => self.keep_record(id.to_owned(), settlement).await,
                 Ok(None) => {}
                 Err(e) => return Err(self.not_accepted(id, e)),
             }
@@ -503,6 +498,14 @@ impl Outbox {
         }
     }
 
+    /// Records an attempt at event `id`: now, or after the answer of an invocation run answer first.
+    async fn keep_record(&self, id: String, settlement: Settlement) {
+        let record = self.record(id, settlement);
+        if let Err(record) = super::invocation::record_later(Box::pin(record)) {
+            record.await;
+        }
+    }
+
     /// Records an attempt at event `id` in the store (logging a record it could not make).
     fn record(
         &self,
@@ -536,10 +539,7 @@ impl Outbox {
         timeout: Duration,
     ) -> (String, Settled, Result<u16, SendError>) {
         let (settlement, settled, outcome) = self.attempt(&entry, timeout).await;
-        let record = self.record(entry.id.clone(), settlement);
-        if let Err(record) = super::invocation::record_later(Box::pin(record)) {
-            record.await;
-        }
+        self.keep_record(entry.id.clone(), settlement).await;
         self.conclude(
             &entry.id,
             entry.attempts.saturating_add(1),

@@ -479,9 +479,9 @@ impl OutboxStore for Counting {
     }
 }
 
-#[tokio::test]
-async fn an_on_demand_send_stores_its_event_claimed_then_attempts_it() {
-    let courier = Scripted::new(vec![Try::Delivered(202), fail()]);
+/// An on-demand outbox over a counting store, posting through a courier that answers `script`.
+fn on_demand(script: Vec<Try>) -> (Arc<Scripted>, Arc<Counting>, Arc<Outbox>) {
+    let courier = Scripted::new(script);
     let store = Arc::new(Counting::default());
     let outbox = outbox(
         Arc::clone(&store) as Arc<dyn OutboxStore>,
@@ -489,6 +489,12 @@ async fn an_on_demand_send_stores_its_event_claimed_then_attempts_it() {
         quick(5),
         DrainMode::OnDemand,
     );
+    (courier, store, outbox)
+}
+
+#[tokio::test]
+async fn an_on_demand_send_stores_its_event_claimed_then_attempts_it() {
+    let (courier, store, outbox) = on_demand(vec![Try::Delivered(202), fail()]);
     assert!(outbox.on_demand());
 
     let delivered = outbox
@@ -528,14 +534,7 @@ async fn an_on_demand_send_stores_its_event_claimed_then_attempts_it() {
 
 #[tokio::test]
 async fn an_on_demand_send_of_an_event_already_pending_attempts_the_first_one() {
-    let courier = Scripted::new(vec![Try::Delivered(200)]);
-    let store = Arc::new(Counting::default());
-    let outbox = outbox(
-        Arc::clone(&store) as Arc<dyn OutboxStore>,
-        Arc::clone(&courier),
-        quick(5),
-        DrainMode::OnDemand,
-    );
+    let (courier, store, outbox) = on_demand(vec![Try::Delivered(200)]);
     store
         .inner
         .put(Entry::new("same", b"first".to_vec(), now_ms()))
@@ -559,14 +558,7 @@ async fn a_send_in_a_delivery_posts_first_and_stores_only_what_the_host_did_not_
         status: 422,
         body: "no".into(),
     };
-    let courier = Scripted::new(vec![Try::Delivered(202), fail(), refused]);
-    let store = Arc::new(Counting::default());
-    let outbox = outbox(
-        Arc::clone(&store) as Arc<dyn OutboxStore>,
-        Arc::clone(&courier),
-        quick(5),
-        DrainMode::OnDemand,
-    );
+    let (courier, store, outbox) = on_demand(vec![Try::Delivered(202), fail(), refused]);
     let receipt = outbox.wait("taken");
     assert_eq!(
         outbox.post_then_store("taken", b"1".to_vec()).await,
@@ -621,14 +613,7 @@ async fn a_send_in_a_delivery_posts_first_and_stores_only_what_the_host_did_not_
 
 #[tokio::test]
 async fn a_send_in_a_delivery_leaves_an_event_already_pending_to_the_drain() {
-    let courier = Scripted::new(vec![fail()]);
-    let store = Arc::new(Counting::default());
-    let outbox = outbox(
-        Arc::clone(&store) as Arc<dyn OutboxStore>,
-        Arc::clone(&courier),
-        quick(5),
-        DrainMode::OnDemand,
-    );
+    let (_, store, outbox) = on_demand(vec![fail()]);
     store
         .inner
         .put(Entry::new("same", b"first".to_vec(), now_ms()))
@@ -653,14 +638,7 @@ async fn a_send_in_a_delivery_leaves_an_event_already_pending_to_the_drain() {
 
 #[tokio::test]
 async fn an_invocation_run_answer_first_leaves_the_records_for_after_the_answer() {
-    let courier = Scripted::new(vec![Try::Delivered(200), fail()]);
-    let store = Arc::new(Counting::default());
-    let outbox = outbox(
-        Arc::clone(&store) as Arc<dyn OutboxStore>,
-        Arc::clone(&courier),
-        quick(5),
-        DrainMode::OnDemand,
-    );
+    let (_, store, outbox) = on_demand(vec![Try::Delivered(200), fail()]);
     let work = async {
         let first = outbox.store_and_attempt("first", b"1".to_vec(), outbox.wait("first"));
         let second = outbox.store_and_attempt("second", b"2".to_vec(), outbox.wait("second"));
