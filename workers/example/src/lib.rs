@@ -153,7 +153,8 @@ fn build(env: &Env) -> std::result::Result<Handler, String> {
         webhooks: Webhooks::new(sender(env).map_err(|e| e.to_string())?),
     };
     // The deliveries' records live in the outbox's object, beside the alerts they send: a delivery
-    // asks one object for its claim, its alert and its completion.
+    // asks one object for its claim and its completion (and stores its alert there only if the
+    // host did not take it).
     let mut dedupe = DurableOutbox::new(env, "HOST_OUTBOX")
         .map_err(|e| e.to_string())?
         .dedupe_store();

@@ -206,8 +206,13 @@ pub(crate) async fn ask_object(
     let answer: web_sys::Response = JsFuture::from(stub.fetch_with_request(request.inner())?)
         .await?
         .dyn_into()?;
-    let text = JsFuture::from(answer.text()?).await?;
-    Ok((answer.status(), text.as_string().unwrap_or_default()))
+    let text = JsFuture::from(answer.text()?)
+        .await?
+        .as_string()
+        .ok_or_else(|| {
+            worker::Error::RustError(format!("the answer of the object at {url} is not text"))
+        })?;
+    Ok((answer.status(), text))
 }
 
 /// A request built on the runtime's own `Request` constructor. (worker's `RequestInit` converts

@@ -224,17 +224,7 @@ impl Outbox {
         body: Vec<u8>,
         receipt: Receipt,
     ) -> Result<u16, SendError> {
-        let now = now_ms();
-        let stored = answered(
-            STORE_TIMEOUT,
-            self.store.put_claimed(
-                Entry::new(id, body, now),
-                now.saturating_add(millis(self.lease)),
-                &self.owner,
-            ),
-        )
-        .await;
-        match stored {
+        match self.put_claimed(Entry::new(id, body, now_ms())).await {
             Ok(Some(entry)) => self.deliver(entry, self.retry.timeout).await.2,
             Ok(None) => {
                 super::invocation::accepted(self, id);
@@ -255,17 +245,10 @@ impl Outbox {
         id: &str,
         body: Vec<u8>,
     ) -> Result<u16, SendError> {
-        let now = now_ms();
-        let entry = Entry::new(id, body, now);
+        let entry = Entry::new(id, body, now_ms());
         let (settlement, settled, outcome) = self.attempt(&entry, self.retry.timeout).await;
         if !matches!(settled, Settled::Delivered) {
-            let stored = answered(
-                STORE_TIMEOUT,
-                self.store
-                    .put_claimed(entry, now.saturating_add(millis(self.lease)), &self.owner),
-            )
-            .await;
-            match stored {
+            match self.put_claimed(entry).await {
                 Ok(Some(_)) => self.keep_record(id.to_owned(), settlement).await,
                 Ok(None) => {}
                 Err(e) => return Err(self.not_accepted(id, e)),
@@ -273,6 +256,16 @@ impl Outbox {
         }
         self.conclude(id, 1, &settled, &outcome);
         outcome
+    }
+
+    /// Stores `entry` claimed by this outbox, its lease starting now, within the store's timeout.
+    async fn put_claimed(&self, entry: Entry) -> Result<Option<Entry>, StoreError> {
+        let lease_until = now_ms().saturating_add(millis(self.lease));
+        answered(
+            STORE_TIMEOUT,
+            self.store.put_claimed(entry, lease_until, &self.owner),
+        )
+        .await
     }
 
     /// Event `id` was not accepted because the store failed: the error, told to those waiting too.
