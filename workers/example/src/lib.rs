@@ -181,9 +181,10 @@ const CONTRACTS_PATH: &str = "/__store-contracts";
 /// Runs the SDK's store contracts against this Worker's Durable Objects: the outbox contract on a
 /// fresh `HostOutbox` object (its times are in the year 2100, so the object's alarm finds nothing
 /// due meanwhile), the deduplication contract on `HostDedupe` objects under fresh keys and on
-/// records kept in a fresh `HostOutbox` object. Answers `{"outbox": "ok" | "<the broken promise>",
-/// "dedupe": ..., "dedupe_in_outbox": ...}`. For the Workers test only: a deployment leaves
-/// `HOST_STORE_CONTRACTS` unset, and the path is then an ordinary 404.
+/// records kept in a fresh `HostOutbox` object; then that a claim's record gets its alarm. Answers
+/// `{"outbox": "ok" | "<the broken promise>", "dedupe": ..., "dedupe_in_outbox": ...,
+/// "dedupe_alarm": ...}`. For the Workers test only: a deployment leaves `HOST_STORE_CONTRACTS`
+/// unset, and the path is then an ordinary 404.
 async fn store_contracts(env: &Env) -> Result<Response> {
     let verdict = |outcome: std::result::Result<(), host_runtime::testing::contract::Violation>| {
         outcome.map_or_else(|broken| broken.to_string(), |()| "ok".to_owned())
@@ -201,27 +202,68 @@ async fn store_contracts(env: &Env) -> Result<Response> {
     if kept == "ok" {
         kept = records_erased(env, &kept_in).await?;
     }
-    Response::from_json(&json!({ "outbox": outbox, "dedupe": dedupe, "dedupe_in_outbox": kept }))
+    let armed = claim_armed(env, &format!("{run}-alarm")).await?;
+    Response::from_json(&json!({
+        "outbox": outbox,
+        "dedupe": dedupe,
+        "dedupe_in_outbox": kept,
+        "dedupe_alarm": armed,
+    }))
 }
 
 /// Asks the `HostOutbox` object `name` to erase the deduplication records that will have ended a
 /// day from now, as its alarm does when they end: "ok" when it erased some and kept none.
 async fn records_erased(env: &Env, name: &str) -> Result<String> {
-    let a_day_on = i64::try_from(worker::Date::now().as_millis()).unwrap_or(i64::MAX) + 86_400_000;
+    let a_day_on = now_ms() + 86_400_000;
+    let swept = ask_outbox(env, name, json!({ "op": "sweep", "now": a_day_on })).await?;
+    Ok(match (swept["erased"].as_u64(), swept["left"].as_u64()) {
+        (Some(erased), Some(0)) if erased > 0 => "ok".to_owned(),
+        _ => format!("ended deduplication records were not all erased: {swept}"),
+    })
+}
+
+/// Claims a key in the fresh `HostOutbox` object `name`, waits half a second and asks the object
+/// when its alarm rings: "ok" when it is set for the minute the claim's lease ends in, when the
+/// alarm erases the record (the object sets it just after answering the claim).
+async fn claim_armed(env: &Env, name: &str) -> Result<String> {
+    use host_runtime::dedupe::{Claim, DedupeStore};
+    let lease = Duration::from_secs(60);
+    let dedupe = DurableOutbox::new(env, "HOST_OUTBOX")?
+        .with_name(name)
+        .dedupe_store()
+        .with_lease(lease);
+    let claimed_at = now_ms();
+    match dedupe.claim("armed", "contract").await {
+        Ok(Claim::Run) => {}
+        other => return Ok(format!("a fresh key's claim answered {other:?}")),
+    }
+    worker::Delay::from(Duration::from_millis(500)).await;
+    let asked = ask_outbox(env, name, json!({ "op": "alarm" })).await?;
+    let ends = claimed_at + 60_000;
+    Ok(match asked["alarm"].as_i64() {
+        Some(alarm) if (ends..ends + 61_000).contains(&alarm) => "ok".to_owned(),
+        _ => format!(
+            "half a second after a claim whose lease ends at {ends}, the object's alarm is {asked}"
+        ),
+    })
+}
+
+/// Posts `body` to the `HostOutbox` object `name` and reads its JSON answer.
+async fn ask_outbox(env: &Env, name: &str, body: serde_json::Value) -> Result<serde_json::Value> {
     let mut init = worker::RequestInit::new();
-    init.with_method(worker::Method::Post).with_body(Some(
-        json!({ "op": "sweep", "now": a_day_on }).to_string().into(),
-    ));
+    init.with_method(worker::Method::Post)
+        .with_body(Some(body.to_string().into()));
     let request = Request::new_with_init("https://host-outbox/", &init)?;
     let stub = env
         .durable_object("HOST_OUTBOX")?
         .id_from_name(name)?
         .get_stub()?;
-    let swept: serde_json::Value = stub.fetch_with_request(request).await?.json().await?;
-    Ok(match (swept["erased"].as_u64(), swept["left"].as_u64()) {
-        (Some(erased), Some(0)) if erased > 0 => "ok".to_owned(),
-        _ => format!("ended deduplication records were not all erased: {swept}"),
-    })
+    stub.fetch_with_request(request).await?.json().await
+}
+
+/// Now, in Unix milliseconds.
+fn now_ms() -> i64 {
+    i64::try_from(worker::Date::now().as_millis()).unwrap_or(i64::MAX)
 }
 
 /// The Worker's entry point.
