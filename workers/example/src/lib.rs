@@ -99,7 +99,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The handler, built on the isolate's first request.
+/// The handler, built as the module loads (else on the isolate's first request).
 static HANDLER: OnceLock<Handler> = OnceLock::new();
 
 /// A setting: a secret, else a variable; `None` when unset or empty.
@@ -131,10 +131,22 @@ fn sender(env: &Env) -> worker::Result<EventSender> {
         }))
 }
 
-/// Runs wherever the module is loaded, the outbox object's isolate included.
+/// Runs wherever the module is loaded, the outbox object's isolate included: registers how the
+/// outbox's alarm builds its sender, and builds the handler with the environment the runtime
+/// gives the module, so that an isolate's first request does not wait for it. A setting that is
+/// wrong is logged here and answered 500 with its reason on every request (which builds the
+/// handler again).
 #[event(start)]
 fn start() {
     host_runtime_workers::drain_with(sender);
+    if let Some(env) = host_runtime_workers::module_env() {
+        match build(&env) {
+            Ok(built) => {
+                let _ = HANDLER.set(built);
+            }
+            Err(why) => worker::console_error!("not configured: {why}"),
+        }
+    }
 }
 
 fn build(env: &Env) -> std::result::Result<Handler, String> {

@@ -42,6 +42,11 @@
 //!   outbox's record of each attempt is made after the response, under `ctx.wait_until`.
 //! - **Limits.** Workers read at most 100 MB of body; the handler's own limit (1 MiB by default)
 //!   still answers 413 above it.
+//! - **Start-up.** A handler built on an isolate's first request makes that request wait for it,
+//!   and for the runtime to compile the code that builds it. [`module_env`] gives the module the
+//!   Worker's environment as the runtime loads it, so `#[event(start)]` can build the handler
+//!   before any request comes (the example does; it keeps the first-request path for a runtime
+//!   without it).
 //!
 //! Both Durable Object classes are exported by any Worker that links this crate; bind the ones you
 //! use:
@@ -74,6 +79,24 @@ use host_runtime::{BoxFuture, Handler};
 use wasm_bindgen::{JsCast, JsValue};
 use worker::wasm_bindgen_futures::JsFuture;
 use worker::{Context, Headers, ObjectNamespace, Request, Response, Result, web_sys};
+
+#[wasm_bindgen::prelude::wasm_bindgen(module = "cloudflare:workers")]
+extern "C" {
+    /// `env` of the runtime's `cloudflare:workers` module: the Worker's bindings, as they are at
+    /// module load.
+    #[wasm_bindgen(thread_local_v2, js_name = env)]
+    static MODULE_ENV: JsValue;
+}
+
+/// The Worker's environment (its variables, secrets and bindings) as the runtime gives it to the
+/// module while loading it, before any request: `import { env } from "cloudflare:workers"`, which
+/// Cloudflare's runtime has served since March 2025. `None` if the runtime gives none. Call it
+/// from `#[event(start)]` to build the handler at load; do no I/O there (the runtime refuses it
+/// outside a request), and read the settings that must change without a new deployment on each
+/// request instead.
+pub fn module_env() -> Option<worker::Env> {
+    MODULE_ENV.with(|env| env.is_object().then(|| env.clone().unchecked_into()))
+}
 
 /// Answers one Worker request with `handler`: the method, path, query, headers and body become
 /// the handler's request, and its answer the Worker's response. The request runs as an
