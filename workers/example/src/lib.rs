@@ -251,7 +251,7 @@ async fn claim_armed(env: &Env, name: &str) -> Result<String> {
     }
     worker::Delay::from(Duration::from_millis(500)).await;
     let asked = ask_outbox(env, name, json!({ "op": "alarm" })).await?;
-    let ends = claimed_at + 60_000;
+    let ends = claimed_at + i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
     Ok(match asked["alarm"].as_i64() {
         Some(alarm) if (ends..ends + 61_000).contains(&alarm) => "ok".to_owned(),
         _ => format!(

@@ -91,9 +91,8 @@ extern "C" {
 /// The Worker's environment (its variables, secrets and bindings) as the runtime gives it to the
 /// module while loading it, before any request: `import { env } from "cloudflare:workers"`, which
 /// Cloudflare's runtime has served since March 2025. `None` if the runtime gives none. Call it
-/// from `#[event(start)]` to build the handler at load; do no I/O there (the runtime refuses it
-/// outside a request), and read the settings that must change without a new deployment on each
-/// request instead.
+/// from `#[event(start)]` to build the handler at load, with no I/O there (the runtime refuses it
+/// outside a request: a key set the handler must fetch is fetched on the first call).
 pub fn module_env() -> Option<worker::Env> {
     MODULE_ENV.with(|env| env.is_object().then(|| env.clone().unchecked_into()))
 }
