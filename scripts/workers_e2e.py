@@ -98,7 +98,7 @@ TARGET = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
 # The `cargo host` binary: the test's debug build; with --first-requests, a release build, as
 # `cargo install` makes it (the debug build takes 1.2 ms, not 0.3, to check and take an alert, which
 # a first event delivery waits for).
-CARGO_HOST = [TARGET / "debug" / "cargo-host"]
+CARGO_HOST = TARGET / "debug" / "cargo-host"
 FRESH_STARTS = 5  # workerd restarts (through wrangler) whose first request is timed
 DIRECT_STARTS = 9  # fresh starts of workerd itself per first request timed (a start is ~0.1 s)
 # The example's deduplication lease in this run (HOST_DEDUPE_LEASE_MS; 60 s by default): a claim
@@ -263,7 +263,7 @@ def release_payload(release_id):
 def deliver(server, payload):
     """Delivers `release.shipped` once (its own event id); the `cargo host trigger` process."""
     return subprocess.Popen(
-        [CARGO_HOST[0], "trigger", "release.shipped", "--payload", payload,
+        [CARGO_HOST, "trigger", "release.shipped", "--payload", payload,
          "--server", server, "--manifest", EXAMPLE, "--color", "never"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -327,7 +327,7 @@ def http_get(url, timeout=10):
 
 
 def cargo_host(args, server):
-    host = CARGO_HOST[0]
+    host = CARGO_HOST
     done = subprocess.run(
         [host, *args, "--server", server, "--manifest", EXAMPLE, "--color", "never"],
         cwd=ROOT, capture_output=True, text=True,
@@ -338,6 +338,7 @@ def cargo_host(args, server):
 
 
 def main():
+    global CARGO_HOST
     parser = argparse.ArgumentParser()
     parser.add_argument("--record", type=pathlib.Path)
     parser.add_argument("--prepare", action="store_true",
@@ -353,14 +354,14 @@ def main():
     if args.first_requests:
         say("building cargo-host (release) ...")
         run(["cargo", "build", "-q", "--release", "-p", "host-cli", "--bin", "cargo-host"])
-        CARGO_HOST[0] = TARGET / "release" / "cargo-host"
+        CARGO_HOST = TARGET / "release" / "cargo-host"
     else:
         say("building cargo-host ...")
         run(["cargo", "build", "-q", "-p", "host-cli"])
 
     env = tool_env()
 
-    dev = Process([CARGO_HOST[0], "dev", "--listen", "127.0.0.1:0",
+    dev = Process([CARGO_HOST, "dev", "--listen", "127.0.0.1:0",
                    "--manifest", EXAMPLE, "--color", "never"], ROOT, env)
     worker = None
     persist = None
@@ -760,7 +761,7 @@ class Capture:
     def take(self, *args):
         """The request `cargo host <args>` sends."""
         before = len(self.taken)
-        run([CARGO_HOST[0], *args, "--server", self.url, "--manifest", EXAMPLE,
+        run([CARGO_HOST, *args, "--server", self.url, "--manifest", EXAMPLE,
              "--color", "never"], check=False)
         if len(self.taken) != before + 1:
             fail(f"`cargo host {' '.join(args)}` sent {len(self.taken) - before} requests, not 1")

@@ -479,6 +479,12 @@ impl OutboxStore for Counting {
     }
 }
 
+/// The pending events of `store`, by id, with the attempts each has had.
+async fn pending_attempts(store: &dyn OutboxStore) -> Vec<(String, u32)> {
+    let pending = store.list(Which::Pending, 10).await.unwrap();
+    pending.into_iter().map(|e| (e.id, e.attempts)).collect()
+}
+
 /// An on-demand outbox over a counting store, posting through a courier that answers `script`.
 fn on_demand(script: Vec<Try>) -> (Arc<Scripted>, Arc<Counting>, Arc<Outbox>) {
     let courier = Scripted::new(script);
@@ -514,13 +520,9 @@ async fn an_on_demand_send_stores_its_event_claimed_then_attempts_it() {
         matches!(retrying, Err(SendError::Pending { attempts: 1, .. })),
         "{retrying:?}"
     );
-    let pending = store.list(Which::Pending, 10).await.unwrap();
     assert_eq!(
-        pending
-            .iter()
-            .map(|e| (e.id.as_str(), e.attempts))
-            .collect::<Vec<_>>(),
-        [("second", 1)],
+        pending_attempts(&*store).await,
+        [("second".to_owned(), 1)],
         "the first is gone, the second waits for its retry"
     );
     assert_eq!(
@@ -586,12 +588,11 @@ async fn a_send_in_a_delivery_posts_first_and_stores_only_what_the_host_did_not_
         ["put_claimed", "settle", "put_claimed", "settle"],
         "each kept with its attempt recorded"
     );
-    let pending = store.list(Which::Pending, 10).await.unwrap();
-    let pending: Vec<_> = pending
-        .iter()
-        .map(|e| (e.id.as_str(), e.attempts))
-        .collect();
-    assert_eq!(pending, [("failed", 1)], "waits for its retry");
+    assert_eq!(
+        pending_attempts(&*store).await,
+        [("failed".to_owned(), 1)],
+        "waits for its retry"
+    );
     let dead = store.list(Which::Dead, 10).await.unwrap();
     assert_eq!(dead.len(), 1);
     assert_eq!((dead[0].id.as_str(), dead[0].attempts), ("refused", 1));
@@ -669,13 +670,9 @@ async fn an_invocation_run_answer_first_leaves_the_records_for_after_the_answer(
         store.calls(),
         ["put_claimed", "put_claimed", "settle", "settle"]
     );
-    let pending = store.list(Which::Pending, 10).await.unwrap();
     assert_eq!(
-        pending
-            .iter()
-            .map(|e| (e.id.as_str(), e.attempts))
-            .collect::<Vec<_>>(),
-        [("second", 1)],
+        pending_attempts(&*store).await,
+        [("second".to_owned(), 1)],
         "the delivered one is gone; the other waits for its retry"
     );
 
