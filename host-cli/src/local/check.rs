@@ -33,15 +33,17 @@ use serde_json::Value;
 use super::client::{Answer, Client, Request, SendError, no_server};
 use super::install::Local;
 use super::output::{self, Term, line};
+use super::request::Kind;
 use super::{Fail, InstallArgs, ManifestArg, ServerArg};
 
 /// The host's health time limit at publish.
 pub const HEALTH_LIMIT: Duration = Duration::from_millis(host_runtime::limits::HEALTH_ANSWER_MS);
-/// The tool time limit.
-pub const TOOL_LIMIT: Duration = host_runtime::TOOL_DEADLINE;
-/// The limit for the other routes: the runtime's handler deadline, and a little more to see its
-/// own `HANDLER_TIMEOUT`.
-pub const ROUTE_LIMIT: Duration = Duration::from_secs(65);
+/// How long a tool's answer is waited for: the runtime's tool deadline, and a little more to see
+/// its own `TOOL_TIMEOUT`.
+pub const TOOL_LIMIT: Duration = Kind::Tool.wait();
+/// How long the other routes' answers are waited for: the runtime's handler deadline, and a little
+/// more to see its own `HANDLER_TIMEOUT`.
+pub const ROUTE_LIMIT: Duration = Kind::Procedure.wait();
 /// Pages a backfill may take before the check calls it a loop.
 pub const MAX_PAGES: usize = 50;
 
@@ -74,6 +76,45 @@ pub(super) enum Expect {
     NewItem,
     /// A created comment.
     Comment,
+}
+
+impl Expect {
+    /// What a 2xx answer of a call of `kind` must be; `None` for an action, whose answer is free.
+    pub(super) fn of(m: &Manifest, kind: Kind, id: Option<&str>) -> Option<Expect> {
+        let ai = &m.contributes.ai;
+        Some(match kind {
+            Kind::Tool => Expect::Tool(
+                ai.tools
+                    .iter()
+                    .find(|t| Some(t.id.as_str()) == id)?
+                    .returns
+                    .as_str(),
+            ),
+            Kind::Mention => Expect::Mention,
+            Kind::Context => Expect::Context,
+            Kind::Procedure => {
+                let p = m.server.as_ref()?.procedures.get(id?)?;
+                Expect::Procedure(rules::compile_schema(&p.output).ok().map(Box::new))
+            }
+            Kind::Sync => Expect::Sync(
+                m.contributes
+                    .connector
+                    .iter()
+                    .flat_map(|c| &c.metrics)
+                    .map(|x| {
+                        (
+                            x.key.clone(),
+                            x.dimensions.iter().map(|d| d.key.clone()).collect(),
+                        )
+                    })
+                    .collect(),
+            ),
+            Kind::WorkContainers => Expect::Containers,
+            Kind::WorkItem => Expect::NewItem,
+            Kind::WorkComment => Expect::Comment,
+            Kind::Action => return None,
+        })
+    }
 }
 
 /// One route to check.
@@ -207,8 +248,7 @@ fn jobs_of(m: &Manifest, local: &Local) -> Vec<Job> {
             body: Some(local.call_body(input.clone())),
             input: Some(input),
             token: token.clone(),
-            // A little over the tool deadline, so the runtime's own TOOL_TIMEOUT is seen.
-            limit: TOOL_LIMIT + Duration::from_secs(1),
+            limit: TOOL_LIMIT,
             expect: Expect::Tool(tool.returns.as_str()),
         });
     }
@@ -608,7 +648,7 @@ async fn check_work(client: &Client, m: &Manifest, local: &Local) -> Vec<Verdict
         }
         return verdicts;
     };
-    let input = super::call::new_item(m, &container);
+    let input = super::request::new_item(m, &container);
     let item = Job {
         what: "work-item",
         id: format!("in `{container}`"),
@@ -732,7 +772,7 @@ mod tests {
         }
         let timeout = judge(
             &job(Expect::Tool("value")),
-            Err(SendError::Timeout(TOOL_LIMIT)),
+            Err(SendError::Timeout(host_runtime::TOOL_DEADLINE)),
         );
         assert!(
             !timeout.pass && timeout.text.contains("no answer within 30s"),

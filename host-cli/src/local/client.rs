@@ -128,16 +128,27 @@ impl Client {
         format!("{}{route}", self.base)
     }
 
-    /// Sends one request and reads the whole answer.
-    pub async fn send(&self, request: Request<'_>) -> Result<Answer, SendError> {
-        let mut url = reqwest::Url::parse(&self.url(&request.route))
+    /// The full URL of a route with query parameters, encoded as [`Client::send`] sends them.
+    pub fn url_with(&self, route: &str, query: &[(&str, String)]) -> String {
+        self.parse_url(route, query)
+            .map_or_else(|_| self.url(route), |u| u.to_string())
+    }
+
+    fn parse_url(&self, route: &str, query: &[(&str, String)]) -> Result<reqwest::Url, SendError> {
+        let mut url = reqwest::Url::parse(&self.url(route))
             .map_err(|e| SendError::Failed(format!("bad URL: {e}")))?;
-        if !request.query.is_empty() {
+        if !query.is_empty() {
             let mut pairs = url.query_pairs_mut();
-            for (k, v) in &request.query {
+            for (k, v) in query {
                 pairs.append_pair(k, v);
             }
         }
+        Ok(url)
+    }
+
+    /// Sends one request and reads the whole answer.
+    pub async fn send(&self, request: Request<'_>) -> Result<Answer, SendError> {
+        let url = self.parse_url(&request.route, &request.query)?;
         let mut builder = self
             .http
             .request(request.method, url)

@@ -11,7 +11,12 @@
 //!
 //! What they share lives here and in the small modules beside: the command-line arguments
 //! ([`ManifestArg`], [`ServerArg`], [`InstallArgs`]), loading the manifest, the local install
-//! ([`install`]), HTTP ([`client`]), JSON Schema helpers ([`schema`]) and output ([`output`]).
+//! ([`install`]), a call built as the host builds it ([`request`]), the checks of the vendor's
+//! posted events ([`inbox`]), HTTP out ([`client`]) and in ([`web`]), JSON Schema helpers
+//! ([`schema`]) and output ([`output`]).
+//!
+//! The modules form a tree: `dev` starts the console, and the console and the commands use the
+//! shared modules; nothing shared imports a command or the console.
 //! Nothing here panics on user or network input; every failure becomes a one-line message and an
 //! exit code (1 for a failed answer, 2 for bad arguments or no server).
 
@@ -20,11 +25,14 @@ pub mod check;
 pub mod client;
 pub mod console;
 pub mod dev;
+pub mod inbox;
 pub mod install;
 pub mod output;
+pub mod request;
 pub mod schema;
 pub mod supervise;
 pub mod trigger;
+pub mod web;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

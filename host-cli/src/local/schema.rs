@@ -1,10 +1,15 @@
-//! JSON Schema helpers of the local host: the first error of an instance, named by its JSON pointer
-//! (as the runtime words `INPUT_INVALID`), and a small best-effort sample input built from a schema
-//! for `cargo host check`.
+//! JSON Schema helpers of the local host: the errors of an instance, named by their JSON pointers
+//! (as the runtime words `INPUT_INVALID`), the `format` values the runtime lets through, and a
+//! small best-effort sample input built from a schema for `cargo host check`.
 //!
 //! Schemas are compiled by the runtime's own [`compile_schema`](host_runtime::check::compile_schema).
 
 use serde_json::{Map, Value, json};
+
+use super::request::Problem;
+
+/// The most problems of one kind reported for one instance; a page of them is enough to act on.
+pub const MAX_PROBLEMS: usize = 50;
 
 /// Compiles `schema` as the runtime does.
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, host_runtime::check::SchemaError> {
@@ -18,10 +23,49 @@ pub fn first_error(validator: &jsonschema::Validator, instance: &Value) -> Optio
         .map(|v| format!("at `{}`: {}", v.at(), v.message))
 }
 
-/// [`first_error`] for a schema not compiled yet; a schema that does not compile is no error here
-/// (the manifest engine already reported it).
-pub fn check(schema: &Value, instance: &Value) -> Option<String> {
-    compile(schema).ok().and_then(|v| first_error(&v, instance))
+/// Every way `instance` fails `schema` as the runtime checks it (errors), and every `format` value
+/// that the runtime, which takes `format` as an annotation, lets through although it is not one
+/// (warnings). A schema that does not compile gives neither.
+pub fn problems(schema: &Value, instance: &Value) -> (Vec<Problem>, Vec<Problem>) {
+    let Ok(validator) = compile(schema) else {
+        return (Vec::new(), Vec::new());
+    };
+    let problem = |e: &jsonschema::ValidationError<'_>| {
+        let v = host_runtime::check::Violation::from_error(e);
+        Problem {
+            at: v.at().to_owned(),
+            message: v.message,
+        }
+    };
+    let errors: Vec<Problem> = validator
+        .iter_errors(instance)
+        .take(MAX_PROBLEMS)
+        .map(|e| problem(&e))
+        .collect();
+    let asserting = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .should_validate_formats(true)
+        .build(schema);
+    let warnings = asserting
+        .iter()
+        .flat_map(|v| v.iter_errors(instance))
+        .filter(|e| {
+            matches!(
+                e.kind(),
+                jsonschema::error::ValidationErrorKind::Format { .. }
+            )
+        })
+        .take(MAX_PROBLEMS)
+        .map(|e| {
+            let mut p = problem(&e);
+            p.message = format!(
+                "{}; the runtime does not check `format`, so your handler receives it as written",
+                p.message
+            );
+            p
+        })
+        .collect();
+    (errors, warnings)
 }
 
 /// A small instance of `schema`: required properties only, each its `default`, else its first
@@ -207,19 +251,19 @@ mod tests {
         assert!(s["seen"].as_str().is_some_and(|t| t.ends_with('Z')));
         assert_eq!(s["code"], "x".repeat(12));
         assert!(s.get("optional").is_none());
-        assert_eq!(check(&schema, &s), None);
+        assert_eq!(problems(&schema, &s), (Vec::new(), Vec::new()));
     }
 
     #[test]
     fn errors_name_the_pointer() {
         let schema = json!({ "type": "object", "properties": { "n": { "type": "integer" } } });
-        let e = check(&schema, &json!({ "n": "x" }));
-        assert!(
-            e.as_deref().is_some_and(|e| e.starts_with("at `/n`: ")),
-            "{e:?}"
+        let (errors, _) = problems(&schema, &json!({ "n": "x" }));
+        assert_eq!(
+            errors[0].to_string(),
+            format!("at `/n`: {}", errors[0].message)
         );
-        let root = check(&schema, &json!(3));
-        assert!(root.is_some_and(|e| e.starts_with("at `/`: ")));
+        let (errors, _) = problems(&schema, &json!(3));
+        assert_eq!(errors[0].at, "/");
         assert_eq!(sample(&json!(true)), json!({}));
         assert_eq!(
             sample(&json!({ "type": ["null", "integer"], "maximum": 0 })),

@@ -33,6 +33,11 @@ pub const RETRY_WAITS: [Duration; 3] = {
     ]
 };
 
+/// How long an attempt's answer is waited for: the runtime's handler deadline, and a little more to
+/// see its own `HANDLER_TIMEOUT` (which the host retries).
+pub const ATTEMPT_WAIT: Duration =
+    Duration::from_secs(host_runtime::HANDLER_DEADLINE.as_secs() + 5);
+
 /// Arguments of `cargo host trigger`.
 #[derive(Debug, clap::Args)]
 pub struct TriggerArgs {
@@ -61,12 +66,28 @@ pub struct TriggerArgs {
 }
 
 fn positive(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
-        _ => Err(format!(
-            "`{text}` is not a positive number; `--time-scale 600` makes the waits 600 times shorter"
-        )),
+    let scale = text
+        .parse::<f64>()
+        .map_err(|_| format!("`{text}` is not a number; {SCALE_HINT}"))?;
+    retry_waits(scale).map(|_| scale)
+}
+
+const SCALE_HINT: &str = "600 turns 30 s, 2 min, 10 min into 50 ms, 200 ms, 1 s";
+
+/// The host's waits before the second, third and fourth attempts, divided by `scale`; refused
+/// unless `scale` is a positive number that leaves each wait a duration. `trigger --time-scale`
+/// and the console's deliveries both take their schedule from here.
+pub fn retry_waits(scale: f64) -> Result<[Duration; 3], String> {
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(format!("{scale} is not a positive number; {SCALE_HINT}"));
     }
+    let mut waits = RETRY_WAITS;
+    for wait in &mut waits {
+        *wait = Duration::try_from_secs_f64(wait.as_secs_f64() / scale).map_err(|_| {
+            format!("{scale} makes the waits too long; use 1 or more ({SCALE_HINT})")
+        })?;
+    }
+    Ok(waits)
 }
 
 /// Runs `cargo host trigger`.
@@ -85,16 +106,9 @@ async fn trigger(args: TriggerArgs, term: &Term) -> Result<ExitCode, Fail> {
     let client = Client::new(&args.server.server)?;
     let retry = args.retry || args.until_ok;
     let waits: Vec<Duration> = if retry {
-        RETRY_WAITS
-            .iter()
-            .map(|w| Duration::try_from_secs_f64(w.as_secs_f64() / args.time_scale))
-            .collect::<Result<_, _>>()
-            .map_err(|_| {
-                Fail::usage(format!(
-                    "`--time-scale {}` makes the waits too long; use 1 or more",
-                    args.time_scale
-                ))
-            })?
+        retry_waits(args.time_scale)
+            .map_err(|why| Fail::usage(format!("`--time-scale`: {why}")))?
+            .to_vec()
     } else {
         Vec::new()
     };
@@ -205,7 +219,7 @@ pub async fn deliver(
             ("x-host-event-id", event_id.clone()),
         ],
         body: Some(body),
-        timeout: Duration::from_secs(30),
+        timeout: ATTEMPT_WAIT,
     };
     let sent = client.send(request).await;
     (event_id, sent)
@@ -451,5 +465,15 @@ mod tests {
         assert!(positive("-3").is_err());
         assert!(positive("inf").is_err());
         assert!(positive("fast").is_err());
+        assert!(positive("1e-300").is_err_and(|e| e.contains("too long")));
+        assert_eq!(
+            retry_waits(600.0),
+            Ok([
+                Duration::from_millis(50),
+                Duration::from_millis(200),
+                Duration::from_secs(1)
+            ])
+        );
+        assert!(retry_waits(f64::NAN).is_err());
     }
 }

@@ -1,21 +1,23 @@
-//! What the console's buttons do, on the local host's own engine: a call is resolved by `call`'s
-//! route table, sent with a token minted for the local install and judged by `check`'s answer
-//! rules; a delivery is `trigger`'s example, freshening and attempts on the host's retry schedule;
-//! a posted event is replayed through `dev`'s own checks. Each becomes a timeline entry.
+//! What the console's buttons do, on the local host's own engine: a call is built by
+//! [`request`](super::super::request) (the route, the token, the input judged as the runtime judges
+//! it, the runtime's deadline) and its answer judged by `check`'s rules; a delivery is `trigger`'s
+//! payload and attempts on the host's retry schedule; a posted event is replayed through the
+//! [`inbox`](super::super::inbox). Each becomes a timeline entry.
 
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
 
 use bytes::Bytes;
 use host_manifest::Manifest;
 use host_runtime::route::Route;
-use http::{HeaderMap, HeaderName, HeaderValue, Method};
+use http::{HeaderMap, HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::super::call::{self, Kind as CallKind, Target};
 use super::super::check::{Expect, check_answer};
-use super::super::client::{Answer, Client, Request, SendError};
+use super::super::client::{Answer, Client, SendError};
 use super::super::install::Local;
+use super::super::request::{self, Judged, Kind as CallKind};
 use super::super::{InstallArgs, output, trigger};
 use super::Console;
 use super::timeline::{Attempt, Check, Entry, Kind, State, millis};
@@ -57,15 +59,42 @@ pub struct CallForm {
     pub install: InstallForm,
 }
 
+/// An input to judge before it is sent.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckForm {
+    /// As in [`CallForm`].
+    pub kind: String,
+    /// As in [`CallForm`].
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The input.
+    pub input: Value,
+}
+
+/// A host event's payload to judge before it is delivered.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PayloadForm {
+    /// The published event's name.
+    pub event: String,
+    /// The payload.
+    pub payload: Value,
+}
+
 /// A delivery as the page asks for it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DeliverForm {
     /// The published event's name.
     pub event: String,
-    /// The payload [default: the catalogue's example, freshened].
+    /// The payload [default: the catalogue's example].
     #[serde(default)]
     pub payload: Option<Value>,
+    /// Send the payload exactly as given: the same event again, as the host redelivers it. Without
+    /// it, every delivery is a new event: its ids and times are made new ([`trigger::freshen`]).
+    #[serde(default)]
+    pub same: bool,
     /// Replay the host's retry schedule: four attempts whatever the answers.
     #[serde(default)]
     pub retry: bool,
@@ -82,7 +111,7 @@ pub struct DeliverForm {
 pub enum Replay {
     /// The same call again, with a fresh token.
     Call(CallForm),
-    /// The same delivery again: the same payload, fresh event ids.
+    /// The same event again: the payload as it was sent, fresh event ids.
     Deliver(DeliverForm),
     /// The same posted request through the local host's checks again.
     Posted {
@@ -135,15 +164,6 @@ fn token_check(local: &Local) -> Check {
     )
 }
 
-fn request_json(client: &Client, method: &Method, route: &str, query: &[(&str, String)]) -> Value {
-    let mut url = client.url(route);
-    if !query.is_empty() {
-        let q: Vec<String> = query.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        url = format!("{url}?{}", q.join("&"));
-    }
-    json!({ "method": method.as_str(), "url": url })
-}
-
 fn answer_json(answer: &Answer) -> Value {
     let body = match &answer.json {
         Some(json) => json.clone(),
@@ -153,51 +173,71 @@ fn answer_json(answer: &Answer) -> Value {
     json!({ "status": answer.status, "reason": answer.reason(), "body": body })
 }
 
-/// What a 2xx answer of `kind` must be, for the rules `cargo host check` applies.
-fn expect(m: &Manifest, kind: CallKind, id: Option<&str>) -> Option<Expect> {
-    let ai = &m.contributes.ai;
-    Some(match kind {
-        CallKind::Tool => Expect::Tool(
-            ai.tools
-                .iter()
-                .find(|t| Some(t.id.as_str()) == id)?
-                .returns
-                .as_str(),
-        ),
-        CallKind::Mention => Expect::Mention,
-        CallKind::Context => Expect::Context,
-        CallKind::Procedure => {
-            let p = m.server.as_ref()?.procedures.get(id?)?;
-            Expect::Procedure(
-                host_runtime::check::compile_schema(&p.output)
-                    .ok()
-                    .map(Box::new),
-            )
-        }
-        CallKind::Sync => Expect::Sync(
-            m.contributes
-                .connector
-                .iter()
-                .flat_map(|c| &c.metrics)
-                .map(|x| {
-                    (
-                        x.key.clone(),
-                        x.dimensions.iter().map(|d| d.key.clone()).collect(),
-                    )
-                })
-                .collect(),
-        ),
-        CallKind::WorkContainers => Expect::Containers,
-        CallKind::WorkItem => Expect::NewItem,
-        CallKind::WorkComment => Expect::Comment,
-        CallKind::Action => return None,
+/// The kind named by the page, or why it names none.
+fn call_kind(word: &str) -> Result<CallKind, String> {
+    CallKind::from_word(word).ok_or_else(|| {
+        let words: Vec<&str> = CallKind::ALL.iter().map(|k| k.word()).collect();
+        format!(
+            "`{word}` is not a kind of call; kinds: {}",
+            words.join(", ")
+        )
     })
 }
 
-/// The kind named by the page.
-fn call_kind(word: &str) -> Option<CallKind> {
-    use clap::ValueEnum;
-    CallKind::from_str(word, false).ok()
+/// Judges an input for the page, as the runtime will when it is sent.
+pub fn check_input(console: &Console, form: &CheckForm) -> Result<Judged, String> {
+    let kind = call_kind(&form.kind)?;
+    Ok(request::judge(
+        &console.manifest,
+        kind,
+        form.id.as_deref(),
+        &form.input,
+    ))
+}
+
+/// Judges a host event's payload for the page: whether it reads as the event's typed payload.
+pub fn check_payload(form: &PayloadForm) -> Result<Judged, String> {
+    let name = trigger::published(&form.event).map_err(|f| f.message)?;
+    let mut judged = Judged::default();
+    if let Err(message) = trigger::fits(name, &form.payload) {
+        judged.errors.push(request::Problem {
+            at: "/".to_owned(),
+            message,
+        });
+    }
+    Ok(judged)
+}
+
+/// The checks of a judged input: one failed check naming the first error and how many there are,
+/// and a note for each `format` warning.
+fn input_checks(judged: &Judged, name: &str) -> Vec<Check> {
+    let mut checks = vec![match judged.errors.first() {
+        Some(first) => {
+            let more = match judged.errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            Check::new(
+                "input",
+                State::Fail,
+                format!(
+                    "the input fails the input of {name} {first}{more}; sent anyway: the server should answer 422 INPUT_INVALID"
+                ),
+            )
+        }
+        None => Check::new(
+            "input",
+            State::Pass,
+            format!("valid as the input of {name}"),
+        ),
+    }];
+    checks.extend(
+        judged
+            .warnings
+            .iter()
+            .map(|w| Check::new("input format", State::Note, w.to_string())),
+    );
+    checks
 }
 
 /// Makes one call and records it; gives the entry's id.
@@ -207,127 +247,64 @@ pub async fn call(console: &Console, form: CallForm) -> u64 {
         None => form.kind.clone(),
     };
     let mut entry = Entry::new(Kind::Call, title, json!({ "kind": form.kind }));
-    entry.replay = Some(super::actions::Replay::Call(form.clone()));
+    entry.replay = Some(Replay::Call(form.clone()));
     let refused = |mut entry: Entry, name: &str, why: String| {
         entry.checks.push(Check::new(name, State::Fail, why));
         entry.conclude();
         console.timeline.begin(entry)
     };
     let m = &console.manifest;
-    let Some(kind) = call_kind(&form.kind) else {
-        return refused(
-            entry,
-            "route",
-            format!(
-                "`{}` is not a kind of call; kinds: tool, action, mention, context, procedure, sync, work-containers, work-item, work-comment",
-                form.kind
-            ),
-        );
-    };
-    let target: Target<'_> = match call::target(m, kind, form.id.as_deref(), &console.shown) {
-        Ok(t) => t,
-        Err(fail) => return refused(entry, "route", fail.message),
+    let kind = match call_kind(&form.kind) {
+        Ok(kind) => kind,
+        Err(why) => return refused(entry, "route", why),
     };
     let local = match local(m, &form.install) {
         Ok(local) => local,
         Err(why) => return refused(entry, "install", why),
     };
-    entry.checks.push(token_check(&local));
-
-    let mut query = Vec::new();
-    let mut body = None;
-    match kind {
-        CallKind::Mention | CallKind::WorkContainers => {
-            query.push(("q", form.query.clone().unwrap_or_default()));
-        }
-        CallKind::Context => {}
-        CallKind::Sync => {
-            let input = form
-                .input
-                .clone()
-                .unwrap_or_else(|| call::sync_input(m, form.id.as_deref()));
-            body = Some(local.call_body(input));
-        }
-        CallKind::WorkItem => {
-            let container = form.id.as_deref().unwrap_or_default();
-            let input = form
-                .input
-                .clone()
-                .unwrap_or_else(|| call::new_item(m, container));
-            if let Err(e) = serde_json::from_value::<host_runtime::work::NewItem>(input.clone()) {
-                entry.checks.push(Check::new(
-                    "input shape",
-                    State::Note,
-                    format!("not a new work item {{kind, container, title, ...}} ({e}); sent anyway: the server should refuse it"),
-                ));
-            }
-            body = Some(local.call_body(input));
-        }
-        CallKind::WorkComment => {
-            let input = form
-                .input
-                .clone()
-                .unwrap_or_else(|| json!({ "body": "A comment from the console." }));
-            body = Some(local.call_body(input));
-        }
-        CallKind::Tool | CallKind::Action | CallKind::Procedure => {
-            let input = form.input.clone().unwrap_or_else(|| json!({}));
-            let check = match target
-                .schema
-                .and_then(|s| super::super::schema::check(s, &input))
-            {
-                Some(e) => Check::new(
-                    "input schema",
-                    State::Fail,
-                    format!(
-                        "the input fails the input schema of {} {e}; sent anyway: the server should answer 422 INPUT_INVALID",
-                        target.name
-                    ),
-                ),
-                None => Check::new(
-                    "input schema",
-                    State::Pass,
-                    format!("valid against the input schema of {}", target.name),
-                ),
-            };
-            entry.checks.push(check);
-            body = Some(local.call_body(input));
-        }
-    }
-    let limit = match kind {
-        CallKind::Tool => host_runtime::TOOL_DEADLINE,
-        _ => Duration::from_secs(60),
+    let call = match request::prepare(
+        m,
+        &console.shown,
+        kind,
+        form.id.as_deref(),
+        form.input.clone(),
+        form.query.clone(),
+        &local,
+    ) {
+        Ok(call) => call,
+        Err(fail) => return refused(entry, "route", fail.message),
     };
-    let mut request = request_json(&console.client, &target.method, &target.route, &query);
-    request["headers"] = json!({ "authorization": "Bearer <install token>" });
-    if let Some(body) = &body {
-        request["body"] = body.clone();
+    entry.checks.push(token_check(&local));
+    if kind.takes_input() {
+        entry
+            .checks
+            .extend(input_checks(&call.judged, &call.target.name));
     }
-    entry.request = request;
-    let sent = console
-        .client
-        .send(Request {
-            method: target.method.clone(),
-            route: target.route.clone(),
-            query,
-            headers: vec![("authorization", local.authorization())],
-            body: body.as_ref(),
-            // A little over the limit, to see the runtime's own timeout answer.
-            timeout: limit + Duration::from_secs(5),
-        })
-        .await;
+    entry.request = request_json(&console.client, &call);
+    let sent = call.send(&console.client, &local).await;
     judge(
         &mut entry,
         m,
         kind,
         form.id.as_deref(),
-        &target,
+        &call.target.name,
         sent,
-        limit,
     );
     entry.conclude();
-    // A route whose input failed locally and which the server refused as such did its job.
     console.timeline.begin(entry)
+}
+
+/// What the timeline shows of a call's request: the token is not shown, the body is.
+fn request_json(client: &Client, call: &request::Call) -> Value {
+    let mut request = json!({
+        "method": call.target.method.as_str(),
+        "url": client.url_with(&call.target.route, &call.query),
+        "headers": { "authorization": "Bearer <install token>" },
+    });
+    if let Some(body) = &call.body {
+        request["body"] = body.clone();
+    }
+    request
 }
 
 /// The checks of the answer: its status, its shape by the runtime's rules, its time.
@@ -336,9 +313,8 @@ fn judge(
     m: &Manifest,
     kind: CallKind,
     id: Option<&str>,
-    target: &Target<'_>,
+    name: &str,
     sent: Result<Answer, SendError>,
-    limit: Duration,
 ) {
     let answer = match sent {
         Ok(answer) => answer,
@@ -369,7 +345,7 @@ fn judge(
         entry.checks.push(Check::new(
             "status",
             State::Fail,
-            format!("{} answered {said}", target.name),
+            format!("{name} answered {said}"),
         ));
         return;
     }
@@ -378,7 +354,7 @@ fn judge(
         State::Pass,
         format!("{} {}", answer.status, answer.reason()),
     ));
-    match (expect(m, kind, id), &answer.json) {
+    match (Expect::of(m, kind, id), &answer.json) {
         (_, None) if answer.body.is_empty() && kind == CallKind::Action => {}
         (_, None) => entry.checks.push(Check::new(
             "answer shape",
@@ -401,6 +377,7 @@ fn judge(
         }),
         (None, Some(_)) => {}
     }
+    let limit = kind.deadline();
     let within = answer.elapsed <= limit;
     entry.checks.push(Check::new(
         "time limit",
@@ -414,9 +391,8 @@ fn judge(
 }
 
 /// Starts a delivery: records it, then makes its attempts in the background; gives its id.
-pub fn deliver(console: &std::sync::Arc<Console>, form: DeliverForm) -> u64 {
+pub fn deliver(console: &Arc<Console>, form: DeliverForm) -> u64 {
     let mut entry = Entry::new(Kind::Delivery, form.event.clone(), json!({}));
-    entry.replay = Some(Replay::Deliver(form.clone()));
     let refused = |mut entry: Entry, name: &str, why: String| {
         entry.checks.push(Check::new(name, State::Fail, why));
         entry.conclude();
@@ -431,39 +407,34 @@ pub fn deliver(console: &std::sync::Arc<Console>, form: DeliverForm) -> u64 {
         Ok(local) => local,
         Err(why) => return refused(entry, "install", why),
     };
-    let scale = form.time_scale.unwrap_or(1.0);
-    if !(scale.is_finite() && scale > 0.0) {
-        return refused(
-            entry,
-            "time scale",
-            format!(
-                "{scale} is not a positive number; 600 turns 30 s, 2 min, 10 min into 50 ms, 200 ms, 1 s"
-            ),
-        );
-    }
-    let waits: Vec<Duration> = if form.retry {
-        trigger::RETRY_WAITS
-            .iter()
-            .map(|w| Duration::from_secs_f64((w.as_secs_f64() / scale).min(3600.0)))
-            .collect()
+    let waits = if form.retry {
+        match trigger::retry_waits(form.time_scale.unwrap_or(1.0)) {
+            Ok(waits) => waits.to_vec(),
+            Err(why) => return refused(entry, "time scale", why),
+        }
     } else {
         Vec::new()
     };
     entry.checks.push(token_check(&local));
-    let payload = match &form.payload {
-        Some(payload) => {
-            entry.checks.push(match trigger::fits(name, payload) {
-                Ok(()) => Check::new("payload", State::Pass, format!("reads as a `{name}` payload")),
-                Err(e) => Check::new(
-                    "payload",
-                    State::Fail,
-                    format!("not a `{name}` payload ({e}); sent anyway: the server should answer 422 INPUT_INVALID"),
-                ),
+    let payload = match (&form.payload, form.same) {
+        (Some(payload), true) => payload.clone(),
+        (given, false) => {
+            let mut payload = given.clone().unwrap_or_else(|| {
+                host_runtime::events::example_payload(name).unwrap_or(Value::Null)
             });
-            payload.clone()
+            trigger::freshen(name, &mut payload, &trigger::Fresh::now(&local, &m.id));
+            payload
         }
-        None => example(console, name, &local),
+        (None, true) => host_runtime::events::example_payload(name).unwrap_or(Value::Null),
     };
+    entry.checks.push(match trigger::fits(name, &payload) {
+        Ok(()) => Check::new("payload", State::Pass, format!("reads as a `{name}` payload")),
+        Err(e) => Check::new(
+            "payload",
+            State::Fail,
+            format!("not a `{name}` payload ({e}); sent anyway: the server should answer 422 INPUT_INVALID"),
+        ),
+    });
     entry.checks.push(if m.subscribed_events().iter().any(|e| e == name) {
         Check::new("subscribed", State::Pass, format!("`server.events` subscribes to `{name}`"))
     } else {
@@ -485,29 +456,40 @@ pub fn deliver(console: &std::sync::Arc<Console>, form: DeliverForm) -> u64 {
             },
         ));
     }
-    let body = local.event_body(name, payload);
-    let key = host_runtime::dedupe::key_of(name, &local.host.install_id, &body["event"]["payload"]);
+    let body = local.event_body(name, payload.clone());
+    let key = host_runtime::dedupe::key_of(name, &local.host.install_id, &payload);
     entry.request = json!({
         "method": "POST",
         "url": console.client.url(&Route::Event(None).path(None).unwrap_or_default()),
         "headers": { "authorization": "Bearer <install token>", "x-host-event-id": "evt_<one per attempt>" },
         "body": body,
     });
+    // Replaying it is the same event again.
+    entry.replay = Some(Replay::Deliver(DeliverForm {
+        payload: Some(payload),
+        same: true,
+        ..form
+    }));
     let id = console.timeline.begin(entry);
-    let total = waits.len() + 1;
-    let console = std::sync::Arc::clone(console);
+    let earlier = key
+        .as_deref()
+        .and_then(|k| console.timeline.first_delivery_of(k, id));
+    let console = Arc::clone(console);
     tokio::spawn(async move {
-        console.timeline.reacting_to(id);
         let started = Instant::now();
+        let total = waits.len() + 1;
         for n in 1..=total {
             if let Some(wait) = n.checked_sub(2).and_then(|i| waits.get(i)) {
                 tokio::time::sleep(*wait).await;
             }
+            console.timeline.attempting(id, n);
+            let sent_ms = millis(started.elapsed());
             let (event_id, sent) = trigger::deliver(&console.client, &local, &body).await;
             let attempt = match &sent {
                 Ok(answer) => Attempt {
                     n,
                     event_id,
+                    sent_ms,
                     status: Some(answer.status),
                     ms: millis(answer.elapsed),
                     said: match answer.error() {
@@ -520,8 +502,9 @@ pub fn deliver(console: &std::sync::Arc<Console>, form: DeliverForm) -> u64 {
                 Err(e) => Attempt {
                     n,
                     event_id,
+                    sent_ms,
                     status: None,
-                    ms: 0,
+                    ms: millis(started.elapsed()).saturating_sub(sent_ms),
                     said: format!("no answer: {e}"),
                 },
             };
@@ -541,14 +524,14 @@ pub fn deliver(console: &std::sync::Arc<Console>, form: DeliverForm) -> u64 {
         // The server's reaction (events it posts) may come a moment later.
         tokio::time::sleep(super::timeline::REACTION_WINDOW).await;
         console.timeline.update(id, |e| {
-            dedupe_check(e, key.as_deref(), total);
+            dedupe_check(e, key.as_deref(), earlier);
             e.conclude();
         });
     });
     id
 }
 
-/// The catalogue's example payload of `name`, made this delivery's own as `trigger` does.
+/// The catalogue's example payload of `name`, made a new event as `trigger` makes it.
 pub fn example(console: &Console, name: &str, local: &Local) -> Value {
     let mut payload = host_runtime::events::example_payload(name).unwrap_or(Value::Null);
     trigger::freshen(
@@ -598,29 +581,97 @@ fn attempts_check(e: &mut Entry, total: usize) {
     e.checks.push(check);
 }
 
-/// The dedupe outcome: the content key every attempt shares, and what the server posted back.
-fn dedupe_check(e: &mut Entry, key: Option<&str>, total: usize) {
-    let key = key.map_or(
-        "none (the payload lacks its content members)".to_owned(),
-        |k| format!("`{k}`"),
-    );
-    let posted = e.related.len();
-    let detail = if total > 1 {
-        format!(
-            "{total} attempts, each with its own X-Host-Event-Id and one content key {key}: the server must run its handler once; it posted {posted} event{} back while they ran",
-            if posted == 1 { "" } else { "s" }
-        )
-    } else {
-        format!(
-            "content key {key}; the server posted {posted} event{} back",
-            if posted == 1 { "" } else { "s" }
-        )
+/// What the console can see of deduplication: the events the server posted in reaction to each
+/// attempt (counted to the latest attempt sent when each arrived), and which of them were new to
+/// the local host. The first delivery of a content may react; a redelivery of it (a later attempt,
+/// or a later delivery of the same content) must post nothing new.
+fn dedupe_check(e: &mut Entry, key: Option<&str>, earlier: Option<u64>) {
+    let attempts = e.attempts.len();
+    let count = |n: usize, new_only: bool| {
+        e.reactions
+            .iter()
+            .filter(|r| r.attempt == n && (r.new || !new_only))
+            .count()
     };
-    e.checks.push(Check::new("dedupe", State::Pass, detail));
+    let events = |n: usize| format!("{n} event{}", if n == 1 { "" } else { "s" });
+    let new_events = |n: usize| format!("{n} new event{}", if n == 1 { "" } else { "s" });
+    let key_text = key.map_or(
+        "no content key (the payload lacks its content members, so the runtime cannot tell redeliveries apart)".to_owned(),
+        |k| format!("content key `{k}`"),
+    );
+    let (state, detail) = match earlier {
+        Some(first) => {
+            let again: usize = (1..=attempts).map(|n| count(n, true)).sum();
+            if again == 0 {
+                (
+                    State::Pass,
+                    format!(
+                        "a redelivery of delivery #{first} ({key_text}): the server posted no new event, so it did not react again"
+                    ),
+                )
+            } else {
+                (
+                    State::Fail,
+                    format!(
+                        "a redelivery of delivery #{first} ({key_text}), and the server posted {}: it ran its handler again for an event it had handled",
+                        new_events(again)
+                    ),
+                )
+            }
+        }
+        None => {
+            let (first_all, first_new) = (count(1, false), count(1, true));
+            let later: Vec<String> = (2..=attempts)
+                .filter(|n| count(*n, true) > 0)
+                .map(|n| format!("attempt {n}: {}", new_events(count(n, true))))
+                .collect();
+            let reaction = if first_all == first_new {
+                new_events(first_new)
+            } else {
+                format!(
+                    "{}, {} of them new (the others' webhook-ids were accepted before)",
+                    events(first_all),
+                    first_new
+                )
+            };
+            if !later.is_empty() {
+                (
+                    State::Fail,
+                    format!(
+                        "attempt 1 posted {reaction}, and the redeliveries of the same event ({key_text}) posted more ({}): the server ran its handler again",
+                        later.join(", ")
+                    ),
+                )
+            } else if attempts <= 1 {
+                (
+                    State::Skip,
+                    format!(
+                        "one attempt, so nothing to compare ({key_text}; the server posted {reaction} in reaction): deliver on the retry schedule, or redeliver the same event, to see deduplication"
+                    ),
+                )
+            } else if first_new == 0 {
+                (
+                    State::Skip,
+                    format!(
+                        "no attempt made the server post a new event (attempt 1 posted {reaction}; {key_text}), so the console cannot see whether it ran its handler once"
+                    ),
+                )
+            } else {
+                (
+                    State::Pass,
+                    format!(
+                        "attempt 1 posted {reaction}; the {} redeliveries, each with its own X-Host-Event-Id and the same {key_text}, posted none",
+                        attempts - 1
+                    ),
+                )
+            }
+        }
+    };
+    e.checks.push(Check::new("dedupe", state, detail));
 }
 
 /// Replays entry `id`; gives the new entry's id, or why it cannot be replayed.
-pub async fn replay(console: &std::sync::Arc<Console>, id: u64) -> Result<u64, String> {
+pub async fn replay(console: &Arc<Console>, id: u64) -> Result<u64, String> {
     let entry = console.timeline.get(id).ok_or_else(|| {
         format!(
             "no entry {id} on the timeline (it keeps the newest {})",
@@ -638,11 +689,74 @@ pub async fn replay(console: &std::sync::Arc<Console>, id: u64) -> Result<u64, S
                 }
             }
             let started = Instant::now();
-            let verdict = super::super::dev::verify(&console.host, &map, &body, SystemTime::now());
+            let verdict = console.inbox.verify(&map, &body, SystemTime::now());
             Ok(console
                 .timeline
                 .posted(&map, body, &verdict, started.elapsed()))
         }
         None => Err(format!("entry {id} cannot be replayed")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::timeline::Reaction;
+    use super::*;
+
+    fn delivery(attempts: usize, reactions: &[(usize, bool)]) -> Entry {
+        let mut e = Entry::new(Kind::Delivery, "release.shipped", json!({}));
+        for n in 1..=attempts {
+            e.attempts.push(Attempt {
+                n,
+                event_id: format!("evt_{n}"),
+                sent_ms: 0,
+                status: Some(204),
+                ms: 1,
+                said: "No Content".into(),
+            });
+        }
+        e.reactions = reactions
+            .iter()
+            .enumerate()
+            .map(|(i, (attempt, new))| Reaction {
+                posted: i as u64 + 10,
+                attempt: *attempt,
+                new: *new,
+            })
+            .collect();
+        e
+    }
+
+    fn verdict(mut e: Entry, earlier: Option<u64>) -> (State, String) {
+        dedupe_check(&mut e, Some("release.shipped:ins_dev_1:rel_1"), earlier);
+        let c = e.checks.pop().unwrap();
+        (c.state, c.detail)
+    }
+
+    #[test]
+    fn the_dedupe_verdict_fails_when_a_redelivery_posts_new_events() {
+        // The example: four events in reaction to the first attempt, nothing after.
+        let once = delivery(4, &[(1, true), (1, true), (1, true), (1, true)]);
+        assert_eq!(verdict(once, None).0, State::Pass);
+        // A naive vendor: one alert per attempt, each a new event.
+        let naive = delivery(4, &[(1, true), (2, true), (3, true), (4, true)]);
+        let (state, detail) = verdict(naive, None);
+        assert_eq!(state, State::Fail, "{detail}");
+        assert!(detail.contains("attempt 2: 1 new event"), "{detail}");
+        // Re-posting the same webhook-id is what the host expects of a retrying sender.
+        let reposted = delivery(4, &[(1, true), (2, false), (3, false)]);
+        assert_eq!(verdict(reposted, None).0, State::Pass);
+        // A reaction of events the host had already: nothing new to judge by.
+        let (state, detail) = verdict(delivery(4, &[(1, false), (1, false)]), None);
+        assert_eq!(state, State::Skip);
+        assert!(detail.contains("2 events, 0 of them new"), "{detail}");
+        // Nothing posted: nothing to see.
+        assert_eq!(verdict(delivery(4, &[]), None).0, State::Skip);
+        assert_eq!(verdict(delivery(1, &[(1, true)]), None).0, State::Skip);
+        // A later delivery of the same content must post nothing new.
+        assert_eq!(verdict(delivery(1, &[]), Some(3)).0, State::Pass);
+        let (state, detail) = verdict(delivery(1, &[(1, true)]), Some(3));
+        assert_eq!(state, State::Fail);
+        assert!(detail.contains("redelivery of delivery #3"), "{detail}");
     }
 }

@@ -1,7 +1,8 @@
 //! The console's page, embedded in the binary so the console works offline and from
-//! `cargo install`: the page, its script and style (`host-cli/assets/console/`), and the vendored
-//! JSON-Schema form library (`vendor/`, @json-editor/json-editor, MIT; its version and checksum
-//! are in `vendor/README.md`).
+//! `cargo install`: the page, its style, the schema form (`form.js`) and the page's script
+//! (`console.js`) and an icon, from `host-cli/assets/console/`. Plain files with no build step and no
+//! third-party code: the page runs nothing but these two scripts, which its Content-Security-Policy
+//! enforces.
 
 /// One embedded file.
 #[derive(Debug, Clone, Copy)]
@@ -15,10 +16,10 @@ pub struct Asset {
 const HTML: &str = "text/html; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
-const TEXT: &str = "text/plain; charset=utf-8";
+const SVG: &str = "image/svg+xml";
 
 /// Every file, by the path the page asks for.
-const FILES: [(&str, Asset); 6] = [
+const FILES: [(&str, Asset); 5] = [
     (
         "/",
         Asset {
@@ -34,6 +35,13 @@ const FILES: [(&str, Asset); 6] = [
         },
     ),
     (
+        "/form.js",
+        Asset {
+            content_type: JS,
+            bytes: include_bytes!("../../../assets/console/form.js"),
+        },
+    ),
+    (
         "/console.css",
         Asset {
             content_type: CSS,
@@ -41,24 +49,10 @@ const FILES: [(&str, Asset); 6] = [
         },
     ),
     (
-        "/vendor/jsoneditor.min.js",
+        "/favicon.svg",
         Asset {
-            content_type: JS,
-            bytes: include_bytes!("../../../assets/console/vendor/jsoneditor.min.js"),
-        },
-    ),
-    (
-        "/vendor/jsoneditor.min.js.LICENSE.txt",
-        Asset {
-            content_type: TEXT,
-            bytes: include_bytes!("../../../assets/console/vendor/jsoneditor.min.js.LICENSE.txt"),
-        },
-    ),
-    (
-        "/vendor/LICENSE-json-editor.txt",
-        Asset {
-            content_type: TEXT,
-            bytes: include_bytes!("../../../assets/console/vendor/LICENSE-json-editor.txt"),
+            content_type: SVG,
+            bytes: include_bytes!("../../../assets/console/favicon.svg"),
         },
     ),
 ];
@@ -76,8 +70,38 @@ mod tests {
     #[test]
     fn the_page_and_its_files_are_embedded() {
         assert!(find("/").is_some_and(|a| a.bytes.starts_with(b"<!doctype html>")));
-        assert!(find("/vendor/jsoneditor.min.js").is_some_and(|a| a.bytes.len() > 100_000));
+        assert!(find("/form.js").is_some());
         assert!(find("/console.js").is_some());
         assert!(find("/../Cargo.toml").is_none());
+    }
+
+    /// The policy allows no inline script or style: the page has none.
+    #[test]
+    fn the_page_has_no_inline_script_or_style() {
+        for (path, asset) in FILES {
+            let text = String::from_utf8_lossy(asset.bytes);
+            if asset.content_type == HTML {
+                assert!(!text.contains("<script>"), "{path}: an inline script");
+                assert!(!text.contains("<style"), "{path}: an inline style");
+                assert!(!text.contains(" style="), "{path}: a style attribute");
+                let handler = text.split(" on").skip(1).any(|rest| {
+                    let name: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+                    !name.is_empty() && rest[name.len()..].starts_with('=')
+                });
+                assert!(!handler, "{path}: an event handler attribute");
+            }
+            if asset.content_type == JS {
+                for markup in [
+                    "innerHTML",
+                    "outerHTML",
+                    "insertAdjacentHTML",
+                    "document.write",
+                    "eval(",
+                    "new Function",
+                ] {
+                    assert!(!text.contains(markup), "{path} uses {markup}");
+                }
+            }
+        }
     }
 }

@@ -1,50 +1,57 @@
 //! The console of `cargo host dev`: a page on its own loopback port that calls every contribution
-//! of the manifest from a form generated from its input schema, delivers host events, and shows
-//! every call and every event the vendor server posts back on a live timeline with the checks the
-//! local host applied.
+//! of the manifest from a form generated from its input schema, delivers host events, shows the
+//! vendor server's outbox, and shows every call and every event the vendor server posts back on a
+//! live timeline with the checks the local host applied.
 //!
-//! The console is a view and a controller over the local host's engine: calls go through
-//! [`actions`] (the route table of `call`, the answer rules of `check`, the attempts of `trigger`),
-//! posted events reach the [`timeline`] from `dev`'s own endpoint after its own checks. This module
-//! serves the page ([`assets`], embedded in the binary, so it works offline), a small JSON API
-//! under `/api/` and the timeline as Server-Sent Events at `/api/stream`.
+//! The console is a view and a controller over the local host's engine: calls are built by
+//! [`request`](super::request) and judged by `check`'s answer rules ([`actions`]), inputs are
+//! judged by the runtime's own validator before they are sent (`/api/check/*`), posted events reach
+//! the [`timeline`] from `dev`'s inbox. This module serves the page ([`assets`], embedded in the
+//! binary, so it works offline), a JSON API under `/api/` and the timeline as Server-Sent Events
+//! at `/api/stream`, on an axum router.
 //!
-//! Only loopback is served, and only requests whose `Host` is a loopback name (a page elsewhere
-//! cannot reach it through DNS rebinding); every `POST` takes `application/json`, which a form on
-//! another site cannot send without the browser asking first. Nothing a request carries can panic
-//! the local host: bodies are parsed into typed forms and every failure answers JSON
-//! `{"error":{"code","message"}}`.
+//! What guards it, on every request ([`guard`]):
+//!
+//! - only requests whose `Host` is a loopback name are answered (a page elsewhere cannot reach it
+//!   through DNS rebinding): 421 otherwise;
+//! - a `POST` whose `Origin` is not the console's own is refused (403), and every `POST` takes
+//!   `application/json` (415), which a form on another site cannot send;
+//! - every answer carries a Content-Security-Policy that runs only the console's own scripts and
+//!   lets no page frame it, with `X-Frame-Options: DENY` and `X-Content-Type-Options: nosniff`.
+//!
+//! The page puts every string from the manifest or the server in the document as text, never as
+//! markup. Nothing a request carries can panic the local host: bodies are parsed into typed forms
+//! and every failure answers JSON `{"error":{"code","message"}}`.
 
 pub mod actions;
 pub mod assets;
 pub mod timeline;
 
 use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
+use axum::Router;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures_util::stream::{self, Stream, StreamExt};
 use host_manifest::Manifest;
 use host_runtime::outbox::{OutboxStore, Which};
-use http::{Method, Response, StatusCode, header};
-use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Frame;
+use http::{HeaderValue, Method, StatusCode, Uri, header};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::client::Client;
-use super::dev::Host;
+use super::inbox::Inbox;
 use super::install::Local;
-use super::{InstallArgs, call};
+use super::request::{self, Kind as CallKind};
+use super::web::{self, BODY_LIMIT};
+use super::{InstallArgs, trigger};
 use timeline::Timeline;
-
-/// The largest request body the console reads.
-pub const BODY_LIMIT: usize = 1024 * 1024;
-
-type Body = UnsyncBoxBody<Bytes, Infallible>;
 
 /// The server's outbox, as the console can reach it.
 pub enum Outbox {
@@ -58,8 +65,8 @@ pub enum Outbox {
 
 /// What the console serves from.
 pub struct Console {
-    /// The local host, whose checks replay posted events.
-    pub(super) host: Arc<Host>,
+    /// The local host's inbox, whose checks replay posted events.
+    pub inbox: Arc<Inbox>,
     /// Every call and event.
     pub timeline: Arc<Timeline>,
     /// The manifest the local host serves.
@@ -72,26 +79,33 @@ pub struct Console {
     pub outbox: Outbox,
 }
 
-/// Serves the console on `listener` until the process ends.
-pub async fn serve(listener: tokio::net::TcpListener, console: Arc<Console>) {
-    loop {
-        // A failed accept (a peer gone, a file limit) concerns that connection only.
-        let Ok((stream, _)) = listener.accept().await else {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            continue;
-        };
-        let console = Arc::clone(&console);
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let console = Arc::clone(&console);
-                async move { Ok::<_, Infallible>(respond(&console, request).await) }
-            });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(io, service)
-                .await;
-        });
-    }
+/// The policy every answer carries: the console's own scripts, styles and API only; no inline
+/// script, no plugin, no base or form target elsewhere, and no page may frame it.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+type Shared = State<Arc<Console>>;
+
+/// The console's routes, behind [`guard`].
+pub fn router(console: Arc<Console>) -> Router {
+    Router::new()
+        .route("/api/manifest", get(manifest))
+        .route("/api/timeline", get(timeline_all))
+        .route("/api/stream", get(stream))
+        .route("/api/server", get(server_health))
+        .route("/api/outbox", get(outbox_list))
+        .route("/api/outbox/retry", post(outbox_retry))
+        .route("/api/outbox/drop", post(outbox_drop))
+        .route("/api/check/input", post(check_input))
+        .route("/api/check/payload", post(check_payload))
+        .route("/api/call", post(call))
+        .route("/api/deliver", post(deliver))
+        .route("/api/example", post(example))
+        .route("/api/replay", post(replay))
+        .fallback(asset)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn(guard))
+        .with_state(console)
 }
 
 /// Opens `url` in the default browser; a failure is a note, the console still serves.
@@ -115,26 +129,6 @@ pub fn open_browser(url: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot open a browser ({e}); open {url} yourself"))
 }
 
-fn full(bytes: impl Into<Bytes>) -> Body {
-    Full::new(bytes.into()).boxed_unsync()
-}
-
-fn json_response(status: u16, body: &Value) -> Response<Body> {
-    Response::builder()
-        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
-        .header(header::CONTENT_TYPE, "application/json")
-        .header(header::CACHE_CONTROL, "no-store")
-        .body(full(body.to_string()))
-        .unwrap_or_default()
-}
-
-fn error(status: u16, code: &str, message: &str) -> Response<Body> {
-    json_response(
-        status,
-        &json!({ "error": { "code": code, "message": message } }),
-    )
-}
-
 /// Whether `Host` names this machine: `127.0.0.1`, `localhost` or `[::1]`, with any port.
 fn loopback_host(value: Option<&str>) -> bool {
     let Some(value) = value else { return false };
@@ -145,121 +139,188 @@ fn loopback_host(value: Option<&str>) -> bool {
     matches!(name, "127.0.0.1" | "localhost" | "[::1]")
 }
 
-async fn respond(
-    console: &Arc<Console>,
-    request: http::Request<hyper::body::Incoming>,
-) -> Response<Body> {
-    let (parts, body) = request.into_parts();
-    let host = parts
-        .headers
+/// Whether a request may change something: a `POST` with no `Origin` (not from a page: curl, the
+/// tests) or with the console's own, `http://` and the `Host` it was sent to.
+fn own_origin(origin: Option<&HeaderValue>, host: &str) -> bool {
+    match origin {
+        None => true,
+        Some(origin) => origin
+            .to_str()
+            .ok()
+            .and_then(|o| o.strip_prefix("http://"))
+            .is_some_and(|o| o == host),
+    }
+}
+
+/// Refuses what the console must not answer and puts the security headers on every answer.
+async fn guard(request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
         .get(header::HOST)
-        .and_then(|v| v.to_str().ok());
-    if !loopback_host(host) {
-        return error(
-            421,
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let mut response = match &host {
+        Some(host) if loopback_host(Some(host)) => {
+            let reads = matches!(*request.method(), Method::GET | Method::HEAD);
+            if reads || own_origin(request.headers().get(header::ORIGIN), host) {
+                next.run(request).await
+            } else {
+                web::error(
+                    StatusCode::FORBIDDEN,
+                    "FOREIGN_ORIGIN",
+                    &format!(
+                        "the console takes changes only from its own page (http://{host}); this request came from another origin"
+                    ),
+                )
+            }
+        }
+        _ => web::error(
+            StatusCode::MISDIRECTED_REQUEST,
             "MISDIRECTED",
             "the console answers only requests addressed to 127.0.0.1, localhost or [::1]",
-        );
-    }
-    let path = parts.uri.path();
-    if parts.method == Method::GET || parts.method == Method::HEAD {
-        if let Some(asset) = assets::find(path) {
-            return Response::builder()
-                .status(StatusCode::OK)
-                .header(header::CONTENT_TYPE, asset.content_type)
-                .header(header::CACHE_CONTROL, "no-cache")
-                .header("x-content-type-options", "nosniff")
-                .body(full(asset.bytes))
-                .unwrap_or_default();
-        }
-        return match path {
-            "/api/manifest" => json_response(200, &describe(console)),
-            "/api/timeline" => {
-                let all = format!("[{}]", console.timeline.all().join(","));
-                Response::builder()
-                    .header(header::CONTENT_TYPE, "application/json")
-                    .header(header::CACHE_CONTROL, "no-store")
-                    .body(full(all))
-                    .unwrap_or_default()
-            }
-            "/api/stream" => stream(&console.timeline),
-            "/api/server" => server_health(console).await,
-            "/api/outbox" => outbox_list(console).await,
-            _ => error(404, "NOT_FOUND", &format!("the console has no `{path}`")),
-        };
-    }
-    if parts.method != Method::POST {
-        return error(
-            405,
-            "METHOD_NOT_ALLOWED",
-            "the console answers GET and POST only",
-        );
-    }
-    let json_type = parts
-        .headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("application/json"));
-    if !json_type {
-        return error(
-            415,
-            "UNSUPPORTED_MEDIA_TYPE",
-            "send the request as Content-Type: application/json",
-        );
-    }
-    let bytes = match Limited::new(body, BODY_LIMIT).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            return error(
-                413,
-                "PAYLOAD_TOO_LARGE",
-                &format!("the request is over the console's {BODY_LIMIT}-byte limit, or broke off"),
-            );
-        }
+        ),
     };
-    match path {
-        "/api/call" => match parse::<actions::CallForm>(&bytes) {
-            Ok(form) => {
-                let id = actions::call(console, form).await;
-                entry_response(console, id)
-            }
-            Err(why) => bad_request(&why),
-        },
-        "/api/deliver" => match parse::<actions::DeliverForm>(&bytes) {
-            Ok(form) => {
-                let id = actions::deliver(console, form);
-                entry_response(console, id)
-            }
-            Err(why) => bad_request(&why),
-        },
-        "/api/example" => match parse::<ExampleForm>(&bytes) {
-            Ok(form) => example(console, &form),
-            Err(why) => bad_request(&why),
-        },
-        "/api/replay" => match parse::<IdForm>(&bytes) {
-            Ok(IdForm { id }) => match id.parse::<u64>() {
-                Ok(n) => match actions::replay(console, n).await {
-                    Ok(new) => entry_response(console, new),
-                    Err(why) => error(404, "NOT_FOUND", &why),
-                },
-                Err(_) => error(
-                    400,
-                    "BAD_REQUEST",
-                    &format!("`{id}` is not an entry number"),
-                ),
-            },
-            Err(why) => bad_request(&why),
-        },
-        "/api/outbox/retry" | "/api/outbox/drop" => match parse::<IdForm>(&bytes) {
-            Ok(IdForm { id }) => outbox_change(console, path.ends_with("retry"), &id).await,
-            Err(why) => bad_request(&why),
-        },
-        _ => error(
-            404,
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (
+            header::HeaderName::from_static("cross-origin-opener-policy"),
+            "same-origin",
+        ),
+        (
+            header::HeaderName::from_static("cross-origin-resource-policy"),
+            "same-origin",
+        ),
+    ] {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+/// The page's files for `GET`, and a JSON 404 for anything else.
+async fn asset(method: Method, uri: Uri) -> Response {
+    let path = uri.path();
+    match assets::find(path) {
+        Some(asset) if matches!(method, Method::GET | Method::HEAD) => (
+            [
+                (header::CONTENT_TYPE, asset.content_type),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            asset.bytes,
+        )
+            .into_response(),
+        _ => web::error(
+            StatusCode::NOT_FOUND,
             "NOT_FOUND",
-            &format!("the console has no `POST {path}`"),
+            &format!("the console has no `{method} {path}`"),
         ),
     }
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    web::error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        &format!(
+            "`{}` does not answer {method}; the Allow header says what it answers",
+            uri.path()
+        ),
+    )
+}
+
+/// A JSON body read into `T`, or the console's error body naming what was wrong: 415 without
+/// `application/json`, 413 over the limit, 400 for anything else.
+struct Form<T>(T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned> FromRequest<S> for Form<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::Json::<T>::from_request(request, state).await {
+            Ok(axum::Json(value)) => Ok(Form(value)),
+            Err(rejection) => Err(refused(&rejection)),
+        }
+    }
+}
+
+fn refused(rejection: &JsonRejection) -> Response {
+    match rejection {
+        JsonRejection::MissingJsonContentType(_) => web::error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+            "send the request as Content-Type: application/json",
+        ),
+        JsonRejection::BytesRejection(_) => web::error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            &format!("the request is over the console's {BODY_LIMIT}-byte limit, or broke off"),
+        ),
+        other => web::error(
+            StatusCode::BAD_REQUEST,
+            "BAD_REQUEST",
+            &format!(
+                "the request body is not what this route takes: {}",
+                other.body_text()
+            ),
+        ),
+    }
+}
+
+fn entry_response(console: &Console, id: u64) -> Response {
+    match console.timeline.get(id) {
+        Some(entry) => web::json(
+            StatusCode::OK,
+            &serde_json::to_value(&entry).unwrap_or(Value::Null),
+        ),
+        None => web::error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "GONE",
+            "the entry left the timeline at once",
+        ),
+    }
+}
+
+async fn manifest(State(console): Shared) -> Response {
+    web::json(StatusCode::OK, &describe(&console))
+}
+
+async fn timeline_all(State(console): Shared) -> Response {
+    let all = format!("[{}]", console.timeline.all().join(","));
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        all,
+    )
+        .into_response()
+}
+
+async fn check_input(State(console): Shared, Form(form): Form<actions::CheckForm>) -> Response {
+    match actions::check_input(&console, &form) {
+        Ok(judged) => web::json(StatusCode::OK, &json!(judged)),
+        Err(why) => web::error(StatusCode::UNPROCESSABLE_ENTITY, "KIND_UNKNOWN", &why),
+    }
+}
+
+async fn check_payload(Form(form): Form<actions::PayloadForm>) -> Response {
+    match actions::check_payload(&form) {
+        Ok(judged) => web::json(StatusCode::OK, &json!(judged)),
+        Err(why) => web::error(StatusCode::UNPROCESSABLE_ENTITY, "EVENT_UNKNOWN", &why),
+    }
+}
+
+async fn call(State(console): Shared, Form(form): Form<actions::CallForm>) -> Response {
+    let id = actions::call(&console, form).await;
+    entry_response(&console, id)
+}
+
+async fn deliver(State(console): Shared, Form(form): Form<actions::DeliverForm>) -> Response {
+    let id = actions::deliver(&console, form);
+    entry_response(&console, id)
 }
 
 /// `{"id": "..."}`: an entry or an outbox event.
@@ -281,6 +342,20 @@ fn id_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     }
 }
 
+async fn replay(State(console): Shared, Form(IdForm { id }): Form<IdForm>) -> Response {
+    let Ok(n) = id.parse::<u64>() else {
+        return web::error(
+            StatusCode::BAD_REQUEST,
+            "BAD_REQUEST",
+            &format!("`{id}` is not an entry number"),
+        );
+    };
+    match actions::replay(&console, n).await {
+        Ok(new) => entry_response(&console, new),
+        Err(why) => web::error(StatusCode::NOT_FOUND, "NOT_FOUND", &why),
+    }
+}
+
 /// `{"event", "install"}`: a fresh example payload.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -290,39 +365,33 @@ struct ExampleForm {
     install: actions::InstallForm,
 }
 
-fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| format!("the request body is not what this route takes: {e}"))
-}
-
-fn bad_request(why: &str) -> Response<Body> {
-    error(400, "BAD_REQUEST", why)
-}
-
-fn entry_response(console: &Console, id: u64) -> Response<Body> {
-    match console.timeline.get(id) {
-        Some(entry) => json_response(200, &serde_json::to_value(&entry).unwrap_or(Value::Null)),
-        None => error(500, "GONE", "the entry left the timeline at once"),
-    }
-}
-
-fn example(console: &Console, form: &ExampleForm) -> Response<Body> {
-    let name = match super::trigger::published(&form.event) {
+async fn example(State(console): Shared, Form(form): Form<ExampleForm>) -> Response {
+    let name = match trigger::published(&form.event) {
         Ok(name) => name,
-        Err(fail) => return error(422, "EVENT_UNKNOWN", &fail.message),
+        Err(fail) => {
+            return web::error(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "EVENT_UNKNOWN",
+                &fail.message,
+            );
+        }
     };
     let args = InstallArgs {
         install: form.install.id.clone(),
         ..InstallArgs::default()
     };
     match Local::new(&console.manifest, &args) {
-        Ok(local) => json_response(200, &actions::example(console, name, &local)),
-        Err(fail) => error(422, "INSTALL_INVALID", &fail.message),
+        Ok(local) => web::json(StatusCode::OK, &actions::example(&console, name, &local)),
+        Err(fail) => web::error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "INSTALL_INVALID",
+            &fail.message,
+        ),
     }
 }
 
 /// The vendor server's `GET /host/health`, for the page's header.
-async fn server_health(console: &Console) -> Response<Body> {
+async fn server_health(State(console): Shared) -> Response {
     let route = host_runtime::route::Route::Health;
     let sent = console
         .client
@@ -343,23 +412,23 @@ async fn server_health(console: &Console) -> Response<Body> {
         ),
         Err(e) => (false, e.to_string()),
     };
-    json_response(
-        200,
+    web::json(
+        StatusCode::OK,
         &json!({ "url": console.client.base(), "ok": ok, "said": said }),
     )
 }
 
-async fn outbox_list(console: &Console) -> Response<Body> {
+async fn outbox_list(State(console): Shared) -> Response {
     let store = match &console.outbox {
         Outbox::Open(store) => store,
         Outbox::Unnamed => {
-            return json_response(
-                200,
-                &json!({ "exposed": false, "why": "no outbox named: start `cargo host dev --outbox FOLDER|redis://...` with the server's HOST_OUTBOX to see what it holds (a Redis outbox can be read while the server runs; the embedded one is locked by it)" }),
+            return web::json(
+                StatusCode::OK,
+                &json!({ "exposed": false, "why": "No outbox is named. Start `cargo host dev --outbox FOLDER|redis://...` with the server's HOST_OUTBOX to see what it holds (a Redis outbox can be read while the server runs; the embedded one is locked by it)." }),
             );
         }
         Outbox::Failed(why) => {
-            return json_response(200, &json!({ "exposed": false, "why": why }));
+            return web::json(StatusCode::OK, &json!({ "exposed": false, "why": why }));
         }
     };
     let mut lists = serde_json::Map::new();
@@ -385,21 +454,29 @@ async fn outbox_list(console: &Console) -> Response<Body> {
                 lists.insert(name.to_owned(), Value::Array(rows));
             }
             Err(e) => {
-                return json_response(
-                    200,
+                return web::json(
+                    StatusCode::OK,
                     &json!({ "exposed": false, "why": format!("the outbox could not be read: {e}") }),
                 );
             }
         }
     }
     lists.insert("exposed".to_owned(), Value::Bool(true));
-    json_response(200, &Value::Object(lists))
+    web::json(StatusCode::OK, &Value::Object(lists))
 }
 
-async fn outbox_change(console: &Console, retry: bool, id: &str) -> Response<Body> {
+async fn outbox_retry(State(console): Shared, Form(IdForm { id }): Form<IdForm>) -> Response {
+    outbox_change(&console, true, &id).await
+}
+
+async fn outbox_drop(State(console): Shared, Form(IdForm { id }): Form<IdForm>) -> Response {
+    outbox_change(&console, false, &id).await
+}
+
+async fn outbox_change(console: &Console, retry: bool, id: &str) -> Response {
     let Outbox::Open(store) = &console.outbox else {
-        return error(
-            409,
+        return web::error(
+            StatusCode::CONFLICT,
             "OUTBOX_NOT_EXPOSED",
             "no outbox is open: start `cargo host dev --outbox FOLDER|URL`",
         );
@@ -410,99 +487,71 @@ async fn outbox_change(console: &Console, retry: bool, id: &str) -> Response<Bod
         store.discard(id).await
     };
     match done {
-        Ok(true) => json_response(200, &json!({ "done": true, "id": id })),
-        Ok(false) => error(404, "NOT_FOUND", &format!("no event `{id}` in the outbox")),
-        Err(e) => error(502, "OUTBOX_FAILED", &e.to_string()),
+        Ok(true) => web::json(StatusCode::OK, &json!({ "done": true, "id": id })),
+        Ok(false) => web::error(
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            &format!("no event `{id}` in the outbox"),
+        ),
+        Err(e) => web::error(StatusCode::BAD_GATEWAY, "OUTBOX_FAILED", &e.to_string()),
     }
 }
 
 /// The timeline as Server-Sent Events: every entry kept, then each change as it happens, each as
 /// an `entry` event whose data is the whole entry. A page that fell behind gets `reload`.
-fn stream(timeline: &Arc<Timeline>) -> Response<Body> {
-    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(64);
-    let mut changes = timeline.subscribe();
-    let backlog = timeline.all();
-    tokio::spawn(async move {
-        let event = |data: &str| Bytes::from(format!("event: entry\ndata: {data}\n\n"));
-        for entry in &backlog {
-            if tx.send(event(entry)).await.is_err() {
-                return;
-            }
-        }
-        let mut beat = tokio::time::interval(Duration::from_secs(15));
-        loop {
-            let next = tokio::select! {
-                change = changes.recv() => match change {
-                    Ok(entry) => event(&entry),
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        Bytes::from_static(b"event: reload\ndata: {}\n\n")
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                },
-                // A comment now and then finds pages that went away.
-                _ = beat.tick() => Bytes::from_static(b": beat\n\n"),
-            };
-            if tx.send(next).await.is_err() {
-                return;
-            }
-        }
+async fn stream(State(console): Shared) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let changes = console.timeline.subscribe();
+    let backlog = console.timeline.all();
+    let entry = |data: String| Ok(Event::default().event("entry").data(data));
+    let live = stream::unfold(changes, move |mut changes| async move {
+        use tokio::sync::broadcast::error::RecvError;
+        let event = match changes.recv().await {
+            Ok(data) => entry(data),
+            Err(RecvError::Lagged(_)) => Ok(Event::default().event("reload").data("{}")),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((event, changes))
     });
-    Response::builder()
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-store")
-        .body(Sse(rx).boxed_unsync())
-        .unwrap_or_default()
+    // A comment now and then finds pages that went away.
+    Sse::new(stream::iter(backlog.into_iter().map(entry)).chain(live))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
-/// A body fed by a channel.
-struct Sse(tokio::sync::mpsc::Receiver<Bytes>);
-
-impl hyper::body::Body for Sse {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        self.0.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b))))
-    }
-}
-
-/// What the page needs to draw itself: the extension, its contributions with their schemas, the
-/// published events with examples, the install's defaults.
+/// What the page needs to draw itself: the extension, its contributions with their input schemas
+/// and start values, the published events with examples, the install's defaults and the scopes
+/// it may be granted.
 fn describe(console: &Console) -> Value {
     let m = &console.manifest;
-    let mut contributions = Vec::new();
+    let contribution = |kind: CallKind, id: Option<&str>, description: &str| {
+        let target = request::target(m, kind, id, &console.shown).ok();
+        json!({
+            "kind": kind.word(),
+            "id": id,
+            "description": description,
+            "schema": request::input_schema(m, kind, id),
+            "query": kind.takes_query(),
+            "item": kind == CallKind::WorkComment,
+            "route": target.map(|t| format!("{} {}", t.method, t.route)),
+        })
+    };
     let ai = &m.contributes.ai;
+    let mut contributions = Vec::new();
     for t in &ai.tools {
-        contributions.push(
-            json!({ "kind": "tool", "id": t.id, "description": t.description,
-            "schema": t.input, "returns": t.returns.as_str(),
-            "route": host_runtime::route::Route::Tool(&t.id).path(None) }),
-        );
+        let mut c = contribution(CallKind::Tool, Some(&t.id), &t.description);
+        c["returns"] = json!(t.returns.as_str());
+        contributions.push(c);
     }
     for a in &ai.actions {
-        contributions.push(
-            json!({ "kind": "action", "id": a.id, "description": a.description,
-            "schema": a.input, "route": host_runtime::route::Route::Action(&a.id).path(None) }),
-        );
+        contributions.push(contribution(CallKind::Action, Some(&a.id), &a.description));
     }
-    for (name, p) in m.server.iter().flat_map(|s| s.procedures.iter()) {
-        contributions.push(json!({ "kind": "procedure", "id": name, "description": "",
-            "schema": p.input, "route": host_runtime::route::Route::Procedure(name).path(None) }));
+    for name in m.server.iter().flat_map(|s| s.procedures.keys()) {
+        contributions.push(contribution(CallKind::Procedure, Some(name), ""));
     }
     for x in &ai.mentions {
-        contributions.push(
-            json!({ "kind": "mention", "id": x.id, "description": x.label,
-            "query": true, "route": host_runtime::route::Route::Mention(&x.id).path(None) }),
-        );
+        contributions.push(contribution(CallKind::Mention, Some(&x.id), &x.label));
     }
     for c in &ai.context {
-        contributions.push(
-            json!({ "kind": "context", "id": c.id, "description": c.description,
-            "route": host_runtime::route::Route::Context(&c.id).path(None) }),
-        );
+        contributions.push(contribution(CallKind::Context, Some(&c.id), &c.description));
     }
     if let Some(connector) = m
         .contributes
@@ -511,49 +560,39 @@ fn describe(console: &Console) -> Value {
         .filter(|c| !c.metrics.is_empty())
     {
         let keys: Vec<&str> = connector.metrics.iter().map(|x| x.key.as_str()).collect();
-        contributions.push(json!({ "kind": "sync", "id": null,
-            "description": format!("The connector sync of {}", keys.join(", ")),
-            "schema": {
-                "type": "object", "required": ["metrics", "from", "to", "backfill"],
-                "properties": {
-                    "metrics": { "type": "array", "uniqueItems": true, "items": { "type": "string", "enum": keys } },
-                    "from": { "type": "string", "format": "date-time" },
-                    "to": { "type": "string", "format": "date-time" },
-                    "backfill": { "type": "boolean" },
-                    "cursor": { "type": ["string", "null"] }
-                }
-            },
-            "example": call::sync_input(m, None),
-            "route": host_runtime::route::Route::Metrics.path(None) }));
+        let mut c = contribution(
+            CallKind::Sync,
+            None,
+            &format!("The connector sync of {}", keys.join(", ")),
+        );
+        // The members the host always sends; `backfill` and `cursor` can be added.
+        let mut start = request::sync_input(m, None);
+        if let Some(start) = start.as_object_mut() {
+            start.retain(|k, _| matches!(k.as_str(), "metrics" | "from" | "to"));
+        }
+        c["start"] = start;
+        contributions.push(c);
     }
     if let Some(work) = &m.contributes.work {
-        let list = Some(work.container.list.as_str());
-        contributions.push(json!({ "kind": "work-containers", "id": null,
-            "description": "The work destination's container picker", "query": true,
-            "route": host_runtime::route::Route::WorkContainers.path(list) }));
-        let kinds: Vec<&str> = work.creates.iter().map(|k| k.as_str()).collect();
-        let mut properties = json!({
-            "kind": { "type": "string", "enum": kinds },
-            "container": { "type": "string", "minLength": 1, "description": "A container id the picker lists" },
-            "title": { "type": "string", "minLength": 1 },
-            "body": { "type": "string" },
-        });
-        if !work.fields.priority.is_empty() {
-            properties["priority"] = json!({ "type": "string", "enum": work.fields.priority });
+        contributions.push(contribution(
+            CallKind::WorkContainers,
+            None,
+            "The work destination's container picker",
+        ));
+        let mut c = contribution(CallKind::WorkItem, None, "A new work item");
+        let mut start = request::new_item(m, "");
+        if let Some(start) = start.as_object_mut() {
+            // The container is the user's to name: the container list says which exist.
+            start.remove("container");
         }
-        properties["labels"] = json!({ "type": "array", "items": { "type": "string" } });
-        properties["assignee"] = json!({ "type": "string" });
-        let mut required = vec!["kind", "container", "title"];
-        required.extend(work.fields.required.iter().map(String::as_str));
-        contributions.push(json!({ "kind": "work-item", "id": null,
-            "description": "A new work item", "schema": { "type": "object", "required": required, "properties": properties },
-            "example": call::new_item(m, ""),
-            "route": host_runtime::route::Route::WorkItems.path(list) }));
+        c["start"] = start;
+        contributions.push(c);
         if work.comments == host_manifest::model::CommentSync::TwoWay {
-            contributions.push(json!({ "kind": "work-comment", "id": null, "item": true,
-                "description": "A comment on a work item",
-                "schema": { "type": "object", "required": ["body"], "properties": { "body": { "type": "string", "minLength": 1 } } },
-                "route": "/host/work/items/{item}/comments" }));
+            contributions.push(contribution(
+                CallKind::WorkComment,
+                None,
+                "A comment on a work item",
+            ));
         }
     }
     let local = Local::new(m, &InstallArgs::default()).ok();
@@ -582,6 +621,11 @@ fn describe(console: &Console) -> Value {
             "context": l.call_body(json!({}))["context"],
         })
     });
+    let declared: Vec<&str> = m.scopes.iter().map(|s| s.key.as_str()).collect();
+    let scopes: Vec<Value> = host_manifest::catalogue::SCOPES
+        .iter()
+        .map(|s| json!({ "key": s.key, "declared": declared.contains(&s.key) }))
+        .collect();
     json!({
         "extension": { "id": m.id, "name": m.name, "description": m.description },
         "manifest": console.shown,
@@ -589,8 +633,8 @@ fn describe(console: &Console) -> Value {
         "contributions": contributions,
         "events": events,
         "install": install,
+        "scopes": scopes,
         "retryWaitsSeconds": host_manifest::limits::EVENT_RETRY_WAITS_SECS,
-        "checks": super::dev::CHECKS,
     })
 }
 
@@ -612,5 +656,22 @@ mod tests {
             assert!(!loopback_host(Some(bad)), "{bad}");
         }
         assert!(!loopback_host(None));
+    }
+
+    #[test]
+    fn changes_come_only_from_the_consoles_own_origin() {
+        let host = "127.0.0.1:8789";
+        let origin = |o: &'static str| HeaderValue::from_static(o);
+        assert!(own_origin(None, host));
+        assert!(own_origin(Some(&origin("http://127.0.0.1:8789")), host));
+        for foreign in [
+            "http://127.0.0.1:8790",
+            "http://evil.example",
+            "https://127.0.0.1:8789",
+            "null",
+            "http://127.0.0.1:8789.evil.example",
+        ] {
+            assert!(!own_origin(Some(&origin(foreign)), host), "{foreign}");
+        }
     }
 }

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use super::super::dev::{CHECKS, Verdict};
+use super::super::inbox::{self, Verdict};
 use super::actions::Replay;
 
 /// Entries kept; the oldest go first. A page shows the newest.
@@ -91,12 +91,27 @@ pub struct Attempt {
     pub n: usize,
     /// Its `X-Host-Event-Id`.
     pub event_id: String,
+    /// When it was sent, in milliseconds after the delivery began.
+    pub sent_ms: u64,
     /// The answer's status; `None` when no answer came.
     pub status: Option<u16>,
     /// Time to the whole answer.
     pub ms: u64,
     /// The answer or why none came, in words.
     pub said: String,
+}
+
+/// An event the vendor server posted while a delivery ran: which attempt was the latest sent
+/// when it arrived, and whether the local host took it as a new event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reaction {
+    /// The posted event's entry.
+    pub posted: u64,
+    /// The attempt it is counted to: the latest one sent when it arrived.
+    pub attempt: usize,
+    /// Accepted as a new event; a duplicate `webhook-id` or a refused event is not.
+    pub new: bool,
 }
 
 /// One entry of the timeline.
@@ -128,6 +143,8 @@ pub struct Entry {
     /// A delivery: the posted events counted as its reaction. A posted event: the delivery it
     /// reacted to.
     pub related: Vec<u64>,
+    /// A delivery: each posted event of its reaction, with the attempt it is counted to.
+    pub reactions: Vec<Reaction>,
     /// What replaying it does; `None` when it cannot be replayed.
     #[serde(skip)]
     pub replay: Option<Replay>,
@@ -149,6 +166,7 @@ impl Entry {
             checks: Vec::new(),
             attempts: Vec::new(),
             related: Vec::new(),
+            reactions: Vec::new(),
             replay: None,
         }
     }
@@ -171,6 +189,8 @@ impl Entry {
 /// The delivery whose reaction posted events are counted as.
 struct Reacting {
     delivery: u64,
+    /// The latest attempt sent.
+    attempt: usize,
     /// `None` while its attempts run.
     until: Option<Instant>,
 }
@@ -179,6 +199,9 @@ struct Inner {
     entries: Vec<Entry>,
     next: u64,
     reacting: Option<Reacting>,
+    /// The first delivery of each content key, so that a later delivery of the same content is
+    /// known as a redelivery.
+    delivered: std::collections::HashMap<String, u64>,
 }
 
 /// The timeline, shared by the console and the local host's event endpoint.
@@ -202,6 +225,7 @@ impl Timeline {
                 entries: Vec::new(),
                 next: 1,
                 reacting: None,
+                delivered: std::collections::HashMap::new(),
             }),
             changes,
         }
@@ -253,11 +277,25 @@ impl Timeline {
         self.lock().entries.iter().find(|e| e.id == id).cloned()
     }
 
-    /// Counts the events posted from now on as delivery `id`'s reaction, until
-    /// [`Timeline::delivered`].
-    pub fn reacting_to(&self, id: u64) {
+    /// Delivery `id` carries content `key`: gives the earlier delivery of the same content, if one
+    /// is on record, and records this one otherwise.
+    pub fn first_delivery_of(&self, key: &str, id: u64) -> Option<u64> {
+        let mut inner = self.lock();
+        match inner.delivered.get(key) {
+            Some(first) => Some(*first),
+            None => {
+                inner.delivered.insert(key.to_owned(), id);
+                None
+            }
+        }
+    }
+
+    /// Attempt `n` of delivery `id` is being sent: the events posted from now on are its
+    /// reaction, until the next attempt or [`Timeline::delivered`].
+    pub fn attempting(&self, id: u64, n: usize) {
         self.lock().reacting = Some(Reacting {
             delivery: id,
+            attempt: n,
             until: None,
         });
     }
@@ -289,22 +327,30 @@ impl Timeline {
             headers: header_list,
             body,
         });
-        let delivery = {
+        let reacting = {
             let mut inner = self.lock();
             let live = inner
                 .reacting
                 .as_ref()
                 .filter(|r| r.until.is_none_or(|u| Instant::now() < u))
-                .map(|r| r.delivery);
+                .map(|r| (r.delivery, r.attempt));
             if live.is_none() {
                 inner.reacting = None;
             }
             live
         };
-        entry.related = delivery.into_iter().collect();
+        entry.related = reacting.iter().map(|(delivery, _)| *delivery).collect();
         let id = self.begin(entry);
-        if let Some(delivery) = delivery {
-            self.update(delivery, |d| d.related.push(id));
+        if let Some((delivery, attempt)) = reacting {
+            let new = matches!(verdict, Verdict::Accepted { .. });
+            self.update(delivery, |d| {
+                d.related.push(id);
+                d.reactions.push(Reaction {
+                    posted: id,
+                    attempt,
+                    new,
+                });
+            });
         }
         id
     }
@@ -319,7 +365,7 @@ pub fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The entry of one posted event: its headers and body, the local host's answer, and the seven
+/// The entry of one posted event: its headers and body, the local host's answer, and the inbox's
 /// checks up to the one that failed.
 fn posted_entry(headers: &HeaderMap, body: &[u8], verdict: &Verdict) -> Entry {
     let shown: serde_json::Map<String, Value> = headers
@@ -340,15 +386,18 @@ fn posted_entry(headers: &HeaderMap, body: &[u8], verdict: &Verdict) -> Entry {
         "headers": shown,
         "body": body_json,
     });
-    let (status, answer_body) = super::super::dev::answer_of(verdict);
+    let (status, answer_body) = verdict.answer();
+    let all_passed = || -> Vec<Check> {
+        inbox::Check::ALL
+            .iter()
+            .map(|c| Check::new(c.name(), State::Pass, c.passed()))
+            .collect()
+    };
     let (title, checks) = match verdict {
         Verdict::Accepted {
             event, kind, why, ..
         } => {
-            let mut checks: Vec<Check> = CHECKS
-                .iter()
-                .map(|name| Check::new(name, State::Pass, passed(name)))
-                .collect();
+            let mut checks = all_passed();
             if let Some(last) = checks.last_mut() {
                 match why {
                     Some(why) => last.detail = format!("the owner reads: {why}"),
@@ -361,10 +410,7 @@ fn posted_entry(headers: &HeaderMap, body: &[u8], verdict: &Verdict) -> Entry {
             (format!("{event} ({kind})"), checks)
         }
         Verdict::Duplicate { event, id, .. } => {
-            let mut checks: Vec<Check> = CHECKS
-                .iter()
-                .map(|name| Check::new(name, State::Pass, passed(name)))
-                .collect();
+            let mut checks = all_passed();
             checks.push(Check::new(
                 "duplicate",
                 State::Note,
@@ -374,25 +420,30 @@ fn posted_entry(headers: &HeaderMap, body: &[u8], verdict: &Verdict) -> Entry {
             ));
             (format!("{event} (duplicate)"), checks)
         }
-        Verdict::Rejected {
-            step,
-            event,
-            message,
-            ..
-        } => {
-            let checks = CHECKS
-                .iter()
-                .enumerate()
-                .map(|(i, name)| match i.cmp(step) {
-                    std::cmp::Ordering::Less => Check::new(name, State::Pass, passed(name)),
-                    std::cmp::Ordering::Equal => Check::new(name, State::Fail, message.clone()),
-                    std::cmp::Ordering::Greater => {
-                        Check::new(name, State::Skip, "not checked: an earlier check failed")
-                    }
-                })
-                .collect();
+        Verdict::Rejected(refusal) => {
+            let checks = match refusal.check {
+                Some(failed) => inbox::Check::ALL
+                    .iter()
+                    .map(|c| match c.cmp(&failed) {
+                        std::cmp::Ordering::Less => Check::new(c.name(), State::Pass, c.passed()),
+                        std::cmp::Ordering::Equal => {
+                            Check::new(c.name(), State::Fail, refusal.message.clone())
+                        }
+                        std::cmp::Ordering::Greater => Check::new(
+                            c.name(),
+                            State::Skip,
+                            "not checked: an earlier check failed",
+                        ),
+                    })
+                    .collect(),
+                // Not read at all: no check ran.
+                None => vec![Check::new("body", State::Fail, refusal.message.clone())],
+            };
             (
-                format!("{} (rejected)", event.as_deref().unwrap_or("an event")),
+                format!(
+                    "{} (rejected)",
+                    refusal.event.as_deref().unwrap_or("an event")
+                ),
                 checks,
             )
         }
@@ -406,19 +457,4 @@ fn posted_entry(headers: &HeaderMap, body: &[u8], verdict: &Verdict) -> Entry {
     entry.checks = checks;
     entry.conclude();
     entry
-}
-
-/// What a passed check of a posted event established.
-fn passed(name: &str) -> &'static str {
-    match name {
-        "signed" => "the three Standard Webhooks headers are present",
-        "signature" => "signed with the install's secret, within 300 s of now",
-        "envelope" => {
-            "{ event, source, occurredAt, build, dedupeKey, payload } with the right types"
-        }
-        "dedupe key" => "`dedupeKey` equals `webhook-id`",
-        "declared name" => "declared under `contributes.webhooks`",
-        "payload schema" => "the payload is valid against the webhook's schema",
-        _ => "present",
-    }
 }
