@@ -42,8 +42,14 @@ impl Drop for Dev {
 impl Dev {
     /// Starts `cargo host dev --listen 127.0.0.1:0` on the example with `extra` arguments.
     pub fn start(extra: &[&str]) -> Dev {
+        Dev::start_with_manifest(Path::new(&manifest()), extra)
+    }
+
+    /// Starts `cargo host dev --listen 127.0.0.1:0` on the manifest at `path`.
+    pub fn start_with_manifest(path: &Path, extra: &[&str]) -> Dev {
         let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-host"))
-            .args(["dev", "--listen", "127.0.0.1:0", "--manifest", &manifest()])
+            .args(["dev", "--listen", "127.0.0.1:0", "--manifest"])
+            .arg(path)
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -130,14 +136,32 @@ pub struct Example {
 }
 
 pub fn example(env: &HashMap<String, String>) -> Example {
+    start_example(env, |_| host_runtime::outbox::MemoryOutbox::new())
+}
+
+/// [`example`] keeping its outbox in Redis at `url` (the default key prefix), where
+/// `cargo host dev --outbox redis://...` reads it while the server runs.
+pub fn example_on_redis(env: &HashMap<String, String>, url: &str) -> Example {
+    start_example(env, |runtime| {
+        runtime
+            .block_on(host_runtime::outbox::RedisOutbox::connect(url))
+            .unwrap()
+    })
+}
+
+fn start_example<O: host_runtime::outbox::OutboxStore>(
+    env: &HashMap<String, String>,
+    outbox: impl FnOnce(&tokio::runtime::Runtime) -> O,
+) -> Example {
     let config = Config::load(Some("127.0.0.1:0"), false, |k| env.get(k).cloned()).unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
-    let tracker =
-        Arc::new(Tracker::from_config(&config, host_runtime::outbox::MemoryOutbox::new()).unwrap());
+    // The sender's background tasks run on this runtime.
+    let _entered = runtime.enter();
+    let tracker = Arc::new(Tracker::from_config(&config, outbox(&runtime)).unwrap());
     let handler = keyword_tracker::app(tracker.clone(), &config);
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(config.listen))
@@ -152,6 +176,7 @@ pub fn example(env: &HashMap<String, String>) -> Example {
             Mode::Development
         }
     );
+    drop(_entered);
     Example {
         url,
         tracker,
