@@ -1,7 +1,7 @@
 //! `cargo host call`: one call of a running vendor server, as the host makes it (install token,
 //! call body), and its answer printed.
 //!
-//! The call is built by [`request`](super::request), as the console builds it. The id must be
+//! The call is built by [`request`], as the console builds it. The id must be
 //! declared in the manifest. The input is checked as the runtime checks it before sending; a
 //! mismatch is a note, and the call is sent anyway so the server's own `INPUT_INVALID` can be seen.
 

@@ -1,5 +1,5 @@
 //! What the console's buttons do, on the local host's own engine: a call is built by
-//! [`request`](super::super::request) (the route, the token, the input judged as the runtime judges
+//! [`request`] (the route, the token, the input judged as the runtime judges
 //! it, the runtime's deadline) and its answer judged by `check`'s rules; a delivery is `trigger`'s
 //! payload and attempts on the host's retry schedule; a posted event is replayed through the
 //! [`inbox`](super::super::inbox). Each becomes a timeline entry.

@@ -4,7 +4,7 @@
 //! live timeline with the checks the local host applied.
 //!
 //! The console is a view and a controller over the local host's engine: calls are built by
-//! [`request`](super::request) and judged by `check`'s answer rules ([`actions`]), inputs are
+//! [`request`] and judged by `check`'s answer rules ([`actions`]), inputs are
 //! judged by the runtime's own validator before they are sent (`/api/check/*`), posted events reach
 //! the [`timeline`] from `dev`'s inbox. This module serves the page ([`assets`], embedded in the
 //! binary, so it works offline), a JSON API under `/api/` and the timeline as Server-Sent Events
