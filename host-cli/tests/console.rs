@@ -911,6 +911,16 @@ async fn the_timeline(c: &Client, proxy: &proxy::Proxy) {
     shot(c, "14-replays").await;
 }
 
+/// Types `keys` where the focus is.
+async fn press(c: &Client, keys: &str) {
+    c.active_element()
+        .await
+        .unwrap()
+        .send_keys(keys)
+        .await
+        .unwrap();
+}
+
 /// The keyboard alone: Tab to a form, type, Tab to Send, Enter.
 async fn the_keyboard_alone(c: &Client, console: &str) {
     c.goto(console).await.unwrap();
@@ -926,24 +936,14 @@ async fn the_keyboard_alone(c: &Client, console: &str) {
     let focused = "return document.activeElement ? document.activeElement.id || document.activeElement.name || document.activeElement.tagName : null";
     let mut reached = false;
     for _ in 0..40 {
-        c.active_element()
-            .await
-            .unwrap()
-            .send_keys(&tab)
-            .await
-            .unwrap();
+        press(c, &tab).await;
         if js(c, focused).await == json!("nav-tool-keyword-ranks") {
             reached = true;
             break;
         }
     }
     assert!(reached, "Tab never reaches the keyword-ranks button");
-    c.active_element()
-        .await
-        .unwrap()
-        .send_keys(&enter)
-        .await
-        .unwrap();
+    press(c, &enter).await;
     until(
         c,
         "the form's first field focused",
@@ -951,32 +951,17 @@ async fn the_keyboard_alone(c: &Client, console: &str) {
         WAIT,
     )
     .await;
-    c.active_element()
-        .await
-        .unwrap()
-        .send_keys("notes")
-        .await
-        .unwrap();
+    press(c, "notes").await;
     let mut on_send = false;
     for _ in 0..15 {
-        c.active_element()
-            .await
-            .unwrap()
-            .send_keys(&tab)
-            .await
-            .unwrap();
+        press(c, &tab).await;
         if js(c, focused).await == json!("send") {
             on_send = true;
             break;
         }
     }
     assert!(on_send, "Tab never reaches Send from the form");
-    c.active_element()
-        .await
-        .unwrap()
-        .send_keys(&enter)
-        .await
-        .unwrap();
+    press(c, &enter).await;
     let (summary, answer) = result(c).await;
     assert!(summary.starts_with("✓ passed: 200"), "{summary}");
     assert_eq!(

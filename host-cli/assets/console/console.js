@@ -17,21 +17,8 @@ const state = {
 
 // --- small helpers -----------------------------------------------------------------------------
 
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? "" : String(v));
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
-}
+// The element builder form.js uses: attributes and text set as such, never parsed as markup.
+const el = SchemaForm.el;
 
 function pretty(value) {
   return typeof value === "string" ? value : JSON.stringify(value, null, 2);

@@ -665,6 +665,7 @@
     }
   }
 
+  SchemaForm.el = el;
   global.SchemaForm = SchemaForm;
   global.JsonEditor = JsonEditor;
   global.SchemaFormInternals = { effective, typesOf, choicesOf, startOf, pointerOf };

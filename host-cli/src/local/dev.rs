@@ -21,7 +21,7 @@ use axum::routing::{get, post};
 use bytes::Bytes;
 use host_runtime::testing::{DEVELOPMENT_WEBHOOK_SECRET, development_jwks};
 use host_runtime::webhook::Secret;
-use http::{HeaderMap, Method, StatusCode, Uri, header};
+use http::{HeaderMap, StatusCode, Uri, header};
 use serde_json::Value;
 
 use super::console::timeline::Timeline;
@@ -218,7 +218,7 @@ fn router(local: Arc<Local>) -> Router {
         .route("/.well-known/jwks.json", get(jwks))
         .route("/v1/events", post(event))
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
+        .method_not_allowed_fallback(web::method_not_allowed)
         .with_state(local)
 }
 
@@ -267,18 +267,6 @@ async fn not_found(uri: Uri) -> Response {
         "NOT_FOUND",
         &format!(
             "the local host has no `{}`; it serves GET /.well-known/jwks.json and POST /v1/events",
-            uri.path()
-        ),
-    )
-}
-
-/// A route asked with a method it does not answer; axum sets `Allow`.
-async fn method_not_allowed(method: Method, uri: Uri) -> Response {
-    web::error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "METHOD_NOT_ALLOWED",
-        &format!(
-            "`{}` does not answer {method}; the Allow header says what it answers",
             uri.path()
         ),
     )
@@ -421,6 +409,7 @@ fn print_verdict(term: &Term, verdict: &Verdict) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::Method;
     use tower::ServiceExt;
 
     fn local() -> Arc<Local> {

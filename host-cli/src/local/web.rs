@@ -8,7 +8,7 @@
 use std::net::SocketAddr;
 
 use axum::response::{IntoResponse, Response};
-use http::{StatusCode, header};
+use http::{Method, StatusCode, Uri, header};
 use serde_json::{Value, json};
 
 use super::Fail;
@@ -34,6 +34,18 @@ pub fn error(status: StatusCode, code: &str, message: &str) -> Response {
     json(
         status,
         &json!({ "error": { "code": code, "message": message } }),
+    )
+}
+
+/// A route asked with a method it does not answer (axum sets `Allow`).
+pub async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        &format!(
+            "`{}` does not answer {method}; the Allow header says what it answers",
+            uri.path()
+        ),
     )
 }
 

@@ -102,7 +102,7 @@ pub fn router(console: Arc<Console>) -> Router {
         .route("/api/example", post(example))
         .route("/api/replay", post(replay))
         .fallback(asset)
-        .method_not_allowed_fallback(method_not_allowed)
+        .method_not_allowed_fallback(web::method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn(guard))
         .with_state(console)
@@ -218,17 +218,6 @@ async fn asset(method: Method, uri: Uri) -> Response {
             &format!("the console has no `{method} {path}`"),
         ),
     }
-}
-
-async fn method_not_allowed(method: Method, uri: Uri) -> Response {
-    web::error(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "METHOD_NOT_ALLOWED",
-        &format!(
-            "`{}` does not answer {method}; the Allow header says what it answers",
-            uri.path()
-        ),
-    )
 }
 
 /// A JSON body read into `T`, or the console's error body naming what was wrong: 415 without
