@@ -170,13 +170,12 @@ function showContribution(c) {
   let form = null;
   let editor = null;
   const check = debounce(() => judge(), 200);
-  let pending = null;
   const judge = () => {
     if (!form) return Promise.resolve({ errors: [], warnings: [] });
-    const input = form.value;
-    pending = api("/api/check/input", { kind: c.kind, id: c.id, input }).then((judged) => {
-      // A newer check may have started; only the latest is drawn.
-      if (form.value !== input && JSON.stringify(form.value) !== JSON.stringify(input)) return judged;
+    const asked = JSON.stringify(form.value);
+    return api("/api/check/input", { kind: c.kind, id: c.id, input: form.value }).then((judged) => {
+      // The value changed since: a newer check draws its own verdict.
+      if (JSON.stringify(form.value) !== asked) return judged;
       drawJudged(judgedBox, judged, { what: "this input" });
       form.mark(judged.errors, "problem");
       form.mark(judged.warnings, "warning");
@@ -185,7 +184,6 @@ function showContribution(c) {
       judgedBox.replaceChildren(el("p", { class: "errors", text: `The local host could not check the input: ${e.message}` }));
       return { errors: [], warnings: [] };
     });
-    return pending;
   };
   if (c.schema !== null && c.schema !== undefined) {
     const formBox = el("div", { id: "form", class: "form" });
@@ -650,9 +648,10 @@ function detail(entry) {
         posted.length ? [`; then the server posted `, posted.map((r, i) => [i ? ", " : "", el("a", { href: `#entry-t-${r.posted}`, text: `#${r.posted}` }), r.new ? " (new)" : " (not new)"])] : "; no event posted while it was the latest");
     })));
   }
-  if (entry.related.length) {
+  const related = entry.kind === "delivery" ? (entry.reactions || []).map((r) => r.posted) : entry.related;
+  if (related.length) {
     const what = entry.kind === "delivery" ? "Posted back by the server while it ran" : "In reaction to delivery";
-    box.append(el("p", {}, `${what}: `, entry.related.map((id, i) => [i ? ", " : "", el("a", { href: `#entry-t-${id}`, text: `#${id}` })])));
+    box.append(el("p", {}, `${what}: `, related.map((id, i) => [i ? ", " : "", el("a", { href: `#entry-t-${id}`, text: `#${id}` })])));
   }
   box.append(el("h4", { text: "Request" }), block(`Request of #${entry.id}`, entry.request, "request"));
   if (entry.answer) box.append(el("h4", { text: "Answer" }), block(`Answer of #${entry.id}`, entry.answer, "answer"));

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::client::{Answer, Client, Request, SendError};
 use super::install::Local;
+pub use super::schema::Problem;
 use super::{Fail, listed};
 
 /// What can be called.
@@ -115,21 +116,6 @@ pub struct Target {
     pub route: String,
     /// "tool `keyword-ranks`", for messages.
     pub name: String,
-}
-
-/// One way an input fails, or may fail, the host's checks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// The JSON pointer in the input, `/` for the input itself.
-    pub at: String,
-    /// What is wrong, in words.
-    pub message: String,
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at `{}`: {}", self.at, self.message)
-    }
 }
 
 /// An input judged before it is sent.

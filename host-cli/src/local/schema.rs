@@ -4,9 +4,23 @@
 //!
 //! Schemas are compiled by the runtime's own [`compile_schema`](host_runtime::check::compile_schema).
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use super::request::Problem;
+/// One way an input fails, or may fail, the host's checks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// The JSON pointer in the input, `/` for the input itself.
+    pub at: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at `{}`: {}", self.at, self.message)
+    }
+}
 
 /// The most problems of one kind reported for one instance; a page of them is enough to act on.
 pub const MAX_PROBLEMS: usize = 50;

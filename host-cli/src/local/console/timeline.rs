@@ -140,8 +140,8 @@ pub struct Entry {
     pub checks: Vec<Check>,
     /// A delivery's attempts.
     pub attempts: Vec<Attempt>,
-    /// A delivery: the posted events counted as its reaction. A posted event: the delivery it
-    /// reacted to.
+    /// A posted event: the delivery it reacted to. (A delivery lists its reaction in
+    /// `reactions`.)
     pub related: Vec<u64>,
     /// A delivery: each posted event of its reaction, with the attempt it is counted to.
     pub reactions: Vec<Reaction>,
@@ -344,7 +344,6 @@ impl Timeline {
         if let Some((delivery, attempt)) = reacting {
             let new = matches!(verdict, Verdict::Accepted { .. });
             self.update(delivery, |d| {
-                d.related.push(id);
                 d.reactions.push(Reaction {
                     posted: id,
                     attempt,
