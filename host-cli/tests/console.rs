@@ -1449,3 +1449,131 @@ fn the_console_shows_and_mends_the_outbox() {
     assert_eq!(ids(&o, "pending"), ["rank.collapsed-ins_1"], "{o}");
     assert!(ids(&o, "dead").is_empty(), "{o}");
 }
+
+/// Every form of the `full` template (a crate as `cargo host init` writes it), filled through the
+/// page and sent to a server that records what it gets: the input it got is the JSON editor's,
+/// every form passes axe-core, and the page raises no script error.
+#[test]
+fn every_form_of_the_full_template_sends_what_it_shows() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let made = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-host"))
+        .args(["init", "notes-ext", "--template", "full"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let (server, got) = recording_server(&runtime);
+    let dev = Dev::start_with_manifest(
+        &dir.path().join("notes-ext/host.extension.json"),
+        &["--console", "127.0.0.1:0", "--server", &server],
+    );
+    let console = console_url(&dev);
+    let driver = driver();
+    runtime.block_on(async {
+        let c = browser(&driver, 1500).await;
+        c.goto(&console).await.unwrap();
+        until(&c, "the contributions", "return document.querySelector('#nav-contributions button')", WAIT).await;
+        js(&c, "window.__errors = []; window.addEventListener('error', e => window.__errors.push(String(e.message)));").await;
+        let nav: Vec<String> = serde_json::from_value(
+            js(&c, "return [...document.querySelectorAll('#nav-contributions button')].map(b => b.id)").await,
+        )
+        .unwrap();
+        assert_eq!(nav.len(), 10, "{nav:?}");
+        for id in &nav {
+            click(&c, &format!("#{id}")).await;
+            until(&c, "the form", "return document.getElementById('send')", WAIT).await;
+            let typed: &[(&str, &str)] = match id.as_str() {
+                "nav-tool-greet" => &[("/name", "Ada")],
+                "nav-action-save-note" => &[("/text", "Remember the milk.")],
+                "nav-work-item-work-item" => &[("/container", "board-1")],
+                "nav-work-comment-work-comment" => &[("/body", "Done.")],
+                _ => &[],
+            };
+            if id == "nav-tool-recent-notes" {
+                click(&c, "button[data-member=limit]").await;
+                type_into(&c, &field(&c, "/limit").await, "5").await;
+            }
+            if id == "nav-work-item-work-item" {
+                click(&c, "button[data-member=priority]").await;
+                click(&c, "button[data-member=labels]").await;
+                click(&c, "#form [data-pointer='/labels'] button.add").await;
+                type_into(&c, &field(&c, "/labels/0").await, "urgent").await;
+            }
+            if id == "nav-work-comment-work-comment" {
+                type_into(&c, "#item", "T-1").await;
+            }
+            if id == "nav-mention-note" || id == "nav-work-containers-work-containers" {
+                type_into(&c, "#query", "no").await;
+            }
+            for (pointer, value) in typed {
+                type_into(&c, &field(&c, pointer).await, value).await;
+            }
+            axe(&c, id).await;
+            let shown = js(&c, "const j = document.getElementById('json'); return j ? JSON.parse(j.value) : null").await;
+            let before = got.lock().unwrap().len();
+            click(&c, "#send").await;
+            until(&c, "the answer", "const s = document.getElementById('result-summary'); return s && !s.textContent.startsWith('Running')", WAIT).await;
+            let sent = got.lock().unwrap();
+            assert_eq!(sent.len(), before + 1, "{id}: {:?}", text(&c, "#form-errors").await);
+            if !shown.is_null() {
+                assert_eq!(sent[before]["body"]["input"], shown, "{id}");
+            }
+        }
+        let sent = got.lock().unwrap().clone();
+        let item = sent.iter().find(|b| b["body"]["input"]["container"] == "board-1").unwrap();
+        assert_eq!(item["body"]["input"]["labels"], json!(["urgent"]));
+        assert_eq!(item["body"]["input"]["priority"], "high", "an enum member added starts at its first value");
+        let mention = sent.iter().find(|b| b["path"] == "/host/mentions/note").unwrap();
+        assert_eq!(mention["query"], "q=no");
+        assert_eq!(js(&c, "return window.__errors").await, json!([]));
+        shot(&c, "30-full-template").await;
+        c.close().await.unwrap();
+    });
+}
+
+/// A server that answers every route `{}` and records what it gets (the path, the query, the JSON
+/// body), but for health.
+fn recording_server(
+    runtime: &tokio::runtime::Runtime,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<Value>>>) {
+    use axum::extract::State;
+    use std::sync::{Arc, Mutex};
+    type Got = Arc<Mutex<Vec<Value>>>;
+    async fn answer(
+        State(got): State<Got>,
+        uri: http::Uri,
+        body: axum::body::Bytes,
+    ) -> axum::Json<Value> {
+        if uri.path() != "/host/health" {
+            let body = serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null);
+            got.lock()
+                .unwrap()
+                .push(json!({ "path": uri.path(), "query": uri.query(), "body": body }));
+        }
+        let answer = if uri.path() == "/host/health" {
+            json!({ "status": "ok" })
+        } else {
+            json!({})
+        };
+        axum::Json(answer)
+    }
+    let got: Got = Arc::default();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let router = axum::Router::new()
+        .fallback(answer)
+        .with_state(Arc::clone(&got));
+    runtime.spawn(async move { axum::serve(listener, router).await });
+    (url, got)
+}
