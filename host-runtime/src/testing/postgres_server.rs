@@ -51,6 +51,28 @@ impl PostgresServer {
     /// [`start`](Self::start), with more settings (`("max_connections", "200")`, `("fsync",
     /// "on")`), each passed as `-c name=value`.
     pub fn start_with(settings: &[(&str, &str)]) -> io::Result<Self> {
+        Self::make(settings, None)
+    }
+
+    /// [`start`](Self::start) with TLS on (`ssl=on`), serving `certificate_pem` (the chain, leaf
+    /// first) with `key_pem`. With `tls_only`, connections without TLS are refused, as managed
+    /// databases that force TLS refuse them (`hostnossl ... reject`).
+    pub fn start_with_tls(
+        certificate_pem: &str,
+        key_pem: &str,
+        tls_only: bool,
+    ) -> io::Result<Self> {
+        Self::make(
+            &[],
+            Some(Tls {
+                certificate_pem,
+                key_pem,
+                tls_only,
+            }),
+        )
+    }
+
+    fn make(settings: &[(&str, &str)], tls: Option<Tls<'_>>) -> io::Result<Self> {
         let bin = binaries()?;
         let user = run_as()?;
         let dir = scratch_dir()
@@ -69,15 +91,19 @@ impl PostgresServer {
                 String::from_utf8_lossy(&initdb.stderr).trim()
             )));
         }
+        let mut settings: Vec<(String, String)> = settings
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        if let Some(tls) = tls {
+            settings.extend(tls.install(&dir.join("data"), user)?);
+        }
         let mut server = PostgresServer {
             child: None,
             port: TcpListener::bind("127.0.0.1:0")?.local_addr()?.port(),
             bin,
             dir,
-            settings: settings
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
+            settings,
             user,
         };
         server.restart()?;
@@ -179,6 +205,46 @@ impl PostgresServer {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+/// What a server with TLS serves.
+struct Tls<'a> {
+    certificate_pem: &'a str,
+    key_pem: &'a str,
+    tls_only: bool,
+}
+
+impl Tls<'_> {
+    /// Writes the certificate and key into the cluster's `data` folder, readable by the server
+    /// alone (PostgreSQL refuses a key others can read), and, with `tls_only`, a `pg_hba.conf`
+    /// that refuses connections without TLS. Gives the settings that turn TLS on.
+    fn install(&self, data: &Path, user: Option<(u32, u32)>) -> io::Result<Vec<(String, String)>> {
+        use std::os::unix::fs::PermissionsExt;
+        let certificate = data.join("server.crt");
+        let key = data.join("server.key");
+        std::fs::write(&certificate, self.certificate_pem)?;
+        std::fs::write(&key, self.key_pem)?;
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600))?;
+        if self.tls_only {
+            std::fs::write(
+                data.join("pg_hba.conf"),
+                "hostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n",
+            )?;
+        }
+        if let Some((uid, gid)) = user {
+            for file in [&certificate, &key, &data.join("pg_hba.conf")] {
+                std::os::unix::fs::chown(file, Some(uid), Some(gid))?;
+            }
+        }
+        Ok(vec![
+            ("ssl".to_owned(), "on".to_owned()),
+            (
+                "ssl_cert_file".to_owned(),
+                certificate.display().to_string(),
+            ),
+            ("ssl_key_file".to_owned(), key.display().to_string()),
+        ])
     }
 }
 

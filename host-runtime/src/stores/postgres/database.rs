@@ -10,6 +10,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{PgConnection, Postgres};
 
 use super::migrations::{HISTORY, MIGRATIONS};
+use super::tls;
 use crate::stores::store::{StoreError, StoreErrorKind};
 use crate::stores::transaction::{self as scope, Scope};
 
@@ -21,10 +22,17 @@ const MAX_CONNECTIONS: u32 = 16;
 /// The advisory lock [`migrate`] holds, so that instances starting together migrate one at a time.
 const MIGRATION_LOCK: i64 = 0x686f_7374_5f73_646b; // "host_sdk"
 
-/// Connects a pool to `url` (`postgres://user:password@host:port/database`) for the stores and
-/// the handlers' transactions: up to 16 connections, each call waiting at most 2 s for one. Fails
-/// within 2 s when the database cannot be reached. A pool of your own works as well; the stores
-/// take any [`PgPool`](sqlx::PgPool).
+/// Connects a pool to `url` (`postgres://user:password@host:port/database?sslmode=verify-full`)
+/// for the stores and the handlers' transactions: up to 16 connections, each call waiting at most
+/// 2 s for one. Fails within 2 s when the database cannot be reached.
+///
+/// TLS follows the URL's `sslmode` (`disable`, `prefer`, the default, `require`, `verify-ca`,
+/// `verify-full`) and `sslrootcert` (a CA to trust beside the public ones); as in libpq, `require`
+/// with a root certificate checks the certificate. A database across a network reached with less
+/// than `verify-full`, or a `prefer` that fell back to plaintext, is logged at start (a warning
+/// that says what to ask for); a failed handshake says why (an unknown CA, a name the certificate
+/// does not carry, a server without TLS). A pool of your own works as well; the stores take any
+/// [`PgPool`](sqlx::PgPool).
 pub async fn connect(url: &str) -> Result<PgPool, StoreError> {
     let options: PgConnectOptions = url.parse().map_err(|e| {
         failed(
@@ -32,13 +40,36 @@ pub async fn connect(url: &str) -> Result<PgPool, StoreError> {
             e,
         )
     })?;
+    let options = tls::effective(options, tls::root_cert_given(url));
     let name = name_of_options(&options);
-    PgPoolOptions::new()
+    let mode = options.get_ssl_mode();
+    let local = tls::local(&options);
+    let pool = PgPoolOptions::new()
         .max_connections(MAX_CONNECTIONS)
         .acquire_timeout(CONNECT_TIMEOUT)
         .connect_with(options)
         .await
-        .map_err(|e| failed(format!("cannot connect to {name}"), e))
+        .map_err(|e| match tls::explain(&e, mode) {
+            Some(why) => failed(
+                format!(
+                    "cannot connect to {name} (sslmode={}): {why}",
+                    tls::mode_name(mode)
+                ),
+                e,
+            ),
+            None => failed(format!("cannot connect to {name}"), e),
+        })?;
+    // What the connection got, which `prefer` does not say.
+    let secured =
+        sqlx::query_scalar::<_, bool>("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            .fetch_optional(&pool)
+            .await
+            .ok()
+            .flatten();
+    if let Some(advice) = tls::advice(mode, local, secured) {
+        tracing::warn!(database = %name, tls = ?secured, "{advice}");
+    }
+    Ok(pool)
 }
 
 /// Brings the database's schema up to date: applies the [`MIGRATIONS`](super::MIGRATIONS) it

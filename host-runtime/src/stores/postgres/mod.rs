@@ -32,6 +32,8 @@ pub use migrations::{MIGRATIONS, Migration, schema};
 #[cfg(feature = "postgres")]
 mod database;
 #[cfg(feature = "postgres")]
+mod tls;
+#[cfg(feature = "postgres")]
 pub(crate) use database::{PgDatabase, PgTransaction, failed, name_of};
 #[cfg(feature = "postgres")]
 pub use database::{Transaction, connect, failed_write, migrate, transaction};

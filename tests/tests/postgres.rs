@@ -1,0 +1,229 @@
+//! The PostgreSQL stores as they are deployed, against real servers this test starts: TLS with a
+//! CA the test makes (every `sslmode`, a server without TLS, a server that takes only TLS) and the
+//! stores working over it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // Tests fail loudly on purpose.
+
+use std::path::{Path, PathBuf};
+
+use host_runtime::postgres::{self, sqlx};
+use host_runtime::testing::PostgresServer;
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
+
+/// A CA, and a server certificate it signed for `names`.
+struct Certificates {
+    ca_pem: String,
+    server_pem: String,
+    server_key_pem: String,
+}
+
+fn certificates(names: &[&str]) -> Certificates {
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.distinguished_name
+        .push(DnType::CommonName, "host-sdk test CA");
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let server_key = KeyPair::generate().unwrap();
+    let server = CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())
+        .unwrap()
+        .signed_by(&server_key, &ca, &ca_key)
+        .unwrap();
+    Certificates {
+        ca_pem: ca.pem(),
+        server_pem: server.pem(),
+        server_key_pem: server_key.serialize_pem(),
+    }
+}
+
+/// `text` written to `dir/name`; its path.
+fn file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn url(server: &PostgresServer, host: &str, query: &str) -> String {
+    format!(
+        "postgres://postgres@{host}:{}/postgres?{query}",
+        server.port()
+    )
+}
+
+/// Whether the pool's connection is encrypted, as the server sees it.
+async fn encrypted(pool: &sqlx::PgPool) -> bool {
+    sqlx::query_scalar("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+/// The whole error chain, as a log shows it.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out += &format!(": {s}");
+        source = s.source();
+    }
+    out
+}
+
+#[tokio::test]
+async fn every_sslmode_against_a_server_with_tls() {
+    let certs = certificates(&["localhost"]);
+    let Some(server) = started(PostgresServer::start_with_tls(
+        &certs.server_pem,
+        &certs.server_key_pem,
+        false,
+    )) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ca = file(dir.path(), "ca.pem", &certs.ca_pem);
+    let other_ca = file(dir.path(), "other.pem", &certificates(&["x"]).ca_pem);
+    let with_ca = |mode: &str, host: &str, ca: &Path| {
+        url(
+            &server,
+            host,
+            &format!("sslmode={mode}&sslrootcert={}", ca.display()),
+        )
+    };
+
+    // verify-full with the CA: encrypted, and the certificate and its name checked.
+    let pool = postgres::connect(&with_ca("verify-full", "localhost", &ca))
+        .await
+        .unwrap();
+    assert!(encrypted(&pool).await);
+    // The stores work over it.
+    postgres::migrate(&pool).await.unwrap();
+    let dedupe = host_runtime::dedupe::PostgresDedupe::new(pool.clone());
+    let claim = host_runtime::dedupe::DedupeStore::claim(&dedupe, "k", "owner")
+        .await
+        .unwrap();
+    assert!(
+        matches!(claim, host_runtime::dedupe::Claim::Run),
+        "{claim:?}"
+    );
+
+    // verify-full without the CA: refused, saying why.
+    let e = postgres::connect(&url(&server, "localhost", "sslmode=verify-full"))
+        .await
+        .unwrap_err();
+    let said = chain(&e);
+    assert!(
+        said.contains("not signed by a CA this client trusts") && said.contains("sslrootcert"),
+        "{said}"
+    );
+    // With another CA: refused too.
+    let e = postgres::connect(&with_ca("verify-full", "localhost", &other_ca))
+        .await
+        .unwrap_err();
+    assert!(chain(&e).contains("not signed by a CA"), "{}", chain(&e));
+    // By an address the certificate does not name: verify-full refuses. So does this driver's
+    // verify-ca (sqlx 0.8 checks the name there too), saying so; by the name, it connects, and a
+    // certificate of another CA is refused.
+    let e = postgres::connect(&with_ca("verify-full", "127.0.0.1", &ca))
+        .await
+        .unwrap_err();
+    assert!(
+        chain(&e).contains("does not name the host"),
+        "{}",
+        chain(&e)
+    );
+    let e = postgres::connect(&with_ca("verify-ca", "127.0.0.1", &ca))
+        .await
+        .unwrap_err();
+    assert!(
+        chain(&e).contains("checks the name under sslmode=verify-ca too"),
+        "{}",
+        chain(&e)
+    );
+    let pool = postgres::connect(&with_ca("verify-ca", "localhost", &ca))
+        .await
+        .unwrap();
+    assert!(encrypted(&pool).await);
+    let e = postgres::connect(&with_ca("verify-ca", "localhost", &other_ca))
+        .await
+        .unwrap_err();
+    assert!(chain(&e).contains("not signed by a CA"), "{}", chain(&e));
+    // require: encrypted, nothing checked; with a root certificate it checks it, as libpq does.
+    let pool = postgres::connect(&url(&server, "127.0.0.1", "sslmode=require"))
+        .await
+        .unwrap();
+    assert!(encrypted(&pool).await);
+    let e = postgres::connect(&with_ca("require", "localhost", &other_ca))
+        .await
+        .unwrap_err();
+    assert!(chain(&e).contains("not signed by a CA"), "{}", chain(&e));
+    // prefer (also the default): encrypted when the server offers it.
+    for query in ["sslmode=prefer", ""] {
+        let pool = postgres::connect(&url(&server, "localhost", query))
+            .await
+            .unwrap();
+        assert!(encrypted(&pool).await, "{query}");
+    }
+    // disable: plaintext, as asked.
+    let pool = postgres::connect(&url(&server, "localhost", "sslmode=disable"))
+        .await
+        .unwrap();
+    assert!(!encrypted(&pool).await);
+}
+
+#[tokio::test]
+async fn a_server_without_tls_refuses_what_requires_it() {
+    let Some(server) = PostgresServer::start_or_skip() else {
+        return;
+    };
+    for mode in ["require", "verify-ca", "verify-full"] {
+        let e = postgres::connect(&url(&server, "localhost", &format!("sslmode={mode}")))
+            .await
+            .unwrap_err();
+        assert!(
+            chain(&e).contains("does not accept TLS"),
+            "{mode}: {}",
+            chain(&e)
+        );
+    }
+    // prefer falls back to plaintext (said at start when the database is across a network).
+    let pool = postgres::connect(&url(&server, "localhost", "sslmode=prefer"))
+        .await
+        .unwrap();
+    assert!(!encrypted(&pool).await);
+}
+
+#[tokio::test]
+async fn a_server_that_takes_only_tls_refuses_plaintext_in_words() {
+    let certs = certificates(&["localhost"]);
+    let Some(server) = started(PostgresServer::start_with_tls(
+        &certs.server_pem,
+        &certs.server_key_pem,
+        true,
+    )) else {
+        return;
+    };
+    let e = postgres::connect(&url(&server, "localhost", "sslmode=disable"))
+        .await
+        .unwrap_err();
+    assert!(
+        chain(&e).contains("takes only TLS connections"),
+        "{}",
+        chain(&e)
+    );
+    let pool = postgres::connect(&url(&server, "localhost", "sslmode=require"))
+        .await
+        .unwrap();
+    assert!(encrypted(&pool).await);
+}
+
+/// A server that started, or `None` where PostgreSQL is not installed (outside CI).
+fn started(server: std::io::Result<PostgresServer>) -> Option<PostgresServer> {
+    match server {
+        Ok(server) => Some(server),
+        Err(e) if std::env::var_os("CI").is_none() => {
+            eprintln!("skipped: PostgreSQL cannot be started here ({e})");
+            None
+        }
+        Err(e) => panic!("PostgreSQL cannot be started: {e}"),
+    }
+}
