@@ -29,9 +29,14 @@ use crate::stores::store::{StoreError, StoreErrorKind};
 /// commit in one transaction: what [`DedupeStore::transactions`](crate::dedupe::DedupeStore::transactions)
 /// answers for a store kept in such a database.
 pub trait Database: Send + Sync + 'static {
-    /// Names the database (its host, port and name), so that an outbox kept in the same one writes
-    /// its events in the handler's transaction and one kept elsewhere does not.
+    /// Names the database as messages show it (for PostgreSQL its host, port, name and connection
+    /// options, such as a `search_path`).
     fn name(&self) -> &str;
+
+    /// Tells the connection pool apart from every other: an outbox writes its events in the
+    /// handler's transaction only when it was built on the same pool as the store that begins it
+    /// (a pool of other settings, such as another `search_path`, reaches other tables).
+    fn pool(&self) -> usize;
 
     /// Begins a transaction.
     fn begin(&self) -> BoxFuture<'_, Result<Box<dyn Transaction>, StoreError>>;
@@ -126,6 +131,12 @@ impl Scope {
     /// The name of the scope's database.
     pub(crate) fn database(&self) -> &str {
         self.database.name()
+    }
+
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))] // Only PostgreSQL lends and writes yet.
+    /// The identity of the scope's connection pool ([`Database::pool`]).
+    pub(crate) fn pool(&self) -> usize {
+        self.database.pool()
     }
 
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))] // Only PostgreSQL lends and writes yet.
@@ -288,6 +299,9 @@ mod tests {
     impl Database for Counting {
         fn name(&self) -> &str {
             "counting"
+        }
+        fn pool(&self) -> usize {
+            0
         }
         fn begin(&self) -> BoxFuture<'_, Result<Box<dyn Transaction>, StoreError>> {
             self.begun.fetch_add(1, Ordering::SeqCst);

@@ -11,7 +11,7 @@ use tokio::sync::Notify;
 
 use super::{Entry, OutboxStore, Settlement, StoreError, Which};
 use crate::BoxFuture;
-use crate::stores::postgres::{PgTransaction, failed, name_of};
+use crate::stores::postgres::{PgTransaction, failed, name_of, pool_of};
 use crate::stores::transaction::{self, Transaction};
 
 /// The channel the table's trigger notifies when events are added or revived.
@@ -86,6 +86,10 @@ const DISCARD: &str = "DELETE FROM host_outbox WHERE id = $1";
 pub struct PostgresOutbox {
     pool: PgPool,
     database: String,
+    /// [`pool_of`] its pool: the handler's transaction it joins is the one of the same pool.
+    pool_id: usize,
+    /// Whether it said once that its events commit apart from the handler's transaction.
+    said_apart: std::sync::atomic::AtomicBool,
     woken: Arc<Notify>,
     listener: tokio::task::AbortHandle,
 }
@@ -186,6 +190,8 @@ impl PostgresOutbox {
         let listener = tokio::spawn(listen(listener, Arc::clone(&woken))).abort_handle();
         Ok(PostgresOutbox {
             database: name_of(&pool),
+            pool_id: pool_of(&pool),
+            said_apart: std::sync::atomic::AtomicBool::new(false),
             pool,
             woken,
             listener,
@@ -216,14 +222,39 @@ async fn listen(mut listener: PgListener, woken: Arc<Notify>) {
 impl OutboxStore for PostgresOutbox {
     fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
         Box::pin(async move {
-            // Inside a handler's transaction of this database: written there just before it
-            // commits, so the event exists only if the handler's effects do.
-            if let Some(scope) = transaction::current()
-                && scope.database() == self.database
-            {
-                let id = entry.id.clone();
-                scope.write(&id, in_transaction(entry));
-                return Ok(true);
+            if let Some(scope) = transaction::current() {
+                // Inside a handler's transaction of this pool: written there just before it
+                // commits, so the event exists only if the handler's effects do.
+                if scope.pool() == self.pool_id {
+                    let id = entry.id.clone();
+                    scope.write(&id, in_transaction(entry));
+                    return Ok(true);
+                }
+                // The same database and settings through another pool: the vendor meant one
+                // transaction and built two pools. Refused rather than committed apart.
+                if scope.database() == self.database {
+                    return Err(StoreError::new(
+                        "postgres",
+                        crate::stores::store::StoreErrorKind::Refused,
+                        format!(
+                            "this outbox and the handler's transaction use two pools of one database \
+                             ({}), so the event cannot commit with the handler's writes: build the \
+                             PostgresDedupe and the PostgresOutbox from one pool (`pool.clone()`)",
+                            self.database
+                        ),
+                    ));
+                }
+                // Another database or schema: committed on its own, below.
+                if !self
+                    .said_apart
+                    .swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    tracing::info!(
+                        outbox = %self.database,
+                        transaction = %scope.database(),
+                        "the outbox is not in the handler's database or schema: its events commit on their own, not with the handler's transaction"
+                    );
+                }
             }
             let done = put_query(&entry)
                 .execute(&self.pool)
@@ -484,5 +515,95 @@ mod tests {
                 assert_eq!(pending().await, 0, "nothing once rolled back");
             }
         }
+    }
+
+    /// Two senders in one database, each outbox in a schema of its own: an event sent inside a
+    /// handler's transaction (of the first schema's pool) lands in its own outbox's table, and
+    /// each outbox drains only its own. Before the join was by pool, the second outbox's event
+    /// was written through the handler's connection into the first schema's table.
+    #[tokio::test]
+    async fn two_outboxes_in_two_schemas_keep_their_own_events() {
+        let Some((server, pool)) = database().await else {
+            return;
+        };
+        sqlx::query("CREATE SCHEMA sender_b")
+            .execute(&pool)
+            .await
+            .unwrap();
+        let pool_b = crate::postgres::connect(&format!(
+            "{}?options=-csearch_path%3Dsender_b",
+            server.url()
+        ))
+        .await
+        .unwrap();
+        crate::postgres::migrate(&pool_b).await.unwrap();
+        let outbox_a = PostgresOutbox::new(pool.clone()).await.unwrap();
+        let outbox_b = PostgresOutbox::new(pool_b.clone()).await.unwrap();
+        let dedupe = crate::dedupe::PostgresDedupe::new(pool.clone());
+        let scope = transaction::Scope::new(dedupe.transactions().unwrap());
+        scope
+            .enter(async {
+                assert!(
+                    outbox_a
+                        .put(Entry::new("evt-a", b"{}".to_vec(), 0))
+                        .await
+                        .unwrap()
+                );
+                assert!(
+                    outbox_b
+                        .put(Entry::new("evt-b", b"{}".to_vec(), 0))
+                        .await
+                        .unwrap()
+                );
+                assert!(transaction::holds("evt-a") && !transaction::holds("evt-b"));
+            })
+            .await;
+        scope.commit(None).await.unwrap();
+        let ids = |schema: &'static str| {
+            let pool = pool.clone();
+            async move {
+                sqlx::query_scalar::<_, String>(&format!(
+                    "SELECT id FROM {schema}.host_outbox ORDER BY id"
+                ))
+                .fetch_all(&pool)
+                .await
+                .unwrap()
+            }
+        };
+        assert_eq!(ids("public").await, ["evt-a"]);
+        assert_eq!(ids("sender_b").await, ["evt-b"]);
+        for (outbox, id) in [(&outbox_a, "evt-a"), (&outbox_b, "evt-b")] {
+            let claimed = outbox.claim(10_000, 10, 70_000, "me").await.unwrap();
+            let ids: Vec<&str> = claimed.iter().map(|e| e.id.as_str()).collect();
+            assert_eq!(ids, [id]);
+        }
+    }
+
+    /// Two pools of one database with the same settings: the vendor meant one transaction. The
+    /// send is refused, naming the fix, rather than committed apart from the handler's writes.
+    #[tokio::test]
+    async fn an_outbox_on_another_pool_of_the_same_database_is_refused_in_a_handler() {
+        let Some((server, pool)) = database().await else {
+            return;
+        };
+        let other = crate::postgres::connect(&server.url()).await.unwrap();
+        assert_ne!(pool_of(&pool), pool_of(&other));
+        assert_eq!(pool_of(&pool), pool_of(&pool.clone()));
+        let outbox = PostgresOutbox::new(other).await.unwrap();
+        let dedupe = crate::dedupe::PostgresDedupe::new(pool);
+        let scope = transaction::Scope::new(dedupe.transactions().unwrap());
+        let refused = scope
+            .enter(outbox.put(Entry::new("evt", b"{}".to_vec(), 0)))
+            .await
+            .unwrap_err();
+        assert!(refused.to_string().contains("from one pool"), "{refused}");
+        scope.roll_back().await;
+        // Outside a handler it is an outbox like any other.
+        assert!(
+            outbox
+                .put(Entry::new("evt", b"{}".to_vec(), 0))
+                .await
+                .unwrap()
+        );
     }
 }

@@ -10,7 +10,7 @@ use sqlx::PgPool;
 
 use super::{Claim, DedupeStore, StoreError, WINDOW};
 use crate::BoxFuture;
-use crate::stores::postgres::{PgDatabase, PgTransaction, failed, name_of};
+use crate::stores::postgres::{PgDatabase, PgTransaction, failed, pool_of};
 use crate::stores::transaction::{Database, Transaction};
 
 /// Takes the key for an attempt: a new row, or a row whose lease or window ran out. Returns a row
@@ -94,10 +94,7 @@ impl PostgresDedupe {
     /// A store over `pool`'s database, whose schema is up to date
     /// ([`postgres::migrate`](crate::postgres::migrate)).
     pub fn new(pool: PgPool) -> Self {
-        let database = Arc::new(PgDatabase {
-            name: name_of(&pool),
-            pool: pool.clone(),
-        });
+        let database = Arc::new(PgDatabase::new(pool.clone()));
         PostgresDedupe {
             pool,
             database,
@@ -213,6 +210,10 @@ impl DedupeStore for PostgresDedupe {
 impl Database for PgDatabase {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn pool(&self) -> usize {
+        pool_of(&self.pool)
     }
 
     fn begin(&self) -> BoxFuture<'_, Result<Box<dyn Transaction>, StoreError>> {

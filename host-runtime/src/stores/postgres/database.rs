@@ -112,10 +112,22 @@ pub async fn migrate(pool: &PgPool) -> Result<Vec<i32>, StoreError> {
     Ok(applied)
 }
 
-/// The database `pool` connects to, as `host:port/database`: how stores and transactions tell
-/// whether they share one. No user name or password.
+/// The database `pool` connects to, as messages show it: `host:port/database`, and the
+/// connection's options (a `search_path`, say) when it has any. No user name or password.
 pub(crate) fn name_of(pool: &PgPool) -> String {
-    name_of_options(&pool.connect_options())
+    let options = pool.connect_options();
+    let name = name_of_options(&options);
+    match options.get_options() {
+        Some(extra) if !extra.is_empty() => format!("{name} (options {extra})"),
+        _ => name,
+    }
+}
+
+/// The identity of `pool`: equal for its clones, different for every other pool, even one built
+/// from the same URL. The options a pool keeps are shared by its clones and made anew for each
+/// pool, so their address tells pools apart.
+pub(crate) fn pool_of(pool: &PgPool) -> usize {
+    Arc::as_ptr(&pool.connect_options()) as usize
 }
 
 fn name_of_options(options: &PgConnectOptions) -> String {
@@ -182,6 +194,15 @@ fn kind_of(e: &sqlx::Error, code: Option<&str>) -> StoreErrorKind {
 pub(crate) struct PgDatabase {
     pub(crate) pool: PgPool,
     pub(crate) name: String,
+}
+
+impl PgDatabase {
+    pub(crate) fn new(pool: PgPool) -> PgDatabase {
+        PgDatabase {
+            name: name_of(&pool),
+            pool,
+        }
+    }
 }
 
 /// An open transaction of a [`PgDatabase`].

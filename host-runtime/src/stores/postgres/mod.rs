@@ -21,9 +21,14 @@
 //! # }
 //! ```
 //!
+//! An outbox joins the handler's transaction when it was built on the same pool as the
+//! deduplication store (clones of one [`PgPool`](sqlx::PgPool)); one on another pool of the same
+//! database and settings is refused inside a handler, naming the fix.
+//!
 //! The tables are `host_dedupe`, `host_outbox` and `host_migrations`, in the schema the
 //! connection's `search_path` names first: to keep two outboxes apart (one per signing secret),
-//! give each a schema of its own (`?options=-csearch_path%3Dsender_b` in the URL).
+//! give each a pool whose `search_path` names a schema of its own
+//! (`?options=-csearch_path%3Dsender_b` in the URL); its events then commit on their own.
 
 mod migrations;
 
@@ -34,7 +39,7 @@ mod database;
 #[cfg(feature = "postgres")]
 mod tls;
 #[cfg(feature = "postgres")]
-pub(crate) use database::{PgDatabase, PgTransaction, failed, name_of};
+pub(crate) use database::{PgDatabase, PgTransaction, failed, name_of, pool_of};
 #[cfg(feature = "postgres")]
 pub use database::{Transaction, connect, failed_write, migrate, transaction};
 
