@@ -227,3 +227,138 @@ fn started(server: std::io::Result<PostgresServer>) -> Option<PostgresServer> {
         Err(e) => panic!("PostgreSQL cannot be started: {e}"),
     }
 }
+
+/// An application's table, with a sequence: created by three instances at once outside a lock,
+/// PostgreSQL's catalogue races (`pg_type_typname_nsp_index`).
+const APP: &[postgres::Migration] = &[postgres::Migration {
+    version: 1,
+    name: "alerts",
+    sql: "CREATE TABLE IF NOT EXISTS alerts (id bigserial PRIMARY KEY, install text NOT NULL)",
+}];
+
+/// Three instances start at the same instant on a fresh database, twenty times: each migrates the
+/// SDK's tables and its own under one lock, and every round starts cleanly.
+#[test]
+fn instances_starting_at_the_same_moment_each_migrate_cleanly() {
+    let Some(server) = PostgresServer::start_or_skip() else {
+        return;
+    };
+    let admin = |sql: String| {
+        let url = server.url();
+        tokio::runtime::Runtime::new()
+            .unwrap()
+            .block_on(async move {
+                let pool = postgres::connect(&url).await.unwrap();
+                sqlx::raw_sql(&sql).execute(&pool).await.unwrap();
+                pool.close().await;
+            });
+    };
+    for round in 0..20 {
+        admin(format!("CREATE DATABASE round_{round}"));
+        let url = format!(
+            "postgres://postgres@127.0.0.1:{}/round_{round}",
+            server.port()
+        );
+        let start = std::sync::Arc::new(std::sync::Barrier::new(3));
+        let instances: Vec<_> = (0..3)
+            .map(|_| {
+                let (url, start) = (url.clone(), std::sync::Arc::clone(&start));
+                std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Runtime::new().unwrap();
+                    runtime.block_on(async {
+                        let pool = postgres::connect(&url).await.unwrap();
+                        start.wait();
+                        let done = postgres::migrate_with(&pool, "app", APP).await;
+                        pool.close().await;
+                        done.map_err(|e| chain(&e))
+                    })
+                })
+            })
+            .collect();
+        let results: Vec<Result<Vec<i32>, String>> =
+            instances.into_iter().map(|t| t.join().unwrap()).collect();
+        let mut applied: Vec<Vec<i32>> = results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|e| panic!("round {round}: an instance failed: {e}")))
+            .collect();
+        applied.sort();
+        assert_eq!(
+            applied,
+            [vec![], vec![], vec![1]],
+            "round {round}: applied once"
+        );
+    }
+}
+
+/// A migration whose SQL changed after a database applied it refuses to start, naming it; the
+/// SDK's own as well as an application's.
+#[tokio::test]
+async fn an_edited_migration_refuses_to_start_naming_it() {
+    let Some(server) = PostgresServer::start_or_skip() else {
+        return;
+    };
+    let pool = postgres::connect(&server.url()).await.unwrap();
+    assert_eq!(
+        postgres::migrate_with(&pool, "app", APP).await.unwrap(),
+        [1]
+    );
+    assert!(
+        postgres::migrate_with(&pool, "app", APP)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let edited = [postgres::Migration {
+        sql: "CREATE TABLE IF NOT EXISTS alerts (id bigint PRIMARY KEY)",
+        ..APP[0]
+    }];
+    let e = postgres::migrate_with(&pool, "app", &edited)
+        .await
+        .unwrap_err();
+    let said = chain(&e);
+    assert!(
+        said.contains("migration 1 of `app` (alerts)") && said.contains("changed"),
+        "{said}"
+    );
+    sqlx::query("UPDATE host_migrations SET checksum = 'edited' WHERE component = 'host'")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let e = postgres::migrate(&pool).await.unwrap_err();
+    assert!(chain(&e).contains("migration 1 of `host`"), "{}", chain(&e));
+    // The SDK's name is its own.
+    assert!(postgres::migrate_with(&pool, "host", APP).await.is_err());
+}
+
+/// A database migrated by a release that kept no checksums (`host_migrations` keyed by version
+/// alone) is adopted: nothing runs twice, the checksums are filled in, applications migrate.
+#[tokio::test]
+async fn a_history_without_checksums_is_adopted() {
+    let Some(server) = PostgresServer::start_or_skip() else {
+        return;
+    };
+    let pool = postgres::connect(&server.url()).await.unwrap();
+    sqlx::raw_sql(
+        "CREATE TABLE host_migrations (version integer PRIMARY KEY, name text NOT NULL,
+             applied_at timestamptz NOT NULL DEFAULT now());
+         INSERT INTO host_migrations (version, name) VALUES (1, 'deduplication keys and the outbox');",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::raw_sql(postgres::MIGRATIONS[0].sql)
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert!(postgres::migrate(&pool).await.unwrap().is_empty());
+    let checksum: Option<String> =
+        sqlx::query_scalar("SELECT checksum FROM host_migrations WHERE component = 'host'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(checksum, Some(postgres::MIGRATIONS[0].checksum()));
+    assert_eq!(
+        postgres::migrate_with(&pool, "app", APP).await.unwrap(),
+        [1]
+    );
+}

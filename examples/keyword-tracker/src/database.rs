@@ -17,8 +17,14 @@ use host_runtime::postgres::{self, sqlx};
 
 use crate::config::ConfigError;
 
-/// The example's own table.
-const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS keyword_alerts (
+/// The example's own tables, as migrations applied under the runtime's migration lock (so that
+/// instances starting at the same moment never create a table twice), each checked against its
+/// checksum at start. `IF NOT EXISTS` adopts the table of a deployment that made it before it
+/// was a migration.
+const MIGRATIONS: &[postgres::Migration] = &[postgres::Migration {
+    version: 1,
+    name: "keyword alerts",
+    sql: "CREATE TABLE IF NOT EXISTS keyword_alerts (
     id bigserial PRIMARY KEY,
     install text NOT NULL,
     keyword text NOT NULL,
@@ -28,7 +34,11 @@ const SCHEMA: &str = "CREATE TABLE IF NOT EXISTS keyword_alerts (
     current integer NOT NULL,
     event_id text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now()
-)";
+)",
+}];
+
+/// The name the example's migrations are recorded under.
+const COMPONENT: &str = "keyword-tracker";
 
 /// The database of `HOST_DATABASE_URL`: a pool, its schema up to date.
 #[derive(Debug, Clone)]
@@ -51,15 +61,13 @@ pub(crate) struct Alert<'a> {
 }
 
 impl Database {
-    /// Connects, applies the runtime's migrations and creates the alerts' table if missing.
+    /// Connects, and applies the runtime's migrations and the example's own.
     pub async fn open(url: &str) -> Result<Self, ConfigError> {
         let unusable = |e: &dyn std::error::Error| {
             ConfigError(format!("HOST_DATABASE_URL cannot be used: {}", chain(e)))
         };
         let pool = postgres::connect(url).await.map_err(|e| unusable(&e))?;
-        postgres::migrate(&pool).await.map_err(|e| unusable(&e))?;
-        sqlx::raw_sql(SCHEMA)
-            .execute(&pool)
+        postgres::migrate_with(&pool, COMPONENT, MIGRATIONS)
             .await
             .map_err(|e| unusable(&e))?;
         Ok(Database { pool, lease: None })

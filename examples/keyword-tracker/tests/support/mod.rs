@@ -54,20 +54,47 @@ pub fn command() -> Command {
 /// Starts the example in development mode on a free port, posting its events to `post_url`, with
 /// `env` set; returns it and its base URL, read from the first line it prints.
 pub fn start(post_url: &str, env: &[(&str, &str)]) -> (Proc, String) {
+    started(spawn(post_url, env)).unwrap_or_else(|why| panic!("{why}"))
+}
+
+/// Starts the example as [`start`] does, without waiting for it: instances spawned one after
+/// another this way start at the same moment.
+pub fn spawn(post_url: &str, env: &[(&str, &str)]) -> Child {
     let mut command = command();
     command
         .args(["--listen", "127.0.0.1:0"])
         .env("HOST_EVENT_POST_URL", post_url)
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = command.spawn().unwrap();
-    let first = BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .next()
-        .expect("the server prints its address")
-        .unwrap();
-    (Proc(child), address_in(&first))
+        .stderr(Stdio::piped());
+    command.spawn().unwrap()
+}
+
+/// Waits for a spawned example to print its address; gives it and the address, or what it said on
+/// stderr when it stopped instead.
+pub fn started(mut child: Child) -> Result<(Proc, String), String> {
+    let first = BufReader::new(child.stdout.take().unwrap()).lines().next();
+    let stderr = child.stderr.take();
+    match first {
+        Some(Ok(line)) => {
+            // Nobody reads the rest of stderr: drained, so the server never blocks on it.
+            if let Some(stderr) = stderr {
+                std::thread::spawn(move || std::io::copy(&mut { stderr }, &mut std::io::sink()));
+            }
+            Ok((Proc(child), address_in(&line)))
+        }
+        _ => {
+            let mut said = String::new();
+            if let Some(mut stderr) = stderr {
+                let _ = std::io::Read::read_to_string(&mut stderr, &mut said);
+            }
+            let status = child.wait().map(|s| s.to_string()).unwrap_or_default();
+            Err(format!(
+                "the example did not start ({status}): {}",
+                said.trim()
+            ))
+        }
+    }
 }
 
 /// The `http://` address in the server's first line.

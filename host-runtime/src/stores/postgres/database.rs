@@ -9,7 +9,7 @@ use std::time::Duration;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{PgConnection, Postgres};
 
-use super::migrations::{HISTORY, MIGRATIONS};
+use super::migrations::{COMPONENT, HISTORY, MIGRATIONS, Migration};
 use super::tls;
 use crate::stores::store::{StoreError, StoreErrorKind};
 use crate::stores::transaction::{self as scope, Scope};
@@ -74,8 +74,56 @@ pub async fn connect(url: &str) -> Result<PgPool, StoreError> {
 
 /// Brings the database's schema up to date: applies the [`MIGRATIONS`](super::MIGRATIONS) it
 /// lacks, each once, in one transaction, while holding a lock so that instances starting together
-/// do not race. Returns the versions it applied (none when the schema was up to date).
+/// take turns. Returns the versions it applied (none when the schema was up to date).
+///
+/// Refuses to start when a migration the database applied differs from this build's (its
+/// checksum), naming it: an edited migration would otherwise go unnoticed.
 pub async fn migrate(pool: &PgPool) -> Result<Vec<i32>, StoreError> {
+    Ok(run(pool, COMPONENT, &[]).await?.0)
+}
+
+/// [`migrate`], then `migrations`, an application's own (its tables beside the stores'), recorded
+/// under `component` (the application's name; not `host`): all under the same lock and in the same
+/// transaction, so that instances starting at the same moment never create a table twice. Returns
+/// the versions of `migrations` it applied.
+///
+/// ```no_run
+/// # #[cfg(feature = "postgres")]
+/// # async fn start(pool: host_runtime::postgres::sqlx::PgPool) -> Result<(), Box<dyn std::error::Error>> {
+/// use host_runtime::postgres::{self, Migration};
+/// const MINE: &[Migration] = &[Migration {
+///     version: 1,
+///     name: "alerts",
+///     sql: "CREATE TABLE alerts (id bigserial PRIMARY KEY, install text NOT NULL)",
+/// }];
+/// postgres::migrate_with(&pool, "keyword-tracker", MINE).await?;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn migrate_with(
+    pool: &PgPool,
+    component: &str,
+    migrations: &[Migration],
+) -> Result<Vec<i32>, StoreError> {
+    Ok(run(pool, component, migrations).await?.1)
+}
+
+/// Applies the SDK's migrations, then `component`'s, under the lock; gives the versions applied
+/// of each.
+async fn run(
+    pool: &PgPool,
+    component: &str,
+    migrations: &[Migration],
+) -> Result<(Vec<i32>, Vec<i32>), StoreError> {
+    if component == COMPONENT && !migrations.is_empty() {
+        return Err(StoreError::new(
+            "postgres",
+            StoreErrorKind::Refused,
+            format!(
+                "`{COMPONENT}` names the SDK's own migrations: record yours under your application's name"
+            ),
+        ));
+    }
     let step = |what: &'static str| move |e| failed(format!("cannot migrate: {what}"), e);
     let mut tx = pool.begin().await.map_err(step("no connection"))?;
     sqlx::query("SELECT pg_advisory_xact_lock($1)")
@@ -87,27 +135,83 @@ pub async fn migrate(pool: &PgPool) -> Result<Vec<i32>, StoreError> {
         .execute(&mut *tx)
         .await
         .map_err(step("the table host_migrations"))?;
-    let have: Vec<i32> = sqlx::query_scalar("SELECT version FROM host_migrations")
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(step("reading host_migrations"))?;
-    let mut applied = Vec::new();
-    for m in MIGRATIONS.iter().filter(|m| !have.contains(&m.version)) {
-        sqlx::raw_sql(m.sql)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| failed(format!("migration {} ({}) failed", m.version, m.name), e))?;
-        sqlx::query("INSERT INTO host_migrations (version, name) VALUES ($1, $2)")
-            .bind(m.version)
-            .bind(m.name)
-            .execute(&mut *tx)
-            .await
-            .map_err(step("recording a migration"))?;
-        applied.push(m.version);
-    }
+    let host = apply(&mut tx, COMPONENT, MIGRATIONS).await?;
+    let mine = apply(&mut tx, component, migrations).await?;
     tx.commit().await.map_err(step("the commit"))?;
-    if !applied.is_empty() {
-        tracing::info!(versions = ?applied, "PostgreSQL stores migrated");
+    if !host.is_empty() {
+        tracing::info!(versions = ?host, "PostgreSQL stores migrated");
+    }
+    if !mine.is_empty() {
+        tracing::info!(component, versions = ?mine, "PostgreSQL migrations applied");
+    }
+    Ok((host, mine))
+}
+
+/// Applies `component`'s migrations the database lacks in `tx`, after checking the ones it has
+/// against their checksums. Gives the versions applied.
+async fn apply(
+    tx: &mut sqlx::Transaction<'static, Postgres>,
+    component: &str,
+    migrations: &[Migration],
+) -> Result<Vec<i32>, StoreError> {
+    let have: Vec<(i32, String, Option<String>)> =
+        sqlx::query_as("SELECT version, name, checksum FROM host_migrations WHERE component = $1")
+            .bind(component)
+            .fetch_all(&mut **tx)
+            .await
+            .map_err(|e| failed("cannot migrate: reading host_migrations", e))?;
+    let mut applied = Vec::new();
+    for m in migrations {
+        let checksum = m.checksum();
+        match have.iter().find(|(version, _, _)| *version == m.version) {
+            Some((_, _, Some(recorded))) if *recorded != checksum => {
+                return Err(StoreError::new(
+                    "postgres",
+                    StoreErrorKind::Refused,
+                    format!(
+                        "migration {} of `{component}` ({}) is not the one this database applied: \
+                         its SQL changed since (checksum {recorded} recorded, {checksum} now). \
+                         Put the migration back as it was and make the change a new migration",
+                        m.version, m.name
+                    ),
+                ));
+            }
+            // Recorded by a release that kept no checksums: it is taken as applied.
+            Some((_, _, None)) => {
+                sqlx::query(
+                    "UPDATE host_migrations SET checksum = $3 WHERE component = $1 AND version = $2",
+                )
+                .bind(component)
+                .bind(m.version)
+                .bind(&checksum)
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| failed("cannot migrate: recording a checksum", e))?;
+            }
+            Some(_) => {}
+            None => {
+                sqlx::raw_sql(m.sql).execute(&mut **tx).await.map_err(|e| {
+                    failed(
+                        format!(
+                            "migration {} of `{component}` ({}) failed",
+                            m.version, m.name
+                        ),
+                        e,
+                    )
+                })?;
+                sqlx::query(
+                    "INSERT INTO host_migrations (component, version, name, checksum) VALUES ($1, $2, $3, $4)",
+                )
+                .bind(component)
+                .bind(m.version)
+                .bind(m.name)
+                .bind(&checksum)
+                .execute(&mut **tx)
+                .await
+                .map_err(|e| failed("cannot migrate: recording a migration", e))?;
+                applied.push(m.version);
+            }
+        }
     }
     Ok(applied)
 }

@@ -32,7 +32,7 @@
 
 mod migrations;
 
-pub use migrations::{MIGRATIONS, Migration, schema};
+pub use migrations::{COMPONENT, MIGRATIONS, Migration, schema};
 
 #[cfg(feature = "postgres")]
 mod database;
@@ -41,7 +41,7 @@ mod tls;
 #[cfg(feature = "postgres")]
 pub(crate) use database::{PgDatabase, PgTransaction, failed, name_of, pool_of};
 #[cfg(feature = "postgres")]
-pub use database::{Transaction, connect, failed_write, migrate, transaction};
+pub use database::{Transaction, connect, failed_write, migrate, migrate_with, transaction};
 
 /// The PostgreSQL driver the stores use, for the queries of a handler's own writes.
 #[cfg(feature = "postgres")]
