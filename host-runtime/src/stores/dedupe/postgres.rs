@@ -223,7 +223,7 @@ impl Database for PgDatabase {
                 .begin()
                 .await
                 .map_err(|e| failed("cannot begin a transaction", e))?;
-            Ok(Box::new(PgTransaction(transaction)) as Box<dyn Transaction>)
+            Ok(Box::new(PgTransaction(transaction, None)) as Box<dyn Transaction>)
         })
     }
 }
@@ -378,5 +378,50 @@ mod tests {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+
+    /// The level is set by the first ask, before anything runs; a later ask for another is
+    /// refused, naming both.
+    #[tokio::test]
+    async fn a_handler_asks_for_its_isolation_level_first() {
+        use crate::postgres::{Isolation, transaction, transaction_with};
+        let Some((_server, pool)) = database().await else {
+            return;
+        };
+        let store = PostgresDedupe::new(pool);
+        let scope = crate::stores::transaction::Scope::new(store.transactions().unwrap());
+        scope
+            .enter(async {
+                let mut tx = transaction_with(Isolation::Serializable).await.unwrap();
+                let level: String = sqlx::query_scalar("SHOW transaction_isolation")
+                    .fetch_one(&mut *tx)
+                    .await
+                    .unwrap();
+                assert_eq!(level, "serializable");
+                drop(tx);
+                assert!(
+                    transaction().await.is_ok(),
+                    "the same transaction, as it is"
+                );
+                assert!(transaction_with(Isolation::Serializable).await.is_ok());
+            })
+            .await;
+        scope.roll_back().await;
+        let scope = crate::stores::transaction::Scope::new(store.transactions().unwrap());
+        scope
+            .enter(async {
+                drop(transaction().await.unwrap());
+                let refused = transaction_with(Isolation::RepeatableRead)
+                    .await
+                    .unwrap_err();
+                assert!(
+                    refused
+                        .to_string()
+                        .contains("runs at READ COMMITTED already"),
+                    "{refused}"
+                );
+            })
+            .await;
+        scope.roll_back().await;
     }
 }

@@ -309,8 +309,73 @@ impl PgDatabase {
     }
 }
 
-/// An open transaction of a [`PgDatabase`].
-pub(crate) struct PgTransaction(pub(crate) sqlx::Transaction<'static, Postgres>);
+/// An open transaction of a [`PgDatabase`], and the isolation level the handler set, if it was
+/// lent to the handler already (`None` while nothing of the handler's ran in it).
+pub(crate) struct PgTransaction(
+    pub(crate) sqlx::Transaction<'static, Postgres>,
+    pub(crate) Option<Isolation>,
+);
+
+impl PgTransaction {
+    /// Sets the isolation level: the first statement of the transaction. A boxed future, as the
+    /// other statements of the stores are: a handler's future that awaits a sqlx query in an
+    /// `async fn` of ours would not be `Send` for every lifetime, and handlers must be.
+    fn set_isolation(&mut self, level: Isolation) -> crate::BoxFuture<'_, Result<(), sqlx::Error>> {
+        Box::pin(async move {
+            sqlx::query(level.set_sql())
+                .execute(&mut *self.0)
+                .await
+                .map(|_| ())
+        })
+    }
+}
+
+/// The isolation level of a handler's transaction, PostgreSQL's own: what the handler's reads
+/// see of other transactions' writes while it runs.
+///
+/// - [`ReadCommitted`](Isolation::ReadCommitted), the default: each statement sees what was
+///   committed when it began. Two handlers that read a row, compute, and write it back can both
+///   read the old value, and one write is lost: write `UPDATE t SET n = n + 1` (one statement),
+///   lock the row first (`SELECT ... FOR UPDATE`), or ask for a stricter level.
+/// - [`RepeatableRead`](Isolation::RepeatableRead): every statement sees the snapshot of the
+///   first; a write to a row another transaction changed since fails with a serialization error.
+/// - [`Serializable`](Isolation::Serializable): the transactions run as if one after another;
+///   any that could not fails with a serialization error.
+///
+/// A serialization failure (SQLSTATE 40001) or a deadlock (40P01) rolls the handler's transaction
+/// back and answers `503 STORE_UNAVAILABLE` with `Retry-After`: the host redelivers an event, which
+/// runs the handler again from the start on the committed data. A tool call is not retried: its
+/// caller sees the error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Isolation {
+    /// `READ COMMITTED`.
+    ReadCommitted,
+    /// `REPEATABLE READ`.
+    RepeatableRead,
+    /// `SERIALIZABLE`.
+    Serializable,
+}
+
+impl Isolation {
+    /// As SQL writes it.
+    pub fn as_sql(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "READ COMMITTED",
+            Isolation::RepeatableRead => "REPEATABLE READ",
+            Isolation::Serializable => "SERIALIZABLE",
+        }
+    }
+
+    /// The statement that sets it for the current transaction.
+    fn set_sql(self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "SET TRANSACTION ISOLATION LEVEL READ COMMITTED",
+            Isolation::RepeatableRead => "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+            Isolation::Serializable => "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+        }
+    }
+}
 
 /// The current handler's transaction, lent to it until dropped: a [`PgConnection`] inside the
 /// transaction the pipeline commits once the handler returned `Ok` (with the events the handler
@@ -359,6 +424,36 @@ impl std::fmt::Debug for Transaction {
 /// first), or the database cannot begin one (a handler passing the error on with `?` answers
 /// `503`, and the host retries).
 pub async fn transaction() -> Result<Transaction, StoreError> {
+    lend(None).await
+}
+
+/// [`transaction()`] at isolation level `level`: asked before anything else in the handler's
+/// transaction (the first `transaction_with`, or the first [`transaction()`], decides the level;
+/// events sent through the outbox do not, they are written at the commit). An error when the
+/// transaction ran at another level already.
+///
+/// ```no_run
+/// # #[cfg(feature = "postgres")]
+/// # async fn handler() -> Result<(), host_runtime::HostError> {
+/// use host_runtime::postgres::{self, Isolation, sqlx};
+/// let mut tx = postgres::transaction_with(Isolation::Serializable).await?;
+/// let n: i64 = sqlx::query_scalar("SELECT n FROM counters WHERE id = 1")
+///     .fetch_one(&mut *tx)
+///     .await
+///     .map_err(postgres::failed_write)?;
+/// sqlx::query("UPDATE counters SET n = $1 WHERE id = 1")
+///     .bind(n + 1)
+///     .execute(&mut *tx)
+///     .await
+///     .map_err(postgres::failed_write)?; // a concurrent writer: 503, and the host retries
+/// # Ok(())
+/// # }
+/// ```
+pub async fn transaction_with(level: Isolation) -> Result<Transaction, StoreError> {
+    lend(Some(level)).await
+}
+
+async fn lend(level: Option<Isolation>) -> Result<Transaction, StoreError> {
     let Some(scope) = scope::current() else {
         return Err(StoreError::new(
             "postgres",
@@ -377,10 +472,45 @@ pub async fn transaction() -> Result<Transaction, StoreError> {
             "the handler's transaction is not PostgreSQL's",
         ));
     }
-    let open = (lent as Box<dyn Any + Send>)
-        .downcast::<PgTransaction>()
-        .ok();
-    Ok(Transaction { scope, open })
+    let Ok(mut open) = (lent as Box<dyn Any + Send>).downcast::<PgTransaction>() else {
+        return Err(StoreError::new(
+            "postgres",
+            StoreErrorKind::Refused,
+            "the handler's transaction is not PostgreSQL's",
+        ));
+    };
+    match (open.1, level) {
+        // First lent: the level the handler asks for, before anything runs.
+        (None, asked) => {
+            let asked = asked.unwrap_or(Isolation::ReadCommitted);
+            if asked != Isolation::ReadCommitted {
+                if let Err(e) = open.set_isolation(asked).await {
+                    scope.give_back(open);
+                    return Err(failed("cannot set the transaction's isolation level", e));
+                }
+            }
+            open.1 = Some(asked);
+        }
+        (Some(_), None) => {}
+        (Some(was), Some(asked)) if was == asked => {}
+        (Some(was), Some(asked)) => {
+            scope.give_back(open);
+            return Err(StoreError::new(
+                "postgres",
+                StoreErrorKind::Refused,
+                format!(
+                    "the handler's transaction runs at {} already, so it cannot be {}: ask for the \
+                     level with `postgres::transaction_with` before anything else in the handler",
+                    was.as_sql(),
+                    asked.as_sql()
+                ),
+            ));
+        }
+    }
+    Ok(Transaction {
+        scope,
+        open: Some(open),
+    })
 }
 
 impl Deref for Transaction {

@@ -39,9 +39,12 @@ mod database;
 #[cfg(feature = "postgres")]
 mod tls;
 #[cfg(feature = "postgres")]
-pub(crate) use database::{PgDatabase, PgTransaction, failed, name_of, pool_of};
+pub use database::{
+    Isolation, Transaction, connect, failed_write, migrate, migrate_with, transaction,
+    transaction_with,
+};
 #[cfg(feature = "postgres")]
-pub use database::{Transaction, connect, failed_write, migrate, migrate_with, transaction};
+pub(crate) use database::{PgDatabase, PgTransaction, failed, name_of, pool_of};
 
 /// The PostgreSQL driver the stores use, for the queries of a handler's own writes.
 #[cfg(feature = "postgres")]
