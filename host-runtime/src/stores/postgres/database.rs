@@ -483,11 +483,11 @@ async fn lend(level: Option<Isolation>) -> Result<Transaction, StoreError> {
         // First lent: the level the handler asks for, before anything runs.
         (None, asked) => {
             let asked = asked.unwrap_or(Isolation::ReadCommitted);
-            if asked != Isolation::ReadCommitted {
-                if let Err(e) = open.set_isolation(asked).await {
-                    scope.give_back(open);
-                    return Err(failed("cannot set the transaction's isolation level", e));
-                }
+            if asked != Isolation::ReadCommitted
+                && let Err(e) = open.set_isolation(asked).await
+            {
+                scope.give_back(open);
+                return Err(failed("cannot set the transaction's isolation level", e));
             }
             open.1 = Some(asked);
         }
