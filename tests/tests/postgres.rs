@@ -496,3 +496,130 @@ async fn a_serialization_failure_is_retried_by_the_hosts_redelivery() {
         assert_eq!(count().await, 2, "{level:?}: counted once");
     }
 }
+
+/// Dead letters are kept for the retention the vendor sets (30 days unless told), then deleted,
+/// by the dispatcher's claims now and then or on demand; `None` keeps them.
+#[tokio::test]
+async fn dead_letters_are_kept_for_their_retention() {
+    use host_runtime::outbox::{Entry, OutboxStore, PostgresOutbox, Settlement, Which};
+    let Some(server) = PostgresServer::start_or_skip() else {
+        return;
+    };
+    let pool = postgres::connect(&server.url()).await.unwrap();
+    postgres::migrate(&pool).await.unwrap();
+    let hour: i64 = 60 * 60 * 1000;
+    let now = i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap();
+    async fn dead_at(outbox: &PostgresOutbox, id: &str, at: i64) {
+        outbox.put(Entry::new(id, b"{}".to_vec(), 0)).await.unwrap();
+        outbox
+            .claim_ids(&[id.to_owned()], 0, at + 60_000, "me")
+            .await
+            .unwrap();
+        let dead = Settlement::Dead {
+            attempts: 1,
+            at,
+            reason: "refused with 422".into(),
+        };
+        outbox.settle(id, "me", dead).await.unwrap();
+    }
+    async fn dead(outbox: &PostgresOutbox) -> Vec<String> {
+        let mut ids: Vec<String> = outbox
+            .list(Which::Dead, 100)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        ids.sort();
+        ids
+    }
+    let kept_forever = PostgresOutbox::new(pool.clone())
+        .await
+        .unwrap()
+        .with_dead_letter_retention(None);
+    dead_at(&kept_forever, "old", now - 2 * hour).await;
+    dead_at(&kept_forever, "recent", now - hour / 6).await;
+    assert_eq!(kept_forever.forget_dead_letters(now).await.unwrap(), 0);
+    let default = PostgresOutbox::new(pool.clone()).await.unwrap();
+    assert_eq!(
+        default.forget_dead_letters(now).await.unwrap(),
+        0,
+        "30 days by default"
+    );
+    assert_eq!(dead(&default).await, ["old", "recent"]);
+
+    // An hour: the first claim of the dispatcher sweeps.
+    let hourly = PostgresOutbox::new(pool.clone())
+        .await
+        .unwrap()
+        .with_dead_letter_retention(Some(std::time::Duration::from_secs(3600)));
+    hourly
+        .claim(now, 10, now + hour, "dispatcher")
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while dead(&hourly).await != ["recent"] {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{:?}",
+            dead(&hourly).await
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    dead_at(&hourly, "older", now - 3 * hour).await;
+    assert_eq!(hourly.forget_dead_letters(now).await.unwrap(), 1);
+    assert_eq!(dead(&hourly).await, ["recent"]);
+}
+
+/// A processed key is remembered for the retention the vendor sets, never less than the window
+/// that outlasts the host's retries.
+#[tokio::test]
+async fn processed_keys_are_kept_for_their_retention() {
+    use host_runtime::dedupe::{Claim, DedupeStore, PostgresDedupe};
+    let Some(server) = PostgresServer::start_or_skip() else {
+        return;
+    };
+    let pool = postgres::connect(&server.url()).await.unwrap();
+    postgres::migrate(&pool).await.unwrap();
+    let kept_minutes = |key: &'static str| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, f64>(
+                "SELECT extract(epoch FROM expires - clock_timestamp())::float8 / 60 FROM host_dedupe WHERE key = $1",
+            )
+            .bind(key)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    for (store, key, minutes) in [
+        (PostgresDedupe::new(pool.clone()), "default", 20.0),
+        (
+            PostgresDedupe::new(pool.clone())
+                .with_retention(std::time::Duration::from_secs(7 * 24 * 3600)),
+            "a-week",
+            7.0 * 24.0 * 60.0,
+        ),
+        (
+            PostgresDedupe::new(pool.clone()).with_retention(std::time::Duration::from_secs(60)),
+            "too-short",
+            20.0,
+        ),
+    ] {
+        assert!(matches!(store.claim(key, "me").await.unwrap(), Claim::Run));
+        store.complete(key, "me").await;
+        let kept = kept_minutes(key).await;
+        assert!((kept - minutes).abs() < 1.0, "{key}: {kept} minutes");
+        assert!(matches!(
+            store.claim(key, "other").await.unwrap(),
+            Claim::Done
+        ));
+    }
+}

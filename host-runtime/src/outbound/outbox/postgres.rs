@@ -63,6 +63,14 @@ WHERE id = $1 AND dead";
 
 const DISCARD: &str = "DELETE FROM host_outbox WHERE id = $1";
 
+/// Deletes up to 1,000 dead letters given up on before $1 (Unix milliseconds).
+const FORGET_DEAD: &str = "DELETE FROM host_outbox WHERE id IN (
+    SELECT id FROM host_outbox WHERE dead AND due < $1 LIMIT 1000
+)";
+
+/// Claims made between two sweeps of dead letters past their retention.
+const SWEEP_EVERY: u32 = 500;
+
 /// An outbox in the vendor's PostgreSQL database (table `host_outbox`, see
 /// [`postgres::migrate`](crate::postgres::migrate)), drained by every instance that sends through
 /// it.
@@ -90,6 +98,9 @@ pub struct PostgresOutbox {
     pool_id: usize,
     /// Whether it said once that its events commit apart from the handler's transaction.
     said_apart: std::sync::atomic::AtomicBool,
+    /// How long a dead letter is kept; `None`: until it is retried or dropped.
+    dead_retention: Option<Duration>,
+    claims: std::sync::atomic::AtomicU32,
     woken: Arc<Notify>,
     listener: tokio::task::AbortHandle,
 }
@@ -166,7 +177,7 @@ fn in_transaction(entry: Entry) -> transaction::Write {
                 ));
             };
             put_query(&entry)
-                .execute(&mut *open.0)
+                .execute(&mut *open.tx)
                 .await
                 .map(|_| ())
                 .map_err(|e| failed("cannot store the event", e))
@@ -192,10 +203,61 @@ impl PostgresOutbox {
             database: name_of(&pool),
             pool_id: pool_of(&pool),
             said_apart: std::sync::atomic::AtomicBool::new(false),
+            dead_retention: Some(Self::DEAD_LETTER_RETENTION),
+            claims: std::sync::atomic::AtomicU32::new(0),
             pool,
             woken,
             listener,
         })
+    }
+}
+
+impl PostgresOutbox {
+    /// How long a dead letter is kept unless [`with_dead_letter_retention`](Self::with_dead_letter_retention)
+    /// says otherwise: 30 days to look at it, retry it or drop it (`cargo host outbox`).
+    pub const DEAD_LETTER_RETENTION: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+
+    /// How long a dead letter is kept after it was given up on (default 30 days); `None` keeps
+    /// dead letters until they are retried or dropped. Older ones are deleted as the dispatcher
+    /// claims events, a thousand at a time, or by [`forget_dead_letters`](Self::forget_dead_letters).
+    pub fn with_dead_letter_retention(mut self, retention: Option<Duration>) -> Self {
+        self.dead_retention = retention;
+        self
+    }
+
+    /// Deletes up to 1,000 dead letters past their retention, as of `now` (Unix milliseconds);
+    /// gives how many. Nothing without a retention.
+    pub async fn forget_dead_letters(&self, now: i64) -> Result<u64, StoreError> {
+        let Some(retention) = self.dead_retention else {
+            return Ok(0);
+        };
+        let before = now.saturating_sub(i64::try_from(retention.as_millis()).unwrap_or(i64::MAX));
+        let done = sqlx::query(FORGET_DEAD)
+            .bind(before)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| failed("cannot delete old dead letters", e))?;
+        Ok(done.rows_affected())
+    }
+
+    /// Forgets old dead letters now and then, in a task of its own.
+    fn sweep_now_and_then(&self, now: i64) {
+        let claims = self
+            .claims
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(retention) = self
+            .dead_retention
+            .filter(|_| claims.is_multiple_of(SWEEP_EVERY))
+        else {
+            return;
+        };
+        let pool = self.pool.clone();
+        let before = now.saturating_sub(i64::try_from(retention.as_millis()).unwrap_or(i64::MAX));
+        crate::platform::rt::spawn(async move {
+            if let Err(e) = sqlx::query(FORGET_DEAD).bind(before).execute(&pool).await {
+                tracing::debug!(error = %e, "old dead letters were not deleted this time");
+            }
+        });
     }
 }
 
@@ -272,6 +334,7 @@ impl OutboxStore for PostgresOutbox {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         Box::pin(async move {
+            self.sweep_now_and_then(now);
             let rows = sqlx::query(CLAIM)
                 .bind(now)
                 .bind(limit(limit_to))

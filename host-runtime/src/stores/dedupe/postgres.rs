@@ -64,6 +64,8 @@ pub struct PostgresDedupe {
     pool: PgPool,
     database: Arc<PgDatabase>,
     lease: Duration,
+    /// How long a recorded key is kept: the window, or longer.
+    remember: Duration,
     claims: AtomicU32,
 }
 
@@ -94,11 +96,12 @@ impl PostgresDedupe {
     /// A store over `pool`'s database, whose schema is up to date
     /// ([`postgres::migrate`](crate::postgres::migrate)).
     pub fn new(pool: PgPool) -> Self {
-        let database = Arc::new(PgDatabase::new(pool.clone()));
+        let database = Arc::new(PgDatabase::new(pool.clone(), WINDOW));
         PostgresDedupe {
             pool,
             database,
             lease: Self::DEFAULT_LEASE,
+            remember: WINDOW,
             claims: AtomicU32::new(0),
         }
     }
@@ -107,6 +110,22 @@ impl PostgresDedupe {
     /// for. Attempts renew it every third of it.
     pub fn with_lease(mut self, lease: Duration) -> Self {
         self.lease = lease.max(Duration::from_millis(300));
+        self
+    }
+
+    /// How long a processed key's row is kept (default and least: the deduplication window, 20
+    /// minutes, which outlasts the host's retries): longer to keep a record of what ran, for an
+    /// audit say. Rows past it are deleted as claims go by, a thousand at a time.
+    pub fn with_retention(mut self, retention: Duration) -> Self {
+        if retention < WINDOW {
+            tracing::warn!(
+                asked = ?retention,
+                kept = ?WINDOW,
+                "a deduplication key must outlast the host's retries: kept for the window"
+            );
+        }
+        self.remember = retention.max(WINDOW);
+        self.database = Arc::new(PgDatabase::new(self.pool.clone(), self.remember));
         self
     }
 
@@ -179,7 +198,7 @@ impl DedupeStore for PostgresDedupe {
             RECORD,
             key,
             owner,
-            millis(WINDOW),
+            millis(self.remember),
             "cannot record a processed event",
         ))
     }
@@ -223,7 +242,11 @@ impl Database for PgDatabase {
                 .begin()
                 .await
                 .map_err(|e| failed("cannot begin a transaction", e))?;
-            Ok(Box::new(PgTransaction(transaction, None)) as Box<dyn Transaction>)
+            Ok(Box::new(PgTransaction {
+                tx: transaction,
+                level: None,
+                remember: self.remember,
+            }) as Box<dyn Transaction>)
         })
     }
 }
@@ -238,8 +261,8 @@ impl Transaction for PgTransaction {
             let done = sqlx::query(RECORD)
                 .bind(id_of(key))
                 .bind(owner)
-                .bind(millis(WINDOW))
-                .execute(&mut *self.0)
+                .bind(millis(self.remember))
+                .execute(&mut *self.tx)
                 .await
                 .map_err(|e| failed("cannot record the event in the transaction", e))?;
             Ok(done.rows_affected() == 1)
@@ -248,7 +271,7 @@ impl Transaction for PgTransaction {
 
     fn commit(self: Box<Self>) -> BoxFuture<'static, Result<(), StoreError>> {
         Box::pin(async move {
-            self.0
+            self.tx
                 .commit()
                 .await
                 .map_err(|e| failed("the transaction did not commit", e))
@@ -257,7 +280,7 @@ impl Transaction for PgTransaction {
 
     fn rollback(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move {
-            if let Err(e) = self.0.rollback().await {
+            if let Err(e) = self.tx.rollback().await {
                 tracing::debug!(error = %e, "a rollback failed; the database rolls back when the connection closes");
             }
         })

@@ -298,23 +298,28 @@ fn kind_of(e: &sqlx::Error, code: Option<&str>) -> StoreErrorKind {
 pub(crate) struct PgDatabase {
     pub(crate) pool: PgPool,
     pub(crate) name: String,
+    /// How long a delivery's record is remembered.
+    pub(crate) remember: Duration,
 }
 
 impl PgDatabase {
-    pub(crate) fn new(pool: PgPool) -> PgDatabase {
+    pub(crate) fn new(pool: PgPool, remember: Duration) -> PgDatabase {
         PgDatabase {
             name: name_of(&pool),
             pool,
+            remember,
         }
     }
 }
 
 /// An open transaction of a [`PgDatabase`], and the isolation level the handler set, if it was
 /// lent to the handler already (`None` while nothing of the handler's ran in it).
-pub(crate) struct PgTransaction(
-    pub(crate) sqlx::Transaction<'static, Postgres>,
-    pub(crate) Option<Isolation>,
-);
+pub(crate) struct PgTransaction {
+    pub(crate) tx: sqlx::Transaction<'static, Postgres>,
+    pub(crate) level: Option<Isolation>,
+    /// How long a delivery's record made in it is remembered.
+    pub(crate) remember: Duration,
+}
 
 impl PgTransaction {
     /// Sets the isolation level: the first statement of the transaction. A boxed future, as the
@@ -323,7 +328,7 @@ impl PgTransaction {
     fn set_isolation(&mut self, level: Isolation) -> crate::BoxFuture<'_, Result<(), sqlx::Error>> {
         Box::pin(async move {
             sqlx::query(level.set_sql())
-                .execute(&mut *self.0)
+                .execute(&mut *self.tx)
                 .await
                 .map(|_| ())
         })
@@ -479,7 +484,7 @@ async fn lend(level: Option<Isolation>) -> Result<Transaction, StoreError> {
             "the handler's transaction is not PostgreSQL's",
         ));
     };
-    match (open.1, level) {
+    match (open.level, level) {
         // First lent: the level the handler asks for, before anything runs.
         (None, asked) => {
             let asked = asked.unwrap_or(Isolation::ReadCommitted);
@@ -489,7 +494,7 @@ async fn lend(level: Option<Isolation>) -> Result<Transaction, StoreError> {
                 scope.give_back(open);
                 return Err(failed("cannot set the transaction's isolation level", e));
             }
-            open.1 = Some(asked);
+            open.level = Some(asked);
         }
         (Some(_), None) => {}
         (Some(was), Some(asked)) if was == asked => {}
@@ -518,7 +523,7 @@ impl Deref for Transaction {
 
     fn deref(&self) -> &PgConnection {
         match &self.open {
-            Some(open) => &open.0,
+            Some(open) => &open.tx,
             None => unreachable!("a lent transaction is only taken back when dropped"),
         }
     }
@@ -527,7 +532,7 @@ impl Deref for Transaction {
 impl DerefMut for Transaction {
     fn deref_mut(&mut self) -> &mut PgConnection {
         match &mut self.open {
-            Some(open) => &mut open.0,
+            Some(open) => &mut open.tx,
             None => unreachable!("a lent transaction is only taken back when dropped"),
         }
     }
