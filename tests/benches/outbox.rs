@@ -134,25 +134,61 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
         redis_rates(&url, count, events, producers).await;
     }
     if stores.contains("postgres") {
-        postgres_rates(&url, count, events, producers).await;
+        postgres_rates(&url, count, events, producers, false).await;
+        postgres_rates(&url, count, events, producers, true).await;
     }
 }
 
-/// A fresh PostgreSQL server (fsync on, as in production), its schema applied, and a pool on it.
-async fn postgres() -> (
+/// A fresh PostgreSQL server (fsync on, as in production), its schema applied, and a pool on it;
+/// with `tls`, the server serves a certificate of a CA made here and the pool connects with
+/// `sslmode=verify-full` (the folder holds the CA's file).
+async fn postgres(
+    tls: bool,
+) -> (
     host_runtime::testing::PostgresServer,
     host_runtime::postgres::sqlx::PgPool,
+    tempfile::TempDir,
 ) {
-    let server = host_runtime::testing::PostgresServer::start_with(&[("fsync", "on")]).unwrap();
-    let pool = host_runtime::postgres::connect(&server.url())
-        .await
+    use host_runtime::testing::PostgresServer;
+    let dir = tempfile::tempdir().unwrap();
+    let settings = [("fsync", "on")];
+    let (server, url) = if tls {
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca = ca.self_signed(&ca_key).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let certificate = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+            .unwrap()
+            .signed_by(&key, &ca, &ca_key)
+            .unwrap();
+        let ca_file = dir.path().join("ca.pem");
+        std::fs::write(&ca_file, ca.pem()).unwrap();
+        let server = PostgresServer::start_with_tls(
+            &settings,
+            &certificate.pem(),
+            &key.serialize_pem(),
+            true,
+        )
         .unwrap();
+        let url = format!(
+            "postgres://postgres@localhost:{}/postgres?sslmode=verify-full&sslrootcert={}",
+            server.port(),
+            ca_file.display()
+        );
+        (server, url)
+    } else {
+        let server = PostgresServer::start_with(&settings).unwrap();
+        let url = server.url();
+        (server, url)
+    };
+    let pool = host_runtime::postgres::connect(&url).await.unwrap();
     host_runtime::postgres::migrate(&pool).await.unwrap();
-    (server, pool)
+    (server, pool, dir)
 }
 
-async fn postgres_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
-    let (_server, pool) = postgres().await;
+async fn postgres_rates(url: &str, count: &AtomicU64, events: u64, producers: u64, tls: bool) {
+    let (_server, pool, _dir) = postgres(tls).await;
     let store = || async { PostgresOutbox::new(pool.clone()).await.unwrap() };
     let accept = {
         let s = sender(url, store().await, DrainMode::OnDemand);
@@ -171,8 +207,9 @@ async fn postgres_rates(url: &str, count: &AtomicU64, events: u64, producers: u6
         wait_delivered(count, before + events).await;
         events as f64 / started.elapsed().as_secs_f64()
     };
+    let connection = if tls { "TLS, verify-full" } else { "plaintext" };
     println!(
-        "| PostgreSQL (`PostgresOutbox`, local server, fsync and synchronous commit on) | {accept:.0} | {end_to_end:.0} |"
+        "| PostgreSQL (`PostgresOutbox`, local server, fsync and synchronous commit on; {connection}) | {accept:.0} | {end_to_end:.0} |"
     );
 }
 
@@ -239,7 +276,7 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
     let dir = tempfile::tempdir().unwrap();
     let on_postgres = std::env::var("OUTBOX_SOAK_STORE").is_ok_and(|s| s == "postgres");
     let database = if on_postgres {
-        Some(postgres().await)
+        Some(postgres(false).await)
     } else {
         None
     };
@@ -262,7 +299,7 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
         DrainMode::Background
     };
     let s = match &database {
-        Some((_, pool)) => sender(
+        Some((_, pool, _)) => sender(
             url,
             PostgresOutbox::new(pool.clone()).await.unwrap(),
             dispatch,

@@ -73,6 +73,7 @@ fn chain(e: &dyn std::error::Error) -> String {
 async fn every_sslmode_against_a_server_with_tls() {
     let certs = certificates(&["localhost"]);
     let Some(server) = started(PostgresServer::start_with_tls(
+        &[],
         &certs.server_pem,
         &certs.server_key_pem,
         false,
@@ -196,6 +197,7 @@ async fn a_server_without_tls_refuses_what_requires_it() {
 async fn a_server_that_takes_only_tls_refuses_plaintext_in_words() {
     let certs = certificates(&["localhost"]);
     let Some(server) = started(PostgresServer::start_with_tls(
+        &[],
         &certs.server_pem,
         &certs.server_key_pem,
         true,

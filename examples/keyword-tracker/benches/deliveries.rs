@@ -88,6 +88,37 @@ async fn wait_delivered(count: &AtomicU64, target: u64) -> Duration {
     started.elapsed()
 }
 
+/// A PostgreSQL server with `fsync` on and its URL; with `tls`, it serves a certificate of a CA
+/// made here (its file written in `dir`), refuses plaintext, and the URL asks for `verify-full`.
+fn postgres(tls: bool, dir: &std::path::Path) -> (PostgresServer, String) {
+    let settings = [("fsync", "on")];
+    if !tls {
+        let server = PostgresServer::start_with(&settings).unwrap();
+        let url = server.url();
+        return (server, url);
+    }
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let certificate = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&key, &ca, &ca_key)
+        .unwrap();
+    let ca_file = dir.join("ca.pem");
+    std::fs::write(&ca_file, ca.pem()).unwrap();
+    let server =
+        PostgresServer::start_with_tls(&settings, &certificate.pem(), &key.serialize_pem(), true)
+            .unwrap();
+    let url = format!(
+        "postgres://postgres@localhost:{}/postgres?sslmode=verify-full&sslrootcert={}",
+        server.port(),
+        ca_file.display()
+    );
+    (server, url)
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let n = env("DELIVERIES", 2_000);
@@ -98,9 +129,9 @@ async fn main() {
     println!("| path | deliveries/s | events posted, after the last delivery |");
     println!("|---|---|---|");
 
-    {
-        let postgres = PostgresServer::start_with(&[("fsync", "on")]).unwrap();
-        let database_url = postgres.url();
+    for tls in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (_postgres, database_url) = postgres(tls, dir.path());
         let config = Config::load(None, false, |k| match k {
             "HOST_EVENT_POST_URL" => Some(url.clone()),
             "HOST_DATABASE_URL" => Some(database_url.clone()),
@@ -116,10 +147,12 @@ async fn main() {
             .with_database(database);
         let handler = keyword_tracker::app(Arc::new(tracker), &config);
         let before = count.load(Ordering::Relaxed);
-        let seconds = run(&handler, deliveries("pg", n), concurrency).await;
+        let prefix = if tls { "tls" } else { "pg" };
+        let seconds = run(&handler, deliveries(prefix, n), concurrency).await;
         let drained = wait_delivered(&count, before + 4 * n as u64).await;
         println!(
-            "| transactional: alerts, deduplication and outbox in PostgreSQL, one commit | {:.0} | {:.1} s later |",
+            "| transactional: alerts, deduplication and outbox in PostgreSQL, one commit ({}) | {:.0} | {:.1} s later |",
+            if tls { "TLS, verify-full" } else { "plaintext" },
             n as f64 / seconds,
             drained.as_secs_f64()
         );

@@ -54,16 +54,17 @@ impl PostgresServer {
         Self::make(settings, None)
     }
 
-    /// [`start`](Self::start) with TLS on (`ssl=on`), serving `certificate_pem` (the chain, leaf
-    /// first) with `key_pem`. With `tls_only`, connections without TLS are refused, as managed
-    /// databases that force TLS refuse them (`hostnossl ... reject`).
+    /// [`start_with`](Self::start_with) with TLS on (`ssl=on`), serving `certificate_pem` (the
+    /// chain, leaf first) with `key_pem`. With `tls_only`, connections without TLS are refused, as
+    /// managed databases that force TLS refuse them (`hostnossl ... reject`).
     pub fn start_with_tls(
+        settings: &[(&str, &str)],
         certificate_pem: &str,
         key_pem: &str,
         tls_only: bool,
     ) -> io::Result<Self> {
         Self::make(
-            &[],
+            settings,
             Some(Tls {
                 certificate_pem,
                 key_pem,
