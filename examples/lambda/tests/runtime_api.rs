@@ -279,6 +279,17 @@ async fn event_endpoint(
                     buf.extend_from_slice(&chunk[..n]);
                 }
                 let head = String::from_utf8_lossy(&buf[..head_end]).to_lowercase();
+                // Only event posts count: a stray request (a function of an earlier test polling
+                // its Runtime API on a port the system has since given to this endpoint) is not
+                // one.
+                if !head.starts_with("post /v1/events ") {
+                    let _ = stream
+                        .write_all(
+                            b"HTTP/1.1 404 X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                        )
+                        .await;
+                    return;
+                }
                 let id = head
                     .lines()
                     .find_map(|l| l.strip_prefix("webhook-id: "))
