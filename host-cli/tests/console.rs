@@ -52,6 +52,18 @@ fn claims(authorization: &str) -> Value {
     serde_json::from_slice(&bytes).unwrap()
 }
 
+/// The ids of the navigation's buttons, one per contribution.
+async fn contributions(c: &Client) -> Vec<String> {
+    serde_json::from_value(
+        js(
+            c,
+            "return [...document.querySelectorAll('#nav-contributions button')].map(b => b.id)",
+        )
+        .await,
+    )
+    .unwrap()
+}
+
 /// Opens a panel from the navigation and waits for its heading.
 async fn open(c: &Client, nav: &str, heading: &str) {
     click(c, &format!("#{nav}")).await;
@@ -241,14 +253,7 @@ fn the_console_in_a_real_browser() {
 /// Every form of the example, filled through the page and sent: the input the example received is
 /// the JSON editor's, and every answer passes the host's checks. axe-core runs on each form.
 async fn every_form_sends_what_it_shows(c: &Client, proxy: &proxy::Proxy) {
-    let nav: Vec<String> = serde_json::from_value(
-        js(
-            c,
-            "return [...document.querySelectorAll('#nav-contributions button')].map(b => b.id)",
-        )
-        .await,
-    )
-    .unwrap();
+    let nav = contributions(c).await;
     assert_eq!(nav.len(), 14, "{nav:?}");
     let mut created = None;
     for id in &nav {
@@ -998,10 +1003,7 @@ fn a_hostile_manifest_and_server_run_nothing_in_the_page() {
         until(&c, "the contributions", "return document.querySelector('#nav-contributions button')", WAIT).await;
         // Any policy violation from here on is counted: none may happen.
         js(&c, "window.__violations = []; document.addEventListener('securitypolicyviolation', e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));").await;
-        let nav: Vec<String> = serde_json::from_value(
-            js(&c, "return [...document.querySelectorAll('#nav-contributions button')].map(b => b.id)").await,
-        )
-        .unwrap();
+        let nav = contributions(&c).await;
         let mut shown = String::new();
         for id in nav.iter().map(String::as_str).chain(["nav-events", "nav-install", "nav-outbox"]) {
             click(&c, &format!("#{id}")).await;
@@ -1483,10 +1485,7 @@ fn every_form_of_the_full_template_sends_what_it_shows() {
         c.goto(&console).await.unwrap();
         until(&c, "the contributions", "return document.querySelector('#nav-contributions button')", WAIT).await;
         js(&c, "window.__errors = []; window.addEventListener('error', e => window.__errors.push(String(e.message)));").await;
-        let nav: Vec<String> = serde_json::from_value(
-            js(&c, "return [...document.querySelectorAll('#nav-contributions button')].map(b => b.id)").await,
-        )
-        .unwrap();
+        let nav = contributions(&c).await;
         assert_eq!(nav.len(), 10, "{nav:?}");
         for id in &nav {
             click(&c, &format!("#{id}")).await;
