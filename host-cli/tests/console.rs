@@ -52,6 +52,23 @@ fn claims(authorization: &str) -> Value {
     serde_json::from_slice(&bytes).unwrap()
 }
 
+/// Sets the checkbox `css` to `checked` through the page, and waits until it is.
+async fn tick(c: &Client, css: &str, checked: bool) {
+    let state = format!("return document.querySelector({}).checked", js_string(css));
+    for _ in 0..3 {
+        if js(c, &state).await == json!(checked) {
+            return;
+        }
+        click(c, css).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        js(c, &state).await,
+        json!(checked),
+        "{css} would not turn {checked}"
+    );
+}
+
 /// The ids of the navigation's buttons, one per contribution.
 async fn contributions(c: &Client) -> Vec<String> {
     serde_json::from_value(
@@ -439,7 +456,7 @@ async fn invalid_inputs_and_format_warnings(c: &Client, proxy: &proxy::Proxy) {
     shot(c, "05-invalid").await;
     axe(c, "an invalid form").await;
     // Sent anyway: the server refuses it as the local host said it would.
-    click(c, "#send-invalid").await;
+    tick(c, "#send-invalid", true).await;
     let (summary, answer) = send(c).await;
     assert!(summary.starts_with("✗ failed: 422"), "{summary}");
     assert_eq!(answer["body"]["error"]["code"], "INPUT_INVALID", "{answer}");
@@ -485,7 +502,7 @@ async fn the_install_editor(c: &Client, proxy: &proxy::Proxy) {
     let labels = text(c, "#panel").await;
     assert!(!labels.contains("[object"), "{labels}");
     type_into(c, "#install-id", "ins_dev_7").await;
-    click(c, "#scope-ai-tools").await;
+    tick(c, "#scope-ai-tools", false).await;
     type_into(
         c,
         "#install-documents",
@@ -587,7 +604,7 @@ async fn host_events(c: &Client, proxy: &proxy::Proxy) {
     )
     .await;
     axe(c, "events").await;
-    click(c, "#retry").await;
+    tick(c, "#retry", true).await;
     type_into(c, "#time-scale", "1000").await;
     let posted_before = count(c, "posted").await;
     let first = deliver(c).await;
@@ -623,13 +640,13 @@ async fn host_events(c: &Client, proxy: &proxy::Proxy) {
     );
 
     // Deliver again: a new event, with a new release id.
-    click(c, "#retry").await;
+    tick(c, "#retry", false).await;
     let second = deliver(c).await;
     let entry = delivery(c, second).await;
     let second_release = entry["request"]["body"]["event"]["payload"]["releaseId"].clone();
     assert_ne!(second_release, first_release, "each Deliver is a new event");
     // The same event again: the example posts nothing new.
-    click(c, "#same").await;
+    tick(c, "#same", true).await;
     let again = deliver(c).await;
     let entry = delivery(c, again).await;
     assert_eq!(
@@ -645,15 +662,15 @@ async fn host_events(c: &Client, proxy: &proxy::Proxy) {
             .contains(&format!("redelivery of delivery #{second}")),
         "{dedupe}"
     );
-    click(c, "#same").await;
+    tick(c, "#same", false).await;
 
     // A naive vendor: a new alert for every attempt. The dedupe row fails, naming the attempts.
     proxy.modes.naive.store(true, Ordering::SeqCst);
-    click(c, "#retry").await;
+    tick(c, "#retry", true).await;
     let naive = deliver(c).await;
     let entry = delivery(c, naive).await;
     proxy.modes.naive.store(false, Ordering::SeqCst);
-    click(c, "#retry").await;
+    tick(c, "#retry", false).await;
     let dedupe = check(&entry, "dedupe");
     assert_eq!(dedupe["state"], "fail", "{entry:#}");
     assert!(

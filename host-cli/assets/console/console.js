@@ -307,6 +307,8 @@ function showEvents() {
       parsed = JSON.parse(payload.value);
       status.textContent = "";
       payload.removeAttribute("aria-invalid");
+      // A line held for the verdict, so that what is below does not move when it comes.
+      if (!judgedBox.firstChild) judgedBox.append(el("p", { class: "hint", text: "Checking the payload…" }));
       judge();
     } catch (e) {
       parsed = null;
