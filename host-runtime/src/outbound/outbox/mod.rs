@@ -57,7 +57,7 @@ pub use memory::MemoryOutbox;
 pub use postgres::PostgresOutbox;
 #[cfg(feature = "redis")]
 pub use redis::RedisOutbox;
-pub(crate) use schedule::{Courier, Outbox, Try};
+pub(crate) use schedule::{Courier, Outbox, Try, lease_for};
 pub use schedule::{DrainMode, DrainReport};
 
 /// How sends are retried: a 5xx, a 429, a timeout or an unreachable host is retried with capped

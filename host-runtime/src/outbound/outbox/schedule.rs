@@ -91,6 +91,30 @@ const STORE_TIMEOUT: Duration = Duration::from_secs(5);
 const POLL: Duration = Duration::from_secs(1);
 /// Events claimed at once by a drain.
 const DRAIN_BATCH: usize = 16;
+/// How long a claim lasts unless the sender sets it ([`lease_for`]).
+pub(crate) const DEFAULT_LEASE: Duration = Duration::from_secs(60);
+
+/// The lease an outbox uses: `asked` (or [`DEFAULT_LEASE`]), but never less than two attempt
+/// timeouts. An attempt must end, and its outcome be stored, inside its claim: a lease shorter than
+/// that would let another dispatcher take an event that is still being posted, and post it twice.
+pub(crate) fn lease_for(asked: Option<Duration>, retry: &RetryPolicy) -> Duration {
+    let floor = retry.timeout.saturating_mul(2);
+    match asked {
+        None => DEFAULT_LEASE.max(retry.timeout.saturating_mul(3)),
+        Some(lease) if lease >= floor => lease,
+        Some(lease) => {
+            tracing::warn!(
+                asked_ms = lease.as_millis() as u64,
+                used_ms = floor.as_millis() as u64,
+                "the outbox lease asked for is shorter than two attempt timeouts ({} ms each), so \
+                 it is raised to {} ms: lower the retry policy's `timeout` to shorten the lease",
+                retry.timeout.as_millis(),
+                floor.as_millis()
+            );
+            floor
+        }
+    }
+}
 
 /// A store, the courier that posts its events, and the schedule they are retried on.
 pub(crate) struct Outbox {
@@ -135,15 +159,14 @@ impl Outbox {
         retry: RetryPolicy,
         dispatch: DrainMode,
         concurrency: usize,
+        lease: Duration,
     ) -> Self {
         Outbox {
             store,
             courier,
             retry,
             dispatch,
-            // An attempt must end well inside its claim, or another dispatcher could take the event
-            // while it is still being posted.
-            lease: Duration::from_secs(60).max(retry.timeout.saturating_mul(3)),
+            lease,
             owner: crate::platform::rt::random_token(),
             waiters: Waiters::default(),
             wake: Notify::new(),
@@ -152,6 +175,11 @@ impl Outbox {
             running: AtomicBool::new(false),
             store_failures: AtomicU32::new(0),
         }
+    }
+
+    /// How long a claim of this outbox lasts.
+    pub(crate) fn lease(&self) -> Duration {
+        self.lease
     }
 
     /// The store.

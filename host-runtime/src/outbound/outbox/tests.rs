@@ -262,7 +262,14 @@ fn outbox(
     retry: RetryPolicy,
     dispatch: DrainMode,
 ) -> Arc<Outbox> {
-    Arc::new(Outbox::new(store, courier, retry, dispatch, 8))
+    Arc::new(Outbox::new(
+        store,
+        courier,
+        retry,
+        dispatch,
+        8,
+        lease_for(None, &retry),
+    ))
 }
 
 #[tokio::test]
@@ -802,4 +809,37 @@ fn dropped_receipts_leave_nothing_behind() {
     assert!(held < 2_100, "{held} ids held for 10 live receipts");
     waiters.finish("kept-3", &Ok(200));
     drop(kept);
+}
+
+#[test]
+fn the_lease_is_the_one_asked_for_but_outlasts_two_attempts() {
+    let retry = RetryPolicy::default();
+    assert_eq!(lease_for(None, &retry), Duration::from_secs(60));
+    let slow = RetryPolicy {
+        timeout: Duration::from_secs(30),
+        ..retry
+    };
+    assert_eq!(lease_for(None, &slow), Duration::from_secs(90));
+    let fast = RetryPolicy {
+        timeout: Duration::from_secs(2),
+        ..retry
+    };
+    assert_eq!(
+        lease_for(Some(Duration::from_secs(5)), &fast),
+        Duration::from_secs(5)
+    );
+    // Shorter than two attempts of 10 s: raised, not taken.
+    assert_eq!(
+        lease_for(Some(Duration::from_secs(5)), &retry),
+        Duration::from_secs(20)
+    );
+    let sender = crate::EventSender::new(
+        "http://127.0.0.1:9/v1/events",
+        crate::testing::DEVELOPMENT_WEBHOOK_SECRET,
+    )
+    .unwrap()
+    .with_outbox(MemoryOutbox::new())
+    .with_retry(fast)
+    .with_lease(Duration::from_secs(4));
+    assert_eq!(sender.lease(), Duration::from_secs(4));
 }

@@ -41,6 +41,8 @@ pub struct EventSender {
     store: Arc<dyn OutboxStore>,
     dispatch: DrainMode,
     concurrency: usize,
+    /// The claim's length asked for with `with_lease` (`None`: the default).
+    lease: Option<Duration>,
     /// Made from the settings above on first use, and shared by the clones made after that: the
     /// outbox and the courier that signs and posts its events.
     outbox: Arc<OnceLock<(Arc<Outbox>, Arc<Poster>)>>,
@@ -70,6 +72,7 @@ impl EventSender {
             store: Arc::new(NoOutbox),
             dispatch: DrainMode::default(),
             concurrency: 64,
+            lease: None,
             outbox: Arc::default(),
         })
     }
@@ -128,6 +131,27 @@ impl EventSender {
         self.configure(|s| s.concurrency = attempts.max(1))
     }
 
+    /// Sets how long a dispatcher's claim on an event lasts (default 60 s). An instance that dies
+    /// while it holds claims (a crash, a kill, a frozen serverless instance) leaves those events to
+    /// the others until the claims end: a shorter lease posts them sooner after a crash, at the cost
+    /// of one store write per event per lease for attempts that are slow to settle.
+    ///
+    /// The lease is never shorter than two attempt timeouts (the retry policy's `timeout`, 10 s by
+    /// default): an attempt and the record of its outcome must fit inside the claim, or another
+    /// instance could take the event while it is being posted and post it again. A shorter lease is
+    /// raised to that, with a warning in the log; lower the retry policy's `timeout` with it. All
+    /// instances sharing a store should use the same lease.
+    pub fn with_lease(self, lease: Duration) -> Self {
+        self.configure(|s| s.lease = Some(lease))
+    }
+
+    /// How long a claim lasts: the lease asked for with [`with_lease`](Self::with_lease) (or 60 s,
+    /// or three attempt timeouts if that is longer), raised to two attempt timeouts if it was
+    /// shorter.
+    pub fn lease(&self) -> Duration {
+        self.outbox().lease()
+    }
+
     fn parts(&self) -> &(Arc<Outbox>, Arc<Poster>) {
         self.outbox.get_or_init(|| {
             let poster = Arc::new(self.poster());
@@ -137,6 +161,7 @@ impl EventSender {
                 self.retry,
                 self.dispatch,
                 self.concurrency,
+                crate::outbound::outbox::lease_for(self.lease, &self.retry),
             ));
             (outbox, poster)
         })
