@@ -198,3 +198,35 @@ async fn a_full_disk_is_an_error_for_the_sender_and_the_file_still_opens() {
         ids.len()
     );
 }
+
+#[path = "../benches/support/crash_drain.rs"]
+mod crash_drain;
+
+/// An instance killed while it holds claims on events in a shared outbox (Redis) leaves them to
+/// the next one when the lease set on the sender ends (here 2 s), not after a fixed minute. (The
+/// file outbox, for one instance, takes its claims back when it opens, whatever the lease.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_instances_events_are_posted_when_its_short_lease_ends() {
+    let Some(redis) = host_runtime::testing::RedisServer::start_or_skip() else {
+        return;
+    };
+    let store = redis.url();
+    let lease = Duration::from_secs(2);
+    let drained = crash_drain::drain_after_crash(
+        &store,
+        20,
+        lease,
+        Duration::from_secs(1),
+        Duration::from_secs(15),
+    )
+    .await;
+    // Not before the claims end (they were taken just before the kill), and soon after.
+    assert!(
+        drained.first >= lease - Duration::from_millis(500),
+        "{drained:?}"
+    );
+    assert!(
+        drained.last <= lease + Duration::from_secs(4),
+        "{drained:?}"
+    );
+}
