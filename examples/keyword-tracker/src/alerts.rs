@@ -6,8 +6,11 @@
 //! - `store.algorithm_updated` (a chart marker): a store changed its ranking on a synced day.
 //!
 //! Checks run after each connector sync and after a release ships. Every event's dedupe key is
-//! derived from what it reports (install, keyword, country, store, day), so reporting the same drop
-//! twice, from two instances or two checks, is one event for the host.
+//! derived from everything it reports (install, keyword, country, store, day, and what the check ran
+//! after: the release's version, or the sync), so reporting the same drop twice, from two instances
+//! or two runs of one check, is one event for the host, and two reports that say different things
+//! (the same drop after two releases) are two events. A key is one message: the outbox posts one
+//! body per key, so a key that stayed the same while the words changed would lose the second.
 
 use chrono::NaiveDate;
 use host_runtime::HostError;
@@ -66,13 +69,15 @@ fn slug(text: &str) -> String {
 
 impl Tracker {
     /// Checks install `install`'s tracked keywords for drops today and posts what it finds;
-    /// `because` ends each alert's sentence (for example "since 4.12.0 went live"). Returns how
+    /// `because` ends each alert's sentence (for example "since 4.12.0 went live") and `after`
+    /// names the same cause in the events' keys (for example "v4.12.0"). Returns how
     /// many drops were found, or the error of an outbox that could not take an event (the host's
     /// call then fails and is retried, so no alert is lost).
     pub(crate) async fn check_drops(
         &self,
         install: &str,
         because: &str,
+        after: &str,
     ) -> Result<usize, HostError> {
         let (tracked, threshold, paused) =
             self.with_install(install, |s| (s.tracked.clone(), s.threshold, s.paused));
@@ -107,11 +112,12 @@ impl Tracker {
                 current: std::num::NonZeroU64::new(u64::from(d.current)),
             };
             let key = format!(
-                "rank.dropped-{}-{}-{}-{}-{today}",
+                "rank.dropped-{}-{}-{}-{}-{today}-{}",
                 slug(install),
                 slug(&d.keyword),
                 d.country,
-                d.store.key()
+                d.store.key(),
+                slug(after)
             );
             // In the database, the alert's row commits with its event and the delivery's record.
             if let Some(database) = &self.database {
@@ -144,7 +150,7 @@ impl Tracker {
                         why,
                         keywords: Some(keywords),
                     };
-                    let key = format!("rank.collapsed-{}-{today}", slug(install));
+                    let key = format!("rank.collapsed-{}-{today}-{}", slug(install), slug(after));
                     self.post(self.webhooks.rank_collapsed(install, &key, &payload))
                         .await?;
                 }

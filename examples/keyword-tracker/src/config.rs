@@ -11,6 +11,7 @@
 //! | outbox | | `HOST_OUTBOX` | the folder `.host-outbox` in the working directory |
 //! | database | | `HOST_DATABASE_URL` | none |
 //! | how long a crashed instance holds a host event (seconds) | | `HOST_DEDUPE_LEASE_SECS` | 60 |
+//! | how long a crashed instance holds its own events (seconds) | | `HOST_OUTBOX_LEASE_SECS` | 60 |
 //!
 //! `HOST_OUTBOX` is where the server's own events wait until the host takes them: a folder (an
 //! embedded store, one file, for one instance) or a `redis://host:port` URL (for several
@@ -179,6 +180,10 @@ pub struct Config {
     /// How long a claim on a host event lasts without renewal, in the database: what an instance
     /// that crashed holds a delivery for before the host's retry may run it.
     pub dedupe_lease: Option<std::time::Duration>,
+    /// How long an instance's claim on one of its own events lasts in a shared outbox: what an
+    /// instance that crashed holds them for before another posts them. At least 20 s (two attempt
+    /// timeouts); a shorter one is raised to that, with a warning.
+    pub outbox_lease: Option<std::time::Duration>,
 }
 
 /// Why the configuration is unusable; the message names every setting at fault.
@@ -192,6 +197,19 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// A setting in whole seconds, more than 0, if it is set.
+fn seconds(name: &str, value: Option<String>) -> Result<Option<std::time::Duration>, ConfigError> {
+    let Some(secs) = value else {
+        return Ok(None);
+    };
+    match secs.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(Some(std::time::Duration::from_secs(n))),
+        _ => Err(ConfigError(format!(
+            "{name} is `{secs}`; give a whole number of seconds, such as 60"
+        ))),
+    }
+}
 
 /// The settings production mode requires, with what each is for.
 const REQUIRED_IN_PRODUCTION: [(&str, &str); 4] = [
@@ -265,17 +283,8 @@ impl Config {
                 .unwrap_or_else(|| host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET.to_owned()),
             outbox: OutboxSetting::parse(var("HOST_OUTBOX").as_deref()),
             database_url: var("HOST_DATABASE_URL").map(|url| url.trim().to_owned()),
-            dedupe_lease: match var("HOST_DEDUPE_LEASE_SECS") {
-                None => None,
-                Some(secs) => match secs.trim().parse::<u64>() {
-                    Ok(secs) if secs > 0 => Some(std::time::Duration::from_secs(secs)),
-                    _ => {
-                        return Err(ConfigError(format!(
-                            "HOST_DEDUPE_LEASE_SECS is `{secs}`; give a whole number of seconds, such as 60"
-                        )));
-                    }
-                },
-            },
+            dedupe_lease: seconds("HOST_DEDUPE_LEASE_SECS", var("HOST_DEDUPE_LEASE_SECS"))?,
+            outbox_lease: seconds("HOST_OUTBOX_LEASE_SECS", var("HOST_OUTBOX_LEASE_SECS"))?,
         };
         if let Some(url) = &config.database_url {
             match var("HOST_OUTBOX").map(|o| o.trim().to_owned()) {
@@ -328,6 +337,23 @@ mod tests {
         );
         assert_eq!(c.event_post_url, DEFAULT_DEV_EVENT_POST_URL);
         assert_eq!(c.outbox, OutboxSetting::Folder(DEFAULT_OUTBOX.into()));
+    }
+
+    #[test]
+    fn leases_are_whole_seconds_and_reach_the_sender() {
+        let c = load(None, false, &[("HOST_OUTBOX_LEASE_SECS", " 25 ")]).unwrap();
+        assert_eq!(c.outbox_lease, Some(std::time::Duration::from_secs(25)));
+        assert_eq!(c.dedupe_lease, None);
+        let sender =
+            crate::Tracker::event_sender(&c, host_runtime::outbox::MemoryOutbox::new()).unwrap();
+        assert_eq!(sender.lease(), std::time::Duration::from_secs(25));
+        for bad in ["0", "-3", "1.5", "soon"] {
+            let e = load(None, false, &[("HOST_OUTBOX_LEASE_SECS", bad)]).unwrap_err();
+            assert!(
+                e.0.starts_with(&format!("HOST_OUTBOX_LEASE_SECS is `{bad}`")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -105,12 +105,14 @@ impl Tracker {
         config: &config::Config,
         outbox: impl host_runtime::outbox::OutboxStore,
     ) -> Result<host_runtime::EventSender, String> {
-        Ok(
-            host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret)
-                .map_err(|e| format!("HOST_SIGNING_SECRET: {e}"))?
-                .with_build(env!("CARGO_PKG_VERSION"))
-                .with_outbox(outbox),
-        )
+        let sender = host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret)
+            .map_err(|e| format!("HOST_SIGNING_SECRET: {e}"))?
+            .with_build(env!("CARGO_PKG_VERSION"))
+            .with_outbox(outbox);
+        Ok(match config.outbox_lease {
+            Some(lease) => sender.with_lease(lease),
+            None => sender,
+        })
     }
 
     /// A tracker over the embedded data set posting its events with `sender`.

@@ -18,7 +18,11 @@ impl Events for Tracker {
         let version = call.input.version.clone();
         self.with_install(install, |s| s.releases.push(version.clone()));
         let drops = self
-            .check_drops(install, &format!("since {version} went live"))
+            .check_drops(
+                install,
+                &format!("since {version} went live"),
+                &format!("v{version}"),
+            )
             .await?;
         tracing::info!(%install, %version, drops, "release checked");
         Ok(())

@@ -136,7 +136,7 @@ impl Connector for Tracker {
             self.mark_algorithm_updates(install, start, last).await?;
         }
         if !request.backfill && answer.cursor.is_none() && to >= today {
-            self.check_drops(install, "since yesterday").await?;
+            self.check_drops(install, "since yesterday", "sync").await?;
         }
         Ok(answer)
     }

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -668,4 +669,52 @@ async fn install_events_drive_the_install_state() {
 
 fn example(name: &str) -> Value {
     host_runtime::events::example_payload(name).expect("a published event")
+}
+
+/// Four releases on one day find the same drops, and each report says which release it follows:
+/// four messages, each under ids of its own. An id is one message, so no id is posted with two
+/// different bodies (the outbox would keep only the first).
+#[tokio::test]
+async fn each_release_on_one_day_reports_its_drops_under_ids_of_its_own() {
+    let s = start().await;
+    for (n, version) in ["4.12.0", "4.12.1", "4.13.0", "4.13.1"].iter().enumerate() {
+        let mut release = host_runtime::events::example_payload("release.shipped").unwrap();
+        release["releaseId"] = json!(format!("rel_{n}"));
+        release["version"] = json!(version);
+        let r = s
+            .deliver("release.shipped", release, &format!("evt_release_{n}"))
+            .await;
+        assert_eq!(r.status, 204, "{}", r.json);
+    }
+    let posted = s.posted(16).await;
+    let mut bodies: HashMap<&str, Vec<&Value>> = HashMap::new();
+    for p in &posted {
+        bodies
+            .entry(p.id.as_str())
+            .or_default()
+            .push(&p.envelope["payload"]);
+    }
+    assert_eq!(
+        bodies.len(),
+        16,
+        "4 alerts and banners per release: {bodies:#?}"
+    );
+    for (id, payloads) in &bodies {
+        assert!(
+            payloads.windows(2).all(|w| w[0] == w[1]),
+            "{id} was posted with two different payloads: {payloads:#?}"
+        );
+    }
+    for version in ["4.12.0", "4.12.1", "4.13.0", "4.13.1"] {
+        let about = posted
+            .iter()
+            .filter(|p| {
+                p.envelope["payload"]["why"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("since {version} went live"))
+            })
+            .count();
+        assert_eq!(about, 4, "the events that follow {version}");
+    }
 }

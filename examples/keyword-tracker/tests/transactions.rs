@@ -55,11 +55,19 @@ fn key_of(install: &str) -> String {
 
 /// The `webhook-id` of `install`'s banner, the last event the handler writes.
 fn banner_id(install: &str) -> String {
-    let slug: String = install
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    format!("rank.collapsed-{slug}-{}", chrono::Utc::now().date_naive())
+    let slug = |text: &str| -> String {
+        text.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect()
+    };
+    let (_, body) = release_host(install);
+    let version = body["event"]["payload"]["version"].as_str().unwrap();
+    format!(
+        "rank.collapsed-{}-{}-{}",
+        slug(install),
+        chrono::Utc::now().date_naive(),
+        slug(&format!("v{version}"))
+    )
 }
 
 async fn alert_rows(pool: &PgPool, install: &str) -> i64 {

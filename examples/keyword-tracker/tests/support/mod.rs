@@ -18,7 +18,7 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_keyword-tracker");
 
 /// The settings a developer's shell may hold that would change what a test starts; each start
 /// clears them before it applies its own.
-const INHERITED: [&str; 9] = [
+const INHERITED: [&str; 10] = [
     "HOST_MODE",
     "HOST_JWKS_URL",
     "HOST_ISSUER",
@@ -28,6 +28,7 @@ const INHERITED: [&str; 9] = [
     "HOST_OUTBOX",
     "HOST_DATABASE_URL",
     "HOST_DEDUPE_LEASE_SECS",
+    "HOST_OUTBOX_LEASE_SECS",
 ];
 
 /// A child process killed (SIGKILL) when dropped, passed or failed.
