@@ -92,6 +92,15 @@ def token_seeds():
     write("token", "keyset-empty", "K" + json.dumps({"keys": []}))
 
 
+
+def token_claims_seeds():
+    # Choices, not text (fuzz/src/claims.rs): choice 0 of every decision is the valid one, so a
+    # zero byte (then nothing) is an accepted token; the others turn many decisions each.
+    write("token_claims", "valid", b"\0")
+    for i in range(12):
+        write("token_claims", f"choices-{i:02}", bytes((i * 29 + j * 37) % 256 for j in range(48)))
+
+
 ROUTES = [
     "/host/health", "/host/tools/keyword-ranks", "/host/actions/save-rank-insight",
     "/host/mentions/keyword", "/host/context/tracked-keywords", "/host/procedures/listWatchlists",
@@ -230,6 +239,7 @@ def main():
     shutil.rmtree(OUT, ignore_errors=True)
     manifest_seeds()
     token_seeds()
+    token_claims_seeds()
     route_seeds()
     body_seeds()
     request_seeds()

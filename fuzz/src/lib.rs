@@ -6,6 +6,7 @@
 //! runs every committed corpus and regression input on stable without the fuzzer. FUZZING.md at
 //! the repository root says how to run them and what they found.
 
+pub mod claims;
 pub mod generate;
 pub mod targets;
 pub mod wire;
@@ -47,6 +48,11 @@ pub const TARGETS: &[Target] = &[
         name: "token",
         run: targets::token,
         input: "an install token, or `K` and a key set document",
+    },
+    Target {
+        name: "token_claims",
+        run: targets::token_claims,
+        input: "choices of a claim set and a verifier setup; the claims are signed with the development key",
     },
     Target {
         name: "route",

@@ -12,7 +12,7 @@ use host_runtime::Handler;
 use host_runtime::auth::{KeySource, Verifier, VerifyOptions};
 use serde_json::Value;
 
-use crate::{generate, wire};
+use crate::{claims, generate, wire};
 
 /// The longest one request may take in the request targets.
 pub const REQUEST_BUDGET: Duration = Duration::from_secs(1);
@@ -234,6 +234,68 @@ pub fn token(data: &[u8]) {
         assert!(
             valid,
             "a token without a valid signature was accepted: {text}"
+        );
+    }
+}
+
+/// Unix seconds now, as the verifier's clock reads them.
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// A claim set from the fuzzer's choices ([`claims::case`]), signed with the development key and
+/// verified with the setup the choices give (leeway, issuer, extension id, token cache, bare or in
+/// an `Authorization` header). The verifier's answer must be what the rules of [`claims::judge`]
+/// say: accepted exactly when the claims break no rule, with the claims as the payload holds them;
+/// refused with an error that answers one of the rules broken (a `BadClaims` naming a broken claim,
+/// `Expired` for a past `exp`, ...). With the cache on, the token is verified three times, the last
+/// answer coming from the cache, and each answer must hold. The clock is read before the claims
+/// are made and after the last answer; when a second ticks over a time boundary in between, an
+/// answer may follow the rules at either moment.
+pub fn token_claims(data: &[u8]) {
+    let before = unix_now();
+    let Ok(case) = claims::case(&mut Unstructured::new(data), before) else {
+        return;
+    };
+    let token = wire::host().sign(&case.payload());
+    let setup = &case.setup;
+    let mut options = VerifyOptions::new(setup.extension_id.clone())
+        .with_issuer(setup.issuer.clone())
+        .with_leeway(setup.leeway)
+        .with_token_cache(if setup.cache { 16 } else { 0 });
+    options.keys = KeySource::Inline(host_runtime::testing::development_jwks());
+    let verifier = Verifier::new(options);
+    let rounds = if setup.cache { 3 } else { 1 };
+    let mut answers = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let answer = match setup.scheme {
+            None => runtime().block_on(verifier.verify(&token)),
+            Some(scheme) => {
+                let header = http::HeaderValue::from_str(&format!("{scheme}{token}")).ok();
+                runtime().block_on(verifier.verify_authorization(header.as_ref()))
+            }
+        };
+        answers.push(answer);
+    }
+    let after = unix_now();
+    let at = [
+        claims::judge(&case, token.len(), before),
+        claims::judge(&case, token.len(), after),
+    ];
+    for answer in &answers {
+        let allowed = match answer {
+            Ok(got) => at.iter().any(|j| j.claims.as_ref() == Some(got)),
+            Err(e) => at
+                .iter()
+                .any(|j| j.defects.iter().any(|d| d.answered_by(e))),
+        };
+        assert!(
+            allowed,
+            "the verifier answered {answer:?}; the rules say {:?} (at {before}) and {:?} (at \
+             {after}) of {case:?}",
+            at[0], at[1]
         );
     }
 }
