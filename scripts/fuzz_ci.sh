@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The fuzz targets in CI (see FUZZING.md): installs cargo-afl if missing, builds the targets
 # instrumented, replays every committed corpus and regression input with that build, then fuzzes
-# each target for a bounded time and fails on any crash or hang.
+# each target for a bounded time and fails on any crash or hang. The targets come from
+# `host-fuzz --list` through scripts/fuzz_targets.sh, which fails when that list is empty or differs
+# from FUZZING.md's table or the corpus folders; the run fails too when fewer targets ran.
 #
 #   scripts/fuzz_ci.sh                 # FUZZ_SECONDS=20 per target, FUZZ_JOBS=2 at a time
 #   FUZZ_SECONDS=600 scripts/fuzz_ci.sh manifest request   # longer, some targets only
@@ -54,9 +56,20 @@ if [ "$BUILD_ONLY" = 1 ]; then
     exit 0
 fi
 
-mapfile -t ALL < <("$BIN" 2>&1 | sed -n 's/.*the targets: //p' | tr ',' '\n' | tr -d ' ')
+step "targets"
+# `host-fuzz --list`, checked against FUZZING.md's table and the corpus folders: an empty or
+# different list fails here rather than leave targets unfuzzed.
+list="$(bash "$ROOT/scripts/fuzz_targets.sh" "$BIN")"
+mapfile -t ALL <<<"$list"
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
+for t in "${TARGETS[@]}"; do
+    if ! printf '%s\n' "${ALL[@]}" | grep -qx -- "$t"; then
+        echo "error: no fuzz target \`$t\`; the targets: ${ALL[*]}" >&2
+        exit 1
+    fi
+done
+echo "${#TARGETS[@]} targets: ${TARGETS[*]}"
 
 step "replay the committed corpus and regression inputs"
 for t in "${TARGETS[@]}"; do
@@ -96,10 +109,12 @@ done
 for p in "${pids[@]}"; do wait "$p" || failed=1; done
 
 step "findings"
+ran=0
 for t in "${TARGETS[@]}"; do
     stats="$OUT/$t/default/fuzzer_stats"
     [ -f "$stats" ] || { echo "$t: no statistics"; failed=1; continue; }
     get() { sed -n "s/^$1 *: //p" "$stats"; }
+    ran=$((ran + 1))
     crashes=$(find "$OUT/$t/default/crashes" -type f ! -name README.txt 2>/dev/null | wc -l)
     hangs=$(find "$OUT/$t/default/hangs" -type f 2>/dev/null | wc -l)
     printf '%-20s %8s execs %7s/s  corpus %5s  map %7s  crashes %s  hangs %s\n' "$t" \
@@ -109,5 +124,10 @@ for t in "${TARGETS[@]}"; do
         find "$OUT/$t/default/crashes" "$OUT/$t/default/hangs" -type f ! -name README.txt | head -5
     fi
 done
-step "done"
+# Every target asked for ran (each with its statistics), and at least one was asked for.
+if [ "$ran" -ne ${#TARGETS[@]} ] || [ "$ran" -eq 0 ]; then
+    echo "error: $ran of the ${#TARGETS[@]} targets ran" >&2
+    failed=1
+fi
+step "done: $ran targets fuzzed"
 exit "$failed"

@@ -1,7 +1,8 @@
 //! The AFL++ harness. `host-fuzz <target>` runs one target in persistent mode under `afl-fuzz`;
 //! `host-fuzz <target> <file or folder>...` replays inputs once each and names the slowest (what
-//! CI runs on the committed corpus with the same build). Built with
-//! `cargo afl build --release --features afl`; see FUZZING.md.
+//! CI runs on the committed corpus with the same build); `host-fuzz --list` prints the targets, one
+//! name a line. Built with `cargo afl build --release --features afl`; see FUZZING.md. Built without
+//! the `afl` feature, it lists and replays only.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,20 +10,40 @@ use std::time::{Duration, Instant};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let name = args.first().map(String::as_str).unwrap_or_default();
+    if name == "--list" {
+        for target in host_sdk_fuzz::TARGETS {
+            println!("{}", target.name);
+        }
+        return;
+    }
     let Some(target) = host_sdk_fuzz::target(name) else {
-        let names: Vec<&str> = host_sdk_fuzz::TARGETS.iter().map(|t| t.name).collect();
         eprintln!(
-            "usage: host-fuzz <target> [input file or folder...]; the targets: {}",
-            names.join(", ")
+            "usage: host-fuzz <target> [input file or folder...], or host-fuzz --list for the targets"
         );
         std::process::exit(2);
     };
-    let run = target.run;
     if args.len() > 1 {
         replay(target, &args[1..]);
         return;
     }
+    fuzz(target);
+}
+
+/// Runs `target` under afl-fuzz, in persistent mode.
+#[cfg(feature = "afl")]
+fn fuzz(target: &host_sdk_fuzz::Target) {
+    let run = target.run;
     afl::fuzz!(|data: &[u8]| run(data));
+}
+
+/// Without afl, there is nothing to fuzz with.
+#[cfg(not(feature = "afl"))]
+fn fuzz(target: &host_sdk_fuzz::Target) {
+    eprintln!(
+        "host-fuzz was built without the `afl` feature: it replays inputs (host-fuzz {} <files>)",
+        target.name
+    );
+    std::process::exit(2);
 }
 
 /// Runs every input once; the first that panics is named and ends the run with status 1.
