@@ -2,8 +2,8 @@
 # Prints the fuzz targets, one name a line in the order `host-fuzz --list` gives them, once they are
 # checked to be exactly the targets of FUZZING.md's table (under "## The targets") and the folders
 # under fuzz/corpus/. An empty list fails, and so does a target missing from any of the three: the
-# CI step that replays and fuzzes each target (scripts/fuzz_ci.sh) takes its list from here, so it
-# runs no fewer targets than the table lists.
+# CI steps that fuzz and replay each target (scripts/fuzz_ci.sh, scripts/fuzz_reach.sh) take their
+# list from here, so none of them runs fewer targets than the table lists.
 #
 #   scripts/fuzz_targets.sh <host-fuzz binary>
 set -euo pipefail

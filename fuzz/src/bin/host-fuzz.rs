@@ -2,7 +2,7 @@
 //! `host-fuzz <target> <file or folder>...` replays inputs once each and names the slowest (what
 //! CI runs on the committed corpus with the same build); `host-fuzz --list` prints the targets, one
 //! name a line. Built with `cargo afl build --release --features afl`; see FUZZING.md. Built without
-//! the `afl` feature, it lists and replays only.
+//! the `afl` feature (the coverage build of `scripts/fuzz_reach.sh`), it lists and replays only.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
