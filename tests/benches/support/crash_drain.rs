@@ -69,8 +69,24 @@ async fn endpoint() -> (String, Endpoint) {
     (url, seen)
 }
 
+/// A holder process, killed (SIGKILL) when dropped, so that a failed wait leaves none behind.
+struct Holder(Child);
+
+impl Holder {
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Holder {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// Starts an `outbox_holder` and waits for its `accepted` line.
-fn holder(store: &str, url: &str, events: usize, lease: Duration, timeout: Duration) -> Child {
+fn holder(store: &str, url: &str, events: usize, lease: Duration, timeout: Duration) -> Holder {
     let mut child = Command::new(HOLDER)
         .args([
             store,
@@ -84,15 +100,16 @@ fn holder(store: &str, url: &str, events: usize, lease: Duration, timeout: Durat
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
+    let mut holder = Holder(child);
     let mut lines = BufReader::new(stdout).lines();
     match lines.next() {
         Some(Ok(line)) if line == "accepted" => {}
         other => {
-            let _ = child.kill();
+            holder.kill();
             panic!("outbox_holder on {store} did not start: {other:?}");
         }
     }
-    child
+    holder
 }
 
 async fn wait_for(what: &str, within: Duration, done: impl Fn() -> bool) {
@@ -121,8 +138,7 @@ pub async fn drain_after_crash(
         || seen.held.lock().unwrap().len() == events,
     )
     .await;
-    first.kill().unwrap();
-    first.wait().unwrap();
+    first.kill();
     let killed = Instant::now();
     seen.hold.store(false, Ordering::SeqCst);
     let mut second = holder(store, &url, 0, lease, timeout);
@@ -132,8 +148,7 @@ pub async fn drain_after_crash(
         || seen.answered.lock().unwrap().len() == events,
     )
     .await;
-    second.kill().unwrap();
-    second.wait().unwrap();
+    second.kill();
     let answered = seen.answered.lock().unwrap();
     let times = answered.values().map(|at| at.duration_since(killed));
     Drained {

@@ -38,9 +38,23 @@ async fn open(store: &str) -> Result<std::sync::Arc<dyn OutboxStore>, String> {
         let pool = host_runtime::postgres::connect(store)
             .await
             .map_err(|e| e.to_string())?;
+        host_runtime::postgres::migrate(&pool)
+            .await
+            .map_err(|e| e.to_string())?;
         std::sync::Arc::new(PostgresOutbox::new(pool).await.map_err(|e| e.to_string())?)
     };
     Ok(opened)
+}
+
+/// `e` and its sources, in one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    text
 }
 
 #[tokio::main]
@@ -84,7 +98,7 @@ async fn main() -> std::process::ExitCode {
         let payload = host_runtime::serde_json::json!({ "why": format!("held event {n}") });
         let accepted = match storing.event(&HELD, "ins_held", &format!("held-{run}-{n}"), &payload)
         {
-            Ok(event) => event.enqueue().await.map(drop).map_err(|e| e.to_string()),
+            Ok(event) => event.enqueue().await.map(drop).map_err(|e| chain(&e)),
             Err(e) => Err(e.to_string()),
         };
         if let Err(e) = accepted {
