@@ -311,23 +311,176 @@ pub fn input_invalid(violation: &Violation) -> HostError {
     ))
 }
 
+/// How long the `pattern`s of one schema check may run in all: one instance checked by
+/// [`first_violation`] (a call's `input`, an answer, an event's payload).
+///
+/// Each match is bounded by itself (a pattern runs on the linear-time regex engine unless it needs
+/// lookaround or backreferences; then the backtracking engine stops at 1,000,000 steps), but a
+/// body can hold many strings: a backtracking pattern under `items`, matched against 50,000
+/// strings of a 1 MiB body, could take minutes of CPU though each match stays under its own bound.
+/// Past this budget the instance is refused, with a message that says so, whatever the rest of it
+/// holds. A string's match that starts before the budget runs out finishes first, so one check
+/// takes at most the budget and one match.
+#[cfg(feature = "schema-compiler")]
+pub const PATTERN_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Compiles one of the manifest's JSON Schemas as the runtime does (draft 2020-12; `format` is an
-/// annotation only).
+/// annotation only). Its `pattern`s share [`PATTERN_BUDGET`] when [`first_violation`] checks an
+/// instance with it.
 #[cfg(feature = "schema-compiler")]
 pub fn compile_schema(schema: &Json) -> Result<jsonschema::Validator, SchemaError> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
+        .with_keyword("pattern", budget::Pattern::compile)
         .build(schema)
         .map_err(SchemaError)
 }
 
-/// The first place `instance` fails `validator`, if any.
+/// The first place `instance` fails `validator`, if any: its `pattern`s may run for
+/// [`PATTERN_BUDGET`] in all, and past that the instance is refused at the root, saying why.
 #[cfg(feature = "schema-compiler")]
 pub fn first_violation(validator: &jsonschema::Validator, instance: &Json) -> Option<Violation> {
-    validator
+    first_violation_within(validator, instance, PATTERN_BUDGET)
+}
+
+/// [`first_violation`] with a pattern budget of `budget`.
+#[cfg(feature = "schema-compiler")]
+pub(crate) fn first_violation_within(
+    validator: &jsonschema::Validator,
+    instance: &Json,
+    budget: std::time::Duration,
+) -> Option<Violation> {
+    let check = budget::Check::start(budget);
+    let first = validator
         .iter_errors(instance)
         .next()
-        .map(|e| Violation::from_error(&e))
+        .map(|e| Violation::from_error(&e));
+    // A spent budget can hide behind another keyword's verdict (a branch of `anyOf` that failed, a
+    // `not` that passed): whatever the validator said, the instance was not read to the end.
+    match check.finish() {
+        Some(spent) => Some(spent),
+        None => first,
+    }
+}
+
+/// The pattern budget of the check under way on this thread, and the `pattern` keyword that spends
+/// it. A check is synchronous, so a thread-local budget is the check's own.
+#[cfg(feature = "schema-compiler")]
+mod budget {
+    use std::cell::Cell;
+    use std::time::Duration;
+
+    use serde_json::Value as Json;
+
+    use super::Violation;
+    use crate::platform::rt::Instant;
+
+    thread_local! {
+        /// What the check under way may still spend (`None`: no check, no bound).
+        static LEFT: Cell<Option<Duration>> = const { Cell::new(None) };
+        /// Whether the check under way ran out.
+        static SPENT: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// One check's budget, from [`start`](Self::start) to [`finish`](Self::finish); a check inside
+    /// another (none today) gets its own and gives the outer one back.
+    pub(super) struct Check {
+        budget: Duration,
+        outer: (Option<Duration>, bool),
+    }
+
+    impl Check {
+        pub(super) fn start(budget: Duration) -> Self {
+            let outer = (LEFT.replace(Some(budget)), SPENT.replace(false));
+            Check { budget, outer }
+        }
+
+        /// The violation to report when the budget ran out.
+        pub(super) fn finish(self) -> Option<Violation> {
+            SPENT.get().then(|| Violation {
+                pointer: String::new(),
+                message: format!(
+                    "checking it against the schema's patterns took longer than the {} ms one \
+                     check may spend on them, so it was refused before it was read to the end: \
+                     send fewer or shorter strings",
+                    self.budget.as_millis()
+                ),
+            })
+        }
+    }
+
+    impl Drop for Check {
+        fn drop(&mut self) {
+            LEFT.set(self.outer.0);
+            SPENT.set(self.outer.1);
+        }
+    }
+
+    /// Runs one match, charged to the check under way: `None` when the budget was spent before it.
+    fn charge<R>(run: impl FnOnce() -> R) -> Option<R> {
+        let Some(left) = LEFT.get() else {
+            return Some(run());
+        };
+        if SPENT.get() {
+            return None;
+        }
+        let started = Instant::now();
+        let result = run();
+        match left.checked_sub(started.elapsed()) {
+            Some(rest) if !rest.is_zero() => LEFT.set(Some(rest)),
+            _ => {
+                LEFT.set(Some(Duration::ZERO));
+                SPENT.set(true);
+            }
+        }
+        Some(result)
+    }
+
+    /// `pattern`, as jsonschema compiles it (the same translation of the ECMA-262 syntax, the same
+    /// choice of engine, the same messages), with each match charged to the budget.
+    pub(super) struct Pattern {
+        matcher: jsonschema::Validator,
+    }
+
+    impl Pattern {
+        pub(super) fn compile<'a>(
+            _parent: &'a serde_json::Map<String, Json>,
+            pattern: &'a Json,
+            _path: jsonschema::paths::Location,
+        ) -> Result<Box<dyn for<'i> jsonschema::Keyword<'i>>, jsonschema::ValidationError<'a>>
+        {
+            // The keyword alone, compiled without this override: the engine's own `pattern`.
+            let matcher = jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft202012)
+                .build(&serde_json::json!({ "pattern": pattern }))?;
+            Ok(Box::new(Pattern { matcher }))
+        }
+    }
+
+    impl<'i> jsonschema::Keyword<'i> for Pattern {
+        fn validate(&self, instance: &'i Json) -> Result<(), jsonschema::ValidationError<'i>> {
+            if !instance.is_string() {
+                return Ok(());
+            }
+            let refused = charge(|| {
+                self.matcher
+                    .iter_errors(instance)
+                    .next()
+                    .map(|e| Violation::from_error(&e).message)
+            });
+            match refused {
+                Some(None) => Ok(()),
+                Some(Some(message)) => Err(jsonschema::ValidationError::custom(message)),
+                None => Err(jsonschema::ValidationError::custom(
+                    "not matched: the check's pattern budget was spent",
+                )),
+            }
+        }
+
+        fn is_valid(&self, instance: &'i Json) -> bool {
+            !instance.is_string() || charge(|| self.matcher.is_valid(instance)) == Some(true)
+        }
+    }
 }
 
 /// A JSON Schema that does not compile; the compiler's error, which says where and why, is the
@@ -429,5 +582,98 @@ mod tests {
     fn the_compact_length_is_what_serde_json_writes() {
         let v = json!({"summary": "é", "data": [1, 2.5, null]});
         assert_eq!(compact_len(&v), serde_json::to_vec(&v).unwrap().len());
+    }
+}
+
+#[cfg(all(test, feature = "schema-compiler"))]
+mod pattern_budget {
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// Valid strings that each cost the backtracking engine many steps, under its own bound: the
+    /// lookahead's backreference keeps the match in the backtracking engine, which tries every way
+    /// of splitting the `a`s before it gives up on the `b` and lets the string through.
+    const COSTLY: &str = r"^(?!(a|a)*\1b).*$";
+
+    fn strings(n: usize, len: usize) -> Json {
+        Json::Array(vec![json!(format!("{}c", "a".repeat(len))); n])
+    }
+
+    #[test]
+    fn a_pattern_keeps_its_verdicts_and_messages() {
+        let v = compile_schema(&json!({
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                "loose": {"pattern": "^x"},
+                "not_b": {"not": {"pattern": "^b"}},
+                "either": {"anyOf": [{"pattern": "^x"}, {"pattern": "^y"}]}
+            }
+        }))
+        .unwrap();
+        assert_eq!(
+            first_violation(&v, &json!({"code": "ABC", "not_b": "a", "either": "yes"})),
+            None
+        );
+        assert_eq!(
+            first_violation(&v, &json!({"loose": 7})),
+            None,
+            "not a string"
+        );
+        let refused = first_violation(&v, &json!({"code": "abcd"})).unwrap();
+        assert_eq!(refused.pointer, "/code");
+        assert_eq!(refused.message, r#""abcd" does not match "^[A-Z]{3}$""#);
+        assert!(first_violation(&v, &json!({"not_b": "bee"})).is_some());
+        assert!(first_violation(&v, &json!({"either": "zed"})).is_some());
+        // A match the engine cannot finish is still refused, as before.
+        let cut = compile_schema(&json!({"pattern": COSTLY})).unwrap();
+        assert!(first_violation(&cut, &json!(format!("{}c", "a".repeat(30)))).is_some());
+    }
+
+    /// Many strings under a backtracking pattern: each match stays under its own bound, and the
+    /// check stops once they have used the budget, refusing the input in words.
+    #[test]
+    fn many_costly_strings_spend_the_budget_and_are_refused() {
+        let v = compile_schema(
+            &json!({"type": "array", "items": {"type": "string", "pattern": COSTLY}}),
+        )
+        .unwrap();
+        // One string alone is valid.
+        assert_eq!(first_violation(&v, &strings(1, 16)), None);
+        let many = strings(400, 16);
+        let started = Instant::now();
+        let refused = first_violation_within(&v, &many, Duration::from_millis(50)).unwrap();
+        let took = started.elapsed();
+        assert_eq!(refused.pointer, "");
+        assert!(refused.message.contains("50 ms"), "{}", refused.message);
+        // 400 matches would take 400 times one; the check stopped after a few.
+        let one = {
+            let started = Instant::now();
+            assert_eq!(first_violation(&v, &strings(1, 16)), None);
+            started.elapsed()
+        };
+        assert!(took < one * 100, "took {took:?}; one match takes {one:?}");
+    }
+
+    /// The budget hides behind no other keyword: spent inside `not` (where a failed match would
+    /// pass) or one branch of `anyOf`, it still refuses the instance.
+    #[test]
+    fn a_budget_spent_under_not_or_any_of_still_refuses() {
+        for schema in [
+            json!({"type": "array", "items": {"not": {"pattern": COSTLY}}}),
+            json!({"type": "array", "items": {"anyOf": [{"pattern": COSTLY}, {"type": "number"}]}}),
+        ] {
+            let v = compile_schema(&schema).unwrap();
+            let refused = first_violation_within(&v, &strings(400, 16), Duration::from_millis(20));
+            assert!(
+                refused
+                    .as_ref()
+                    .is_some_and(|r| r.message.contains("20 ms")),
+                "{schema}: {refused:?}"
+            );
+        }
     }
 }

@@ -530,6 +530,11 @@ mod tests {
                 input_check: None,
             },
             Tool {
+                id: "costly",
+                input: r#"{"type":"array","items":{"type":"string","pattern":"^(?!(a|a)*\\1b).*$"}}"#,
+                input_check: None,
+            },
+            Tool {
                 id: "broken",
                 input: r#"{"type": 12"#,
                 input_check: None,
@@ -659,6 +664,28 @@ mod tests {
             started.elapsed() < Duration::from_secs(1),
             "{:?}",
             started.elapsed()
+        );
+    }
+
+    /// A body of many strings, each valid and each costly for a backtracking pattern: the check
+    /// stops at the pattern budget and refuses the input, naming the budget, where matching every
+    /// string would take seconds.
+    #[cfg(feature = "schema-compiler")]
+    #[test]
+    fn many_costly_strings_are_refused_at_the_pattern_budget() {
+        let schemas = Schemas::new(&SPEC);
+        let tool = schemas.input(&Route::Tool("costly")).expect("declared");
+        let one = serde_json::json!([format!("{}c", "a".repeat(16))]);
+        assert_eq!(tool.violation(&one).expect("checked"), None);
+        let many = serde_json::json!(vec![format!("{}c", "a".repeat(16)); 2000]);
+        let v = tool.violation(&many).expect("checked").expect("refused");
+        assert!(
+            v.message.contains(&format!(
+                "{} ms",
+                crate::calls::check::PATTERN_BUDGET.as_millis()
+            )),
+            "{}",
+            v.message
         );
     }
 
