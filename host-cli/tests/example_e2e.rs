@@ -223,10 +223,21 @@ fn the_first_hour_against_the_local_host() {
         "{events:#?}"
     );
 
-    // The connector sync finds the same drops and posts them with the same ids: the local host,
-    // like the host, sees duplicates and nothing new.
+    // The connector sync finds the same drops, and says so in other words ("since yesterday", not
+    // "since the release"): new messages, under ids of their own.
     let synced = call(&server, &["sync"], 200);
     assert!(synced["points"].as_array().is_some_and(|p| !p.is_empty()));
+    let after_sync = dev.events(4);
+    assert_eq!(after_sync.len(), 4, "{after_sync:#?}");
+    assert!(
+        after_sync
+            .iter()
+            .all(|l| l.contains("✓ accepted ") && l.contains("-sync: why: ")),
+        "{after_sync:#?}"
+    );
+    // A second sync the same day says the same, under the same ids: the local host, like the
+    // host, sees duplicates and nothing new.
+    call(&server, &["sync"], 200);
     let again = dev.events(4);
     assert_eq!(again.len(), 4, "{again:#?}");
     assert!(again.iter().all(|l| l.contains("duplicate ")), "{again:#?}");
