@@ -373,7 +373,9 @@ mod budget {
     use serde_json::Value as Json;
 
     use super::Violation;
-    use crate::platform::rt::Instant;
+    // web-time: `std::time::Instant` where there is a clock, the browser's on wasm32 (the
+    // platform layer re-exports the same, but `calls` sits beside it, not above).
+    use web_time::Instant;
 
     thread_local! {
         /// What the check under way may still spend (`None`: no check, no bound).
