@@ -64,7 +64,14 @@ async fn main() -> std::process::ExitCode {
         eprintln!("usage: outbox_holder STORE POST_URL EVENTS LEASE_MS TIMEOUT_MS");
         return std::process::ExitCode::from(2);
     };
-    let number = |s: &str| s.parse::<u64>().unwrap_or(0);
+    let (Ok(events), Ok(lease_ms), Ok(timeout_ms)) = (
+        events.parse::<u64>(),
+        lease_ms.parse::<u64>(),
+        timeout_ms.parse::<u64>(),
+    ) else {
+        eprintln!("EVENTS, LEASE_MS and TIMEOUT_MS must be whole numbers: {args:?}");
+        return std::process::ExitCode::from(2);
+    };
     let store = match open(store).await {
         Ok(store) => store,
         Err(e) => {
@@ -76,10 +83,10 @@ async fn main() -> std::process::ExitCode {
         sender
             .with_outbox(store)
             .with_retry(RetryPolicy {
-                timeout: Duration::from_millis(number(timeout_ms)),
+                timeout: Duration::from_millis(timeout_ms),
                 ..RetryPolicy::default()
             })
-            .with_lease(Duration::from_millis(number(lease_ms)))
+            .with_lease(Duration::from_millis(lease_ms))
     });
     let sender = match sender {
         Ok(sender) => sender,
@@ -88,7 +95,6 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(3);
         }
     };
-    let events = number(events);
     // The events are stored first, with nothing posting them, then one dispatcher claims them all
     // at once: every one is then in flight when the test kills this process.
     let storing = sender.clone().with_drain_mode(DrainMode::OnDemand);
