@@ -12,9 +12,13 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 
 /// chromedriver on a free port, killed when dropped.
+///
+/// Its temporary folder (where Chromium keeps each session's profile) is its own, removed with it:
+/// a session a failed test never closed would otherwise leave its profile in `/tmp`.
 pub struct Driver {
     child: Child,
     url: String,
+    _scratch: tempfile::TempDir,
 }
 
 impl Drop for Driver {
@@ -30,8 +34,13 @@ pub fn driver() -> Driver {
         .and_then(|l| l.local_addr())
         .unwrap()
         .port();
+    let scratch = tempfile::Builder::new()
+        .prefix("host-console-chromium-")
+        .tempdir()
+        .unwrap();
     let child = Command::new(&program)
         .arg(format!("--port={port}"))
+        .env("TMPDIR", scratch.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -49,7 +58,11 @@ pub fn driver() -> Driver {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    Driver { child, url }
+    Driver {
+        child,
+        url,
+        _scratch: scratch,
+    }
 }
 
 fn chromium() -> String {

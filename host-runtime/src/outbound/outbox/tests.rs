@@ -86,8 +86,8 @@ async fn reopening_the_file_takes_back_the_claims_of_the_process_that_had_it() {
 fn a_half_made_file_left_by_a_dead_process_is_swept_and_a_young_one_kept() {
     let dir = tempdir();
     // What redb leaves when killed before its magic number: a sized file of zeros.
-    let old = dir.join("outbox.redb.4242-0.new");
-    let young = dir.join("outbox.redb.4243-0.new");
+    let old = dir.path().join("outbox.redb.4242-0.new");
+    let young = dir.path().join("outbox.redb.4243-0.new");
     for path in [&old, &young] {
         std::fs::write(path, vec![0u8; 4096]).unwrap();
     }
@@ -105,7 +105,7 @@ fn a_half_made_file_left_by_a_dead_process_is_swept_and_a_young_one_kept() {
         young.exists(),
         "a file another process may still be making is kept"
     );
-    let files = std::fs::read_dir(&dir).unwrap().flatten().count();
+    let files = std::fs::read_dir(dir.path()).unwrap().flatten().count();
     assert_eq!(
         files, 2,
         "the outbox and the young file; none of this process's left over"
@@ -125,7 +125,7 @@ async fn a_file_cut_short_is_named_as_damaged_not_a_panic() {
     }
     let file = std::fs::File::options()
         .write(true)
-        .open(dir.join("outbox.redb"))
+        .open(dir.path().join("outbox.redb"))
         .unwrap();
     let len = file.metadata().unwrap().len();
     file.set_len(len / 3).unwrap();
@@ -138,7 +138,7 @@ async fn a_file_cut_short_is_named_as_damaged_not_a_panic() {
 #[test]
 fn a_folder_that_cannot_hold_the_outbox_is_named() {
     let dir = tempdir();
-    let file = dir.join("not-a-folder");
+    let file = dir.path().join("not-a-folder");
     std::fs::write(&file, b"x").unwrap();
     let e = FileOutbox::open(&file).unwrap_err().to_string();
     assert!(
@@ -167,7 +167,7 @@ async fn an_unreadable_record_in_the_file_store_becomes_a_visible_dead_letter() 
     }
     {
         // Another program (or a failing disk) leaves bytes no build of this format reads.
-        let db = redb::Database::open(dir.join("outbox.redb")).unwrap();
+        let db = redb::Database::open(dir.path().join("outbox.redb")).unwrap();
         let txn = db.begin_write().unwrap();
         {
             let pending: TableDefinition<&str, &[u8]> = TableDefinition::new("pending");
@@ -194,14 +194,13 @@ async fn an_unreadable_record_in_the_file_store_becomes_a_visible_dead_letter() 
     assert!(store.list(Which::Dead, 10).await.unwrap().is_empty());
 }
 
+/// A folder of the test's own, removed when dropped.
 #[cfg(feature = "redb")]
-fn tempdir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "host-outbox-test-{}",
-        crate::platform::rt::random_token()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("host-outbox-test-")
+        .tempdir()
+        .unwrap()
 }
 
 /// A courier that answers each attempt with the next scripted result and records what it was given.
