@@ -731,6 +731,26 @@ async fn host_events(c: &Client, proxy: &proxy::Proxy) {
     until(c, "a new example", "try { return JSON.parse(document.getElementById('payload').value).releaseId } catch (_) { return null }", WAIT).await;
 }
 
+/// Types the payload again with its `version` set to `version`, as a user edits it.
+async fn as_version(c: &Client, version: &str) {
+    let mut payload = js(
+        c,
+        "return JSON.parse(document.getElementById('payload').value)",
+    )
+    .await;
+    payload["version"] = json!(version);
+    type_into(c, "#payload", &payload.to_string()).await;
+    until(
+        c,
+        "the payload's new version",
+        &format!(
+            "try {{ return JSON.parse(document.getElementById('payload').value).version === '{version}' }} catch (_) {{ return false }}"
+        ),
+        WAIT,
+    )
+    .await;
+}
+
 /// The outbox panel, readable at 1024 px: the example's refused events are dead letters, its
 /// failing ones pending; details, retry, and a drop that asks first.
 async fn the_outbox(c: &Client, proxy: &proxy::Proxy, console: &str) {
@@ -750,12 +770,16 @@ async fn the_outbox(c: &Client, proxy: &proxy::Proxy, console: &str) {
         WAIT,
     )
     .await;
+    // A version the example has not reported on: each release's alerts have ids of their own, and
+    // an event delivered already (an earlier step's, under the same ids) is not posted again.
+    as_version(c, "9.0.1").await;
     let refused = deliver(c).await;
     delivery(c, refused).await;
     // The host fails: pending, to be retried.
     proxy.modes.post_status.store(503, Ordering::SeqCst);
     click(c, "#fresh-example").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
+    as_version(c, "9.0.2").await;
     let failing = deliver(c).await;
     delivery(c, failing).await;
     c.set_window_size(1024, 1100).await.unwrap();

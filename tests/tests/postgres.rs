@@ -333,7 +333,9 @@ async fn an_edited_migration_refuses_to_start_naming_it() {
 }
 
 /// A database migrated by a release that kept no checksums (`host_migrations` keyed by version
-/// alone) is adopted: nothing runs twice, the checksums are filled in, applications migrate.
+/// alone) is adopted: nothing runs twice, the checksums are filled in, the newer migrations apply,
+/// applications migrate. An event that release left waiting (no digest) holds its id as any other:
+/// the same event again is recognised from its body, another is refused.
 #[tokio::test]
 async fn a_history_without_checksums_is_adopted() {
     let Some(server) = PostgresServer::start_or_skip() else {
@@ -352,13 +354,43 @@ async fn a_history_without_checksums_is_adopted() {
         .execute(&pool)
         .await
         .unwrap();
-    assert!(postgres::migrate(&pool).await.unwrap().is_empty());
-    let checksum: Option<String> =
-        sqlx::query_scalar("SELECT checksum FROM host_migrations WHERE component = 'host'")
-            .fetch_one(&pool)
+    let waiting = br#"{"event":"e","source":"i","occurredAt":"2026-01-01T00:00:00Z","build":null,"dedupeKey":"old","payload":{"why":"w"}}"#;
+    sqlx::query("INSERT INTO host_outbox (id, body, due, accepted) VALUES ('old', $1, 0, 0)")
+        .bind(&waiting[..])
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        postgres::migrate(&pool).await.unwrap(),
+        postgres::MIGRATIONS[1..]
+            .iter()
+            .map(|m| m.version)
+            .collect::<Vec<_>>(),
+        "only what is newer than that release"
+    );
+    let checksum: Option<String> = sqlx::query_scalar(
+        "SELECT checksum FROM host_migrations WHERE component = 'host' AND version = 1",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(checksum, Some(postgres::MIGRATIONS[0].checksum()));
+    {
+        use host_runtime::outbox::{Entry, OutboxStore, PostgresOutbox, Put};
+        let outbox = PostgresOutbox::new(pool.clone()).await.unwrap();
+        let later = String::from_utf8_lossy(waiting).replace("2026-01-01", "2026-01-02");
+        let same = outbox
+            .put(Entry::new("old", later.into_bytes(), 0))
             .await
             .unwrap();
-    assert_eq!(checksum, Some(postgres::MIGRATIONS[0].checksum()));
+        assert_eq!(same, Put::AlreadyPending);
+        let other = String::from_utf8_lossy(waiting).replace("\"w\"", "\"x\"");
+        let other = outbox
+            .put(Entry::new("old", other.into_bytes(), 0))
+            .await
+            .unwrap();
+        assert_eq!(other, Put::Conflict);
+    }
     assert_eq!(
         postgres::migrate_with(&pool, "app", APP).await.unwrap(),
         [1]

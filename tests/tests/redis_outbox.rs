@@ -66,6 +66,7 @@ async fn an_unreadable_record_becomes_a_dead_letter_that_can_be_dropped() {
             .put(Entry::new("readable", b"{}".to_vec(), now))
             .await
             .unwrap()
+            .is_stored()
     );
     // Format 7, which this build does not read; due long ago, so it is claimed first.
     let garbage: &[u8] = b"\x07\x00\xffnot a record";

@@ -79,7 +79,7 @@ async fn alert_rows(pool: &PgPool, install: &str) -> i64 {
 }
 
 async fn outbox_rows(pool: &PgPool) -> i64 {
-    sqlx::query_scalar("SELECT count(*) FROM host_outbox")
+    sqlx::query_scalar("SELECT count(*) FROM host_outbox WHERE sent_until IS NULL")
         .fetch_one(pool)
         .await
         .unwrap()

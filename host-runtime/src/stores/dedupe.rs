@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::platform::rt::Instant;
-use crate::platform::scope::{self, Scoped};
 
 use tokio::sync::Notify;
 
@@ -26,23 +25,6 @@ mod postgres;
 pub use dynamodb::{AwsCredentials, DynamoDbDedupe, DynamoDbError, KEY_ATTRIBUTE, TTL_ATTRIBUTE};
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresDedupe;
-
-thread_local! {
-    /// Set while this thread polls an event delivery's handler.
-    static DELIVERING: scope::Slot<()> = const { std::cell::RefCell::new(None) };
-}
-
-/// `handler`, polled as an event delivery's handler: while it runs, [`delivering`] is true.
-pub(crate) fn as_delivery<F: std::future::Future>(handler: F) -> Scoped<(), F> {
-    Scoped::new(&DELIVERING, Arc::new(()), handler)
-}
-
-/// Whether an event delivery's handler is being polled on this thread. The delivery is answered
-/// only once its handler returns, and until then the host delivers it again (after a crash, a
-/// timeout or an error), so what the handler did not finish is done again by its next run.
-pub(crate) fn delivering() -> bool {
-    scope::current(&DELIVERING).is_some()
-}
 
 /// How long a processed key is remembered: 20 minutes, above the interface's least
 /// ([`EVENT_DEDUPE_WINDOW_MIN_SECS`](host_interface::limits::EVENT_DEDUPE_WINDOW_MIN_SECS), 15).

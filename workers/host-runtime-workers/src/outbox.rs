@@ -11,7 +11,9 @@
 //!
 //! Storage layout, one object per outbox (per signing secret): `p:<id>` holds a pending event and
 //! the owner of its claim, `q:<due>:<id>` orders pending events by when they are due (so a claim
-//! reads only the due ones), and `d:<id>` holds a dead letter. With
+//! reads only the due ones), `d:<id>` holds a dead letter, and `s:<id>` the digest of an event
+//! delivered within the window (`host_runtime::outbox::SENT_WINDOW`), with `z:<minute>:<id>` the
+//! minute its window ends in, when the alarm erases it. With
 //! [`DurableOutbox::dedupe_store`], `k:<key>` holds a delivery's deduplication record and
 //! `x:<minute>:<key>` the minute it ends in, when the alarm erases it. Each store operation is one
 //! request to the object that awaits nothing but its own storage, which the Workers runtime runs
@@ -30,7 +32,9 @@ use std::time::Duration;
 
 use host_runtime::BoxFuture;
 use host_runtime::EventSender;
-use host_runtime::outbox::{Entry, OutboxStore, Settlement, StoreError, StoreErrorKind, Which};
+use host_runtime::outbox::{
+    Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, StoreErrorKind, Which,
+};
 use host_runtime::serde_json::{self, Value, json};
 use send_wrapper::SendWrapper;
 use worker::{
@@ -182,13 +186,13 @@ impl DurableOutbox {
 }
 
 impl OutboxStore for DurableOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<bool, StoreError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<Put, StoreError>> {
         let entry = match entry_json(&entry) {
             Ok(entry) => entry,
             Err(e) => return Box::pin(std::future::ready(Err(e))),
         };
         self.call(json!({ "op": "put", "entry": entry }), |a| {
-            a["ok"].as_bool()
+            put_of(&a["put"], Some(()))
         })
     }
 
@@ -197,7 +201,7 @@ impl OutboxStore for DurableOutbox {
         entry: Entry,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, std::result::Result<Option<Entry>, StoreError>> {
+    ) -> BoxFuture<'a, std::result::Result<Put<Entry>, StoreError>> {
         let entry = match entry_json(&entry) {
             Ok(entry) => entry,
             Err(e) => return Box::pin(std::future::ready(Err(e))),
@@ -206,8 +210,8 @@ impl OutboxStore for DurableOutbox {
             "op": "put_claimed", "entry": entry, "lease_until": lease_until, "owner": owner,
         });
         self.call(request, |a| match &a["entry"] {
-            Value::Null => Some(None),
-            entry => entry_of(entry).map(Some),
+            Value::Null => put_of(&a["put"], None),
+            entry => entry_of(entry).map(Put::Stored),
         })
     }
 
@@ -452,14 +456,18 @@ fn serve<'a>(
     match asked["op"].as_str().unwrap_or_default() {
         "put" => Box::pin(async move {
             let entry = entry_of(&asked["entry"]).ok_or_else(|| lacks("an entry"))?;
-            Ok(json!({ "ok": store.put(entry).await? }))
+            Ok(json!({ "put": put_name(&store.put(entry).await?) }))
         }),
         "put_claimed" => Box::pin(async move {
             let entry = entry_of(&asked["entry"]).ok_or_else(|| lacks("an entry"))?;
-            let stored = store
+            let put = store
                 .put_claimed(entry, int_of("lease_until")?, str_of("owner")?)
                 .await?;
-            Ok(json!({ "entry": stored.as_ref().map(entry_json).transpose()? }))
+            let entry = match &put {
+                Put::Stored(entry) => entry_json(entry)?,
+                _ => Value::Null,
+            };
+            Ok(json!({ "put": put_name(&put), "entry": entry }))
         }),
         "claim" => Box::pin(async move {
             let limit = usize::try_from(int_of("limit")?).unwrap_or(0);
@@ -539,13 +547,62 @@ fn dead_key(id: &str) -> String {
     format!("d:{id}")
 }
 
+/// `s:<id>`: the digest of an event delivered within the window, and when the window ends.
+fn sent_key(id: &str) -> String {
+    format!("s:{id}")
+}
+
+/// `d` in milliseconds, saturating.
+fn host_runtime_millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// A digest in lowercase hex, as `s:` records keep it.
+fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A digest from its hex.
+fn digest_of(hex: &str) -> Option<[u8; 32]> {
+    let mut out = [0u8; 32];
+    if hex.len() != 64 {
+        return None;
+    }
+    for (n, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(hex.get(2 * n..2 * n + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// How a put ended, on the wire.
+fn put_name<T>(put: &Put<T>) -> &'static str {
+    match put {
+        Put::Stored(_) => "stored",
+        Put::AlreadyPending => "pending",
+        Put::AlreadyDelivered => "delivered",
+        Put::Conflict => "conflict",
+    }
+}
+
+/// How a put ended, from the wire; `stored` is the value stored (none: the answer cannot be
+/// `stored`).
+fn put_of<T>(name: &Value, stored: Option<T>) -> Option<Put<T>> {
+    Some(match name.as_str()? {
+        "stored" => Put::Stored(stored?),
+        "pending" => Put::AlreadyPending,
+        "delivered" => Put::AlreadyDelivered,
+        "conflict" => Put::Conflict,
+        _ => return None,
+    })
+}
+
 /// `q:<due, 20 digits>:<id>`: keys sort by due time.
 fn order_key(due: i64, id: &str) -> String {
     timed_key('q', due, id)
 }
 
 /// `<index>:<at, 20 digits>:<name>`: an index whose keys sort by time (`q` for events by when they
-/// are due, `x` for deduplication records by the minute they end in).
+/// are due, `x` for deduplication records and `z` for delivered events by the minute they end in).
 fn timed_key(index: char, at: i64, name: &str) -> String {
     format!("{index}:{:020}:{name}", at.max(0))
 }
@@ -631,13 +688,47 @@ impl StorageOutbox {
         .map_err(failed)
     }
 
-    /// Links `entry` for `owner` unless an event with its id is pending: whether it did.
-    async fn link_new(&self, entry: &Entry, owner: &str) -> std::result::Result<bool, StoreError> {
-        if self.pending(&entry.id).await.map_err(failed)?.is_some() {
-            return Ok(false);
+    /// Links `entry` for `owner` unless its id is taken by an event pending or delivered within
+    /// the window; answers what holds it then. A dead letter of the id is replaced.
+    async fn link_new(&self, entry: &Entry, owner: &str) -> std::result::Result<Put, StoreError> {
+        let digest = entry.digest();
+        if let Some((found, _)) = self.pending(&entry.id).await.map_err(failed)? {
+            return Ok(Put::found(&found.digest(), &digest, true));
         }
+        if let Some(sent) = self.read(&sent_key(&entry.id)).await.map_err(failed)?
+            && sent["until"].as_i64().is_some_and(|until| until > now_ms())
+        {
+            return Ok(match sent["digest"].as_str().and_then(digest_of) {
+                Some(found) => Put::found(&found, &digest, false),
+                None => Put::Conflict,
+            });
+        }
+        self.storage
+            .delete(&dead_key(&entry.id))
+            .await
+            .map_err(failed)?;
         self.link(entry, owner).await?;
-        Ok(true)
+        Ok(Put::Stored(()))
+    }
+
+    /// Remembers that `entry` was delivered, until the window ends; the alarm erases it then.
+    async fn remember_sent(&self, entry: &Entry) -> Result<()> {
+        let until = now_ms().saturating_add(host_runtime_millis(SENT_WINDOW));
+        let key = sent_key(&entry.id);
+        if let Some(old) = self.read(&key).await?.and_then(|v| v["until"].as_i64()) {
+            self.storage
+                .delete(&timed_key('z', end_minute(old), &entry.id))
+                .await?;
+        }
+        let record = json!({ "digest": hex(&entry.digest()), "until": until });
+        self.write(&key, &record).await?;
+        self.write(
+            &timed_key('z', end_minute(until), &entry.id),
+            &Value::String(entry.id.clone()),
+        )
+        .await?;
+        self.due_at(end_minute(until));
+        Ok(())
     }
 
     /// The time of the earliest key of the timed index `index` (see [`timed_key`]).
@@ -710,7 +801,8 @@ impl StorageOutbox {
             None
         };
         let ends = self.earliest('x').await?;
-        match due.into_iter().chain(ends).min() {
+        let forgotten = self.earliest('z').await?;
+        match due.into_iter().chain(ends).chain(forgotten).min() {
             Some(next) => {
                 self.storage.set_alarm(at(next.max(now_ms()))).await?;
                 known.set(Some(Some(next)));
@@ -782,14 +874,27 @@ impl StorageOutbox {
 
     /// Erases the deduplication records that ended by `now`; how many.
     async fn sweep(&self, now: i64) -> Result<usize> {
-        let end = timed_until('x', now);
+        // Delivered events whose window ended go too; only deduplication records are counted.
+        self.sweep_index('z', sent_key, now).await?;
+        self.sweep_index('x', record_key, now).await
+    }
+
+    /// Erases the records of the timed index `index` (record `key_of(name)` for each) that ended by
+    /// `now`; how many.
+    async fn sweep_index(
+        &self,
+        index: char,
+        key_of: fn(&str) -> String,
+        now: i64,
+    ) -> Result<usize> {
+        let end = timed_until(index, now);
         let ended = self
-            .listing(ListOptions::new().start("x:").end(&end))
+            .listing(ListOptions::new().start(&format!("{index}:")).end(&end))
             .await?;
         let mut erased = 0;
-        for (index, key) in ended {
-            if let Some(key) = key.as_str() {
-                let at_key = record_key(key);
+        for (at_index, name) in ended {
+            if let Some(name) = name.as_str() {
+                let at_key = key_of(name);
                 // A record renewed since is indexed again under its new end: only the index goes.
                 if self
                     .read(&at_key)
@@ -801,7 +906,7 @@ impl StorageOutbox {
                     erased += 1;
                 }
             }
-            self.storage.delete(&index).await?;
+            self.storage.delete(&at_index).await?;
         }
         Ok(erased)
     }
@@ -813,7 +918,7 @@ impl StorageOutbox {
 }
 
 impl OutboxStore for StorageOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<bool, StoreError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<Put, StoreError>> {
         Box::pin(SendWrapper::new(
             async move { self.link_new(&entry, "").await },
         ))
@@ -824,13 +929,13 @@ impl OutboxStore for StorageOutbox {
         entry: Entry,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, std::result::Result<Option<Entry>, StoreError>> {
+    ) -> BoxFuture<'a, std::result::Result<Put<Entry>, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             let leased = Entry {
                 due: lease_until,
                 ..entry.clone()
             };
-            Ok(self.link_new(&leased, owner).await?.then_some(entry))
+            Ok(self.link_new(&leased, owner).await?.map(|()| entry))
         }))
     }
 
@@ -895,7 +1000,7 @@ impl OutboxStore for StorageOutbox {
             }
             self.unlink(&entry).await.map_err(failed)?;
             match settlement {
-                Settlement::Delivered => {}
+                Settlement::Delivered => self.remember_sent(&entry).await.map_err(failed)?,
                 Settlement::Retry {
                     attempts,
                     due,

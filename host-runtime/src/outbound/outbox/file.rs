@@ -12,7 +12,7 @@ use redb::{
     Database, ReadableDatabase as _, ReadableTable as _, TableDefinition, WriteTransaction,
 };
 
-use super::{Entry, OutboxStore, Settlement, StoreError, StoreErrorKind, Which, codec};
+use super::{Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec};
 use crate::BoxFuture;
 
 /// Pending events by id: the record with the owner of its claim.
@@ -21,6 +21,14 @@ const PENDING: TableDefinition<&str, &[u8]> = TableDefinition::new("pending");
 const DUE: TableDefinition<(i64, &str), ()> = TableDefinition::new("due");
 /// Dead letters by id.
 const DEAD: TableDefinition<&str, &[u8]> = TableDefinition::new("dead");
+/// Events delivered within [`SENT_WINDOW`](super::SENT_WINDOW) by id: their digest (32 bytes) and
+/// when they are forgotten (8 bytes, little-endian Unix milliseconds).
+const SENT: TableDefinition<&str, &[u8]> = TableDefinition::new("sent");
+/// (forgotten at, id) of every entry of [`SENT`], to forget them in order.
+const FORGET: TableDefinition<(i64, &str), ()> = TableDefinition::new("forget");
+/// The most delivered events forgotten by one settlement: forgetting keeps pace with delivering
+/// while no commit grows with a backlog.
+const FORGET_AT_ONCE: usize = 16;
 
 /// The outbox's file name in its folder.
 const FILE: &str = "outbox.redb";
@@ -106,6 +114,8 @@ fn create_whole(dir: &Path, path: &Path) -> Result<(), StoreError> {
             txn.open_table(PENDING)?;
             txn.open_table(DUE)?;
             txn.open_table(DEAD)?;
+            txn.open_table(SENT)?;
+            txn.open_table(FORGET)?;
             txn.commit()?;
             Ok(())
         });
@@ -225,6 +235,9 @@ impl FileOutbox {
         let made = db.begin_write().map_err(redb::Error::from).and_then(|txn| {
             release_claims(&txn, super::now_ms())?;
             txn.open_table(DEAD)?;
+            // A file of an earlier release has no record of delivered events yet.
+            txn.open_table(SENT)?;
+            txn.open_table(FORGET)?;
             txn.commit()?;
             Ok(())
         });
@@ -420,17 +433,92 @@ fn bury_damaged(
     Ok(())
 }
 
+/// What holds `entry`'s id, if anything does; else stores it claimed by `owner` (empty: none).
+fn put_in(txn: &WriteTransaction, entry: &Entry, owner: &str) -> Result<Put, redb::Error> {
+    let digest = entry.digest();
+    let mut pending = txn.open_table(PENDING)?;
+    if let Some(raw) = pending.get(entry.id.as_str())? {
+        // A record that does not decode is another event as far as anyone can tell.
+        return Ok(match codec::decode(raw.value()) {
+            Ok((found, _)) => Put::found(&found.digest(), &digest, true),
+            Err(_) => Put::Conflict,
+        });
+    }
+    let now = super::now_ms();
+    let sent = txn.open_table(SENT)?;
+    if let Some(raw) = sent.get(entry.id.as_str())?
+        && let Some((found, until)) = sent_record(raw.value())
+        && until > now
+    {
+        return Ok(Put::found(&found, &digest, false));
+    }
+    drop(sent);
+    pending.insert(entry.id.as_str(), codec::encode(entry, owner).as_slice())?;
+    txn.open_table(DUE)?
+        .insert((entry.due, entry.id.as_str()), ())?;
+    txn.open_table(DEAD)?.remove(entry.id.as_str())?;
+    Ok(Put::Stored(()))
+}
+
+/// A [`SENT`] value: the digest and when it is forgotten.
+fn sent_record(raw: &[u8]) -> Option<([u8; 32], i64)> {
+    let digest = raw.get(..32)?.try_into().ok()?;
+    let until = i64::from_le_bytes(raw.get(32..40)?.try_into().ok()?);
+    Some((digest, until))
+}
+
+/// Remembers that `entry` was delivered, for [`SENT_WINDOW`](super::SENT_WINDOW), and forgets a
+/// few of the delivered events whose window ended.
+fn remember_sent(txn: &WriteTransaction, entry: &Entry) -> Result<(), redb::Error> {
+    let now = super::now_ms();
+    let until = now.saturating_add(super::millis(super::SENT_WINDOW));
+    let mut sent = txn.open_table(SENT)?;
+    let mut forget = txn.open_table(FORGET)?;
+    let ended: Vec<(i64, String)> = forget
+        .range((i64::MIN, "")..(now.saturating_add(1), ""))?
+        .take(FORGET_AT_ONCE)
+        .map(|row| row.map(|(k, _)| (k.value().0, k.value().1.to_owned())))
+        .collect::<Result<_, _>>()?;
+    for (at, id) in ended {
+        forget.remove((at, id.as_str()))?;
+        let current = sent
+            .get(id.as_str())?
+            .and_then(|raw| sent_record(raw.value()));
+        if current.is_some_and(|(_, u)| u == at) {
+            sent.remove(id.as_str())?;
+        }
+    }
+    let mut record = entry.digest().to_vec();
+    record.extend_from_slice(&until.to_le_bytes());
+    if let Some(old) = sent.insert(entry.id.as_str(), record.as_slice())?
+        && let Some((_, at)) = sent_record(old.value())
+    {
+        let at_id = entry.id.clone();
+        drop(old);
+        forget.remove((at, at_id.as_str()))?;
+    }
+    forget.insert((until, entry.id.as_str()), ())?;
+    Ok(())
+}
+
 impl OutboxStore for FileOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
+        self.write(move |txn| put_in(txn, &entry, ""))
+    }
+
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Put<Entry>, StoreError>> {
+        let owner = owner.to_owned();
         self.write(move |txn| {
-            let mut pending = txn.open_table(PENDING)?;
-            if pending.get(entry.id.as_str())?.is_some() {
-                return Ok(false);
-            }
-            pending.insert(entry.id.as_str(), codec::encode(&entry, "").as_slice())?;
-            txn.open_table(DUE)?
-                .insert((entry.due, entry.id.as_str()), ())?;
-            Ok(true)
+            let leased = Entry {
+                due: lease_until,
+                ..entry.clone()
+            };
+            Ok(put_in(txn, &leased, &owner)?.map(|()| entry))
         })
     }
 
@@ -526,6 +614,7 @@ impl OutboxStore for FileOutbox {
             match settlement {
                 Settlement::Delivered => {
                     pending.remove(id.as_str())?;
+                    remember_sent(txn, &entry)?;
                 }
                 Settlement::Retry {
                     attempts,

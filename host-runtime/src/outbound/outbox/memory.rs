@@ -2,16 +2,27 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
-use super::{Entry, OutboxStore, Settlement, StoreError, Which};
+use super::{Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, Which};
 use crate::BoxFuture;
 
 /// An outbox in memory: what a sender uses when given no store. Events are retried as long as the
 /// process lives and lost with it; use [`FileOutbox`](super::FileOutbox) or
 /// [`RedisOutbox`](super::RedisOutbox) for events that must survive a restart.
-#[derive(Default)]
 pub struct MemoryOutbox {
     state: Mutex<State>,
+    /// How long a delivered event's digest is kept: [`SENT_WINDOW`] but in tests.
+    window: Duration,
+}
+
+impl Default for MemoryOutbox {
+    fn default() -> Self {
+        MemoryOutbox {
+            state: Mutex::default(),
+            window: SENT_WINDOW,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -21,6 +32,10 @@ struct State {
     /// (due, id) of every pending event: the claim order.
     order: BTreeSet<(i64, String)>,
     dead: HashMap<String, Entry>,
+    /// The digest of each event delivered within the window, and when it is forgotten.
+    sent: HashMap<String, ([u8; 32], i64)>,
+    /// (forgotten at, id) of every entry of `sent`, to forget them in order.
+    forget: BTreeSet<(i64, String)>,
 }
 
 impl State {
@@ -34,12 +49,49 @@ impl State {
         self.order.insert((entry.due, entry.id.clone()));
         self.pending.insert(entry.id.clone(), (entry, owner));
     }
+
+    /// Forgets the delivered events whose window ended by `now`.
+    fn forget_sent(&mut self, now: i64) {
+        while let Some((until, id)) = self.forget.first().cloned() {
+            if until > now {
+                break;
+            }
+            self.forget.pop_first();
+            if self.sent.get(&id).is_some_and(|(_, u)| *u == until) {
+                self.sent.remove(&id);
+            }
+        }
+    }
+
+    /// What holds `entry`'s id, if anything does; else stores it for `owner`.
+    fn put(&mut self, entry: Entry, owner: &str) -> Put {
+        self.forget_sent(super::now_ms());
+        let digest = entry.digest();
+        if let Some((found, _)) = self.pending.get(&entry.id) {
+            return Put::found(&found.digest(), &digest, true);
+        }
+        if let Some((found, _)) = self.sent.get(&entry.id) {
+            return Put::found(found, &digest, false);
+        }
+        self.dead.remove(&entry.id);
+        self.link(entry, owner.to_owned());
+        Put::Stored(())
+    }
 }
 
 impl MemoryOutbox {
     /// An empty store.
     pub fn new() -> Self {
         MemoryOutbox::default()
+    }
+
+    /// An empty store that keeps delivered events' digests for `window` (tests of the window).
+    #[cfg(test)]
+    pub(crate) fn with_window(window: Duration) -> Self {
+        MemoryOutbox {
+            window,
+            ..MemoryOutbox::default()
+        }
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -56,13 +108,21 @@ fn ready<T: Send + 'static>(value: T) -> BoxFuture<'static, T> {
 }
 
 impl OutboxStore for MemoryOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
-        let mut state = self.state();
-        if state.pending.contains_key(&entry.id) {
-            return ready(Ok(false));
-        }
-        state.link(entry, String::new());
-        ready(Ok(true))
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
+        ready(Ok(self.state().put(entry, "")))
+    }
+
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Put<Entry>, StoreError>> {
+        let leased = Entry {
+            due: lease_until,
+            ..entry.clone()
+        };
+        ready(Ok(self.state().put(leased, owner).map(|()| entry)))
     }
 
     fn claim<'a>(
@@ -127,7 +187,11 @@ impl OutboxStore for MemoryOutbox {
             return ready(Ok(false));
         };
         match settlement {
-            Settlement::Delivered => {}
+            Settlement::Delivered => {
+                let until = super::now_ms().saturating_add(super::millis(self.window));
+                state.sent.insert(entry.id.clone(), (entry.digest(), until));
+                state.forget.insert((until, entry.id));
+            }
             Settlement::Retry {
                 attempts,
                 due,
@@ -186,6 +250,7 @@ impl OutboxStore for MemoryOutbox {
     fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         let mut state = self.state();
         let found = state.unlink(id).is_some() | state.dead.remove(id).is_some();
+        // A dropped event was never delivered: its id is free again, for any content.
         ready(Ok(found))
     }
 }

@@ -132,6 +132,17 @@ pub enum SendError {
     /// whoever asked for it, or try again once the store is back. The store's error is the source.
     #[error("the event was not accepted: the outbox could not store it")]
     Store(#[source] StoreError),
+    /// Refused: another event (other content) has this id, waiting in the outbox or delivered
+    /// within the last [`SENT_WINDOW`]. The host keeps one event per id and would drop this one as
+    /// a copy, so it is not sent. Give each event an id of its own: derive it from what the event
+    /// says (a version, a count, the day), not only from what it is about. Nothing was stored.
+    #[error(
+        "event id `{id}` is taken by another event with different content (waiting in the outbox, or delivered within the last 24 hours); the host keeps one event per id, so this one is not sent: derive the id from what the event says"
+    )]
+    Conflict {
+        /// The id.
+        id: String,
+    },
     /// Not delivered yet: the event is in the outbox and a later attempt (the dispatcher's, or the
     /// next [`drain`](crate::EventSender::drain) on serverless platforms) will post it.
     #[error(
@@ -147,8 +158,9 @@ pub enum SendError {
 
 /// The answer to the host when an event could not be handed over, so that a handler can write
 /// `event.enqueue().await?`: an outbox that could not store the event is `503 OUTBOX_UNAVAILABLE`
-/// with `Retry-After: 30`, so the host calls again and the event is not lost; any other failure is
-/// `500 INTERNAL`, also retried. The send error is kept as the cause, for the log.
+/// with `Retry-After: 30`, so the host calls again and the event is not lost; an id taken by
+/// another event is `500 INTERNAL` naming the id; any other failure is `500 INTERNAL`, also
+/// retried. The send error is kept as the cause, for the log.
 ///
 /// [`SendError::Pending`] from [`send`](crate::webhook::OutboundEvent::send) means the outbox holds
 /// the event: do not fail the call over it.
@@ -161,6 +173,9 @@ impl From<SendError> for crate::HostError {
             )
             .with_status(503)
             .with_retry_after(30),
+            SendError::Conflict { id } => crate::HostError::internal(format!(
+                "event id `{id}` is taken by another event with different content, so the event was not sent"
+            )),
             _ => crate::HostError::internal("an event could not be handed to the outbox"),
         };
         answer.with_source(e)
@@ -185,6 +200,11 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// What the event says, as a SHA-256 digest: see [`content_digest`].
+    pub fn digest(&self) -> [u8; 32] {
+        content_digest(&self.body)
+    }
+
     /// A new event, due now.
     pub fn new(id: impl Into<String>, body: Vec<u8>, now: i64) -> Self {
         Entry {
@@ -194,6 +214,118 @@ impl Entry {
             due: now,
             accepted: now,
             last_error: None,
+        }
+    }
+}
+
+/// How long a store remembers the digest of an event it delivered: 24 hours. Within it, an event
+/// sent again under the same id is recognised: with the same content it is not posted again
+/// ([`Put::AlreadyDelivered`]), with other content it is refused ([`Put::Conflict`],
+/// [`SendError::Conflict`]). The host keeps one event per id for at least as long as it retries its
+/// own deliveries, which this covers many times over. What a store keeps per delivered event is
+/// its id, a 32-byte digest and an expiry time.
+pub const SENT_WINDOW: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// What an event says, as a SHA-256 digest: whether two events under one id are the same event.
+///
+/// For a JSON object (an event envelope) it is taken over the members other than `occurredAt` and
+/// `build`, in sorted order at every depth: a handler that runs again sends the same event with a
+/// later `occurredAt`, and a redelivery after a deploy carries the new build; neither is another
+/// event. Anything else (which the SDK never stores) is digested as its bytes.
+pub fn content_digest(body: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(mut envelope)) => {
+            envelope.remove("occurredAt");
+            envelope.remove("build");
+            hasher.update(b"json:");
+            canonical(&serde_json::Value::Object(envelope), &mut hasher);
+        }
+        _ => {
+            hasher.update(b"bytes:");
+            hasher.update(body);
+        }
+    }
+    hasher.finalize().into()
+}
+
+/// Feeds `value` to `hasher` as JSON with every object's members in sorted order, so that two
+/// values equal as JSON digest alike whatever order their members were written in.
+fn canonical(value: &serde_json::Value, hasher: &mut sha2::Sha256) {
+    use serde_json::Value;
+    use sha2::Digest;
+    match value {
+        Value::Object(members) => {
+            let mut sorted: Vec<_> = members.iter().collect();
+            sorted.sort_by(|a, b| a.0.cmp(b.0));
+            hasher.update(b"{");
+            for (n, (name, member)) in sorted.into_iter().enumerate() {
+                if n > 0 {
+                    hasher.update(b",");
+                }
+                hasher.update(Value::String(name.clone()).to_string().as_bytes());
+                hasher.update(b":");
+                canonical(member, hasher);
+            }
+            hasher.update(b"}");
+        }
+        Value::Array(items) => {
+            hasher.update(b"[");
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    hasher.update(b",");
+                }
+                canonical(item, hasher);
+            }
+            hasher.update(b"]");
+        }
+        scalar => hasher.update(scalar.to_string().as_bytes()),
+    }
+}
+
+/// What a store did with an event given to [`OutboxStore::put`] (`T` is `()`) or
+/// [`OutboxStore::put_claimed`] (`T` is the event as stored).
+///
+/// Stores tell the event apart from one already under its id by [`Entry::digest`]: the same digest
+/// is the same event; another digest is another event, which the host would take for a copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Put<T = ()> {
+    /// Stored: the event is pending. A dead letter of the same id is replaced by it.
+    Stored(T),
+    /// The same event is pending already: nothing was stored, and the one pending is posted.
+    AlreadyPending,
+    /// The same event was delivered within [`SENT_WINDOW`]: nothing was stored or posted.
+    AlreadyDelivered,
+    /// Another event with this id (another digest) is pending, or was delivered within
+    /// [`SENT_WINDOW`]: refused, nothing was stored.
+    Conflict,
+}
+
+impl<T> Put<T> {
+    /// Whether the event was stored.
+    pub fn is_stored(&self) -> bool {
+        matches!(self, Put::Stored(_))
+    }
+
+    /// The same answer with what was stored mapped by `f`.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Put<U> {
+        match self {
+            Put::Stored(t) => Put::Stored(f(t)),
+            Put::AlreadyPending => Put::AlreadyPending,
+            Put::AlreadyDelivered => Put::AlreadyDelivered,
+            Put::Conflict => Put::Conflict,
+        }
+    }
+
+    /// The answer for an event found under its id: the same event (digest `found` equal to
+    /// `given`) already `pending` or delivered, or a conflict. For stores that compare digests
+    /// themselves.
+    pub fn found(found: &[u8; 32], given: &[u8; 32], pending: bool) -> Self {
+        match (found == given, pending) {
+            (false, _) => Put::Conflict,
+            (true, true) => Put::AlreadyPending,
+            (true, false) => Put::AlreadyDelivered,
         }
     }
 }
@@ -237,10 +369,15 @@ pub enum Settlement {
 /// A claim is a lease held by one dispatcher, named by `owner`: the event's due time moves to the
 /// lease's end, so no other dispatcher takes it meanwhile, and only the holder settles it. A
 /// dispatcher that died holding a claim leaves the event due again when the lease ends.
+///
+/// One id is one event: a store remembers the [digest](Entry::digest) of each pending event and,
+/// for [`SENT_WINDOW`], of each delivered one, and [`put`](Self::put) answers by it whether an
+/// event given under a known id is the same event or another (see [`Put`]).
 pub trait OutboxStore: Send + Sync + 'static {
-    /// Stores a new pending event, durably before it answers. `Ok(false)`: an event with this id is
-    /// already pending (the first one is kept; it carries the same id and so the same event).
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>>;
+    /// Stores a new pending event, durably before it answers [`Put::Stored`]; or stores nothing
+    /// and answers what holds its id: the same event pending ([`Put::AlreadyPending`]) or delivered
+    /// within [`SENT_WINDOW`] ([`Put::AlreadyDelivered`]), or another event ([`Put::Conflict`]).
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>>;
 
     /// Claims up to `limit` pending events due at `now`, earliest first, for `owner` until
     /// `lease_until` (all Unix milliseconds).
@@ -268,23 +405,30 @@ pub trait OutboxStore: Send + Sync + 'static {
     /// about to make its attempt at once: what [`put`](Self::put) then
     /// [`claim_ids`](Self::claim_ids) do, which is the default, and one request for a store that
     /// answers it in one (the Durable Object outbox). Answers the event as it was stored (due at its
-    /// `due`), or `Ok(None)` when an event with this id is already pending: the first one is kept
-    /// and nothing is claimed.
+    /// `due`), or, as [`put`](Self::put) does, what holds its id; then nothing is claimed.
     fn put_claimed<'a>(
         &'a self,
         entry: Entry,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Put<Entry>, StoreError>> {
         Box::pin(async move {
             let (id, due) = (entry.id.clone(), entry.due);
-            if !self.put(entry).await? {
-                return Ok(None);
+            match self.put(entry).await? {
+                Put::Stored(()) => {}
+                Put::AlreadyPending => return Ok(Put::AlreadyPending),
+                Put::AlreadyDelivered => return Ok(Put::AlreadyDelivered),
+                Put::Conflict => return Ok(Put::Conflict),
             }
             let claimed = self
                 .claim_ids(std::slice::from_ref(&id), due, lease_until, owner)
                 .await?;
-            Ok(claimed.into_iter().next())
+            // Stored a moment ago and due at its own `due`: only a dispatcher that claimed it in
+            // between leaves it out, and then that one posts it.
+            Ok(match claimed.into_iter().next() {
+                Some(entry) => Put::Stored(entry),
+                None => Put::AlreadyPending,
+            })
         })
     }
 
@@ -419,7 +563,7 @@ impl Receipt {
 /// An outbox store behind an `Arc` is one too: a sender and your own code (a health check, a
 /// dead-letter report) can share it.
 impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
         (**self).put(entry)
     }
     fn claim<'a>(
@@ -445,7 +589,7 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
         entry: Entry,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Put<Entry>, StoreError>> {
         (**self).put_claimed(entry, lease_until, owner)
     }
     fn settle<'a>(

@@ -9,7 +9,7 @@ use sqlx::postgres::{PgListener, PgRow};
 use sqlx::{PgPool, Row};
 use tokio::sync::Notify;
 
-use super::{Entry, OutboxStore, Settlement, StoreError, Which};
+use super::{Entry, OutboxStore, Put, Settlement, StoreError, Which};
 use crate::BoxFuture;
 use crate::stores::postgres::{PgTransaction, failed, name_of, pool_of};
 use crate::stores::transaction::{self, Transaction};
@@ -17,19 +17,26 @@ use crate::stores::transaction::{self, Transaction};
 /// The channel the table's trigger notifies when events are added or revived.
 const CHANNEL: &str = "host_outbox";
 
-/// Stores a new event; over a dead letter of the same id it starts again.
-const PUT: &str = "INSERT INTO host_outbox AS o (id, body, attempts, due, accepted, last_error)
-VALUES ($1, $2, $3, $4, $5, $6)
+/// Stores a new event, claimed by $8 when it is not NULL; over a dead letter of the same id, or an
+/// event delivered before $9 (now) less the window, it starts again. Returns a row when it stored.
+const PUT: &str = "INSERT INTO host_outbox AS o
+    (id, body, attempts, due, accepted, last_error, digest, owner)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (id) DO UPDATE SET body = excluded.body, attempts = excluded.attempts,
     due = excluded.due, accepted = excluded.accepted, last_error = excluded.last_error,
-    owner = NULL, dead = false
-WHERE o.dead";
+    digest = excluded.digest, owner = excluded.owner, dead = false, sent_until = NULL
+WHERE o.dead OR o.sent_until <= $9
+RETURNING id";
+
+/// What holds id $1: its digest (NULL: written by an earlier release, see the body), its body,
+/// whether it is dead and until when a delivered event is remembered.
+const HOLDER: &str = "SELECT digest, body, dead, sent_until FROM host_outbox WHERE id = $1";
 
 /// Claims up to $2 events due at $1 for owner $4 until $3, skipping those another claim is taking
 /// at this moment. Returns each with the due time it had.
 const CLAIM: &str = "UPDATE host_outbox o SET due = $3, owner = $4
 FROM (
-    SELECT id, due FROM host_outbox WHERE NOT dead AND due <= $1
+    SELECT id, due FROM host_outbox WHERE NOT dead AND sent_until IS NULL AND due <= $1
     ORDER BY due, id LIMIT $2 FOR UPDATE SKIP LOCKED
 ) c
 WHERE o.id = c.id
@@ -38,13 +45,18 @@ RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error";
 /// Claims those of ids $1 that are due at $2, for owner $4 until $3.
 const CLAIM_IDS: &str = "UPDATE host_outbox o SET due = $3, owner = $4
 FROM (
-    SELECT id, due FROM host_outbox WHERE id = ANY($1) AND NOT dead AND due <= $2
+    SELECT id, due FROM host_outbox
+    WHERE id = ANY($1) AND NOT dead AND sent_until IS NULL AND due <= $2
     FOR UPDATE SKIP LOCKED
 ) c
 WHERE o.id = c.id
 RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error";
 
-const DELIVERED: &str = "DELETE FROM host_outbox WHERE id = $1 AND owner = $2 AND NOT dead";
+/// Remembers a delivered event until $3: its digest is kept (its body too when it has no digest,
+/// to digest it from), the rest goes.
+const DELIVERED: &str = "UPDATE host_outbox SET sent_until = $3, owner = NULL, last_error = NULL,
+    body = CASE WHEN digest IS NULL THEN body ELSE ''::bytea END
+WHERE id = $1 AND owner = $2 AND NOT dead AND sent_until IS NULL";
 
 const RETRY: &str = "UPDATE host_outbox SET attempts = $3, due = $4, last_error = $5, owner = NULL
 WHERE id = $1 AND owner = $2 AND NOT dead";
@@ -53,20 +65,29 @@ const BURY: &str =
     "UPDATE host_outbox SET attempts = $3, due = $4, last_error = $5, owner = NULL, dead = true
 WHERE id = $1 AND owner = $2 AND NOT dead";
 
-const NEXT_DUE: &str = "SELECT min(due) FROM host_outbox WHERE NOT dead";
+const NEXT_DUE: &str = "SELECT min(due) FROM host_outbox WHERE NOT dead AND sent_until IS NULL";
 
 const LIST: &str = "SELECT id, body, attempts, due, accepted, last_error FROM host_outbox
-WHERE dead = $1 ORDER BY due, id LIMIT $2";
+WHERE dead = $1 AND sent_until IS NULL ORDER BY due, id LIMIT $2";
 
 const REVIVE: &str = "UPDATE host_outbox SET dead = false, attempts = 0, due = $2, owner = NULL
 WHERE id = $1 AND dead";
 
-const DISCARD: &str = "DELETE FROM host_outbox WHERE id = $1";
+const DISCARD: &str = "DELETE FROM host_outbox WHERE id = $1 AND sent_until IS NULL";
+
+/// Forgets up to 1,000 delivered events whose window ended by $1 (Unix milliseconds).
+const FORGET_SENT: &str = "DELETE FROM host_outbox WHERE id IN (
+    SELECT id FROM host_outbox WHERE sent_until <= $1 LIMIT 1000
+)";
 
 /// Deletes up to 1,000 dead letters given up on before $1 (Unix milliseconds).
 const FORGET_DEAD: &str = "DELETE FROM host_outbox WHERE id IN (
     SELECT id FROM host_outbox WHERE dead AND due < $1 LIMIT 1000
 )";
+
+/// How long a send inside a handler's transaction waits for a connection to look at what holds
+/// its event's id before it leaves that to the commit.
+const LOOK_WAIT: Duration = Duration::from_millis(100);
 
 /// Claims made between two sweeps of dead letters past their retention.
 const SWEEP_EVERY: u32 = 500;
@@ -147,18 +168,79 @@ fn limit(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// The query that stores `entry`.
-fn put_query(entry: &Entry) -> sqlx::query::Query<'_, sqlx::Postgres, sqlx::postgres::PgArguments> {
-    sqlx::query(PUT)
-        .bind(&entry.id)
-        .bind(&entry.body)
-        .bind(attempts(entry.attempts))
-        .bind(entry.due)
-        .bind(entry.accepted)
-        .bind(&entry.last_error)
+/// Stores `entry` claimed by `owner` (none: unclaimed) through `conn`, unless its id is taken;
+/// answers what holds it then. Tried again when what held the id went in between (a dead letter
+/// revived and delivered, a window that ended).
+async fn put_on(
+    conn: &mut sqlx::PgConnection,
+    entry: &Entry,
+    owner: Option<&str>,
+) -> Result<Put, StoreError> {
+    let digest = entry.digest();
+    for _ in 0..3 {
+        let now = super::now_ms();
+        let stored = sqlx::query(PUT)
+            .bind(&entry.id)
+            .bind(&entry.body)
+            .bind(attempts(entry.attempts))
+            .bind(entry.due)
+            .bind(entry.accepted)
+            .bind(&entry.last_error)
+            .bind(digest.as_slice())
+            .bind(owner)
+            .bind(now)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(|e| failed("cannot store the event", e))?;
+        if stored.is_some() {
+            return Ok(Put::Stored(()));
+        }
+        if let Some(found) = holder(conn, &entry.id, &digest, now).await? {
+            return Ok(found);
+        }
+    }
+    Err(StoreError::new(
+        "postgres",
+        crate::stores::store::StoreErrorKind::Unavailable,
+        format!(
+            "event {} could not be stored: what holds its id kept changing",
+            entry.id
+        ),
+    ))
 }
 
-/// The write that stores `entry` in a handler's transaction before it commits.
+/// What holds `id` as of `now`, for an event of `digest`; `None` when nothing does any more.
+async fn holder(
+    conn: &mut sqlx::PgConnection,
+    id: &str,
+    digest: &[u8; 32],
+    now: i64,
+) -> Result<Option<Put>, StoreError> {
+    let Some(row) = sqlx::query(HOLDER)
+        .bind(id)
+        .fetch_optional(conn)
+        .await
+        .map_err(|e| failed("cannot read what holds an event's id", e))?
+    else {
+        return Ok(None);
+    };
+    let read = |e| failed("an outbox row cannot be read", e);
+    let found: Option<Vec<u8>> = row.try_get(0).map_err(read)?;
+    let body: Vec<u8> = row.try_get(1).map_err(read)?;
+    let dead: bool = row.try_get(2).map_err(read)?;
+    let sent_until: Option<i64> = row.try_get(3).map_err(read)?;
+    if dead || sent_until.is_some_and(|until| until <= now) {
+        return Ok(None);
+    }
+    let found = match found.as_deref().map(<[u8; 32]>::try_from) {
+        Some(Ok(found)) => found,
+        _ => super::content_digest(&body),
+    };
+    Ok(Some(Put::found(&found, digest, sent_until.is_none())))
+}
+
+/// The write that stores `entry` in a handler's transaction before it commits. An id another
+/// event took meanwhile fails the commit, naming the id.
 fn in_transaction(entry: Entry) -> transaction::Write {
     /// Pins the closure's signature: the future borrows the transaction it is given.
     fn write<F>(f: F) -> F
@@ -176,11 +258,17 @@ fn in_transaction(entry: Entry) -> transaction::Write {
                     "the handler's transaction is not PostgreSQL's",
                 ));
             };
-            put_query(&entry)
-                .execute(&mut *open.tx)
-                .await
-                .map(|_| ())
-                .map_err(|e| failed("cannot store the event", e))
+            match put_on(&mut open.tx, &entry, None).await? {
+                Put::Conflict => Err(StoreError::new(
+                    "postgres",
+                    crate::stores::store::StoreErrorKind::Refused,
+                    super::SendError::Conflict {
+                        id: entry.id.clone(),
+                    }
+                    .to_string(),
+                )),
+                Put::Stored(()) | Put::AlreadyPending | Put::AlreadyDelivered => Ok(()),
+            }
         })
     }))
 }
@@ -225,6 +313,14 @@ impl PostgresOutbox {
         self
     }
 
+    /// A connection of the pool, for a store request of several statements.
+    async fn connection(&self) -> Result<sqlx::pool::PoolConnection<sqlx::Postgres>, StoreError> {
+        self.pool
+            .acquire()
+            .await
+            .map_err(|e| failed("cannot store the event", e))
+    }
+
     /// Deletes up to 1,000 dead letters past their retention, as of `now` (Unix milliseconds);
     /// gives how many. Nothing without a retention.
     pub async fn forget_dead_letters(&self, now: i64) -> Result<u64, StoreError> {
@@ -241,23 +337,53 @@ impl PostgresOutbox {
     }
 
     /// Forgets old dead letters now and then, in a task of its own.
+    ///
+    /// Delivered events whose window ended are forgotten at the same times, a thousand at a time
+    /// until none is left (their window follows this process's clock, not `now`).
     fn sweep_now_and_then(&self, now: i64) {
         let claims = self
             .claims
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let Some(retention) = self
-            .dead_retention
-            .filter(|_| claims.is_multiple_of(SWEEP_EVERY))
-        else {
+        if !claims.is_multiple_of(SWEEP_EVERY) {
             return;
-        };
+        }
         let pool = self.pool.clone();
-        let before = now.saturating_sub(i64::try_from(retention.as_millis()).unwrap_or(i64::MAX));
+        let dead_before = self.dead_retention.map(|retention| {
+            now.saturating_sub(i64::try_from(retention.as_millis()).unwrap_or(i64::MAX))
+        });
         crate::platform::rt::spawn(async move {
-            if let Err(e) = sqlx::query(FORGET_DEAD).bind(before).execute(&pool).await {
+            if let Some(before) = dead_before
+                && let Err(e) = sqlx::query(FORGET_DEAD).bind(before).execute(&pool).await
+            {
                 tracing::debug!(error = %e, "old dead letters were not deleted this time");
             }
+            let _ = forget_sent(&pool, super::now_ms()).await;
         });
+    }
+
+    /// Forgets the delivered events whose window ended by `now` (Unix milliseconds); gives how
+    /// many. The dispatcher does it now and then on its own.
+    pub async fn forget_delivered(&self, now: i64) -> Result<u64, StoreError> {
+        forget_sent(&self.pool, now).await
+    }
+}
+
+/// Deletes the rows of delivered events whose window ended by `now`, a thousand at a time.
+async fn forget_sent(pool: &PgPool, now: i64) -> Result<u64, StoreError> {
+    let mut forgotten = 0;
+    loop {
+        let done = sqlx::query(FORGET_SENT)
+            .bind(now)
+            .execute(pool)
+            .await
+            .map_err(|e| {
+                tracing::debug!(error = %e, "delivered events were not forgotten this time");
+                failed("cannot forget delivered events", e)
+            })?;
+        forgotten += done.rows_affected();
+        if done.rows_affected() < 1_000 {
+            return Ok(forgotten);
+        }
     }
 }
 
@@ -282,15 +408,26 @@ async fn listen(mut listener: PgListener, woken: Arc<Notify>) {
 }
 
 impl OutboxStore for PostgresOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
         Box::pin(async move {
             if let Some(scope) = transaction::current() {
                 // Inside a handler's transaction of this pool: written there just before it
-                // commits, so the event exists only if the handler's effects do.
+                // commits, so the event exists only if the handler's effects do. What holds its
+                // id now is answered at once, on a connection of the pool if one comes within
+                // `LOOK_WAIT` (waiting longer while the handler holds its own could starve the
+                // pool under load); the write at the commit checks again, and an id taken by
+                // another event fails the commit, naming it.
                 if scope.pool() == self.pool_id {
+                    let idle = tokio::time::timeout(LOOK_WAIT, self.pool.acquire()).await;
+                    if let Ok(Ok(mut conn)) = idle
+                        && let Some(found) =
+                            holder(&mut conn, &entry.id, &entry.digest(), super::now_ms()).await?
+                    {
+                        return Ok(found);
+                    }
                     let id = entry.id.clone();
                     scope.write(&id, in_transaction(entry));
-                    return Ok(true);
+                    return Ok(Put::Stored(()));
                 }
                 // The same database and settings through another pool: the vendor meant one
                 // transaction and built two pools. Refused rather than committed apart.
@@ -318,11 +455,39 @@ impl OutboxStore for PostgresOutbox {
                     );
                 }
             }
-            let done = put_query(&entry)
-                .execute(&self.pool)
-                .await
-                .map_err(|e| failed("cannot store the event", e))?;
-            Ok(done.rows_affected() == 1)
+            put_on(&mut *self.connection().await?, &entry, None).await
+        })
+    }
+
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Put<Entry>, StoreError>> {
+        Box::pin(async move {
+            if transaction::current().is_some() {
+                // In a handler's transaction: stored with it, then claimed by id once committed.
+                let (id, due) = (entry.id.clone(), entry.due);
+                let put = self.put(entry.clone()).await?;
+                if !put.is_stored() {
+                    return Ok(put.map(|()| entry));
+                }
+                let claimed = self
+                    .claim_ids(std::slice::from_ref(&id), due, lease_until, owner)
+                    .await?;
+                return Ok(match claimed.into_iter().next() {
+                    Some(entry) => Put::Stored(entry),
+                    None => Put::AlreadyPending,
+                });
+            }
+            let leased = Entry {
+                due: lease_until,
+                ..entry.clone()
+            };
+            Ok(put_on(&mut *self.connection().await?, &leased, Some(owner))
+                .await?
+                .map(|()| entry))
         })
     }
 
@@ -378,7 +543,10 @@ impl OutboxStore for PostgresOutbox {
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let query = match &settlement {
-                Settlement::Delivered => sqlx::query(DELIVERED).bind(id).bind(owner),
+                Settlement::Delivered => sqlx::query(DELIVERED)
+                    .bind(id)
+                    .bind(owner)
+                    .bind(super::now_ms().saturating_add(super::millis(super::SENT_WINDOW))),
                 Settlement::Retry {
                     attempts: n,
                     due,
@@ -496,7 +664,7 @@ mod tests {
         ];
         for n in 0..300 {
             let entry = Entry::new(format!("evt_{n:03}"), b"{}".to_vec(), 1_000);
-            assert!(stores[n % 3].put(entry).await.unwrap());
+            assert!(stores[n % 3].put(entry).await.unwrap().is_stored());
         }
         let mut seen = HashSet::new();
         loop {
@@ -542,7 +710,7 @@ mod tests {
             },
             put
         );
-        assert!(stored);
+        assert!(stored.is_stored());
     }
 
     #[tokio::test]
@@ -565,6 +733,7 @@ mod tests {
                             .put(Entry::new("evt", b"{}".to_vec(), 0))
                             .await
                             .unwrap()
+                            .is_stored()
                     );
                     assert!(transaction::holds("evt"));
                 })
@@ -578,6 +747,64 @@ mod tests {
                 assert_eq!(pending().await, 0, "nothing once rolled back");
             }
         }
+    }
+
+    /// One id, one event, inside a handler's transaction too: an id another event holds is refused
+    /// at the send; one another event takes between the send and the commit fails the commit,
+    /// naming the id, so the handler's writes do not commit without their event.
+    #[tokio::test]
+    async fn an_id_taken_by_another_event_is_refused_inside_a_handlers_transaction() {
+        let Some((_server, pool)) = database().await else {
+            return;
+        };
+        let outbox = PostgresOutbox::new(pool.clone()).await.unwrap();
+        let dedupe = crate::dedupe::PostgresDedupe::new(pool.clone());
+        let envelope = |why: &str| {
+            format!(r#"{{"dedupeKey":"evt","payload":{{"why":"{why}"}}}}"#).into_bytes()
+        };
+        assert!(
+            outbox
+                .put(Entry::new("held", envelope("first"), 0))
+                .await
+                .unwrap()
+                .is_stored()
+        );
+        let scope = transaction::Scope::new(dedupe.transactions().unwrap());
+        scope
+            .enter(async {
+                let mut tx = crate::postgres::transaction().await.unwrap();
+                sqlx::query("CREATE TABLE effect (n int)")
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+                drop(tx);
+                let held = outbox.put(Entry::new("held", envelope("other"), 0)).await;
+                assert_eq!(held.unwrap(), Put::Conflict, "refused at the send");
+                let same = outbox.put(Entry::new("held", envelope("first"), 0)).await;
+                assert_eq!(same.unwrap(), Put::AlreadyPending);
+                let free = outbox.put(Entry::new("later", envelope("mine"), 0)).await;
+                assert!(free.unwrap().is_stored());
+            })
+            .await;
+        // Another instance takes the id before the commit.
+        let other = PostgresOutbox::new(pool.clone()).await.unwrap();
+        assert!(
+            other
+                .put(Entry::new("later", envelope("theirs"), 0))
+                .await
+                .unwrap()
+                .is_stored()
+        );
+        let Err(transaction::Failed::Store(e)) = scope.commit(None).await else {
+            panic!("the commit went through with its event refused");
+        };
+        let said = crate::calls::error::Chain(&e).to_string();
+        assert!(said.contains("`later`"), "{said}");
+        let effect: Option<String> = sqlx::query_scalar("SELECT to_regclass('effect')::text")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        assert_eq!(effect, None, "the handler's writes did not commit");
     }
 
     /// Two senders in one database, each outbox in a schema of its own: an event sent inside a
@@ -611,12 +838,14 @@ mod tests {
                         .put(Entry::new("evt-a", b"{}".to_vec(), 0))
                         .await
                         .unwrap()
+                        .is_stored()
                 );
                 assert!(
                     outbox_b
                         .put(Entry::new("evt-b", b"{}".to_vec(), 0))
                         .await
                         .unwrap()
+                        .is_stored()
                 );
                 assert!(transaction::holds("evt-a") && !transaction::holds("evt-b"));
             })
@@ -667,6 +896,7 @@ mod tests {
                 .put(Entry::new("evt", b"{}".to_vec(), 0))
                 .await
                 .unwrap()
+                .is_stored()
         );
     }
 }

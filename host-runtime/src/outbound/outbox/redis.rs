@@ -1,8 +1,10 @@
 //! [`RedisOutbox`]: one outbox drained by several instances.
 //!
-//! Four keys under a prefix: `pending` (a hash of records by id), `due` (a sorted set of ids by
-//! the time of their next attempt), `owners` (a hash of the claim holder by id) and `dead` (a hash
-//! of dead letters). A claim moves an event's `due` score to the end of the lease and names its
+//! Five keys under a prefix: `pending` (a hash of records by id), `due` (a sorted set of ids by
+//! the time of their next attempt), `owners` (a hash of the claim holder by id), `dead` (a hash
+//! of dead letters) and `digests` (a hash of the [digest](super::Entry::digest) of each pending or
+//! dead event by id); and one `sent:<id>` key per event delivered within
+//! [`SENT_WINDOW`](super::SENT_WINDOW), holding its digest and expiring with the window. A claim moves an event's `due` score to the end of the lease and names its
 //! holder in one script, so a second instance sees it due again only once the lease has run out;
 //! each settlement first checks the holder.
 //!
@@ -15,7 +17,7 @@ use std::sync::{Arc, LazyLock};
 
 use redis::Script;
 
-use super::{Entry, OutboxStore, Settlement, StoreError, StoreErrorKind, Which, codec};
+use super::{Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec};
 use crate::BoxFuture;
 use crate::platform::rt::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -39,11 +41,28 @@ const S_DISCARD: usize = 4;
 const S_CLAIM_IDS: usize = 5;
 const S_BURY: usize = 6;
 
-/// Stores a new record unless its id is pending.
+/// Stores record ARGV[2] of id ARGV[1], due ARGV[3], digest ARGV[4], claimed by ARGV[5] (empty:
+/// unclaimed), unless its id is pending or was delivered within the window (KEYS[6] is its
+/// `sent:` key). Answers `stored`, `pending` or `delivered` (the same digest), `conflict` (another
+/// digest), or `unknown` (a pending record without a digest, from an earlier release).
 const PUT: &str = r"
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then
+  local found = redis.call('HGET', KEYS[5], ARGV[1])
+  if not found then return 'unknown' end
+  if found == ARGV[4] then return 'pending' end
+  return 'conflict'
+end
+local sent = redis.call('GET', KEYS[6])
+if sent then
+  if sent == ARGV[4] then return 'delivered' end
+  return 'conflict'
+end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[5], ARGV[1], ARGV[4])
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-return 1
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[5]) end
+redis.call('HDEL', KEYS[4], ARGV[1])
+return 'stored'
 ";
 
 /// Claims up to ARGV[2] ids due by ARGV[1] for owner ARGV[4] until ARGV[3]; returns each id and its
@@ -85,8 +104,9 @@ end
 return out
 ";
 
-/// Settles ARGV[1] if ARGV[2] holds it: ARGV[3] is `delivered`, `retry` (record ARGV[4], due ARGV[5])
-/// or `dead` (record ARGV[4]).
+/// Settles ARGV[1] if ARGV[2] holds it: ARGV[3] is `delivered` (its digest moves to its `sent:`
+/// key KEYS[6], for ARGV[6] milliseconds), `retry` (record ARGV[4], due ARGV[5]) or `dead` (record
+/// ARGV[4]; the digest stays, for a revival).
 const SETTLE: &str = r"
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HDEL', KEYS[3], ARGV[1])
@@ -98,6 +118,11 @@ end
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[1], ARGV[1])
 if ARGV[3] == 'dead' then redis.call('HSET', KEYS[4], ARGV[1], ARGV[4]) end
+if ARGV[3] == 'delivered' then
+  local digest = redis.call('HGET', KEYS[5], ARGV[1])
+  if digest then redis.call('SET', KEYS[6], digest, 'PX', ARGV[6]) end
+  redis.call('HDEL', KEYS[5], ARGV[1])
+end
 return 1
 ";
 
@@ -119,11 +144,12 @@ redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
 return 1
 ";
 
-/// Removes ARGV[1] from every key.
+/// Removes ARGV[1] from every key but its `sent:` key (a dropped event was never delivered).
 const DISCARD: &str = r"
 local n = redis.call('HDEL', KEYS[2], ARGV[1]) + redis.call('HDEL', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('HDEL', KEYS[5], ARGV[1])
 return n
 ";
 
@@ -258,6 +284,11 @@ fn score_ms(score: f64) -> i64 {
     score as i64
 }
 
+/// `digest` in lowercase hex, as the store keeps it.
+fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// A command that failed, with Redis's error as the source.
 fn failed(e: redis::RedisError) -> StoreError {
     failed_at("a Redis command failed", e)
@@ -338,10 +369,52 @@ impl RedisOutbox {
 
     fn script(&self, which: usize) -> redis::ScriptInvocation<'static> {
         let mut invocation = SCRIPTS[which].prepare_invoke();
-        for key in ["due", "pending", "owners", "dead"] {
+        for key in ["due", "pending", "owners", "dead", "digests"] {
             invocation.key(format!("{}{key}", self.prefix));
         }
         invocation
+    }
+
+    /// The key that remembers delivered event `id` for the window.
+    fn sent_key(&self, id: &str) -> String {
+        format!("{}sent:{id}", self.prefix)
+    }
+
+    /// Stores `entry` (on this process's clock) claimed by `owner` (empty: unclaimed), due at
+    /// `due`, unless its id is taken; see [`PUT`].
+    async fn put_as(&self, entry: &Entry, due: i64, owner: &str) -> Result<Put, StoreError> {
+        let offset = self.offset();
+        let stored = shifted(
+            Entry {
+                due,
+                ..entry.clone()
+            },
+            offset,
+        );
+        let digest = entry.digest();
+        let mut c = self.connection.clone();
+        let answer: String = self
+            .script(S_PUT)
+            .key(self.sent_key(&entry.id))
+            .arg(&entry.id)
+            .arg(codec::encode(&stored, owner))
+            .arg(stored.due)
+            .arg(hex(&digest))
+            .arg(owner)
+            .invoke_async(&mut c)
+            .await
+            .map_err(failed)?;
+        Ok(match answer.as_str() {
+            "stored" => Put::Stored(()),
+            "pending" => Put::AlreadyPending,
+            "delivered" => Put::AlreadyDelivered,
+            "conflict" => Put::Conflict,
+            // Stored by an earlier release, with no digest beside it: digested from its body.
+            _ => match self.record("pending", &entry.id).await? {
+                Some(found) => Put::found(&found.digest(), &digest, true),
+                None => Put::Conflict,
+            },
+        })
     }
 
     fn key(&self, name: &str) -> String {
@@ -403,19 +476,19 @@ impl RedisOutbox {
 }
 
 impl OutboxStore for RedisOutbox {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
+        Box::pin(async move { self.put_as(&entry, entry.due, "").await })
+    }
+
+    fn put_claimed<'a>(
+        &'a self,
+        entry: Entry,
+        lease_until: i64,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Put<Entry>, StoreError>> {
         Box::pin(async move {
-            let entry = shifted(entry, self.offset());
-            let mut c = self.connection.clone();
-            let stored: i64 = self
-                .script(S_PUT)
-                .arg(&entry.id)
-                .arg(codec::encode(&entry, ""))
-                .arg(entry.due)
-                .invoke_async(&mut c)
-                .await
-                .map_err(failed)?;
-            Ok(stored == 1)
+            let put = self.put_as(&entry, lease_until, owner).await?;
+            Ok(put.map(|()| entry))
         })
     }
 
@@ -510,11 +583,13 @@ impl OutboxStore for RedisOutbox {
             };
             let settled: i64 = self
                 .script(S_SETTLE)
+                .key(self.sent_key(id))
                 .arg(id)
                 .arg(owner)
                 .arg(action)
                 .arg(record)
                 .arg(due)
+                .arg(super::millis(super::SENT_WINDOW))
                 .invoke_async(&mut c)
                 .await
                 .map_err(failed)?;
@@ -654,6 +729,7 @@ mod tests {
             a.put(Entry::new("from-a", b"{}".to_vec(), a_now))
                 .await
                 .unwrap()
+                .is_stored()
         );
         let claimed = a.claim(a_now, 10, a_now + lease, "a").await.unwrap();
         assert_eq!(ids(&claimed), ["from-a"]);
@@ -670,6 +746,7 @@ mod tests {
             b.put(Entry::new("from-b", b"{}".to_vec(), b_now()))
                 .await
                 .unwrap()
+                .is_stored()
         );
         // The two offsets are each measured to within a millisecond or so: "at once" is within
         // that, not after B's clock error.

@@ -9,8 +9,8 @@ use futures_util::future::{join_all, select};
 use tokio::sync::{Notify, Semaphore};
 
 use super::{
-    Entry, OutboxStore, Receipt, RetryPolicy, SendError, Settlement, StoreError, Waiters, millis,
-    now_ms,
+    Entry, OutboxStore, Put, Receipt, RetryPolicy, SendError, Settlement, StoreError, Waiters,
+    millis, now_ms,
 };
 use crate::BoxFuture;
 use crate::platform::rt::Instant;
@@ -116,6 +116,17 @@ pub(crate) fn lease_for(asked: Option<Duration>, retry: &RetryPolicy) -> Duratio
     }
 }
 
+/// The status a send of an event delivered already answers: the host took it (its own status is
+/// not kept).
+pub(crate) const ALREADY_DELIVERED: u16 = 200;
+
+/// Event `id` refused because another event holds its id; logged, since a handler may drop it.
+fn conflict(id: &str) -> SendError {
+    let e = SendError::Conflict { id: id.to_owned() };
+    tracing::error!(event_id = %id, error = %e, "event not sent");
+    e
+}
+
 /// A store, the courier that posts its events, and the schedule they are retried on.
 pub(crate) struct Outbox {
     store: Arc<dyn OutboxStore>,
@@ -201,20 +212,35 @@ impl Outbox {
     }
 
     /// Stores event `id` (durably, for a durable store) and wakes the dispatcher. An error means
-    /// the event was not accepted and will not be sent; those waiting for it hear it too.
-    pub(crate) async fn accept(self: &Arc<Self>, id: &str, body: Vec<u8>) -> Result<(), SendError> {
+    /// the event was not accepted and will not be sent; those waiting for it hear it too. The
+    /// same event pending already counts as accepted; the same event delivered already is told to
+    /// those waiting as delivered, with status 200 (the host's own status is not kept).
+    pub(crate) async fn accept(
+        self: &Arc<Self>,
+        id: &str,
+        body: Vec<u8>,
+    ) -> Result<Put, SendError> {
         let stored = answered(
             STORE_TIMEOUT,
             self.store.put(Entry::new(id, body, now_ms())),
         )
         .await;
-        if let Err(e) = stored {
-            return Err(self.not_accepted(id, e));
+        let put = match stored {
+            Ok(put) => put,
+            Err(e) => return Err(self.not_accepted(id, SendError::Store(e))),
+        };
+        match put {
+            Put::Conflict => return Err(self.not_accepted(id, conflict(id))),
+            Put::AlreadyDelivered => {
+                self.waiters.finish(id, &Ok(ALREADY_DELIVERED));
+                return Ok(put);
+            }
+            Put::Stored(()) | Put::AlreadyPending => {}
         }
         super::invocation::accepted(self, id);
         self.start();
         self.wake.notify_one();
-        Ok(())
+        Ok(put)
     }
 
     /// Whether events are posted by a background task, started if it was not yet. Never inside an
@@ -243,62 +269,40 @@ impl Outbox {
 
     /// Stores event `id` already claimed and makes its one attempt, within one attempt's timeout:
     /// an on-demand send outside a handler's transaction, one store request fewer than storing the
-    /// event and then claiming it by id. An event with this id already pending is attempted as
-    /// [`settle_now`](Self::settle_now) would. An error storing it means the event was not accepted
-    /// and will not be sent.
+    /// event and then claiming it by id. The same event already pending is attempted as
+    /// [`settle_now`](Self::settle_now) would; the same event delivered already answers 200 with no
+    /// attempt; another event under this id is refused. An error storing it means the event was not
+    /// accepted and will not be sent.
     pub(crate) async fn store_and_attempt(
         self: &Arc<Self>,
         id: &str,
         body: Vec<u8>,
         receipt: Receipt,
     ) -> Result<u16, SendError> {
-        match self.put_claimed(Entry::new(id, body, now_ms())).await {
-            Ok(Some(entry)) => self.deliver(entry, self.retry.timeout).await.2,
-            Ok(None) => {
+        let lease_until = now_ms().saturating_add(millis(self.lease));
+        let stored = answered(
+            STORE_TIMEOUT,
+            self.store
+                .put_claimed(Entry::new(id, body, now_ms()), lease_until, &self.owner),
+        )
+        .await;
+        match stored {
+            Ok(Put::Stored(entry)) => self.deliver(entry, self.retry.timeout).await.2,
+            Ok(Put::AlreadyPending) => {
                 super::invocation::accepted(self, id);
                 self.settle_now(id, receipt).await
             }
-            Err(e) => Err(self.not_accepted(id, e)),
-        }
-    }
-
-    /// Posts event `id` first, and stores it (with that attempt recorded) only if the host did not
-    /// take it: an on-demand send inside an event delivery. The host delivers the event again until
-    /// the delivery is answered, and the delivery is answered after its handler, so an event lost
-    /// between a failed post and its storing is sent again by the handler's next run. An event the
-    /// host took at once costs no store request. An event with this id already pending (from an
-    /// earlier run) is left to the drain. An error storing it means the event was not accepted.
-    pub(crate) async fn post_then_store(
-        self: &Arc<Self>,
-        id: &str,
-        body: Vec<u8>,
-    ) -> Result<u16, SendError> {
-        let entry = Entry::new(id, body, now_ms());
-        let (settlement, settled, outcome) = self.attempt(&entry, self.retry.timeout).await;
-        if !matches!(settled, Settled::Delivered) {
-            match self.put_claimed(entry).await {
-                Ok(Some(_)) => self.keep_record(id.to_owned(), settlement).await,
-                Ok(None) => {}
-                Err(e) => return Err(self.not_accepted(id, e)),
+            Ok(Put::AlreadyDelivered) => {
+                self.waiters.finish(id, &Ok(ALREADY_DELIVERED));
+                Ok(ALREADY_DELIVERED)
             }
+            Ok(Put::Conflict) => Err(self.not_accepted(id, conflict(id))),
+            Err(e) => Err(self.not_accepted(id, SendError::Store(e))),
         }
-        self.conclude(id, 1, &settled, &outcome);
-        outcome
     }
 
-    /// Stores `entry` claimed by this outbox, its lease starting now, within the store's timeout.
-    async fn put_claimed(&self, entry: Entry) -> Result<Option<Entry>, StoreError> {
-        let lease_until = now_ms().saturating_add(millis(self.lease));
-        answered(
-            STORE_TIMEOUT,
-            self.store.put_claimed(entry, lease_until, &self.owner),
-        )
-        .await
-    }
-
-    /// Event `id` was not accepted because the store failed: the error, told to those waiting too.
-    fn not_accepted(&self, id: &str, e: StoreError) -> SendError {
-        let e = SendError::Store(e);
+    /// Event `id` was not accepted: the error, told to those waiting too.
+    fn not_accepted(&self, id: &str, e: SendError) -> SendError {
         self.waiters.finish(id, &Err(e.clone()));
         e
     }

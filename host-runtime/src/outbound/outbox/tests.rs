@@ -35,6 +35,7 @@ async fn the_file_store_keeps_events_across_reopening_and_refuses_a_second_opene
                     .put(Entry::new(format!("e{n:03}"), vec![n], n.into()))
                     .await
                     .unwrap()
+                    .is_stored()
             );
         }
         let second = FileOutbox::open(&dir).unwrap_err().to_string();
@@ -429,7 +430,7 @@ impl Counting {
 }
 
 impl OutboxStore for Counting {
-    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+    fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
         self.note("put");
         self.inner.put(entry)
     }
@@ -438,7 +439,7 @@ impl OutboxStore for Counting {
         entry: Entry,
         lease_until: i64,
         owner: &'a str,
-    ) -> BoxFuture<'a, Result<Option<Entry>, StoreError>> {
+    ) -> BoxFuture<'a, Result<Put<Entry>, StoreError>> {
         self.note("put_claimed");
         self.inner.put_claimed(entry, lease_until, owner)
     }
@@ -549,7 +550,7 @@ async fn an_on_demand_send_of_an_event_already_pending_attempts_the_first_one() 
         .await
         .unwrap();
     let outcome = outbox
-        .store_and_attempt("same", b"again".to_vec(), outbox.wait("same"))
+        .store_and_attempt("same", b"first".to_vec(), outbox.wait("same"))
         .await;
     assert_eq!(outcome, Ok(200));
     assert_eq!(store.calls(), ["put_claimed", "claim_ids", "settle"]);
@@ -561,77 +562,53 @@ async fn an_on_demand_send_of_an_event_already_pending_attempts_the_first_one() 
 }
 
 #[tokio::test]
-async fn a_send_in_a_delivery_posts_first_and_stores_only_what_the_host_did_not_take() {
-    let refused = Try::Refused {
-        status: 422,
-        body: "no".into(),
-    };
-    let (courier, store, outbox) = on_demand(vec![Try::Delivered(202), fail(), refused]);
-    let receipt = outbox.wait("taken");
+async fn an_on_demand_send_of_an_event_delivered_already_answers_without_an_attempt() {
+    let (courier, store, outbox) = on_demand(vec![Try::Delivered(202)]);
+    let first = outbox
+        .store_and_attempt("once", b"1".to_vec(), outbox.wait("once"))
+        .await;
+    assert_eq!(first, Ok(202));
+    let receipt = outbox.wait("once");
+    let again = outbox
+        .store_and_attempt("once", b"1".to_vec(), outbox.wait("once"))
+        .await;
+    assert_eq!(again, Ok(super::schedule::ALREADY_DELIVERED));
     assert_eq!(
-        outbox.post_then_store("taken", b"1".to_vec()).await,
-        Ok(202)
+        receipt.outcome().await,
+        Ok(super::schedule::ALREADY_DELIVERED),
+        "those waiting hear it"
     );
-    assert!(
-        store.calls().is_empty(),
-        "taken at once: {:?}",
-        store.calls()
-    );
-    assert_eq!(receipt.outcome().await, Ok(202), "those waiting hear it");
-
-    let retrying = outbox.post_then_store("failed", b"2".to_vec()).await;
-    assert!(
-        matches!(retrying, Err(SendError::Pending { attempts: 1, .. })),
-        "{retrying:?}"
-    );
-    let refused = outbox.post_then_store("refused", b"3".to_vec()).await;
-    assert!(
-        matches!(refused, Err(SendError::Rejected { status: 422, .. })),
-        "{refused:?}"
-    );
+    let other = outbox
+        .store_and_attempt("once", b"2".to_vec(), outbox.wait("once"))
+        .await;
+    assert_eq!(other, Err(SendError::Conflict { id: "once".into() }));
     assert_eq!(
         store.calls(),
-        ["put_claimed", "settle", "put_claimed", "settle"],
-        "each kept with its attempt recorded"
+        ["put_claimed", "settle", "put_claimed", "put_claimed"],
+        "nothing claimed or settled for the second and third"
     );
-    assert_eq!(
-        pending_attempts(&*store).await,
-        [("failed".to_owned(), 1)],
-        "waits for its retry"
-    );
-    let dead = store.list(Which::Dead, 10).await.unwrap();
-    assert_eq!(dead.len(), 1);
-    assert_eq!((dead[0].id.as_str(), dead[0].attempts), ("refused", 1));
-
-    // The drain posts the kept one with the same id and bytes.
-    tokio::time::sleep(Duration::from_millis(30)).await;
-    let report = outbox.drain(Duration::from_secs(2)).await;
-    assert_eq!(report.delivered, 1, "{report:?}");
-    assert_eq!(
-        courier.seen(),
-        [
-            ("taken".to_owned(), b"1".to_vec()),
-            ("failed".to_owned(), b"2".to_vec()),
-            ("refused".to_owned(), b"3".to_vec()),
-            ("failed".to_owned(), b"2".to_vec()),
-        ]
-    );
+    assert_eq!(courier.seen(), [("once".to_owned(), b"1".to_vec())]);
 }
 
 #[tokio::test]
-async fn a_send_in_a_delivery_leaves_an_event_already_pending_to_the_drain() {
-    let (_, store, outbox) = on_demand(vec![fail()]);
+async fn an_on_demand_send_under_the_id_of_a_waiting_event_with_other_bytes_is_refused() {
+    let (courier, store, outbox) = on_demand(vec![]);
     store
         .inner
         .put(Entry::new("same", b"first".to_vec(), now_ms()))
         .await
         .unwrap();
-    let outcome = outbox.post_then_store("same", b"again".to_vec()).await;
-    assert!(
-        matches!(outcome, Err(SendError::Pending { .. })),
-        "{outcome:?}"
+    let receipt = outbox.wait("same");
+    let outcome = outbox
+        .store_and_attempt("same", b"other".to_vec(), outbox.wait("same"))
+        .await;
+    assert_eq!(outcome, Err(SendError::Conflict { id: "same".into() }));
+    assert_eq!(
+        receipt.outcome().await,
+        Err(SendError::Conflict { id: "same".into() }),
+        "those waiting on this process hear it"
     );
-    assert_eq!(store.calls(), ["put_claimed"], "not stored twice");
+    assert!(courier.seen().is_empty(), "nothing was posted");
     let pending = store.list(Which::Pending, 10).await.unwrap();
     assert_eq!(
         pending
@@ -639,7 +616,37 @@ async fn a_send_in_a_delivery_leaves_an_event_already_pending_to_the_drain() {
             .map(|e| (e.id.as_str(), e.attempts, e.body.as_slice()))
             .collect::<Vec<_>>(),
         [("same", 0, &b"first"[..])],
-        "the stored one is untouched, for the drain"
+        "the waiting one is untouched"
+    );
+}
+
+/// A delivered event's digest is forgotten when the window ends: then its id takes any event.
+#[tokio::test]
+async fn a_delivered_id_is_free_again_once_the_window_ends() {
+    let store = MemoryOutbox::with_window(Duration::from_millis(50));
+    assert!(
+        store
+            .put(Entry::new("w", b"1".to_vec(), 0))
+            .await
+            .unwrap()
+            .is_stored()
+    );
+    let claimed = store.claim(0, 1, 10, "me").await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert!(
+        store
+            .settle("w", "me", Settlement::Delivered)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.put(Entry::new("w", b"2".to_vec(), 0)).await.unwrap(),
+        Put::Conflict
+    );
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    assert_eq!(
+        store.put(Entry::new("w", b"2".to_vec(), 0)).await.unwrap(),
+        Put::Stored(())
     );
 }
 
@@ -694,7 +701,7 @@ async fn an_invocation_run_answer_first_leaves_the_records_for_after_the_answer(
 pub(crate) struct Broken;
 
 impl OutboxStore for Broken {
-    fn put(&self, _: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+    fn put(&self, _: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
         Box::pin(std::future::ready(Err(StoreError::new(
             "test",
             StoreErrorKind::Full,

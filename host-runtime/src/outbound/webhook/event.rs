@@ -63,7 +63,8 @@ impl OutboundEvent {
     /// Hands the event to the outbox and returns once the outbox holds it (on disk, for a
     /// [`FileOutbox`](crate::outbound::outbox::FileOutbox)): from then on it is posted until the host takes it
     /// or refuses it, across restarts for a durable store. The [`Receipt`] gives the final outcome
-    /// and may be dropped. An error means the event was not accepted and will not be sent.
+    /// and may be dropped. An error means the event was not accepted and will not be sent: among
+    /// them [`SendError::Conflict`], for an id another event holds (see [`send`](Self::send)).
     pub async fn enqueue(self) -> Result<Receipt, SendError> {
         self.poster.client()?;
         let receipt = self.outbox.wait(&self.id);
@@ -81,34 +82,36 @@ impl OutboundEvent {
     /// [`DrainMode::OnDemand`](crate::outbox::DrainMode::OnDemand) the send makes the attempts due within one attempt's timeout and
     /// answers [`SendError::Pending`] if the event is still waiting after them.
     ///
-    /// On demand inside an event delivery's handler, the send posts first and stores the event
-    /// (with that attempt recorded) only if the host did not take it: the host delivers the event
-    /// again until its handler returns, and the handler's next run sends again what a crash or a
-    /// dropped send cut off, so an event the host takes at once costs no store request. Inside a handler's
-    /// [transaction](crate::transaction), with an outbox of its database, the event exists only once
-    /// that commits, after the handler: `send` answers [`SendError::Pending`] at once.
+    /// An event with the id of one the outbox holds or delivered within the last 24 hours is the
+    /// same event when it says the same (its `occurredAt` and `build` aside): it is not posted
+    /// again, and a send of one delivered already answers `Ok(200)`. When it says something else it
+    /// is refused with [`SendError::Conflict`], naming the id: the host keeps one event per id.
+    ///
+    /// Inside a handler's [transaction](crate::transaction), with an outbox of its database, the
+    /// event exists only once that commits, after the handler: `send` answers
+    /// [`SendError::Pending`] at once.
     pub async fn send(&self) -> Result<u16, SendError> {
         self.poster.client()?;
         let mut waiting = Waiting(Some(&self.id));
         if self.outbox.on_demand() && crate::stores::transaction::current().is_none() {
-            // In an event delivery's handler, the host delivers again until the handler returns
-            // (and then its next run sends the event again): the event is stored only if the host
-            // does not take it at once.
-            let outcome = if crate::stores::dedupe::delivering() {
-                self.outbox
-                    .post_then_store(&self.id, self.body.clone())
-                    .await
-            } else {
-                let receipt = self.outbox.wait(&self.id);
-                self.outbox
-                    .store_and_attempt(&self.id, self.body.clone(), receipt)
-                    .await
-            };
+            // Stored under this outbox's claim and attempted at once: one store request fewer
+            // than storing and then claiming, and the store sees the event before the host does,
+            // so an id taken by another event is refused before anything is posted.
+            let receipt = self.outbox.wait(&self.id);
+            let outcome = self
+                .outbox
+                .store_and_attempt(&self.id, self.body.clone(), receipt)
+                .await;
             waiting.0 = None;
             return outcome;
         }
         let receipt = self.outbox.wait(&self.id);
-        self.outbox.accept(&self.id, self.body.clone()).await?;
+        if let crate::outbound::outbox::Put::AlreadyDelivered =
+            self.outbox.accept(&self.id, self.body.clone()).await?
+        {
+            waiting.0 = None;
+            return receipt.outcome().await;
+        }
         if crate::stores::transaction::holds(&self.id) {
             // Written in the handler's transaction: it exists once that commits, after the handler.
             waiting.0 = None;

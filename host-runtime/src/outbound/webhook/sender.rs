@@ -253,7 +253,7 @@ impl NoOutbox {
 }
 
 impl OutboxStore for NoOutbox {
-    fn put(&self, _: Entry) -> BoxFuture<'_, Result<bool, StoreError>> {
+    fn put(&self, _: Entry) -> BoxFuture<'_, Result<crate::outbox::Put, StoreError>> {
         Self::refuse()
     }
     fn claim<'a>(

@@ -507,10 +507,9 @@ async fn a_spawned_send_outlives_its_caller_and_reports_its_outcome() {
         .unwrap()
         .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(fast());
-    let make = || alert(&sender, "k");
-    assert_eq!(make().spawn().outcome().await, Ok(200));
+    assert_eq!(alert(&sender, "k").spawn().outcome().await, Ok(200));
     // A dropped receipt: the send still completes.
-    drop(make().spawn());
+    drop(alert(&sender, "k2").spawn());
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while seen.lock().unwrap().len() < 3 {
         assert!(
@@ -562,46 +561,104 @@ async fn inside_an_invocation_every_event_is_attempted_before_it_returns() {
     assert_eq!(seen.lock().unwrap().len(), 3);
 }
 
-/// In an event delivery's handler a send posts first: an event the host takes needs no store
-/// (here one whose every write fails); elsewhere the same send stores first, so it fails. One the
-/// host does not take is stored after its attempt.
+/// One id is one event. On demand (Lambda, Workers) and in the background alike: the same event
+/// sent again after its delivery is not posted again and answers 200; another event under the
+/// same id is refused, naming the id, and nothing reaches the host; `occurredAt` does not make
+/// another event.
 #[tokio::test]
-async fn a_send_in_a_delivery_posts_before_it_stores() {
-    let (url, seen) = fake_host(vec![200, 503]).await;
-    let broken = EventSender::new(url.clone(), SECRET)
-        .unwrap()
-        .with_outbox(crate::outbound::outbox::tests::Broken)
-        .with_retry(fast())
-        .with_drain_mode(crate::outbox::DrainMode::OnDemand);
-    let taken = alert(&broken, "taken");
-    let in_delivery = crate::stores::dedupe::as_delivery(taken.send()).await;
-    assert_eq!(in_delivery, Ok(200));
-    let elsewhere = alert(&broken, "elsewhere").send().await;
-    assert!(
-        matches!(elsewhere, Err(SendError::Store(_))),
-        "{elsewhere:?}"
-    );
-    let ids: Vec<String> = seen.lock().unwrap().iter().map(|s| s.0.clone()).collect();
-    assert_eq!(ids.len(), 1, "stored first, so never posted: {ids:?}");
+async fn an_id_taken_by_another_event_is_refused_before_anything_is_posted() {
+    for mode in [
+        crate::outbox::DrainMode::OnDemand,
+        crate::outbox::DrainMode::Background,
+    ] {
+        let (url, seen) = fake_host(vec![200, 200]).await;
+        let (sender, store) = sender_with_store(url);
+        let sender = sender.with_drain_mode(mode);
+        let said = |why: &str| {
+            sender
+                .event(
+                    &RANK_DROPPED,
+                    "ins_1",
+                    "kw-7-drop",
+                    &serde_json::json!({ "why": why }),
+                )
+                .unwrap()
+        };
+        assert_eq!(said("rank 3 to 9").send().await, Ok(200), "{mode:?}");
+        let later = said("rank 3 to 9").with_occurred_at("2099-01-01T00:00:00Z");
+        assert_eq!(
+            later.send().await,
+            Ok(200),
+            "{mode:?}: the same event, later: answered as delivered"
+        );
+        let other = said("rank 9 to 14").send().await;
+        assert_eq!(
+            other,
+            Err(SendError::Conflict {
+                id: "kw-7-drop".to_owned()
+            }),
+            "{mode:?}"
+        );
+        let message = other.unwrap_err().to_string();
+        assert!(message.contains("`kw-7-drop`"), "{message}");
+        let answer = crate::HostError::from(SendError::Conflict {
+            id: "kw-7-drop".to_owned(),
+        });
+        assert_eq!(answer.status(), 500);
+        assert!(
+            answer.message().contains("`kw-7-drop`"),
+            "{}",
+            answer.message()
+        );
+        let queued = said("rank 9 to 14").enqueue().await;
+        assert!(
+            matches!(queued, Err(SendError::Conflict { .. })),
+            "{mode:?}: {queued:?}"
+        );
+        let spawned = said("rank 9 to 14").spawn().outcome().await;
+        assert!(
+            matches!(spawned, Err(SendError::Conflict { .. })),
+            "{mode:?}: {spawned:?}"
+        );
+        assert_eq!(
+            seen.lock().unwrap().len(),
+            1,
+            "{mode:?}: only the first reached the host"
+        );
+        assert!(store.list(Which::Pending, 10).await.unwrap().is_empty());
+    }
+}
 
+/// An event still waiting in the outbox holds its id too: another event under it is refused while
+/// the first is retried, and the first is what the host gets.
+#[tokio::test]
+async fn an_id_taken_by_a_waiting_event_is_refused_and_the_waiting_one_is_posted() {
+    let (url, seen) = fake_host(vec![503, 200]).await;
     let (sender, store) = sender_with_store(url);
     let sender = sender.with_drain_mode(crate::outbox::DrainMode::OnDemand);
-    let refused = alert(&sender, "refused");
-    let (sent, report) = crate::outbox::Invocation::new()
-        .run(crate::stores::dedupe::as_delivery(refused.send()))
-        .await;
-    assert!(
-        matches!(sent, Err(SendError::Pending { attempts: 1, .. })),
-        "{sent:?}"
-    );
-    assert_eq!(
-        report.retrying, 0,
-        "attempted by the send, not again by the invocation"
-    );
-    let pending = store.list(Which::Pending, 10).await.unwrap();
-    assert_eq!(pending.len(), 1);
-    assert_eq!(pending[0].attempts, 1);
-    assert_eq!(seen.lock().unwrap().len(), 2);
+    let said = |why: &str| {
+        sender
+            .event(
+                &RANK_DROPPED,
+                "ins_1",
+                "kw-8",
+                &serde_json::json!({ "why": why }),
+            )
+            .unwrap()
+    };
+    let first = said("first").send().await;
+    assert!(matches!(first, Err(SendError::Pending { .. })), "{first:?}");
+    let other = said("second").send().await;
+    assert_eq!(other, Err(SendError::Conflict { id: "kw-8".into() }));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(sender.drain(Duration::from_secs(2)).await.delivered, 1);
+    let bodies: Vec<Vec<u8>> = seen.lock().unwrap().iter().map(|s| s.3.clone()).collect();
+    assert_eq!(bodies.len(), 2);
+    for body in bodies {
+        let sent: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(sent["payload"]["why"], "first");
+    }
+    assert!(store.list(Which::Pending, 10).await.unwrap().is_empty());
 }
 
 /// An event the host does not take within the invocation stays in the store, one attempt counted,
@@ -632,7 +689,7 @@ async fn an_invocation_attempts_its_own_events_before_any_backlog() {
     let (sender, store) = sender_with_store(url);
     for n in 0..40 {
         let old = crate::outbox::Entry::new(format!("old-{n}"), b"{}".to_vec(), 1_000 + n);
-        assert!(store.put(old).await.unwrap());
+        assert!(store.put(old).await.unwrap().is_stored());
     }
     let (_, report) = crate::outbox::Invocation::new()
         .run(alert(&sender, "new").enqueue())

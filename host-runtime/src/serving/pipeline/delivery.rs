@@ -53,7 +53,7 @@ pub(super) async fn deliver(
     };
     // In the handler's transaction, when there is one, the key is recorded with its effects.
     let record = claim.key.as_deref().map(|key| (key, owner.as_str()));
-    let handler = dedupe::as_delivery(guarded(inner, Route::Event(Some(name)), raw));
+    let handler = guarded(inner, Route::Event(Some(name)), raw);
     let handling = transaction::within(inner, handler, record);
     // While the handler runs, its lease is renewed (stores whose claims expire ask for it).
     let result = match (claim.key.clone(), store.renew_every()) {

@@ -298,7 +298,13 @@ mod tests {
     async fn database() -> Option<(PostgresServer, PgPool)> {
         let server = PostgresServer::start_or_skip()?;
         let pool = crate::postgres::connect(&server.url()).await.unwrap();
-        assert_eq!(crate::postgres::migrate(&pool).await.unwrap(), vec![1]);
+        assert_eq!(
+            crate::postgres::migrate(&pool).await.unwrap(),
+            crate::postgres::MIGRATIONS
+                .iter()
+                .map(|m| m.version)
+                .collect::<Vec<_>>()
+        );
         assert_eq!(
             crate::postgres::migrate(&pool).await.unwrap(),
             Vec::<i32>::new(),

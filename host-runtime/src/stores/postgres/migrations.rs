@@ -32,11 +32,18 @@ impl Migration {
 pub const COMPONENT: &str = "host";
 
 /// Every migration of the SDK's stores, oldest first.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "deduplication keys and the outbox",
-    sql: include_str!("migrations/0001_stores.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "deduplication keys and the outbox",
+        sql: include_str!("migrations/0001_stores.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "one id, one event: digests and delivered ids in the outbox",
+        sql: include_str!("migrations/0002_outbox_ids.sql"),
+    },
+];
 
 /// The table that records which migrations a database has, of the SDK (`component` `host`) and of
 /// the application, with each one's checksum. A table of an earlier release (no `component`, no

@@ -1,7 +1,7 @@
 //! The [`OutboxStore`](crate::outbox::OutboxStore) contract.
 
 use super::{Violation, answered, expect};
-use crate::outbox::{Entry, OutboxStore, Settlement, Which};
+use crate::outbox::{Entry, OutboxStore, Put, Settlement, Which};
 
 /// 2100-01-01T00:00:00Z in Unix milliseconds: the contract's times are a few seconds after it.
 pub const BASE: i64 = 4_102_444_800_000;
@@ -11,8 +11,10 @@ fn t(offset: i64) -> i64 {
     BASE + offset
 }
 
-/// Drives `store`, which must be empty, through the outbox contract: `put` keeps the first of two
-/// events with one id; `claim` takes due events earliest first within its limit and hides them
+/// Drives `store`, which must be empty, through the outbox contract: one id is one event, so `put`
+/// of an id that is pending or was delivered answers whether it is the same event (by
+/// [`Entry::digest`]: `occurredAt`, `build` and the order of members aside) or another, stores
+/// nothing then, and replaces a dead letter; `claim` takes due events earliest first within its limit and hides them
 /// from every claimer until the lease ends; `claim_ids` takes only the named events that are due
 /// and unclaimed; only the holder of a claim settles it, and a lease that ran out passes the event
 /// to the next claimer; a retry keeps the attempts, due time and error; dead letters are listed,
@@ -31,16 +33,94 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
             "put stores a new event",
             store.put(Entry::new(id, body(n), at)).await,
         )?;
-        expect("put stores a new event", stored, true)?;
+        expect("put stores a new event", stored, Put::Stored(()))?;
     }
     let again = answered(
+        "put of a pending id",
+        store.put(Entry::new("a", body(1), t(50))).await,
+    )?;
+    expect(
+        "put of a pending id with the same content stores nothing and answers AlreadyPending",
+        again,
+        Put::AlreadyPending,
+    )?;
+    let other = answered(
         "put of a pending id",
         store.put(Entry::new("a", body(9), t(50))).await,
     )?;
     expect(
-        "put of a pending id keeps the first event and answers false",
-        again,
-        false,
+        "put of a pending id with other content stores nothing and answers Conflict",
+        other,
+        Put::Conflict,
+    )?;
+    // Envelopes: the same event whatever its `occurredAt`, `build` and order of members.
+    let envelope = |at: &str, build: &str, payload: &str| {
+        format!(
+            r#"{{"event":"e","source":"i","occurredAt":"{at}","build":{build},"dedupeKey":"j","payload":{payload}}}"#
+        )
+        .into_bytes()
+    };
+    let stored = answered(
+        "put an envelope",
+        store
+            .put(Entry::new(
+                "j",
+                envelope(
+                    "2100-01-01T00:00:00Z",
+                    "\"1.0\"",
+                    r#"{"a":1,"b":[1,{"c":2,"d":3}]}"#,
+                ),
+                t(20_000),
+            ))
+            .await,
+    )?;
+    expect("put stores a new event", stored, Put::Stored(()))?;
+    let same = answered(
+        "put an envelope",
+        store
+            .put(Entry::new(
+                "j",
+                envelope(
+                    "2100-01-01T00:05:00Z",
+                    "null",
+                    r#"{"b":[1,{"d":3,"c":2}],"a":1}"#,
+                ),
+                t(20_000),
+            ))
+            .await,
+    )?;
+    expect(
+        "an envelope that differs only in occurredAt, build and the order of members is the same event",
+        same,
+        Put::AlreadyPending,
+    )?;
+    let other = answered(
+        "put an envelope",
+        store
+            .put(Entry::new(
+                "j",
+                envelope(
+                    "2100-01-01T00:00:00Z",
+                    "\"1.0\"",
+                    r#"{"a":1,"b":[{"c":2,"d":3},1]}"#,
+                ),
+                t(20_000),
+            ))
+            .await,
+    )?;
+    expect(
+        "an envelope whose payload differs is another event",
+        other,
+        Put::Conflict,
+    )?;
+    let pending = answered("list pending", store.list(Which::Pending, 10).await)?;
+    expect(
+        "put of a pending id keeps the first event",
+        pending
+            .iter()
+            .find(|e| e.id == "a")
+            .map(|e| (e.body.clone(), e.due)),
+        Some((body(1), t(100))),
     )?;
     let next = answered("next_due", store.next_due().await)?;
     expect("next_due is the earliest due time", next, Some(t(100)))?;
@@ -92,6 +172,35 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
         settled,
         false,
     )?;
+    let again = answered(
+        "put of a delivered id",
+        store.put(Entry::new("a", body(1), t(1_000))).await,
+    )?;
+    expect(
+        "put of an id delivered just now with the same content stores nothing and answers AlreadyDelivered",
+        again,
+        Put::AlreadyDelivered,
+    )?;
+    let other = answered(
+        "put of a delivered id",
+        store.put(Entry::new("a", body(9), t(1_000))).await,
+    )?;
+    expect(
+        "put of an id delivered just now with other content answers Conflict",
+        other,
+        Put::Conflict,
+    )?;
+    let claimed = answered(
+        "claim_ids",
+        store
+            .claim_ids(&["a".to_owned()], t(1_000), t(2_000), "one")
+            .await,
+    )?;
+    expect(
+        "nothing was stored for a delivered id",
+        ids(&claimed),
+        vec![],
+    )?;
 
     let retry = Settlement::Retry {
         attempts: 1,
@@ -101,7 +210,7 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     let settled = answered("settle a retry", store.settle("b", "one", retry).await)?;
     expect("settle a retry by the holder answers true", settled, true)?;
     let pending = answered("list pending", store.list(Which::Pending, 10).await)?;
-    expect("list shows every pending event", pending.len(), 2)?;
+    expect("list shows every pending event", pending.len(), 3)?;
     expect(
         "a retry keeps its attempts, due time and error",
         (
@@ -214,7 +323,44 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
         vec![("b", 0)],
     )?;
 
+    // A dead letter gives its id up to the next event sent under it, whatever it says.
+    let dead = Settlement::Dead {
+        attempts: 1,
+        at: t(1_000),
+        reason: "refused with 400".into(),
+    };
+    let settled = answered("settle a dead letter", store.settle("b", "one", dead).await)?;
+    expect(
+        "settle a dead letter by the holder answers true",
+        settled,
+        true,
+    )?;
+    let stored = answered(
+        "put of a dead id",
+        store.put(Entry::new("b", body(7), t(1_000))).await,
+    )?;
+    expect(
+        "put of an id whose event is dead stores the new event",
+        stored,
+        Put::Stored(()),
+    )?;
+    let dead = answered("list dead", store.list(Which::Dead, 10).await)?;
+    expect("the new event replaced the dead letter", ids(&dead), vec![])?;
+
     let dropped = answered("discard", store.discard("b").await)?;
+    expect("discard of a pending event answers true", dropped, true)?;
+    let stored = answered(
+        "put of a dropped id",
+        store.put(Entry::new("b", body(8), t(1_000))).await,
+    )?;
+    expect(
+        "a dropped event was never delivered: its id takes any event",
+        stored,
+        Put::Stored(()),
+    )?;
+    let dropped = answered("discard", store.discard("b").await)?;
+    expect("discard of a pending event answers true", dropped, true)?;
+    let dropped = answered("discard", store.discard("j").await)?;
     expect("discard of a pending event answers true", dropped, true)?;
     let dropped = answered("discard", store.discard("late").await)?;
     expect("discard of a pending event answers true", dropped, true)?;
@@ -232,18 +378,29 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
     expect(
         "put_claimed stores a new event and answers it as stored",
         stored.map(|e| (e.id, e.body, e.due, e.attempts)),
-        Some(("c".to_owned(), body(4), t(1_000), 0)),
+        Put::Stored(("c".to_owned(), body(4), t(1_000), 0)),
     )?;
     let again = answered(
+        "put_claimed",
+        store
+            .put_claimed(Entry::new("c", body(4), t(1_000)), t(3_000), "two")
+            .await,
+    )?;
+    expect(
+        "put_claimed of a pending id with the same content claims nothing and answers AlreadyPending",
+        again.map(|e| e.id),
+        Put::AlreadyPending,
+    )?;
+    let other = answered(
         "put_claimed",
         store
             .put_claimed(Entry::new("c", body(5), t(1_000)), t(3_000), "two")
             .await,
     )?;
     expect(
-        "put_claimed of a pending id keeps the first event and claims nothing",
-        again.map(|e| e.id),
-        None,
+        "put_claimed of a pending id with other content answers Conflict",
+        other.map(|e| e.id),
+        Put::Conflict,
     )?;
     let claimed = answered("claim", store.claim(t(2_000), 10, t(4_000), "two").await)?;
     expect(
@@ -265,6 +422,17 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
         "the holder of an event put claimed settles it",
         settled,
         true,
+    )?;
+    let again = answered(
+        "put_claimed",
+        store
+            .put_claimed(Entry::new("c", body(4), t(4_000)), t(6_000), "two")
+            .await,
+    )?;
+    expect(
+        "put_claimed of an id delivered just now with the same content answers AlreadyDelivered",
+        again.map(|e| e.id),
+        Put::AlreadyDelivered,
     )?;
 
     let pending = answered("list pending", store.list(Which::Pending, 10).await)?;
