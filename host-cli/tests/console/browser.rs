@@ -4,6 +4,7 @@
 //! axe-core comes from the npm registry, pinned by `host-cli/tests/console/package-lock.json`;
 //! `.ci/run` installs it with `npm ci --prefix host-cli/tests/console`.
 
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,8 +22,15 @@ pub struct Driver {
     _scratch: tempfile::TempDir,
 }
 
+/// chromedriver runs in a process group of its own, with the browsers it starts: a test that
+/// panicked before closing its session would otherwise leave Chromium running after the test
+/// binary is gone.
 impl Drop for Driver {
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -41,6 +49,7 @@ pub fn driver() -> Driver {
     let child = Command::new(&program)
         .arg(format!("--port={port}"))
         .env("TMPDIR", scratch.path())
+        .process_group(0)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

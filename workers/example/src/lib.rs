@@ -128,7 +128,11 @@ fn sender(env: &Env) -> worker::Result<EventSender> {
             first_backoff: Duration::from_millis(200),
             max_backoff: Duration::from_secs(60),
             timeout: Duration::from_secs(5),
-        }))
+        })
+        // A send stores its event under a claim before posting it; an isolate that dies holding
+        // one (evicted, or killed mid-post) leaves the event to the alarm when the claim ends:
+        // three attempt timeouts, not the default minute.
+        .with_lease(Duration::from_secs(15)))
 }
 
 /// Runs wherever the module is loaded, the outbox object's isolate included: registers how the
