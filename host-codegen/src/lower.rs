@@ -704,6 +704,9 @@ impl Cx<'_> {
         }
         if skip_members {
             out.remove("required");
+            // The map holds every member, the named ones included: one that forbade other
+            // members would refuse all of them.
+            out.insert("additionalProperties".to_owned(), json!({}));
         }
         // Members matching `patternProperties` are allowed beside the named ones, whatever
         // `additionalProperties` says of the rest: the map of other members takes any value.
@@ -1190,7 +1193,8 @@ fn field_key(member: &str) -> String {
 }
 
 /// Two member names that typify would give the same Rust field name ([`field_key`]), or a member
-/// named like the map of other members (`extra`).
+/// named like the map of other members (`extra`) where the object keeps one: every object but one
+/// whose `additionalProperties` is `false` (without `patternProperties`).
 fn clashing_names(node: &Map<String, Value>) -> Option<(String, String)> {
     let mut names: Vec<&str> = node
         .get("properties")
@@ -1210,7 +1214,11 @@ fn clashing_names(node: &Map<String, Value>) -> Option<(String, String)> {
         }
     }
     let mut seen: HashMap<String, &str> = HashMap::new();
-    seen.insert("extra".to_owned(), "(other members)");
+    let closed = node.get("additionalProperties") == Some(&Value::Bool(false))
+        && !node.contains_key("patternProperties");
+    if !closed {
+        seen.insert("extra".to_owned(), "(other members)");
+    }
     for name in names {
         if let Some(other) = seen.insert(field_key(name), name) {
             return Some((other.to_owned(), name.to_owned()));

@@ -108,7 +108,8 @@ impl Report {
 }
 
 /// A manifest file that could not be read at all (as opposed to one that was read and is invalid).
-/// The I/O error behind it, when there is one, is its [`source`](std::error::Error::source).
+/// The I/O error behind it, when there is one, is its [`source`](std::error::Error::source), and
+/// the message does not repeat it.
 #[derive(Debug)]
 pub struct ReadError {
     /// The path as the caller wrote it.
@@ -162,7 +163,8 @@ impl fmt::Display for ReadError {
                 )
             }
             ReadErrorKind::PermissionDenied => write!(f, "cannot read `{path}`: permission denied"),
-            ReadErrorKind::Io(e) => write!(f, "cannot read `{path}`: {e}"),
+            // The I/O error is the source, which a chain prints next: not said twice.
+            ReadErrorKind::Io(_) => write!(f, "cannot read `{path}`"),
         }
     }
 }
@@ -413,6 +415,22 @@ pub fn locate<'p>(text: &str, pointers: impl IntoIterator<Item = &'p str>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each part of a chain says something of its own: the path, then the I/O error once.
+    #[test]
+    fn a_chain_says_the_io_error_once() {
+        let e = ReadError::io(
+            Path::new("m.json"),
+            std::io::Error::other("the disk said no"),
+        );
+        let mut chain = vec![e.to_string()];
+        let mut next = std::error::Error::source(&e);
+        while let Some(cause) = next {
+            chain.push(cause.to_string());
+            next = cause.source();
+        }
+        assert_eq!(chain, ["cannot read `m.json`", "the disk said no"]);
+    }
 
     #[test]
     fn a_missing_file_keeps_the_io_error_as_its_source() {

@@ -69,6 +69,12 @@ mod shapes {
         ) -> Result<procedures::open_members::Output, HostError> {
             echo(call.input)
         }
+        async fn reserved_names(
+            &self,
+            call: ProcedureCall<procedures::reserved_names::Input>,
+        ) -> Result<procedures::reserved_names::Output, HostError> {
+            echo(call.input)
+        }
     }
 
     pub fn make() -> host_runtime::Handler {
@@ -381,6 +387,66 @@ fn open_members_input() -> impl Strategy<Value = Value> {
     )
 }
 
+/// Objects with members named like what the generator or Rust reserves: `extra` (the map of other
+/// members) and keywords in a closed object, two members that would get one Rust field name in
+/// another, `extra` beside other members in an open one.
+fn reserved_names_input() -> impl Strategy<Value = Value> {
+    // Absent or a value: none of these members may be `null`.
+    let closed = (
+        prop::option::of(text()),
+        prop::option::of(text()),
+        prop::option::of(text()),
+        prop::option::of(any::<bool>().prop_map(Value::from)),
+        prop::option::of(any::<i32>().prop_map(Value::from)),
+        prop::option::of(text()),
+        prop::option::of(text()),
+    )
+        .prop_map(|(extra, uid, kind, matched, krate, sup, fun)| {
+            object(vec![
+                ("extra", extra),
+                ("uid", uid),
+                ("type", kind),
+                ("match", matched),
+                ("crate", krate),
+                ("super", sup),
+                ("fn", fun),
+            ])
+        });
+    let clashing = (
+        prop::option::of(any::<i32>().prop_map(Value::from)),
+        prop::option::of(text()),
+        prop::option::of(text()),
+        prop::option::of(text()),
+    )
+        .prop_map(|(lower, upper, dash, underscore)| {
+            object(vec![
+                ("self", lower),
+                ("Self", upper),
+                ("a-b", dash),
+                ("a_b", underscore),
+            ])
+        });
+    let open = with_extra(
+        (
+            prop::option::of(text()),
+            prop::option::of(any::<i32>().prop_map(Value::from)),
+        )
+            .prop_map(|(extra, n)| object(vec![("extra", extra), ("n", n)])),
+    );
+    (
+        prop::option::of(closed),
+        prop::option::of(clashing),
+        prop::option::of(open),
+    )
+        .prop_map(|(closed, clashing, open)| {
+            object(vec![
+                ("closed", closed),
+                ("clashing", clashing),
+                ("open", open),
+            ])
+        })
+}
+
 /// Sends every value `strategy` makes that the validator calls valid; each must echo unchanged.
 fn echoes(name: &'static str, strategy: impl Strategy<Value = Value>) {
     let schema = schema_of(name);
@@ -401,6 +467,31 @@ fn echoes(name: &'static str, strategy: impl Strategy<Value = Value>) {
     });
     let sent = sent.get();
     assert!(sent > 100, "{name}: only {sent} valid values were sent");
+}
+
+#[test]
+fn members_named_like_what_the_generator_reserves_echo_unchanged() {
+    echoes("reserved_names", reserved_names_input());
+}
+
+/// The case that was refused: a closed object with a member named `extra` is typed, and takes a
+/// value without it.
+#[test]
+fn a_closed_object_with_a_member_named_extra_is_typed_and_takes_its_members() {
+    let closed: shapes::procedures::reserved_names::Input =
+        serde_json::from_value(json!({ "closed": { "uid": "a" } })).unwrap();
+    let typed = serde_json::to_value(&closed).unwrap();
+    assert_eq!(typed, json!({ "closed": { "uid": "a" } }));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let host = TestHost::new("shapes");
+    let handler = host.configure(shapes::make());
+    let value = json!({ "closed": { "extra": "x", "uid": "a", "type": "t" }, "clashing": { "self": 1, "Self": "s" } });
+    let answer = runtime.block_on(host.call_procedure(&handler, "reserved_names", value.clone()));
+    assert_eq!(answer.status, 200, "{}", answer.json);
+    assert!(same(&answer.json, &value), "{}", answer.json);
 }
 
 #[test]
