@@ -684,22 +684,22 @@ pub fn judge(case: &Case, token_bytes: usize, now: i64) -> Judgement {
         defects.push(Defect::NotYetValid);
     }
 
-    let claims = if defects.is_empty() {
+    // Every claim read (each absent one is a defect above), or no claims at all.
+    let read = || {
         Some(host_runtime::Claims {
-            iss: iss.unwrap_or_default().to_owned(),
-            aud: aud.unwrap_or_default(),
-            sub: sub.unwrap_or_default().to_owned(),
-            iat: iat.unwrap_or_default(),
-            exp: exp.unwrap_or_default(),
+            iss: iss?.to_owned(),
+            aud: aud?,
+            sub: sub?.to_owned(),
+            iat: iat?,
+            exp: exp?,
             nbf: nbf.flatten(),
             jti: jti.flatten(),
-            organization_id: organization.unwrap_or_default().to_owned(),
+            organization_id: organization?.to_owned(),
             project_id: project.flatten(),
-            generation: generation.unwrap_or_default(),
-            scopes: scopes.unwrap_or_default(),
+            generation: generation?,
+            scopes: scopes?,
         })
-    } else {
-        None
     };
+    let claims = if defects.is_empty() { read() } else { None };
     Judgement { defects, claims }
 }

@@ -562,18 +562,6 @@ fn hex(digest: &[u8; 32]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A digest from its hex.
-fn digest_of(hex: &str) -> Option<[u8; 32]> {
-    let mut out = [0u8; 32];
-    if hex.len() != 64 {
-        return None;
-    }
-    for (n, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(hex.get(2 * n..2 * n + 2)?, 16).ok()?;
-    }
-    Some(out)
-}
-
 /// How a put ended, on the wire.
 fn put_name<T>(put: &Put<T>) -> &'static str {
     match put {
@@ -691,15 +679,15 @@ impl StorageOutbox {
     /// Links `entry` for `owner` unless its id is taken by an event pending or delivered within
     /// the window; answers what holds it then. A dead letter of the id is replaced.
     async fn link_new(&self, entry: &Entry, owner: &str) -> std::result::Result<Put, StoreError> {
-        let digest = entry.digest();
+        // Digested only when the id is taken: a new id, the usual case, costs no digest.
         if let Some((found, _)) = self.pending(&entry.id).await.map_err(failed)? {
-            return Ok(Put::found(&found.digest(), &digest, true));
+            return Ok(Put::found(&found.digest(), &entry.digest(), true));
         }
         if let Some(sent) = self.read(&sent_key(&entry.id)).await.map_err(failed)?
             && sent["until"].as_i64().is_some_and(|until| until > now_ms())
         {
-            return Ok(match sent["digest"].as_str().and_then(digest_of) {
-                Some(found) => Put::found(&found, &digest, false),
+            return Ok(match sent["digest"].as_str() {
+                Some(found) => Put::found(found, hex(&entry.digest()).as_str(), false),
                 None => Put::Conflict,
             });
         }

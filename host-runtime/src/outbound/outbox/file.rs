@@ -435,12 +435,13 @@ fn bury_damaged(
 
 /// What holds `entry`'s id, if anything does; else stores it claimed by `owner` (empty: none).
 fn put_in(txn: &WriteTransaction, entry: &Entry, owner: &str) -> Result<Put, redb::Error> {
-    let digest = entry.digest();
+    // Digested only when the id is taken: a new id, the usual case, costs the database thread no
+    // digest.
     let mut pending = txn.open_table(PENDING)?;
     if let Some(raw) = pending.get(entry.id.as_str())? {
         // A record that does not decode is another event as far as anyone can tell.
         return Ok(match codec::decode(raw.value()) {
-            Ok((found, _)) => Put::found(&found.digest(), &digest, true),
+            Ok((found, _)) => Put::found(&found.digest(), &entry.digest(), true),
             Err(_) => Put::Conflict,
         });
     }
@@ -450,7 +451,7 @@ fn put_in(txn: &WriteTransaction, entry: &Entry, owner: &str) -> Result<Put, red
         && let Some((found, until)) = sent_record(raw.value())
         && until > now
     {
-        return Ok(Put::found(&found, &digest, false));
+        return Ok(Put::found(&found, &entry.digest(), false));
     }
     drop(sent);
     pending.insert(entry.id.as_str(), codec::encode(entry, owner).as_slice())?;
@@ -490,12 +491,11 @@ fn remember_sent(txn: &WriteTransaction, entry: &Entry) -> Result<(), redb::Erro
     }
     let mut record = entry.digest().to_vec();
     record.extend_from_slice(&until.to_le_bytes());
-    if let Some(old) = sent.insert(entry.id.as_str(), record.as_slice())?
-        && let Some((_, at)) = sent_record(old.value())
-    {
-        let at_id = entry.id.clone();
-        drop(old);
-        forget.remove((at, at_id.as_str()))?;
+    let replaced = sent
+        .insert(entry.id.as_str(), record.as_slice())?
+        .and_then(|old| sent_record(old.value()));
+    if let Some((_, at)) = replaced {
+        forget.remove((at, entry.id.as_str()))?;
     }
     forget.insert((until, entry.id.as_str()), ())?;
     Ok(())

@@ -66,12 +66,12 @@ impl State {
     /// What holds `entry`'s id, if anything does; else stores it for `owner`.
     fn put(&mut self, entry: Entry, owner: &str) -> Put {
         self.forget_sent(super::now_ms());
-        let digest = entry.digest();
+        // Digested only when the id is taken: a new id, the usual case, costs no digest.
         if let Some((found, _)) = self.pending.get(&entry.id) {
-            return Put::found(&found.digest(), &digest, true);
+            return Put::found(&found.digest(), &entry.digest(), true);
         }
         if let Some((found, _)) = self.sent.get(&entry.id) {
-            return Put::found(found, &digest, false);
+            return Put::found(found, &entry.digest(), false);
         }
         self.dead.remove(&entry.id);
         self.link(entry, owner.to_owned());

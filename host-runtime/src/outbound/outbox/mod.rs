@@ -319,9 +319,9 @@ impl<T> Put<T> {
     }
 
     /// The answer for an event found under its id: the same event (digest `found` equal to
-    /// `given`) already `pending` or delivered, or a conflict. For stores that compare digests
-    /// themselves.
-    pub fn found(found: &[u8; 32], given: &[u8; 32], pending: bool) -> Self {
+    /// `given`, as bytes or in the form the store keeps them) already `pending` or delivered, or a
+    /// conflict. For stores that compare digests themselves.
+    pub fn found<D: PartialEq + ?Sized>(found: &D, given: &D, pending: bool) -> Self {
         match (found == given, pending) {
             (false, _) => Put::Conflict,
             (true, true) => Put::AlreadyPending,
@@ -412,24 +412,7 @@ pub trait OutboxStore: Send + Sync + 'static {
         lease_until: i64,
         owner: &'a str,
     ) -> BoxFuture<'a, Result<Put<Entry>, StoreError>> {
-        Box::pin(async move {
-            let (id, due) = (entry.id.clone(), entry.due);
-            match self.put(entry).await? {
-                Put::Stored(()) => {}
-                Put::AlreadyPending => return Ok(Put::AlreadyPending),
-                Put::AlreadyDelivered => return Ok(Put::AlreadyDelivered),
-                Put::Conflict => return Ok(Put::Conflict),
-            }
-            let claimed = self
-                .claim_ids(std::slice::from_ref(&id), due, lease_until, owner)
-                .await?;
-            // Stored a moment ago and due at its own `due`: only a dispatcher that claimed it in
-            // between leaves it out, and then that one posts it.
-            Ok(match claimed.into_iter().next() {
-                Some(entry) => Put::Stored(entry),
-                None => Put::AlreadyPending,
-            })
-        })
+        Box::pin(put_then_claim(self, entry, lease_until, owner))
     }
 
     /// Settles an attempt on `id`, if `owner` still holds its claim: `Ok(false)` when it does not
@@ -460,6 +443,34 @@ pub trait OutboxStore: Send + Sync + 'static {
     fn changed(&self) -> BoxFuture<'_, ()> {
         Box::pin(std::future::pending())
     }
+}
+
+/// [`OutboxStore::put_claimed`] in two steps: [`put`](OutboxStore::put), then
+/// [`claim_ids`](OutboxStore::claim_ids) if it stored the event. The default, and what a store
+/// that answers it in one falls back on where it cannot (PostgreSQL inside a handler's
+/// transaction).
+pub(crate) async fn put_then_claim<S: OutboxStore + ?Sized>(
+    store: &S,
+    entry: Entry,
+    lease_until: i64,
+    owner: &str,
+) -> Result<Put<Entry>, StoreError> {
+    let (id, due) = (entry.id.clone(), entry.due);
+    match store.put(entry).await? {
+        Put::Stored(()) => {}
+        Put::AlreadyPending => return Ok(Put::AlreadyPending),
+        Put::AlreadyDelivered => return Ok(Put::AlreadyDelivered),
+        Put::Conflict => return Ok(Put::Conflict),
+    }
+    let claimed = store
+        .claim_ids(std::slice::from_ref(&id), due, lease_until, owner)
+        .await?;
+    // Stored a moment ago and due at its own `due`: only a dispatcher that claimed it in between
+    // leaves it out, and then that one posts it.
+    Ok(match claimed.into_iter().next() {
+        Some(entry) => Put::Stored(entry),
+        None => Put::AlreadyPending,
+    })
 }
 
 /// Where a final outcome goes.

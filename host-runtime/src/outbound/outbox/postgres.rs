@@ -357,7 +357,9 @@ impl PostgresOutbox {
             {
                 tracing::debug!(error = %e, "old dead letters were not deleted this time");
             }
-            let _ = forget_sent(&pool, super::now_ms()).await;
+            if let Err(e) = forget_sent(&pool, super::now_ms()).await {
+                tracing::debug!(error = %e, "delivered events were not forgotten this time");
+            }
         });
     }
 
@@ -376,10 +378,7 @@ async fn forget_sent(pool: &PgPool, now: i64) -> Result<u64, StoreError> {
             .bind(now)
             .execute(pool)
             .await
-            .map_err(|e| {
-                tracing::debug!(error = %e, "delivered events were not forgotten this time");
-                failed("cannot forget delivered events", e)
-            })?;
+            .map_err(|e| failed("cannot forget delivered events", e))?;
         forgotten += done.rows_affected();
         if done.rows_affected() < 1_000 {
             return Ok(forgotten);
@@ -468,18 +467,7 @@ impl OutboxStore for PostgresOutbox {
         Box::pin(async move {
             if transaction::current().is_some() {
                 // In a handler's transaction: stored with it, then claimed by id once committed.
-                let (id, due) = (entry.id.clone(), entry.due);
-                let put = self.put(entry.clone()).await?;
-                if !put.is_stored() {
-                    return Ok(put.map(|()| entry));
-                }
-                let claimed = self
-                    .claim_ids(std::slice::from_ref(&id), due, lease_until, owner)
-                    .await?;
-                return Ok(match claimed.into_iter().next() {
-                    Some(entry) => Put::Stored(entry),
-                    None => Put::AlreadyPending,
-                });
+                return super::put_then_claim(self, entry, lease_until, owner).await;
             }
             let leased = Entry {
                 due: lease_until,
