@@ -28,7 +28,8 @@ use browser::{axe, browser, click, driver, field, js, js_string, shot, text, typ
 use fantoccini::key::Key;
 use fantoccini::{Client, Locator};
 use harness::{Dev, example_on_redis};
-use host_runtime::testing::{DEVELOPMENT_WEBHOOK_SECRET, RedisServer};
+use host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET;
+use host_test_support::RedisServer;
 use serde_json::{Value, json};
 
 const WAIT: Duration = Duration::from_secs(20);

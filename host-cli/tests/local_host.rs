@@ -4,14 +4,15 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
+mod harness;
+
+use harness::Dev;
 use host_runtime::testing::{DEVELOPMENT_WEBHOOK_SECRET, development_jwks};
 use host_runtime::webhook::{Secret, sign_webhook};
 use host_sdk_tests::Server;
@@ -42,7 +43,9 @@ fn vendor_with(server: Server) -> Vendor {
         .build()
         .unwrap();
     let server = Arc::new(server);
-    let handler = host_sdk_tests::handler(Arc::clone(&server)).with_jwks(development_jwks());
+    let handler = host_sdk_tests::handler(Arc::clone(&server))
+        .with_jwks(development_jwks())
+        .with_development_defaults();
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
@@ -578,35 +581,21 @@ fn check_fails_answers_the_interface_forbids() {
 
 /// A server that answers health for the fixture and 404 to everything else.
 fn routeless_server(runtime: &tokio::runtime::Runtime) -> String {
-    use http_body_util::Full;
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    runtime.spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(|request: http::Request<_>| async move {
-                    let (status, body) = if request.uri().path() == "/host/health" {
-                        (200, r#"{"status":"ok","extensionId":"keyword-tracker"}"#)
-                    } else {
-                        (404, "Not Found")
-                    };
-                    let response = http::Response::builder()
-                        .status(status)
-                        .body(Full::new(bytes::Bytes::from_static(body.as_bytes())))
-                        .unwrap();
-                    Ok::<_, std::convert::Infallible>(response)
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    });
+    runtime.spawn(host_test_support::http::serve(
+        listener,
+        |request: http::Request<_>| async move {
+            if request.uri().path() == "/host/health" {
+                let health = r#"{"status":"ok","extensionId":"keyword-tracker"}"#;
+                host_test_support::http::response(200, health)
+            } else {
+                host_test_support::http::response(404, "Not Found")
+            }
+        },
+    ));
     url
 }
 
@@ -815,71 +804,6 @@ fn check_with_nothing_listening_exits_2() {
 // dev
 // ----------------------------------------------------------------------------------------------
 
-/// `cargo-host dev` as a child process, killed when dropped (also when an assertion fails).
-struct Dev {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    base: String,
-}
-
-impl Drop for Dev {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Dev {
-    fn start() -> Dev {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-host"))
-            .args(["dev", "--listen", "127.0.0.1:0", "--manifest", &fixture()])
-            .env_remove("NO_COLOR")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("starts");
-        let stdout = child.stdout.take().expect("piped");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        let mut dev = Dev {
-            child,
-            lines,
-            base: String::new(),
-        };
-        let first = dev.next_line();
-        dev.base = first
-            .strip_prefix("local host listening on ")
-            .unwrap_or_else(|| panic!("first line: {first}"))
-            .to_owned();
-        dev
-    }
-
-    fn next_line(&self) -> String {
-        self.lines
-            .recv_timeout(Duration::from_secs(20))
-            .expect("a line from `cargo host dev`")
-    }
-
-    /// Lines up to and including the first that contains `word`.
-    fn until(&self, word: &str) -> Vec<String> {
-        let mut seen = Vec::new();
-        loop {
-            let line = self.next_line();
-            let done = line.contains(word);
-            seen.push(line);
-            if done {
-                return seen;
-            }
-        }
-    }
-}
-
 fn client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().no_proxy().build().unwrap()
@@ -906,7 +830,7 @@ fn post(
     let signature = sign_webhook(&Secret::parse(secret).unwrap(), id, now, &body);
     runtime.block_on(async {
         let response = client()
-            .post(format!("{}/v1/events", dev.base))
+            .post(format!("{}/v1/events", dev.base()))
             .header("content-type", "application/json")
             .header("webhook-id", id)
             .header("webhook-timestamp", now.to_string())
@@ -926,13 +850,14 @@ fn dev_serves_the_key_set_and_checks_posted_events() {
         .enable_all()
         .build()
         .unwrap();
-    let dev = Dev::start();
-    let banner = dev.until("Ctrl-C stops");
+    let dev = Dev::start_with_manifest(Path::new(&fixture()), &[]);
+    let mut banner = dev.banner.clone();
+    banner.extend(dev.until("Ctrl-C stops"));
     let banner = banner.join("\n");
     assert!(
         banner.contains(&format!(
             "export HOST_JWKS_URL={}/.well-known/jwks.json",
-            dev.base
+            dev.base()
         )),
         "{banner}"
     );
@@ -944,7 +869,7 @@ fn dev_serves_the_key_set_and_checks_posted_events() {
     assert!(
         banner.contains(&format!(
             "export HOST_EVENT_POST_URL={}/v1/events",
-            dev.base
+            dev.base()
         )),
         "{banner}"
     );
@@ -958,7 +883,7 @@ fn dev_serves_the_key_set_and_checks_posted_events() {
     // The key set.
     let (status, cache, keys) = runtime.block_on(async {
         let r = client()
-            .get(format!("{}/.well-known/jwks.json", dev.base))
+            .get(format!("{}/.well-known/jwks.json", dev.base()))
             .send()
             .await
             .unwrap();
@@ -1133,7 +1058,7 @@ fn dev_refuses_hostile_requests_without_falling_over() {
         .enable_all()
         .build()
         .unwrap();
-    let dev = Dev::start();
+    let dev = Dev::start_with_manifest(Path::new(&fixture()), &[]);
     dev.until("Ctrl-C stops");
 
     // Over the body limit: refused before anything is parsed.
@@ -1177,7 +1102,7 @@ fn dev_refuses_hostile_requests_without_falling_over() {
 
     let (wrong_method, allow, unknown) = runtime.block_on(async {
         let r = client()
-            .get(format!("{}/v1/events", dev.base))
+            .get(format!("{}/v1/events", dev.base()))
             .send()
             .await
             .unwrap();
@@ -1186,7 +1111,7 @@ fn dev_refuses_hostile_requests_without_falling_over() {
             .get("allow")
             .map(|v| v.to_str().unwrap().to_owned());
         let unknown = client()
-            .get(format!("{}/admin", dev.base))
+            .get(format!("{}/admin", dev.base()))
             .send()
             .await
             .unwrap();

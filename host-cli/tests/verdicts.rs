@@ -14,19 +14,14 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
-use std::convert::Infallible;
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use bytes::Bytes;
 use host_runtime::__private_0_1_0::{self as private, Dispatch, RawCall, Reply, Route, Spec};
 use host_runtime::check::DeclaredMetric;
 use host_runtime::testing::TestHost;
 use host_runtime::{BoxFuture, HostError};
-use http_body_util::Full;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
 fn fixture(name: &str) -> String {
@@ -143,45 +138,35 @@ fn bare_server(
         .unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let answer = Arc::new(answer);
-    runtime.spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                return;
-            };
+    runtime.spawn(host_test_support::http::serve(
+        listener,
+        move |request: http::Request<_>| {
             let answer = Arc::clone(&answer);
-            tokio::spawn(async move {
-                let service = service_fn(move |request: http::Request<hyper::body::Incoming>| {
-                    let answer = Arc::clone(&answer);
-                    async move {
-                        let (status, body) = match request.uri().path() {
-                            "/host/health" => (
-                                200,
-                                json!({ "status": "ok", "extensionId": extension_id, "sdk": "2.0.0" }),
-                            ),
-                            "/work/projects" => (
-                                200,
-                                json!({ "items": [{ "id": "p1", "label": "Project one" }] }),
-                            ),
-                            path if path == route_path => (200, (*answer).clone()),
-                            _ => (
-                                404,
-                                json!({ "error": { "code": "NOT_FOUND", "message": "no such route" } }),
-                            ),
-                        };
-                        let response = http::Response::builder()
-                            .status(status)
-                            .header("content-type", "application/json")
-                            .body(Full::new(Bytes::from(body.to_string())))
-                            .unwrap();
-                        Ok::<_, Infallible>(response)
-                    }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    });
+            async move {
+                let (status, body) = match request.uri().path() {
+                    "/host/health" => (
+                        200,
+                        json!({ "status": "ok", "extensionId": extension_id, "sdk": "2.0.0" }),
+                    ),
+                    "/work/projects" => (
+                        200,
+                        json!({ "items": [{ "id": "p1", "label": "Project one" }] }),
+                    ),
+                    path if path == route_path => (200, (*answer).clone()),
+                    _ => (
+                        404,
+                        json!({ "error": { "code": "NOT_FOUND", "message": "no such route" } }),
+                    ),
+                };
+                let mut response = host_test_support::http::response(status, body.to_string());
+                response.headers_mut().insert(
+                    http::header::CONTENT_TYPE,
+                    http::HeaderValue::from_static("application/json"),
+                );
+                response
+            }
+        },
+    ));
     (url, runtime)
 }
 

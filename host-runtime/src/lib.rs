@@ -19,7 +19,7 @@
 //! - [`events`]: typed payloads of the 12 published host events;
 //! - [`metrics`], [`work`]: the connector sync and work destination shapes;
 //! - [`webhook`]: signing the vendor's own events (Standard Webhooks `v1`);
-//! - [`outbox`]: where those events wait until the host takes them (a file, Redis or memory);
+//! - [`outbox`]: where those events wait until the host takes them (a file, Redis, PostgreSQL, a Durable Object, or memory for tests);
 //! - [`dedupe`]: where processed event deliveries are remembered; [`store`]: the error every
 //!   store fails with, its kind and its cause;
 //! - [`transaction`], [`postgres`]: a handler's own writes, the events it sends and an event
@@ -110,7 +110,9 @@ pub use calls::nullable::Nullable;
 pub use host_interface::limits;
 pub use host_macros::host_extension;
 pub use outbound::webhook::EventSender;
-pub use serving::handler::{DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, TOOL_DEADLINE};
+pub use serving::handler::{
+    DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, StartError, TOOL_DEADLINE,
+};
 
 /// A boxed error that can cross threads: what a vendor's health check, a store's backend or an HTTP
 /// client may fail with.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// A PostgreSQL server of its own: a fresh cluster in a temporary folder, on a free loopback port,
 /// stopped and deleted when dropped. For tests of
-/// [`PostgresDedupe`](crate::dedupe::PostgresDedupe), `PostgresOutbox` or a store of your own,
+/// host-runtime's `PostgresDedupe`, `PostgresOutbox` or a store of your own,
 /// against a real server.
 ///
 /// It runs the `initdb` and `postgres` found on `PATH`, or else the newest under
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 ///
 /// ```no_run
 /// # async fn test() {
-/// use host_runtime::testing::PostgresServer;
+/// use host_test_support::PostgresServer;
 /// let Some(postgres) = PostgresServer::start_or_skip() else { return };
 /// let url = postgres.url(); // postgres://postgres@127.0.0.1:<port>/postgres
 /// # let _ = url;
@@ -315,7 +315,9 @@ fn scratch_dir() -> io::Result<PathBuf> {
         "host-sdk-postgres-{}-{}-{}",
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed),
-        crate::platform::rt::random_token()
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.subsec_nanos())
     ));
     std::fs::create_dir(&dir)?;
     Ok(dir)

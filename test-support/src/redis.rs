@@ -6,15 +6,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A `redis-server` of its own on a free loopback port, with no persistence, killed when dropped:
-/// for tests of [`RedisDedupe`](crate::dedupe::RedisDedupe),
-/// [`RedisOutbox`](crate::outbox::RedisOutbox) or a store of your own, against a real server.
+/// for tests of host-runtime's `RedisDedupe`, `RedisOutbox` or a store of your own, against a real
+/// server.
 ///
 /// ```no_run
 /// # async fn test() {
-/// use host_runtime::testing::RedisServer;
+/// use host_test_support::RedisServer;
 /// let Some(redis) = RedisServer::start_or_skip() else { return };
-/// let store = host_runtime::outbox::RedisOutbox::connect(&redis.url()).await.unwrap();
-/// # let _ = store;
+/// let url = redis.url(); // redis://127.0.0.1:<port>/
+/// # let _ = url;
 /// # }
 /// ```
 #[derive(Debug)]

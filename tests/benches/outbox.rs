@@ -89,9 +89,8 @@ async fn produce(sender: &EventSender, from: u64, events: u64, producers: u64) -
 }
 
 fn sender(url: &str, store: impl OutboxStore, dispatch: DrainMode) -> EventSender {
-    EventSender::new(url, DEVELOPMENT_WEBHOOK_SECRET)
+    EventSender::new(url, DEVELOPMENT_WEBHOOK_SECRET, store)
         .unwrap()
-        .with_outbox(store)
         .with_drain_mode(dispatch)
 }
 
@@ -145,38 +144,15 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
 async fn postgres(
     tls: bool,
 ) -> (
-    host_runtime::testing::PostgresServer,
+    host_test_support::PostgresServer,
     host_runtime::postgres::sqlx::PgPool,
     tempfile::TempDir,
 ) {
-    use host_runtime::testing::PostgresServer;
+    use host_test_support::PostgresServer;
     let dir = tempfile::tempdir().unwrap();
     let settings = [("fsync", "on")];
     let (server, url) = if tls {
-        let ca_key = rcgen::KeyPair::generate().unwrap();
-        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        let ca = ca.self_signed(&ca_key).unwrap();
-        let key = rcgen::KeyPair::generate().unwrap();
-        let certificate = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
-            .unwrap()
-            .signed_by(&key, &ca, &ca_key)
-            .unwrap();
-        let ca_file = dir.path().join("ca.pem");
-        std::fs::write(&ca_file, ca.pem()).unwrap();
-        let server = PostgresServer::start_with_tls(
-            &settings,
-            &certificate.pem(),
-            &key.serialize_pem(),
-            true,
-        )
-        .unwrap();
-        let url = format!(
-            "postgres://postgres@localhost:{}/postgres?sslmode=verify-full&sslrootcert={}",
-            server.port(),
-            ca_file.display()
-        );
-        (server, url)
+        PostgresServer::start_verified_tls(&settings, dir.path()).unwrap()
     } else {
         let server = PostgresServer::start_with(&settings).unwrap();
         let url = server.url();
@@ -250,7 +226,7 @@ async fn file_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
 
 async fn redis_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
     let url = url.to_owned();
-    if let Ok(redis) = host_runtime::testing::RedisServer::start() {
+    if let Ok(redis) = host_test_support::RedisServer::start() {
         let store = RedisOutbox::connect(&redis.url()).await.unwrap();
         let accept = {
             let s = sender(

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use host_runtime::testing::{PostgresServer, RedisServer};
+use host_test_support::{PostgresServer, RedisServer};
 
 mod support {
     #[path = "crash_drain.rs"]

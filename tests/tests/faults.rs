@@ -649,9 +649,9 @@ async fn a_vendor_event_survives_a_short_outage_of_the_hosts_endpoint() {
     let sender = EventSender::new(
         format!("http://127.0.0.1:{port}/v1/events"),
         "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+        host_runtime::outbox::MemoryOutbox::new(),
     )
     .unwrap()
-    .with_outbox(host_runtime::outbox::MemoryOutbox::new())
     .with_retry(policy);
     let payload = host_sdk_tests::webhooks::rank_dropped::Payload {
         why: "Notes fell to 9".parse().unwrap(),

@@ -207,7 +207,7 @@ mod crash_drain;
 /// file outbox, for one instance, takes its claims back when it opens, whatever the lease.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_instances_events_are_posted_when_its_short_lease_ends() {
-    let Some(redis) = host_runtime::testing::RedisServer::start_or_skip() else {
+    let Some(redis) = host_test_support::RedisServer::start_or_skip() else {
         return;
     };
     let store = redis.url();

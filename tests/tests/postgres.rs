@@ -7,33 +7,11 @@
 use std::path::{Path, PathBuf};
 
 use host_runtime::postgres::{self, sqlx};
-use host_runtime::testing::PostgresServer;
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
+use host_test_support::{Certificates, PostgresServer};
 
 /// A CA, and a server certificate it signed for `names`.
-struct Certificates {
-    ca_pem: String,
-    server_pem: String,
-    server_key_pem: String,
-}
-
 fn certificates(names: &[&str]) -> Certificates {
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.distinguished_name
-        .push(DnType::CommonName, "host-sdk test CA");
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let server_key = KeyPair::generate().unwrap();
-    let server = CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())
-        .unwrap()
-        .signed_by(&server_key, &ca, &ca_key)
-        .unwrap();
-    Certificates {
-        ca_pem: ca.pem(),
-        server_pem: server.pem(),
-        server_key_pem: server_key.serialize_pem(),
-    }
+    Certificates::for_names(names).unwrap()
 }
 
 /// `text` written to `dir/name`; its path.

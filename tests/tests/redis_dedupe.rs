@@ -15,9 +15,10 @@ use std::time::{Duration, Instant};
 use host_runtime::Handler;
 use host_runtime::HostEvent;
 use host_runtime::dedupe::RedisDedupe;
+use host_runtime::testing::TestHost;
 use host_runtime::testing::contract::dedupe_store;
-use host_runtime::testing::{RedisServer, TestHost};
 use host_sdk_tests::{Server, handler};
+use host_test_support::RedisServer;
 use serde_json::json;
 
 /// A send whose Redis outbox is down fails with an error whose chain reaches the I/O error Redis
@@ -35,9 +36,9 @@ async fn a_send_to_a_redis_outbox_that_is_down_keeps_the_io_error_as_its_cause()
     let sender = host_runtime::EventSender::new(
         "http://127.0.0.1:9/events",
         host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET,
+        outbox,
     )
-    .unwrap()
-    .with_outbox(outbox);
+    .unwrap();
     let hooks = host_sdk_tests::Webhooks::new(sender);
     let payload = host_sdk_tests::webhooks::rank_dropped::Payload {
         why: "Notes fell to 9".parse().unwrap(),

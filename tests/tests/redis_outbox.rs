@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 
 use host_runtime::outbox::{Entry, OutboxStore, RedisOutbox, Which};
-use host_runtime::testing::RedisServer;
+use host_test_support::RedisServer;
 
 /// Sends one command to the Redis on `port` exactly as given, bytes and all, and returns the first
 /// line of the reply.

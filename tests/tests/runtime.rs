@@ -602,7 +602,12 @@ async fn the_handler_mounts_in_axum() {
     let (host, handler, _) = setup();
     let app = axum::Router::new()
         .route("/status", axum::routing::get(|| async { "vendor app" }))
-        .merge(handler.with_base_path("/vendor").into_router());
+        .merge(
+            handler
+                .with_base_path("/vendor")
+                .into_router()
+                .expect("the test host chose development defaults"),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let server = tokio::spawn(async move { axum::serve(listener, app).await });

@@ -10,7 +10,14 @@ use host_sdk_tests::{Webhooks, webhooks};
 const SECRET: &str = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
 
 fn hooks() -> Webhooks {
-    Webhooks::new(EventSender::new("https://events.host.example/v1", SECRET).unwrap())
+    Webhooks::new(
+        EventSender::new(
+            "https://events.host.example/v1",
+            SECRET,
+            host_runtime::outbox::MemoryOutbox::new(),
+        )
+        .unwrap(),
+    )
 }
 
 fn drop_of(why: &str, country: &str) -> webhooks::rank_dropped::Payload {

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use host_runtime::Handler;
-use host_runtime::testing::{PostgresServer, RedisServer, TestHost};
+use host_runtime::testing::TestHost;
+use host_test_support::{PostgresServer, RedisServer};
 use keyword_tracker::Tracker;
 use keyword_tracker::config::Config;
 use serde_json::json;
@@ -97,26 +98,7 @@ fn postgres(tls: bool, dir: &std::path::Path) -> (PostgresServer, String) {
         let url = server.url();
         return (server, url);
     }
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let certificate = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .signed_by(&key, &ca, &ca_key)
-        .unwrap();
-    let ca_file = dir.join("ca.pem");
-    std::fs::write(&ca_file, ca.pem()).unwrap();
-    let server =
-        PostgresServer::start_with_tls(&settings, &certificate.pem(), &key.serialize_pem(), true)
-            .unwrap();
-    let url = format!(
-        "postgres://postgres@localhost:{}/postgres?sslmode=verify-full&sslrootcert={}",
-        server.port(),
-        ca_file.display()
-    );
-    (server, url)
+    PostgresServer::start_verified_tls(&settings, dir).unwrap()
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

@@ -22,6 +22,11 @@
 //! alert's row, its `rank.dropped` event and the record that the delivery ran commit in one
 //! transaction. `HOST_OUTBOX` must then be unset (or name the same URL). Unset, nothing changes.
 //!
+//! The deduplication keys of host events follow the other stores: in the database with
+//! `HOST_DATABASE_URL`; otherwise, in production, in the Redis of a `redis://` `HOST_OUTBOX` (shared
+//! by every instance) or, beside an outbox folder (one instance), in the process, where a restart
+//! forgets them; in development, in memory.
+//!
 //! In production mode the last four have no default: the server refuses to start without them and
 //! names each one missing. The development key set and secret are public (every copy of the SDK
 //! has them), so a development-mode server must never face the internet.
@@ -184,6 +189,56 @@ pub struct Config {
     /// instance that crashed holds them for before another posts them. At least 20 s (two attempt
     /// timeouts); a shorter one is raised to that, with a warning.
     pub outbox_lease: Option<std::time::Duration>,
+}
+
+/// Where a production server keeps the deduplication keys of host events when it has no database
+/// (with one they are kept in it; in development, in memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DedupeSetting {
+    /// In the Redis of `HOST_OUTBOX`, shared by every instance.
+    Redis,
+    /// In this process: an outbox folder (or `memory`) serves one instance, whose keys a restart
+    /// forgets.
+    Process,
+}
+
+impl Config {
+    /// Where a production server without a database keeps its deduplication keys, by its outbox;
+    /// `None` in development mode or with a database.
+    pub fn dedupe_setting(&self) -> Option<DedupeSetting> {
+        match (&self.mode, &self.outbox) {
+            (Mode::Development, _) | (_, OutboxSetting::Database(_)) => None,
+            (Mode::Production, OutboxSetting::Redis(_)) => Some(DedupeSetting::Redis),
+            (Mode::Production, OutboxSetting::Folder(_) | OutboxSetting::Memory) => {
+                Some(DedupeSetting::Process)
+            }
+        }
+    }
+
+    /// The deduplication store of [`dedupe_setting`](Self::dedupe_setting), opened; `None` when the
+    /// handler takes its keys elsewhere (the database, or development mode's memory).
+    pub async fn dedupe_store(
+        &self,
+    ) -> Result<Option<Arc<dyn host_runtime::dedupe::DedupeStore>>, ConfigError> {
+        Ok(match (self.dedupe_setting(), &self.outbox) {
+            (Some(DedupeSetting::Redis), OutboxSetting::Redis(url)) => {
+                let store = host_runtime::dedupe::RedisDedupe::connect(url)
+                    .await
+                    .map_err(|e| {
+                        ConfigError(format!(
+                            "the deduplication keys cannot be kept in the Redis of HOST_OUTBOX ({url}): {e}"
+                        ))
+                    })?;
+                let store = match self.dedupe_lease {
+                    Some(lease) => store.with_lease(lease),
+                    None => store,
+                };
+                Some(Arc::new(store))
+            }
+            (Some(_), _) => Some(Arc::new(host_runtime::dedupe::MemoryDedupe::new())),
+            (None, _) => None,
+        })
+    }
 }
 
 /// Why the configuration is unusable; the message names every setting at fault.
@@ -432,6 +487,37 @@ mod tests {
         assert!(e.0.contains("HOST_JWKS_URL"), "{e}");
         let e = load(None, false, &[("HOST_MODE", "prod")]).unwrap_err();
         assert!(e.0.contains("use `production` or `development`"), "{e}");
+    }
+
+    #[test]
+    fn the_dedupe_store_follows_the_mode_and_the_other_stores() {
+        let production = |extra: &[(&str, &str)]| {
+            let mut env = vec![
+                ("HOST_JWKS_URL", "https://auth.example/jwks.json"),
+                ("HOST_ISSUER", "https://auth.example"),
+                ("HOST_EVENT_POST_URL", "https://events.example/v1"),
+                (
+                    "HOST_SIGNING_SECRET",
+                    "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                ),
+            ];
+            env.extend_from_slice(extra);
+            load(None, true, &env).unwrap().dedupe_setting()
+        };
+        // Development keeps the keys in memory (the handler's development defaults).
+        assert_eq!(load(None, false, &[]).unwrap().dedupe_setting(), None);
+        // A database keeps them, in both modes.
+        let url = "postgres://tracker@127.0.0.1:5432/tracker";
+        assert_eq!(production(&[("HOST_DATABASE_URL", url)]), None);
+        assert_eq!(
+            production(&[("HOST_OUTBOX", "redis://10.0.0.5:6379/2")]),
+            Some(DedupeSetting::Redis)
+        );
+        assert_eq!(production(&[]), Some(DedupeSetting::Process));
+        assert_eq!(
+            production(&[("HOST_OUTBOX", "memory")]),
+            Some(DedupeSetting::Process)
+        );
     }
 
     #[test]

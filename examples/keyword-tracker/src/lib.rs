@@ -105,10 +105,10 @@ impl Tracker {
         config: &config::Config,
         outbox: impl host_runtime::outbox::OutboxStore,
     ) -> Result<host_runtime::EventSender, String> {
-        let sender = host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret)
-            .map_err(|e| format!("HOST_SIGNING_SECRET: {e}"))?
-            .with_build(env!("CARGO_PKG_VERSION"))
-            .with_outbox(outbox);
+        let sender =
+            host_runtime::EventSender::new(&config.event_post_url, &config.signing_secret, outbox)
+                .map_err(|e| format!("HOST_SIGNING_SECRET: {e}"))?
+                .with_build(env!("CARGO_PKG_VERSION"));
         Ok(match config.outbox_lease {
             Some(lease) => sender.with_lease(lease),
             None => sender,
@@ -228,15 +228,35 @@ fn account(credentials: &Credentials) -> Result<(), HostError> {
 }
 
 /// The handler for `tracker`, trusting the key set and issuer `config` names. With a database, host
-/// events are deduplicated in it, and every handler runs in a transaction of it.
+/// events are deduplicated in it, and every handler runs in a transaction of it. In development
+/// mode a store not chosen is kept in memory; in production the caller chooses the deduplication
+/// store (see [`config::Config::dedupe_store`]), or the handler does not start.
 pub fn app(tracker: Arc<Tracker>, config: &config::Config) -> Handler {
     let dedupe = tracker.database.as_ref().map(database::Database::dedupe);
     let mut handler = handler(tracker).with_issuer(config.issuer.clone());
     if let Some(dedupe) = dedupe {
         handler = handler.with_dedupe_store(dedupe);
     }
+    if config.mode == config::Mode::Development {
+        handler = handler.with_development_defaults();
+    }
     match &config.keys {
         config::Keys::Inline(jwks) => handler.with_jwks(jwks.clone()),
         config::Keys::Url(url) => handler.with_jwks_url(url.clone()),
     }
+}
+
+/// [`app`] with the deduplication store production needs when there is no database (see
+/// [`config::Config::dedupe_store`]): in the Redis of a `redis://` outbox, or in this process beside
+/// an outbox folder. An error when that store cannot be reached.
+pub async fn app_with_stores(
+    tracker: Arc<Tracker>,
+    config: &config::Config,
+) -> Result<Handler, config::ConfigError> {
+    let dedupe = config.dedupe_store().await?;
+    let handler = app(tracker, config);
+    Ok(match dedupe {
+        Some(dedupe) => handler.with_dedupe_store(dedupe),
+        None => handler,
+    })
 }

@@ -84,7 +84,19 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let handler = keyword_tracker::app(tracker, &config);
+    // Without a database, production keeps the deduplication keys by its outbox: in its Redis, or
+    // in this process for the one instance an outbox folder serves.
+    let handler = match keyword_tracker::app_with_stores(tracker, &config).await {
+        Ok(handler) => handler,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) = handler.check_start() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(listener) => listener,
         Err(e) => {
@@ -120,6 +132,16 @@ fn banner(config: &Config, addr: std::net::SocketAddr) -> String {
     if config.database_url.is_some() {
         out += "  alerts  in the database of HOST_DATABASE_URL, committed with their events and the delivery's record\n";
     }
+    out += match config.dedupe_setting() {
+        None if config.database_url.is_some() => "  dedupe  host events, in the database\n",
+        None => "  dedupe  host events, in this process's memory (development defaults)\n",
+        Some(keyword_tracker::config::DedupeSetting::Redis) => {
+            "  dedupe  host events, in the Redis of HOST_OUTBOX (shared by every instance)\n"
+        }
+        Some(keyword_tracker::config::DedupeSetting::Process) => {
+            "  dedupe  host events, in this process: one instance (set HOST_OUTBOX=redis://... or HOST_DATABASE_URL for several)\n"
+        }
+    };
     match config.mode {
         Mode::Development => {
             out += "  tokens  the public development key set: `cargo host call` works; never expose this server\n";

@@ -96,7 +96,7 @@ async fn events_refused_before_a_kill_9_are_delivered_after_the_restart_from_the
 
 #[tokio::test]
 async fn events_refused_before_a_kill_9_are_delivered_after_the_restart_from_a_redis_outbox() {
-    let Some(redis) = host_runtime::testing::RedisServer::start_or_skip() else {
+    let Some(redis) = host_test_support::RedisServer::start_or_skip() else {
         return;
     };
     survives_kill_9(&redis.url()).await;
@@ -104,7 +104,7 @@ async fn events_refused_before_a_kill_9_are_delivered_after_the_restart_from_a_r
 
 #[tokio::test]
 async fn three_instances_on_one_redis_outbox_never_post_one_event_at_once() {
-    let Some(redis) = host_runtime::testing::RedisServer::start_or_skip() else {
+    let Some(redis) = host_test_support::RedisServer::start_or_skip() else {
         return;
     };
     // Each post is held 30 ms, so two instances posting one event would overlap.
@@ -125,7 +125,7 @@ async fn three_instances_on_one_redis_outbox_never_post_one_event_at_once() {
 
 #[tokio::test]
 async fn an_outbox_that_is_down_fails_the_hosts_call_so_the_host_retries_it() {
-    let Some(mut redis) = host_runtime::testing::RedisServer::start_or_skip() else {
+    let Some(mut redis) = host_test_support::RedisServer::start_or_skip() else {
         return;
     };
     let (url, shared) = stand_in_host(false, Duration::ZERO).await;

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use host_runtime::postgres::sqlx::{self, PgPool};
-use host_runtime::testing::PostgresServer;
+use host_test_support::PostgresServer;
 use support::{
     Proc, acknowledged, delivery, refusals_then_each_event_acknowledged_once, release_host, ship,
     stand_in_host, wait_for,

@@ -6,8 +6,8 @@
 //!
 //! - `HOST_DEDUPE_TABLE`: the DynamoDB table event deliveries are deduplicated in, shared by every
 //!   instance of the function (region, credentials and endpoint from the usual AWS variables, which
-//!   Lambda sets). Unset, deduplication is in memory and covers one warm instance only, said at
-//!   start. The table is checked at start; a missing one stops the function with the command that
+//!   Lambda sets). Unset, production keeps the keys in the Redis of `HOST_OUTBOX` (and development
+//!   mode in memory). The table is checked at start; a missing one stops the function with the command that
 //!   creates it;
 //! - `HOST_OUTBOX` (required): where the function's own events wait, a `redis://` URL shared by
 //!   every instance. Lambda may freeze an instance for good once it answers, so an instance's
@@ -101,12 +101,14 @@ async fn start() -> Result<Serving, String> {
             store.check().await.map_err(|e| e.to_string())?;
             handler.with_dedupe_store(store)
         }
-        None => {
-            tracing::warn!(
-                "HOST_DEDUPE_TABLE is not set: event deduplication is in memory and covers this instance only"
-            );
-            handler
-        }
+        // Without a table, production keeps the keys in the Redis of HOST_OUTBOX (development
+        // mode, in memory).
+        None => match config.dedupe_store().await.map_err(|e| e.to_string())? {
+            Some(store) => handler.with_dedupe_store(store),
+            None => handler,
+        },
     };
+    // A function that could not deduplicate its events fails its init, naming the fix.
+    handler.check_start().map_err(|e| e.to_string())?;
     Ok(Serving::Http(handler))
 }

@@ -314,7 +314,7 @@ async fn event_endpoint(
 /// each of them with the same id once the host takes them.
 #[tokio::test]
 async fn events_refused_during_the_invocation_are_posted_by_the_next_scheduled_drain() {
-    let Some(redis) = host_runtime::testing::RedisServer::start_or_skip() else {
+    let Some(redis) = host_test_support::RedisServer::start_or_skip() else {
         return;
     };
     let answer = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(503));

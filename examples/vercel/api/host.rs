@@ -41,7 +41,10 @@ async fn main() -> Result<(), Error> {
         .await?;
     let sender = Tracker::event_sender(&config, outbox)?;
     let tracker = Arc::new(Tracker::with_sender(sender.clone())?);
-    let handler = keyword_tracker::app(tracker, &config);
+    let handler = keyword_tracker::app_with_stores(tracker, &config).await?;
+    // Served per request, so the start-up check is ours: a function that could not deduplicate
+    // its events does not start.
+    handler.check_start()?;
     let cron_secret = var("CRON_SECRET");
     run(service_fn(move |request: Request| {
         let mut handler = handler.clone();

@@ -46,15 +46,23 @@ impl Config {
         })
     }
 
-    /// The handler, trusting the configured key set and issuer.
+    /// The handler, trusting the configured key set and issuer. In development mode the stores
+    /// the manifest needs are kept in memory, and the server says so when it starts.
     pub fn apply(&self, handler: Handler) -> Handler {
         let handler = match &self.issuer {
             Some(issuer) => handler.with_issuer(issuer.clone()),
             None => handler,
         };
         match &self.jwks_url {
-            Some(url) => handler.with_jwks_url(url.clone()),
-            None => handler.with_jwks(host_runtime::testing::development_jwks()),
+            // One instance: the deduplication keys of host events (if the manifest subscribes to
+            // any) are kept in this process, and a restart forgets them. For several instances,
+            // share a `RedisDedupe` or `PostgresDedupe` instead.
+            Some(url) => handler
+                .with_jwks_url(url.clone())
+                .with_dedupe_store(host_runtime::dedupe::MemoryDedupe::new()),
+            None => handler
+                .with_jwks(host_runtime::testing::development_jwks())
+                .with_development_defaults(),
         }
     }
 }

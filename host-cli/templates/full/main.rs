@@ -307,20 +307,20 @@ async fn main() -> ExitCode {
     let post_url = var("HOST_EVENT_POST_URL").unwrap_or_else(|| DEV_EVENT_POST_URL.to_owned());
     let secret = var("HOST_SIGNING_SECRET")
         .unwrap_or_else(|| host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET.to_owned());
-    let sender = match EventSender::new(post_url, &secret) {
-        Ok(sender) => sender,
-        Err(e) => {
-            eprintln!("error: HOST_SIGNING_SECRET is unusable: {e}");
-            return ExitCode::from(2);
-        }
-    };
     // Accepted events wait on disk until the host takes them, across restarts: the folder
     // HOST_OUTBOX names, else `.host-outbox` here. One process per folder.
     let folder = var("HOST_OUTBOX").unwrap_or_else(|| ".host-outbox".to_owned());
-    let sender = match host_runtime::outbox::FileOutbox::open(&folder) {
-        Ok(outbox) => sender.with_outbox(outbox),
+    let outbox = match host_runtime::outbox::FileOutbox::open(&folder) {
+        Ok(outbox) => outbox,
         Err(e) => {
             eprintln!("error: the outbox in `{folder}` cannot be opened (set HOST_OUTBOX to a writable folder): {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let sender = match EventSender::new(post_url, &secret, outbox) {
+        Ok(sender) => sender,
+        Err(e) => {
+            eprintln!("error: HOST_SIGNING_SECRET is unusable: {e}");
             return ExitCode::from(2);
         }
     };

@@ -51,6 +51,7 @@ impl Dev {
             .args(["dev", "--listen", "127.0.0.1:0", "--manifest"])
             .arg(path)
             .args(extra)
+            .env_remove("NO_COLOR")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -89,6 +90,32 @@ impl Dev {
             }
         }
         dev
+    }
+
+    /// Where it listens (`http://127.0.0.1:<port>`), from the banner's first line.
+    pub fn base(&self) -> &str {
+        self.banner[0]
+            .strip_prefix("local host listening on ")
+            .unwrap_or_default()
+    }
+
+    /// The next line printed, waiting at most 20 s.
+    pub fn next_line(&self) -> String {
+        self.line(Duration::from_secs(20))
+            .expect("a line from `cargo host dev`")
+    }
+
+    /// Lines printed from now up to and including the first that contains `word`.
+    pub fn until(&self, word: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let line = self.next_line();
+            let done = line.contains(word);
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
     }
 
     /// The next line printed, waiting at most `wait`.
@@ -162,7 +189,9 @@ fn start_example<O: host_runtime::outbox::OutboxStore>(
     // The sender's background tasks run on this runtime.
     let _entered = runtime.enter();
     let tracker = Arc::new(Tracker::from_config(&config, outbox(&runtime)).unwrap());
-    let handler = keyword_tracker::app(tracker.clone(), &config);
+    let handler = runtime
+        .block_on(keyword_tracker::app_with_stores(tracker.clone(), &config))
+        .unwrap();
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(config.listen))
         .unwrap();

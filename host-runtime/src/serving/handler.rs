@@ -17,7 +17,8 @@ use crate::auth::{KeySource, Verifier, VerifyOptions};
 use crate::calls::error::HostError;
 use crate::generated::dispatch::Dispatch;
 use crate::generated::spec::Spec;
-use crate::serving::pipeline::{Config, HealthCheck, Inner, Schemas, Serving};
+pub use crate::serving::pipeline::StartError;
+use crate::serving::pipeline::{Config, Dedupe, HealthCheck, Inner, Schemas, Serving};
 use crate::stores::dedupe::{DedupeStore, MemoryDedupe};
 
 /// The default request body limit: 1 MiB.
@@ -46,6 +47,7 @@ impl fmt::Debug for Handler {
         f.debug_struct("Handler")
             .field("extension", &self.extension_id())
             .field("base_path", &self.inner.config.base_path)
+            .field("development", &self.inner.config.development)
             .finish_non_exhaustive()
     }
 }
@@ -61,7 +63,8 @@ impl Handler {
             tool_deadline: TOOL_DEADLINE,
             handler_deadline: HANDLER_DEADLINE,
             health: None,
-            dedupe: Arc::new(MemoryDedupe::new()),
+            dedupe: None,
+            development: false,
             event_wait: DEFAULT_EVENT_WAIT,
             dedupe_timeout: DEFAULT_DEDUPE_TIMEOUT,
             serving: Serving::default(),
@@ -75,6 +78,7 @@ impl Handler {
                 config,
                 verifier,
                 schemas: Arc::new(Schemas::new(spec)),
+                announced: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -89,6 +93,7 @@ impl Handler {
             config,
             verifier,
             schemas: self.inner.schemas.clone(),
+            announced: std::sync::atomic::AtomicBool::new(false),
         };
         Handler {
             inner: Arc::new(inner),
@@ -238,10 +243,67 @@ impl Handler {
         self.configure(|c| c.dedupe_timeout = timeout)
     }
 
-    /// Uses another store for event deduplication (the default keeps keys in this process).
+    /// Keeps the deduplication keys of host event deliveries in `store`. A server whose manifest
+    /// subscribes to events needs one, and does not start without it (see
+    /// [`check_start`](Self::check_start)): a [`RedisDedupe`](crate::dedupe::RedisDedupe) (feature
+    /// `redis`), `PostgresDedupe` (feature `postgres`) or `DynamoDbDedupe` (feature `dynamodb`)
+    /// shared by every instance, or a [`MemoryDedupe`] for a single instance that may run an event
+    /// again when a restart forgets its keys.
     pub fn with_dedupe_store(self, store: impl DedupeStore) -> Self {
         let store: Arc<dyn DedupeStore> = Arc::new(store);
-        self.configure(|c| c.dedupe = store)
+        self.configure(|c| c.dedupe = Some(Dedupe::Chosen(store)))
+    }
+
+    /// Development mode: what the manifest needs and you did not choose is kept in this process's
+    /// memory (today: the deduplication keys of host events), and the server says so when it
+    /// starts. Never for production: a restart forgets the keys, and other instances do not share
+    /// them. A store chosen before or after this call is kept.
+    pub fn with_development_defaults(self) -> Self {
+        self.configure(|c| {
+            c.development = true;
+            if c.dedupe.is_none() {
+                c.dedupe = Some(Dedupe::Embedded(Arc::new(MemoryDedupe::new())));
+            }
+        })
+    }
+
+    /// Whether [`with_development_defaults`](Self::with_development_defaults) was called.
+    pub fn is_development(&self) -> bool {
+        self.inner.config.development
+    }
+
+    /// What every way of serving checks before it starts ([`serve`](Self::serve),
+    /// [`into_router`](Self::into_router), the Lambda adapter's `run`): that the handler has the
+    /// stores its manifest needs. Call it yourself at start-up where you serve the handler another
+    /// way (as a `tower::Service`, per request on a serverless platform), and refuse to start on
+    /// an error. In development mode it logs (once per handler) which stores are kept in memory.
+    ///
+    /// Without the check a delivery that needs a missing store is answered a retryable
+    /// `503 DEDUPE_UNAVAILABLE`, so the host delivers it again and nothing is lost.
+    pub fn check_start(&self) -> Result<(), StartError> {
+        let spec = self.inner.spec;
+        match &self.inner.config.dedupe {
+            None if !spec.events.is_empty() => Err(StartError::NoDedupeStore {
+                extension: spec.extension_id.to_owned(),
+                events: spec.events.join(", "),
+            }),
+            Some(Dedupe::Embedded(_))
+                if !spec.events.is_empty()
+                    && !self
+                        .inner
+                        .announced
+                        .swap(true, std::sync::atomic::Ordering::Relaxed) =>
+            {
+                tracing::warn!(
+                    extension = spec.extension_id,
+                    "development mode: the deduplication keys of host events are kept in this \
+                     process's memory (a restart forgets them, other instances do not share them); \
+                     choose a store with `Handler::with_dedupe_store` for production"
+                );
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The extension id.
@@ -255,10 +317,13 @@ impl Handler {
         crate::serving::pipeline::handle(&self.inner, request).await
     }
 
-    /// An axum router serving every route of the handler (mount it with `Router::merge` or `nest`).
+    /// An axum router serving every route of the handler (mount it with `Router::merge` or `nest`),
+    /// once [`check_start`](Self::check_start) found the stores the manifest needs: refuse to start
+    /// on the error, which names what to add.
     #[cfg(feature = "axum")]
-    pub fn into_router(self) -> axum::Router {
-        axum::Router::new().fallback_service(self)
+    pub fn into_router(self) -> Result<axum::Router, StartError> {
+        self.check_start()?;
+        Ok(axum::Router::new().fallback_service(self))
     }
 }
 

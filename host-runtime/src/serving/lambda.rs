@@ -47,7 +47,17 @@ pub use lambda_http;
 pub use lambda_http::Error;
 
 /// Serves `handler` as this Lambda function's HTTP handler until the runtime stops it.
+///
+/// A handler without a store its manifest needs ([`Handler::check_start`]) does not start: the
+/// error is reported to Lambda as the init error (see [`report_init_error`]) and returned.
 pub async fn run(handler: Handler) -> Result<(), Error> {
+    if let Err(why) = handler.check_start() {
+        let message = why.to_string();
+        if let Err(unreported) = report_init_error(&message).await {
+            tracing::warn!(error = %unreported, "the init error could not be reported to Lambda");
+        }
+        return Err(why.into());
+    }
     lambda_http::run(lambda_http::service_fn(
         move |request: lambda_http::Request| {
             let handler = handler.clone();
@@ -65,6 +75,12 @@ pub async fn run(handler: Handler) -> Result<(), Error> {
 /// It posts to the Runtime API's `/runtime/init/error`, at `AWS_LAMBDA_RUNTIME_API`; the error
 /// says so when the post fails, for example outside Lambda.
 pub async fn report_init_error(message: &str) -> Result<(), Error> {
+    // The client builder would panic without it.
+    if std::env::var_os("AWS_LAMBDA_RUNTIME_API").is_none_or(|api| api.is_empty()) {
+        return Err(
+            "AWS_LAMBDA_RUNTIME_API is not set: this process is not running in Lambda".into(),
+        );
+    }
     let client = lambda_runtime_api_client::Client::builder().build()?;
     let body = serde_json::json!({ "errorMessage": message, "errorType": "Runtime.InitError" });
     let request = lambda_runtime_api_client::build_request()

@@ -32,7 +32,11 @@ impl Handler {
     /// Serves the handler on `addr` with hyper (HTTP/1.1; with the `http2` feature also cleartext
     /// HTTP/2) until SIGTERM or ctrl-c, then lets the calls in flight finish (see
     /// [`with_shutdown_grace`](Self::with_shutdown_grace)) and returns.
+    ///
+    /// It does not start when the handler lacks a store its manifest needs
+    /// ([`check_start`](Self::check_start)): the error (kind `InvalidInput`) names what to add.
     pub async fn serve(self, addr: SocketAddr) -> std::io::Result<()> {
+        self.check_start().map_err(refused)?;
         let listener = TcpListener::bind(addr).await?;
         self.serve_on(listener).await
     }
@@ -50,6 +54,7 @@ impl Handler {
         listener: TcpListener,
         shutdown: impl Future<Output = ()>,
     ) -> std::io::Result<()> {
+        self.check_start().map_err(refused)?;
         let limits = self.inner.config.serving;
         let permits = Arc::new(Semaphore::new(limits.max_connections));
         let (stop, stopping) = watch::channel(false);
@@ -99,6 +104,11 @@ impl Handler {
         }
         Ok(())
     }
+}
+
+/// A handler that may not start, as the error `serve` returns.
+fn refused(why: crate::serving::handler::StartError) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidInput, why)
 }
 
 /// SIGTERM (what container platforms send before they stop a process) or ctrl-c.

@@ -31,7 +31,9 @@ pub use postgres::PostgresDedupe;
 pub const WINDOW: Duration = Duration::from_secs(20 * 60);
 const _: () = assert!(WINDOW.as_secs() >= host_interface::limits::EVENT_DEDUPE_WINDOW_MIN_SECS);
 
-/// Where processed keys live. The default is in memory; vendors running several instances share a
+/// Where processed keys live. There is no default outside development mode
+/// ([`crate::Handler::with_development_defaults`], which keeps them in memory): a single instance
+/// may choose a [`MemoryDedupe`]; vendors running several instances share a
 /// `RedisDedupe` (feature `redis`), a `PostgresDedupe` in their own database (feature `postgres`)
 /// or, on AWS Lambda, a `DynamoDbDedupe` (feature `dynamodb`).
 ///
@@ -70,6 +72,33 @@ pub trait DedupeStore: Send + Sync + 'static {
     }
 }
 
+/// A shared store is a store: a handler and your own code (or two handlers) can hold one
+/// `Arc<dyn DedupeStore>`, chosen at start-up from the configuration.
+impl<S: DedupeStore + ?Sized> DedupeStore for Arc<S> {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
+        (**self).claim(key, owner)
+    }
+    fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        (**self).complete(key, owner)
+    }
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        (**self).release(key, owner)
+    }
+    fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        (**self).renew(key, owner)
+    }
+    fn renew_every(&self) -> Option<Duration> {
+        (**self).renew_every()
+    }
+    fn transactions(&self) -> Option<Arc<dyn crate::stores::transaction::Database>> {
+        (**self).transactions()
+    }
+}
+
 /// The answer to [`DedupeStore::claim`].
 #[derive(Debug, Clone)]
 pub enum Claim {
@@ -89,7 +118,8 @@ enum Slot {
     Done(Instant),
 }
 
-/// The default store: a map in this process. Processed keys are forgotten after [`WINDOW`], oldest
+/// A map in this process: the store of development mode, or of a single instance that accepts
+/// running an event again when a restart forgets its keys. Processed keys are forgotten after [`WINDOW`], oldest
 /// first from a queue in the order they were recorded, so each claim costs a constant amortised
 /// time however many keys the window holds. An in-flight claim lives until its attempt settles it;
 /// the pipeline settles it however the attempt ends (also when the host gives up on the call).
@@ -313,11 +343,8 @@ pub(crate) async fn redis_connection(
     }
 }
 
-/// What failed in Redis, with Redis's error as the source.
 #[cfg(feature = "redis")]
-fn redis_failed(what: &str, e: redis::RedisError) -> StoreError {
-    StoreError::new("redis", crate::stores::store::redis_kind(&e), what).with_source(e)
-}
+use crate::stores::store::redis_failed;
 
 #[cfg(feature = "redis")]
 impl DedupeStore for RedisDedupe {

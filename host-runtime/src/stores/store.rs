@@ -5,13 +5,14 @@
 //! [`OutboxStore`](crate::outbound::outbox::OutboxStore) keeps the vendor's own events until the host has
 //! them. Each comes in the same backends, named `<Backend><Role>`: [`MemoryDedupe`] and
 //! [`MemoryOutbox`] in the process, `FileOutbox` in one local file, `RedisDedupe` and
-//! `RedisOutbox` in Redis, `DynamoDbDedupe` in DynamoDB, and the Workers adapter's `DurableDedupe`
-//! and `DurableOutbox` in Durable Objects.
+//! `RedisOutbox` in Redis, `PostgresDedupe` and `PostgresOutbox` in the vendor's PostgreSQL
+//! database, `DynamoDbDedupe` in DynamoDB, and the Workers adapter's `DurableDedupe` and
+//! `DurableOutbox` in Durable Objects.
 //!
 //! Every one of them fails with a [`StoreError`]: which store, a [`StoreErrorKind`] a caller can
 //! match (retry on [`Unavailable`](StoreErrorKind::Unavailable), alert on
 //! [`Corrupt`](StoreErrorKind::Corrupt)), and the backend's own error as its
-//! [`source`](std::error::Error::source), so a report shows the Redis or DynamoDB cause and not
+//! [`source`](std::error::Error::source), so a report shows the Redis, PostgreSQL or DynamoDB cause and not
 //! only a sentence.
 //!
 //! [`MemoryDedupe`]: crate::stores::dedupe::MemoryDedupe
@@ -147,6 +148,12 @@ pub(crate) fn redis_kind(e: &redis::RedisError) -> StoreErrorKind {
     } else {
         StoreErrorKind::Other
     }
+}
+
+/// What failed in Redis (`what`), with Redis's error as the source: every Redis store's error.
+#[cfg(feature = "redis")]
+pub(crate) fn redis_failed(what: impl Into<String>, e: redis::RedisError) -> StoreError {
+    StoreError::new("redis", redis_kind(&e), what).with_source(e)
 }
 
 #[cfg(test)]

@@ -191,9 +191,11 @@ impl TestHost {
         jwks_of(&self.key, &self.kid)
     }
 
-    /// Points a handler at this host's key set and issuer.
+    /// Points a handler at this host's key set and issuer, in development mode
+    /// ([`Handler::with_development_defaults`]): stores the test did not choose are kept in memory.
     pub fn configure(&self, handler: Handler) -> Handler {
         handler
+            .with_development_defaults()
             .with_jwks(self.jwks())
             .with_issuer(self.issuer.clone())
     }
@@ -448,32 +450,3 @@ mod tests {
 }
 
 pub mod contract;
-#[cfg(all(feature = "postgres", not(target_arch = "wasm32")))]
-mod postgres_server;
-#[cfg(all(feature = "redis", not(target_arch = "wasm32")))]
-mod redis_server;
-#[cfg(all(feature = "postgres", not(target_arch = "wasm32")))]
-pub use postgres_server::PostgresServer;
-#[cfg(all(feature = "redis", not(target_arch = "wasm32")))]
-pub use redis_server::RedisServer;
-
-/// A throwaway server's start for a test: the server, or `None` (said on stderr) where the service
-/// is not installed, so a developer's machine without it skips the test; where the environment
-/// variable `CI` is set, a panic instead, so CI fails rather than pass by skipping.
-#[cfg(all(
-    any(feature = "postgres", feature = "redis"),
-    not(target_arch = "wasm32")
-))]
-#[allow(clippy::panic)] // A test helper: failing the test that asked is its job.
-fn started_or_skipped<T>(started: std::io::Result<T>) -> Option<T> {
-    match started {
-        Ok(server) => Some(server),
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("{e}; it is required where CI is set (.ci/run installs it)")
-        }
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            None
-        }
-    }
-}

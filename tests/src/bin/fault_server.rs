@@ -49,7 +49,9 @@ async fn main() -> std::io::Result<()> {
     let jwks: host_runtime::serde_json::Value =
         host_runtime::serde_json::from_str(&std::env::var("HOST_JWKS").unwrap_or_default())
             .map_err(std::io::Error::other)?;
-    let mut handler = host_sdk_tests::handler(server).with_jwks(jwks);
+    let mut handler = host_sdk_tests::handler(server)
+        .with_jwks(jwks)
+        .with_development_defaults();
     if let Ok(url) = std::env::var("HOST_JWKS_URL") {
         handler = handler.with_jwks_url(url);
     }

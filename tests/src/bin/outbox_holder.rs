@@ -79,15 +79,15 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(3);
         }
     };
-    let sender = EventSender::new(post_url.as_str(), DEVELOPMENT_WEBHOOK_SECRET).map(|sender| {
-        sender
-            .with_outbox(store)
-            .with_retry(RetryPolicy {
-                timeout: Duration::from_millis(timeout_ms),
-                ..RetryPolicy::default()
-            })
-            .with_lease(Duration::from_millis(lease_ms))
-    });
+    let sender =
+        EventSender::new(post_url.as_str(), DEVELOPMENT_WEBHOOK_SECRET, store).map(|sender| {
+            sender
+                .with_retry(RetryPolicy {
+                    timeout: Duration::from_millis(timeout_ms),
+                    ..RetryPolicy::default()
+                })
+                .with_lease(Duration::from_millis(lease_ms))
+        });
     let sender = match sender {
         Ok(sender) => sender,
         Err(e) => {

@@ -117,10 +117,9 @@ fn sender(env: &Env) -> worker::Result<EventSender> {
     let post_url = var(env, "HOST_EVENT_POST_URL").ok_or_else(|| unset("HOST_EVENT_POST_URL"))?;
     let secret = var(env, "HOST_SIGNING_SECRET").ok_or_else(|| unset("HOST_SIGNING_SECRET"))?;
     let outbox = DurableOutbox::new(env, "HOST_OUTBOX")?;
-    Ok(EventSender::new(post_url, &secret)
+    Ok(EventSender::new(post_url, &secret, outbox)
         .map_err(|e| worker::Error::RustError(format!("HOST_SIGNING_SECRET is unusable: {e}")))?
         .with_http_client(FetchClient::client())
-        .with_outbox(outbox)
         // The send makes one attempt within the request; the outbox's alarm makes the rest, 0.2 s
         // to 1 min apart, over about 7 minutes.
         .with_retry(RetryPolicy {

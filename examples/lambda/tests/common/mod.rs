@@ -5,7 +5,6 @@
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
 use std::collections::{HashMap, VecDeque};
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -187,23 +186,10 @@ impl RuntimeApi {
             addr: listener.local_addr().unwrap(),
         };
         let server = api.clone();
-        tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    return;
-                };
-                let api = server.clone();
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(move |request| {
-                        let api = api.clone();
-                        async move { Ok::<_, Infallible>(api.serve(request).await) }
-                    });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
+        tokio::spawn(host_test_support::http::serve(listener, move |request| {
+            let api = server.clone();
+            async move { api.serve(request).await }
+        }));
         api
     }
 

@@ -12,7 +12,9 @@ use redb::{
     Database, ReadableDatabase as _, ReadableTable as _, TableDefinition, WriteTransaction,
 };
 
-use super::{Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec};
+use super::{
+    Destination, Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec,
+};
 use crate::BoxFuture;
 
 /// Pending events by id: the record with the owner of its claim.
@@ -611,31 +613,17 @@ impl OutboxStore for FileOutbox {
             }
             let mut due = txn.open_table(DUE)?;
             due.remove((entry.due, id.as_str()))?;
-            match settlement {
-                Settlement::Delivered => {
+            match entry.settle(settlement) {
+                Destination::Delivered => {
                     pending.remove(id.as_str())?;
                     remember_sent(txn, &entry)?;
                 }
-                Settlement::Retry {
-                    attempts,
-                    due: at,
-                    error,
-                } => {
-                    entry.attempts = attempts;
-                    entry.due = at;
-                    entry.last_error = Some(error);
+                Destination::Pending => {
                     pending.insert(id.as_str(), codec::encode(&entry, "").as_slice())?;
-                    due.insert((at, id.as_str()), ())?;
+                    due.insert((entry.due, id.as_str()), ())?;
                 }
-                Settlement::Dead {
-                    attempts,
-                    at,
-                    reason,
-                } => {
+                Destination::Dead => {
                     pending.remove(id.as_str())?;
-                    entry.attempts = attempts;
-                    entry.due = at;
-                    entry.last_error = Some(reason);
                     txn.open_table(DEAD)?
                         .insert(id.as_str(), codec::encode(&entry, "").as_slice())?;
                 }

@@ -51,8 +51,8 @@ const DEFAULT_BUDGET: Duration = Duration::from_secs(5);
 ///
 /// An event the host did not take stays in the outbox's store, to be posted by the next
 /// [`drain`](crate::EventSender::drain): a scheduled one (`lambda::run_drain`, a cron route, the
-/// Durable Object outbox's alarm). So the store must outlive the instance: Redis, or a Durable
-/// Object on Workers. Events in a [`MemoryOutbox`](super::MemoryOutbox) are lost with the instance.
+/// Durable Object outbox's alarm). So the store must outlive the instance: Redis, PostgreSQL, or a
+/// Durable Object on Workers. Events in a [`MemoryOutbox`](super::MemoryOutbox) are lost with the instance.
 #[derive(Debug, Clone)]
 pub struct Invocation {
     budget: Duration,

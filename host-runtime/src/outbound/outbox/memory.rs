@@ -4,7 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::{Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, Which};
+use super::{Destination, Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, Which};
 use crate::BoxFuture;
 
 /// An outbox in memory: what a sender uses when given no store. Events are retried as long as the
@@ -186,30 +186,14 @@ impl OutboxStore for MemoryOutbox {
         let Some((mut entry, _)) = state.unlink(id) else {
             return ready(Ok(false));
         };
-        match settlement {
-            Settlement::Delivered => {
+        match entry.settle(settlement) {
+            Destination::Delivered => {
                 let until = super::now_ms().saturating_add(super::millis(self.window));
                 state.sent.insert(entry.id.clone(), (entry.digest(), until));
                 state.forget.insert((until, entry.id));
             }
-            Settlement::Retry {
-                attempts,
-                due,
-                error,
-            } => {
-                entry.attempts = attempts;
-                entry.due = due;
-                entry.last_error = Some(error);
-                state.link(entry, String::new());
-            }
-            Settlement::Dead {
-                attempts,
-                at,
-                reason,
-            } => {
-                entry.attempts = attempts;
-                entry.due = at;
-                entry.last_error = Some(reason);
+            Destination::Pending => state.link(entry, String::new()),
+            Destination::Dead => {
                 state.dead.insert(entry.id.clone(), entry);
             }
         }

@@ -205,6 +205,35 @@ impl Entry {
         content_digest(&self.body)
     }
 
+    /// Applies `settlement` to the entry (its attempts, its due time, its last error) and says
+    /// where the entry goes now: what every store does when a dispatcher settles an attempt, in
+    /// one place, so that a store only moves the entry.
+    pub fn settle(&mut self, settlement: Settlement) -> Destination {
+        match settlement {
+            Settlement::Delivered => Destination::Delivered,
+            Settlement::Retry {
+                attempts,
+                due,
+                error,
+            } => {
+                self.attempts = attempts;
+                self.due = due;
+                self.last_error = Some(error);
+                Destination::Pending
+            }
+            Settlement::Dead {
+                attempts,
+                at,
+                reason,
+            } => {
+                self.attempts = attempts;
+                self.due = at;
+                self.last_error = Some(reason);
+                Destination::Dead
+            }
+        }
+    }
+
     /// A new event, due now.
     pub fn new(id: impl Into<String>, body: Vec<u8>, now: i64) -> Self {
         Entry {
@@ -362,6 +391,17 @@ pub enum Settlement {
         /// Why.
         reason: String,
     },
+}
+
+/// Where a settled entry goes: the answer of [`Entry::settle`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Destination {
+    /// Out of the store, its digest kept for [`SENT_WINDOW`].
+    Delivered,
+    /// Back among the pending events, due at its new `due`.
+    Pending,
+    /// To the dead letters.
+    Dead,
 }
 
 /// Where accepted events wait. Every method is a single atomic step of the store.

@@ -621,7 +621,7 @@ mod tests {
 
     use super::*;
     use crate::dedupe::DedupeStore;
-    use crate::testing::PostgresServer;
+    use host_test_support::PostgresServer;
 
     /// A fresh server with the stores' schema, and a pool on it.
     async fn database() -> Option<(PostgresServer, PgPool)> {

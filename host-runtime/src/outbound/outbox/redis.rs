@@ -17,7 +17,9 @@ use std::sync::{Arc, LazyLock};
 
 use redis::Script;
 
-use super::{Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec};
+use super::{
+    Destination, Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec,
+};
 use crate::BoxFuture;
 use crate::platform::rt::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -291,12 +293,7 @@ fn hex(digest: &[u8; 32]) -> String {
 
 /// A command that failed, with Redis's error as the source.
 fn failed(e: redis::RedisError) -> StoreError {
-    failed_at("a Redis command failed", e)
-}
-
-/// What failed, with Redis's error as the source.
-fn failed_at(what: impl Into<String>, e: redis::RedisError) -> StoreError {
-    StoreError::new("redis", crate::stores::store::redis_kind(&e), what).with_source(e)
+    crate::stores::store::redis_failed("a Redis command failed", e)
 }
 
 impl RedisOutbox {
@@ -315,7 +312,9 @@ impl RedisOutbox {
     async fn open(url: &str, clock_error_ms: i64) -> Result<Self, StoreError> {
         let connection = crate::stores::dedupe::redis_connection(url)
             .await
-            .map_err(|e| failed_at(format!("cannot connect to {url}"), e))?;
+            .map_err(|e| {
+                crate::stores::store::redis_failed(format!("cannot connect to {url}"), e)
+            })?;
         let clock = Clock {
             offset_ms: AtomicI64::new(0),
             measured_at: AtomicI64::new(0),
@@ -324,7 +323,7 @@ impl RedisOutbox {
             error_ms: clock_error_ms,
         };
         let (offset, _) = clock.read(&connection).await.map_err(|e| {
-            failed_at(
+            crate::stores::store::redis_failed(
                 format!("cannot read the clock of the Redis server at {url} (`TIME`)"),
                 e,
             )
@@ -552,34 +551,22 @@ impl OutboxStore for RedisOutbox {
         Box::pin(async move {
             let offset = self.offset();
             let mut c = self.connection.clone();
-            let (action, record, due) = match settlement {
-                Settlement::Delivered => ("delivered", Vec::new(), 0),
-                Settlement::Retry {
-                    attempts,
-                    due,
-                    error,
-                } => {
-                    let Some(mut entry) = self.record("pending", id).await? else {
-                        return Ok(false);
-                    };
-                    entry.attempts = attempts;
-                    entry.due = due.saturating_add(offset);
-                    entry.last_error = Some(error);
-                    ("retry", codec::encode(&entry, ""), entry.due)
-                }
-                Settlement::Dead {
-                    attempts,
-                    at,
-                    reason,
-                } => {
-                    let Some(mut entry) = self.record("pending", id).await? else {
-                        return Ok(false);
-                    };
-                    entry.attempts = attempts;
-                    entry.due = at.saturating_add(offset);
-                    entry.last_error = Some(reason);
-                    ("dead", codec::encode(&entry, ""), entry.due)
-                }
+            // A delivered event leaves only its digest, which the script takes from the record
+            // itself; the others are read, settled and written back whole.
+            let (action, record, due) = if matches!(settlement, Settlement::Delivered) {
+                ("delivered", Vec::new(), 0)
+            } else {
+                let Some(mut entry) = self.record("pending", id).await? else {
+                    return Ok(false);
+                };
+                let action = match entry.settle(settlement) {
+                    Destination::Delivered => "delivered",
+                    Destination::Pending => "retry",
+                    Destination::Dead => "dead",
+                };
+                // Due times are kept on Redis's clock.
+                entry.due = entry.due.saturating_add(offset);
+                (action, codec::encode(&entry, ""), entry.due)
             };
             let settled: i64 = self
                 .script(S_SETTLE)
@@ -699,7 +686,7 @@ impl OutboxStore for RedisOutbox {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-    use crate::testing::RedisServer;
+    use host_test_support::RedisServer;
     use std::time::Duration;
 
     use super::*;

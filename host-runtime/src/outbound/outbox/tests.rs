@@ -842,10 +842,41 @@ fn the_lease_is_the_one_asked_for_but_outlasts_two_attempts() {
     let sender = crate::EventSender::new(
         "http://127.0.0.1:9/v1/events",
         crate::testing::DEVELOPMENT_WEBHOOK_SECRET,
+        MemoryOutbox::new(),
     )
     .unwrap()
-    .with_outbox(MemoryOutbox::new())
     .with_retry(fast)
     .with_lease(Duration::from_secs(4));
     assert_eq!(sender.lease(), Duration::from_secs(4));
+}
+
+/// `Entry::settle`, what every store applies: a retry and a death carry their count, time and
+/// reason; a delivery changes nothing, since the entry leaves.
+#[test]
+fn settling_an_entry_records_the_attempt_and_names_where_it_goes() {
+    let mut entry = Entry::new("e", b"{}".to_vec(), 1_000);
+    let before = entry.clone();
+    assert_eq!(entry.settle(Settlement::Delivered), Destination::Delivered);
+    assert_eq!(entry, before);
+    let retry = Settlement::Retry {
+        attempts: 2,
+        due: 5_000,
+        error: "503".into(),
+    };
+    assert_eq!(entry.settle(retry), Destination::Pending);
+    assert_eq!(
+        (entry.attempts, entry.due, entry.last_error.as_deref()),
+        (2, 5_000, Some("503"))
+    );
+    let dead = Settlement::Dead {
+        attempts: 12,
+        at: 9_000,
+        reason: "gone".into(),
+    };
+    assert_eq!(entry.settle(dead), Destination::Dead);
+    assert_eq!(
+        (entry.attempts, entry.due, entry.last_error.as_deref()),
+        (12, 9_000, Some("gone"))
+    );
+    assert_eq!(entry.accepted, 1_000, "acceptance is never rewritten");
 }

@@ -18,6 +18,8 @@ pub use crate::outbound::outbox::{Receipt, RetryPolicy, SendError};
 pub use event::OutboundEvent;
 pub use payload::PayloadSchema;
 pub use sender::EventSender;
+#[doc(hidden)]
+pub use sender::OutboxIsAnArgumentOfNew;
 pub use signature::{
     PayloadEncodingError, PayloadError, Secret, TIMESTAMP_TOLERANCE, WebhookError, sign_webhook,
     verify_webhook, verify_webhook_any,

@@ -8,10 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::BoxFuture;
-use crate::outbound::outbox::{
-    Courier, DrainMode, DrainReport, Entry, Outbox, OutboxStore, Settlement, StoreError,
-    StoreErrorKind, Try, Which,
-};
+use crate::outbound::outbox::{Courier, DrainMode, DrainReport, Outbox, OutboxStore, Try};
 
 use super::{
     OutboundEvent, PayloadSchema, RetryPolicy, Secret, SendError, WebhookError, sign_webhook,
@@ -21,13 +18,12 @@ use super::{
 /// through an outbox: each event is stored before it counts as accepted, and a dispatcher posts it
 /// until the host takes it (see [`crate::outbound::outbox`]).
 ///
-/// The outbox is yours to choose, with [`with_outbox`](Self::with_outbox): a
+/// The outbox is a required argument of [`new`](Self::new), so a sender cannot exist without one: a
 /// [`FileOutbox`](crate::outbound::outbox::FileOutbox) on a server's disk, a
 /// [`RedisOutbox`](crate::outbound::outbox::RedisOutbox) shared by instances or serverless
-/// invocations, a Durable Object on Workers, or a [`MemoryOutbox`](crate::outbound::outbox::MemoryOutbox)
-/// for tests. There is no default: a sender given none refuses every event with
-/// [`SendError::Store`] naming the fix (a handler that passes it on with `?` answers the host 503,
-/// so the host calls again), rather than keeping events in memory where a restart loses them.
+/// invocations, a `PostgresOutbox` in your own database (feature `postgres`), a
+/// Durable Object on Workers, or a [`MemoryOutbox`](crate::outbound::outbox::MemoryOutbox) for tests
+/// (events in memory are lost with the process).
 #[derive(Clone)]
 pub struct EventSender {
     post_url: String,
@@ -60,8 +56,26 @@ impl fmt::Debug for EventSender {
 }
 
 impl EventSender {
-    /// A sender posting to `post_url` (no default) with `secret` (`whsec_...`).
-    pub fn new(post_url: impl Into<String>, secret: &str) -> Result<Self, WebhookError> {
+    /// A sender posting to `post_url` (no default), signing with `secret` (`whsec_...`), and keeping
+    /// each accepted event in `store` until the host takes it. One store per sender (per signing
+    /// secret): the dispatcher signs every stored event with this sender's secrets.
+    ///
+    /// ```
+    /// use host_runtime::outbox::MemoryOutbox;
+    /// use host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET;
+    ///
+    /// let sender = host_runtime::EventSender::new(
+    ///     "https://host.example/v1/events",
+    ///     DEVELOPMENT_WEBHOOK_SECRET,
+    ///     MemoryOutbox::new(),
+    /// )?;
+    /// # Ok::<(), host_runtime::webhook::WebhookError>(())
+    /// ```
+    pub fn new(
+        post_url: impl Into<String>,
+        secret: &str,
+        store: impl OutboxStore,
+    ) -> Result<Self, WebhookError> {
         Ok(EventSender {
             post_url: post_url.into(),
             client: crate::platform::client::Client::platform_default(),
@@ -69,7 +83,7 @@ impl EventSender {
             previous: None,
             build: None,
             retry: RetryPolicy::default(),
-            store: Arc::new(NoOutbox),
+            store: Arc::new(store),
             dispatch: DrainMode::default(),
             concurrency: 64,
             lease: None,
@@ -108,13 +122,22 @@ impl EventSender {
         self.configure(|s| s.build = Some(build))
     }
 
-    /// Keeps accepted events in `store` until the host takes them: a
-    /// [`FileOutbox`](crate::outbound::outbox::FileOutbox) or [`RedisOutbox`](crate::outbound::outbox::RedisOutbox) for
-    /// events that must survive a restart. One store per sender (per signing secret): the
-    /// dispatcher signs every stored event with this sender's secrets.
-    pub fn with_outbox(self, store: impl OutboxStore) -> Self {
+    /// The same sender (URL, secrets, retry policy, lease) over another store. For a store's own
+    /// dispatcher: a Durable Object's alarm drains the object's storage directly, where the
+    /// Worker's sender reaches the same events through the object. Clones made before keep their
+    /// store.
+    pub fn replace_outbox(self, store: impl OutboxStore) -> Self {
         let store: Arc<dyn OutboxStore> = Arc::new(store);
         self.configure(|s| s.store = store)
+    }
+
+    /// Gone: the outbox is now the third argument of [`new`](Self::new). Kept so that code written
+    /// against the release before fails to compile with a message naming the fix, rather than with
+    /// "no method named `with_outbox`".
+    #[doc(hidden)]
+    pub fn with_outbox<S: OutboxIsAnArgumentOfNew>(self, store: S) -> Self {
+        let _ = store;
+        self
     }
 
     /// Sets who makes the attempts outside an [`Invocation`](crate::outbox::Invocation): a
@@ -237,64 +260,15 @@ impl EventSender {
     }
 }
 
-/// The store of a sender given none: every call fails, naming the fix.
-struct NoOutbox;
-
-impl NoOutbox {
-    fn refuse<'a, T: Send + 'a>() -> crate::BoxFuture<'a, Result<T, StoreError>> {
-        Box::pin(std::future::ready(Err(StoreError::new(
-            "outbox",
-            StoreErrorKind::Refused,
-            "this EventSender has no outbox, so it cannot accept events: give it one with \
-             `with_outbox` (a FileOutbox on a server's disk, a RedisOutbox shared by instances or \
-             serverless invocations, a DurableOutbox on Workers; a MemoryOutbox only in tests)",
-        ))))
-    }
-}
-
-impl OutboxStore for NoOutbox {
-    fn put(&self, _: Entry) -> BoxFuture<'_, Result<crate::outbox::Put, StoreError>> {
-        Self::refuse()
-    }
-    fn claim<'a>(
-        &'a self,
-        _: i64,
-        _: usize,
-        _: i64,
-        _: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
-        Self::refuse()
-    }
-    fn claim_ids<'a>(
-        &'a self,
-        _: &'a [String],
-        _: i64,
-        _: i64,
-        _: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
-        Self::refuse()
-    }
-    fn settle<'a>(
-        &'a self,
-        _: &'a str,
-        _: &'a str,
-        _: Settlement,
-    ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Self::refuse()
-    }
-    fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
-        Self::refuse()
-    }
-    fn list(&self, _: Which, _: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
-        Self::refuse()
-    }
-    fn revive<'a>(&'a self, _: &'a str, _: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Self::refuse()
-    }
-    fn discard<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Self::refuse()
-    }
-}
+/// Implemented by nothing: the bound of the removed [`EventSender::with_outbox`], whose error
+/// message names the fix.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`EventSender::with_outbox` was removed: pass the outbox to `EventSender::new(post_url, secret, outbox)`",
+    label = "give this store to `EventSender::new` as its third argument",
+    note = "a sender can no longer be built without an outbox (it used to refuse every event at run time)"
+)]
+pub trait OutboxIsAnArgumentOfNew {}
 
 /// Signs and posts stored events: the courier of a sender's outbox.
 pub(super) struct Poster {

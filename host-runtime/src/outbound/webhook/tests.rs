@@ -206,9 +206,8 @@ fn fast() -> RetryPolicy {
 #[tokio::test]
 async fn a_5xx_is_retried_with_the_same_webhook_id_until_it_succeeds() {
     let (url, seen) = fake_host(vec![503, 502, 200]).await;
-    let sender = EventSender::new(url, SECRET)
+    let sender = EventSender::new(url, SECRET, crate::outbox::MemoryOutbox::new())
         .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(fast());
     let out = alert(&sender, "drop-7");
     assert_eq!(out.send().await, Ok(200));
@@ -232,9 +231,8 @@ async fn every_attempt_is_signed_with_a_fresh_timestamp_over_the_same_bytes() {
     // The 503 asks to come back in 1 s, which this policy allows: the attempts are at least a
     // second apart, so their timestamps (whole seconds) differ.
     let (url, seen) = fake_host(vec![503, 200]).await;
-    let sender = EventSender::new(url, SECRET)
+    let sender = EventSender::new(url, SECRET, crate::outbox::MemoryOutbox::new())
         .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(RetryPolicy {
             first_backoff: Duration::from_millis(1_100),
             max_backoff: Duration::from_millis(1_100),
@@ -262,9 +260,8 @@ async fn every_attempt_is_signed_with_a_fresh_timestamp_over_the_same_bytes() {
 #[tokio::test]
 async fn a_4xx_is_final() {
     let (url, seen) = fake_host(vec![422, 200]).await;
-    let sender = EventSender::new(url, SECRET)
+    let sender = EventSender::new(url, SECRET, crate::outbox::MemoryOutbox::new())
         .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(fast());
     let out = alert(&sender, "drop-8");
     assert!(matches!(
@@ -279,9 +276,8 @@ async fn an_unreachable_host_exhausts_the_attempts() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/events", listener.local_addr().unwrap());
     drop(listener);
-    let sender = EventSender::new(url, SECRET)
+    let sender = EventSender::new(url, SECRET, crate::outbox::MemoryOutbox::new())
         .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(fast());
     let out = alert(&sender, "drop-9");
     assert!(matches!(
@@ -292,10 +288,13 @@ async fn an_unreachable_host_exhausts_the_attempts() {
 
 #[test]
 fn outbound_events_are_signed_envelopes() {
-    let sender = EventSender::new("https://events.host.example/v1", SECRET)
-        .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
-        .with_build("1.4.2");
+    let sender = EventSender::new(
+        "https://events.host.example/v1",
+        SECRET,
+        crate::outbox::MemoryOutbox::new(),
+    )
+    .unwrap()
+    .with_build("1.4.2");
     let out = alert(&sender, "drop-42");
     let req = out.to_request().unwrap();
     assert_eq!(req.headers()["webhook-id"], "drop-42");
@@ -324,9 +323,12 @@ fn outbound_events_are_signed_envelopes() {
 
 #[test]
 fn payloads_are_checked_before_signing_and_name_the_pointer() {
-    let sender = EventSender::new("https://events.host.example/v1", SECRET)
-        .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new());
+    let sender = EventSender::new(
+        "https://events.host.example/v1",
+        SECRET,
+        crate::outbox::MemoryOutbox::new(),
+    )
+    .unwrap();
     let refused =
         |payload: serde_json::Value| match sender.event(&RANK_DROPPED, "ins_1", "k", &payload) {
             Err(WebhookError::PayloadInvalid(e)) => (e.pointer, e.reason),
@@ -377,9 +379,12 @@ fn plain_events_need_no_why() {
         None,
         false,
     );
-    let sender = EventSender::new("https://events.host.example/v1", SECRET)
-        .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new());
+    let sender = EventSender::new(
+        "https://events.host.example/v1",
+        SECRET,
+        crate::outbox::MemoryOutbox::new(),
+    )
+    .unwrap();
     assert!(
         sender
             .event(&STORE_UPDATED, "ins_1", "k", &serde_json::json!({}))
@@ -389,9 +394,12 @@ fn plain_events_need_no_why() {
 
 #[test]
 fn occurred_at_can_be_set_and_is_signed() {
-    let sender = EventSender::new("https://events.host.example/v1", SECRET)
-        .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new());
+    let sender = EventSender::new(
+        "https://events.host.example/v1",
+        SECRET,
+        crate::outbox::MemoryOutbox::new(),
+    )
+    .unwrap();
     let out = alert(&sender, "k").with_occurred_at("2026-11-20T08:00:00Z");
     let req = out.to_request().unwrap();
     let env: serde_json::Value = serde_json::from_slice(req.body()).unwrap();
@@ -414,11 +422,14 @@ fn occurred_at_can_be_set_and_is_signed() {
 #[test]
 fn rotation_signs_with_both_secrets_and_verifies_with_either() {
     const NEXT: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
-    let sender = EventSender::new("https://events.host.example/v1", NEXT)
-        .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
-        .with_previous_secret(SECRET)
-        .unwrap();
+    let sender = EventSender::new(
+        "https://events.host.example/v1",
+        NEXT,
+        crate::outbox::MemoryOutbox::new(),
+    )
+    .unwrap()
+    .with_previous_secret(SECRET)
+    .unwrap();
     let req = alert(&sender, "k").to_request().unwrap();
     let header = |name: &str| req.headers()[name].to_str().unwrap().to_owned();
     let (ts, sig) = (header("webhook-timestamp"), header("webhook-signature"));
@@ -464,9 +475,8 @@ async fn a_429_is_retried_after_the_hosts_retry_after() {
         max_backoff: Duration::from_secs(5),
         timeout: Duration::from_secs(2),
     };
-    let sender = EventSender::new(url, SECRET)
+    let sender = EventSender::new(url, SECRET, crate::outbox::MemoryOutbox::new())
         .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(policy);
     let out = alert(&sender, "k");
     let started = std::time::Instant::now();
@@ -482,9 +492,8 @@ async fn a_429_is_retried_after_the_hosts_retry_after() {
 #[tokio::test]
 async fn a_send_cancelled_by_a_deadline_still_delivers() {
     let (url, seen) = fake_host(vec![503, 200]).await;
-    let sender = EventSender::new(url, SECRET)
+    let sender = EventSender::new(url, SECRET, crate::outbox::MemoryOutbox::new())
         .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(fast());
     let out = alert(&sender, "k");
     // The handler's deadline passes while the first attempt is refused.
@@ -503,9 +512,8 @@ async fn a_send_cancelled_by_a_deadline_still_delivers() {
 #[tokio::test]
 async fn a_spawned_send_outlives_its_caller_and_reports_its_outcome() {
     let (url, seen) = fake_host(vec![503, 200, 200]).await;
-    let sender = EventSender::new(url, SECRET)
+    let sender = EventSender::new(url, SECRET, crate::outbox::MemoryOutbox::new())
         .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
         .with_retry(fast());
     assert_eq!(alert(&sender, "k").spawn().outcome().await, Ok(200));
     // A dropped receipt: the send still completes.
@@ -523,11 +531,9 @@ async fn a_spawned_send_outlives_its_caller_and_reports_its_outcome() {
 /// A sender in the default mode (a background dispatcher on servers) with a store the test reads.
 fn sender_with_store(url: String) -> (EventSender, Arc<crate::outbox::MemoryOutbox>) {
     let store = Arc::new(crate::outbox::MemoryOutbox::new());
-    let sender = EventSender::new(url, SECRET)
+    let sender = EventSender::new(url, SECRET, Arc::clone(&store))
         .unwrap()
-        .with_outbox(crate::outbox::MemoryOutbox::new())
-        .with_retry(fast())
-        .with_outbox(Arc::clone(&store));
+        .with_retry(fast());
     (sender, store)
 }
 
@@ -725,24 +731,6 @@ async fn a_host_that_hangs_holds_the_invocation_no_longer_than_its_budget() {
     held.abort();
 }
 
-/// A sender given no outbox refuses each event with the fix, instead of keeping it in memory; as a
-/// handler's error it is a 503 the host retries.
-#[tokio::test]
-async fn a_sender_without_an_outbox_refuses_events_naming_the_fix() {
-    let sender = EventSender::new("https://events.host.example/v1", SECRET).unwrap();
-    let refused = alert(&sender, "k").enqueue().await.unwrap_err();
-    let SendError::Store(why) = &refused else {
-        panic!("{refused:?}");
-    };
-    assert!(why.to_string().contains("with_outbox"), "{why}");
-    let answer = crate::HostError::from(refused);
-    assert_eq!(
-        (answer.status(), answer.code()),
-        (503, "OUTBOX_UNAVAILABLE")
-    );
-    assert_eq!(answer.retry_after(), Some(30));
-}
-
 /// A send inside an invocation makes its own attempt; the invocation does not claim the event
 /// again once the work is done (one store round trip fewer, which counts on Workers).
 #[tokio::test]
@@ -762,4 +750,30 @@ async fn an_event_a_send_attempted_is_not_claimed_again_by_its_invocation() {
         "nothing left to attempt"
     );
     assert_eq!(store.list(Which::Pending, 10).await.unwrap()[0].attempts, 1);
+}
+
+/// `replace_outbox` moves the sender, and only the sender built by it, to the other store.
+#[tokio::test]
+async fn replace_outbox_sends_into_the_new_store_and_leaves_earlier_clones_alone() {
+    let (first, second) = (
+        Arc::new(crate::outbox::MemoryOutbox::new()),
+        Arc::new(crate::outbox::MemoryOutbox::new()),
+    );
+    let sender = EventSender::new("http://127.0.0.1:9/v1/events", SECRET, Arc::clone(&first))
+        .unwrap()
+        .with_drain_mode(crate::outbox::DrainMode::OnDemand);
+    let moved = sender.clone().replace_outbox(Arc::clone(&second));
+    alert(&moved, "moved").enqueue().await.unwrap();
+    alert(&sender, "kept").enqueue().await.unwrap();
+    let ids = |store: Arc<crate::outbox::MemoryOutbox>| async move {
+        store
+            .list(Which::Pending, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(second).await, ["moved"]);
+    assert_eq!(ids(first).await, ["kept"]);
 }

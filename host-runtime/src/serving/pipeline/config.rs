@@ -25,6 +25,47 @@ pub(crate) struct Inner {
     pub config: Config,
     pub verifier: Verifier,
     pub schemas: Arc<Schemas>,
+    /// Whether development mode's start-up notice was logged.
+    pub announced: std::sync::atomic::AtomicBool,
+}
+
+/// Why a handler cannot start: a store its manifest needs was not chosen.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The manifest subscribes to host events, and no deduplication store was chosen.
+    #[error(
+        "`{extension}` subscribes to host events ({events}) but has no deduplication store, so an \
+         event the host delivers again could run twice (on another instance, or after a restart). \
+         Choose one with `Handler::with_dedupe_store`: a RedisDedupe, PostgresDedupe or \
+         DynamoDbDedupe that every instance shares, or a MemoryDedupe for a single instance that \
+         may run an event again after a restart. While developing, \
+         `Handler::with_development_defaults()` keeps the keys in memory"
+    )]
+    NoDedupeStore {
+        /// The extension's id.
+        extension: String,
+        /// The events its manifest subscribes to, comma-separated.
+        events: String,
+    },
+}
+
+/// The deduplication store of a handler, and who chose it.
+#[derive(Clone)]
+pub(crate) enum Dedupe {
+    /// Chosen with [`Handler::with_dedupe_store`].
+    Chosen(Arc<dyn DedupeStore>),
+    /// Filled in by [`Handler::with_development_defaults`].
+    Embedded(Arc<dyn DedupeStore>),
+}
+
+impl Dedupe {
+    /// The store.
+    pub(crate) fn store(&self) -> &Arc<dyn DedupeStore> {
+        match self {
+            Dedupe::Chosen(store) | Dedupe::Embedded(store) => store,
+        }
+    }
 }
 
 /// The handler's settings.
@@ -39,7 +80,11 @@ pub(crate) struct Config {
     /// take.
     pub handler_deadline: Duration,
     pub health: Option<HealthCheck>,
-    pub dedupe: Arc<dyn DedupeStore>,
+    /// Where event deliveries are deduplicated; `None` until one is chosen (or filled in by
+    /// development mode).
+    pub dedupe: Option<Dedupe>,
+    /// Development mode: stores not chosen are kept in memory.
+    pub development: bool,
     /// How long a duplicate delivery waits for the one in flight before answering 503.
     pub event_wait: Duration,
     /// How long one call of the deduplication store may take before the delivery answers 503.

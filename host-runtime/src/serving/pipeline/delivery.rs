@@ -36,7 +36,7 @@ pub(super) async fn deliver(
         .cloned()
         .unwrap_or(Json::Null);
     let key = dedupe::key_of(name, &raw.claims.sub, &payload);
-    let store = &inner.config.dedupe;
+    let store = dedupe_store(inner)?;
     // This attempt's name on its claim: only it may renew, record or release the claim.
     let owner = crate::platform::rt::random_token();
     if let Some(key) = &key
@@ -92,12 +92,33 @@ pub(super) async fn deliver(
     result.map(|_| Reply::NoContent)
 }
 
+/// The handler's deduplication store. A handler served without [`crate::Handler::check_start`]
+/// (per request, as a `tower::Service`) may have none: the delivery is then answered a retryable
+/// 503, so the host delivers it again once the server is fixed, and the log names the fix.
+fn dedupe_store(inner: &Inner) -> Result<&Arc<dyn DedupeStore>, HostError> {
+    match &inner.config.dedupe {
+        Some(dedupe) => Ok(dedupe.store()),
+        None => {
+            let why = super::StartError::NoDedupeStore {
+                extension: inner.spec.extension_id.to_owned(),
+                events: inner.spec.events.join(", "),
+            };
+            tracing::error!(error = %why, "an event delivery was refused: no deduplication store");
+            Err(HostError::from_code(
+                ErrorCode::DedupeUnavailable,
+                "this server has no deduplication store, so it cannot take events yet; retry later",
+            )
+            .with_retry_after(RETRY_AFTER_SECS))
+        }
+    }
+}
+
 /// Claims an event's key for this attempt. `Some` when the delivery needs no run (recorded
 /// already); an error when the store cannot say or an earlier delivery is still in flight past
 /// the wait. A function of its own: its waits and the handler's run are never in flight together,
 /// so neither future keeps room for the other.
 async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, HostError> {
-    let store = &inner.config.dedupe;
+    let store = dedupe_store(inner)?;
     // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
     // answers a retryable 503: a 4xx would mean "recorded" to the host, and the event would be
     // lost if the attempt in flight then failed.

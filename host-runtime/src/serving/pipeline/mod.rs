@@ -39,7 +39,8 @@ use crate::generated::spec::Spec;
 
 use self::body::is_json;
 pub(crate) use self::body::parse_body;
-pub(crate) use self::config::{Config, HealthCheck, Inner, Schemas, Serving};
+pub use self::config::StartError;
+pub(crate) use self::config::{Config, Dedupe, HealthCheck, Inner, Schemas, Serving};
 pub(crate) use self::delivery::RETRY_AFTER_SECS;
 use self::delivery::deliver;
 #[cfg(test)]

@@ -30,7 +30,12 @@ pub(super) async fn within<F>(
 where
     F: Future<Output = Result<Reply, HostError>> + Send,
 {
-    match inner.config.dedupe.transactions() {
+    match inner
+        .config
+        .dedupe
+        .as_ref()
+        .and_then(|d| d.store().transactions())
+    {
         None => handling.await.map(|reply| (reply, false)),
         // A future of its own: a handler with no database never runs (nor compiles) this part.
         Some(database) => {

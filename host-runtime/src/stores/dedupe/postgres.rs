@@ -292,7 +292,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
     use super::*;
-    use crate::testing::PostgresServer;
+    use host_test_support::PostgresServer;
 
     /// A fresh server with the stores' schema, and a pool on it.
     async fn database() -> Option<(PostgresServer, PgPool)> {

@@ -2,7 +2,7 @@
 //! from any deduplication store, checked step by step.
 //!
 //! Lease expiry is not part of it: how long an unsettled claim lasts differs by store (a minute in
-//! Redis or DynamoDB, until settled in memory), so each store tests its own expiry.
+//! Redis, PostgreSQL or DynamoDB, until settled in memory), so each store tests its own expiry.
 
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
 //! What every store must do, as functions a test runs against a store: the SDK's own stores are
-//! held to them (memory, file, Redis, DynamoDB, Durable Objects), and so can yours.
+//! held to them (memory, file, Redis, PostgreSQL, DynamoDB, Durable Objects), and so can yours.
 //!
 //! Each function drives a fresh, empty store through the trait's promises and returns the first
 //! one it breaks as a [`Violation`], rather than panicking, so that it also runs where a panic

@@ -130,7 +130,7 @@ fn main() {
     let _: Option<webhooks::shape_seen::Payload> = Some(serde_json::Map::new());
     let _ = prompts::ask::Input { topic: "ranks".to_owned(), extra: Default::default() };
     let _: Option<Documents> = None;
-    let sender = host_runtime::EventSender::new("https://host.example/events", host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET).expect("a sender");
+    let sender = host_runtime::EventSender::new("https://host.example/events", host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET, host_runtime::outbox::MemoryOutbox::new()).expect("a sender");
     let hooks = Webhooks::new(sender);
     let event = hooks.shape_seen("inst_1", "seen-1", &serde_json::Map::new()).expect("signs");
     let _ = event;
