@@ -1,16 +1,21 @@
 //! [`DurableOutbox`]: the outbox store a Worker's sender uses. Each store operation is one request
-//! to the `HostOutbox` object.
+//! to the `HostOutbox` object, a [`wire`](crate::wire) request answered with the type it names.
 
 use host_runtime::BoxFuture;
 use host_runtime::outbox::{
     Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which,
 };
-use host_runtime::serde_json::{self, Value, json};
+use host_runtime::serde_json::{self, Value};
 use send_wrapper::SendWrapper;
+use serde::Deserialize;
 use worker::{Env, ObjectNamespace, Result};
 
-use super::codec::{entries, entry_json, entry_of, put_of, settlement_json};
 use crate::DurableDedupe;
+use crate::wire::{
+    Ask, ClaimIdsRequest, ClaimRequest, DiscardRequest, EntriesAnswer, EntryRecord, Failure,
+    ListRequest, NextDueRequest, OutboxRequest, PutClaimedRequest, PutRequest, ReviveRequest,
+    SettleRequest,
+};
 
 /// An outbox on the Durable Object namespace bound as `binding` (class
 /// [`HostOutbox`](crate::HostOutbox)): give it to the sender with `with_outbox`. Waiting events
@@ -73,27 +78,34 @@ impl DurableOutbox {
         DurableDedupe::in_outbox((*self.namespace).clone(), self.name.clone())
     }
 
-    fn call<'a, T: Send + 'a>(
+    /// Asks the object `asked` and reads its answer with `read`. An object that cannot be reached
+    /// is [`Unavailable`](StoreErrorKind::Unavailable); one that answers [`Failure`] fails with its
+    /// text; an answer this version does not read is [`Corrupt`](StoreErrorKind::Corrupt).
+    fn call<'a, R, T>(
         &'a self,
-        request: Value,
-        read: impl FnOnce(&Value) -> Option<T> + 'a,
-    ) -> BoxFuture<'a, std::result::Result<T, StoreError>> {
+        asked: R,
+        read: impl FnOnce(R::Answer) -> Option<T> + 'a,
+    ) -> BoxFuture<'a, std::result::Result<T, StoreError>>
+    where
+        R: Ask + Into<OutboxRequest> + 'a,
+        T: Send + 'a,
+    {
         Box::pin(SendWrapper::new(async move {
-            let answer = self.rpc(&request).await.map_err(|e| {
+            let answer = self.rpc(&asked.into()).await.map_err(|e| {
                 StoreError::new(
                     "durable object",
                     StoreErrorKind::Unavailable,
                     format!("the HostOutbox object cannot be reached: {e}"),
                 )
             })?;
-            if let Some(error) = answer.get("error").and_then(Value::as_str) {
+            if let Ok(Failure { error }) = Failure::deserialize(&answer) {
                 return Err(StoreError::new(
                     "durable object",
                     StoreErrorKind::Other,
                     error,
                 ));
             }
-            read(&answer).ok_or_else(|| {
+            let corrupt = || {
                 StoreError::new(
                     "durable object",
                     StoreErrorKind::Corrupt,
@@ -101,16 +113,21 @@ impl DurableOutbox {
                         "the HostOutbox object answered {answer}, which this version does not read"
                     ),
                 )
-            })
+            };
+            match R::Answer::deserialize(&answer) {
+                Ok(typed) => read(typed).ok_or_else(corrupt),
+                Err(e) => Err(corrupt().with_source(e)),
+            }
         }))
     }
 
-    async fn rpc(&self, request: &Value) -> Result<Value> {
+    /// Posts `asked` to the object: its answer, as JSON.
+    async fn rpc(&self, asked: &OutboxRequest) -> Result<Value> {
         let (status, text) = crate::ask_object(
             &self.namespace,
             &self.name,
             "https://host-outbox/",
-            &request.to_string(),
+            &serde_json::to_string(asked)?,
         )
         .await?;
         serde_json::from_str(&text).map_err(|_| {
@@ -119,15 +136,18 @@ impl DurableOutbox {
     }
 }
 
+/// The entries of an answer.
+fn entries(answer: EntriesAnswer) -> Option<Vec<Entry>> {
+    Some(answer.entries.into_iter().map(Entry::from).collect())
+}
+
 impl OutboxStore for DurableOutbox {
     fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<Put, StoreError>> {
-        let entry = match entry_json(&entry) {
+        let entry = match EntryRecord::try_from(&entry) {
             Ok(entry) => entry,
             Err(e) => return Box::pin(std::future::ready(Err(e))),
         };
-        self.call(json!({ "op": "put", "entry": entry }), |a| {
-            put_of(&a["put"], Some(()))
-        })
+        self.call(PutRequest { entry }, |a| a.put.into_put(Some(())))
     }
 
     fn put_claimed<'a>(
@@ -136,16 +156,18 @@ impl OutboxStore for DurableOutbox {
         lease_until: i64,
         owner: &'a str,
     ) -> BoxFuture<'a, std::result::Result<Put<Entry>, StoreError>> {
-        let entry = match entry_json(&entry) {
+        let entry = match EntryRecord::try_from(&entry) {
             Ok(entry) => entry,
             Err(e) => return Box::pin(std::future::ready(Err(e))),
         };
-        let request = json!({
-            "op": "put_claimed", "entry": entry, "lease_until": lease_until, "owner": owner,
-        });
-        self.call(request, |a| match &a["entry"] {
-            Value::Null => put_of(&a["put"], None),
-            entry => entry_of(entry).map(Put::Stored),
+        let asked = PutClaimedRequest {
+            entry,
+            lease_until,
+            owner: owner.to_owned(),
+        };
+        self.call(asked, |a| match a.entry {
+            None => a.put.into_put(None),
+            Some(entry) => Some(Put::Stored(entry.into())),
         })
     }
 
@@ -156,10 +178,13 @@ impl OutboxStore for DurableOutbox {
         lease_until: i64,
         owner: &'a str,
     ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, StoreError>> {
-        let request = json!({
-            "op": "claim", "now": now, "limit": limit, "lease_until": lease_until, "owner": owner,
-        });
-        self.call(request, |a| entries(&a["entries"]))
+        let asked = ClaimRequest {
+            now,
+            limit,
+            lease_until,
+            owner: owner.to_owned(),
+        };
+        self.call(asked, entries)
     }
 
     fn claim_ids<'a>(
@@ -169,10 +194,13 @@ impl OutboxStore for DurableOutbox {
         lease_until: i64,
         owner: &'a str,
     ) -> BoxFuture<'a, std::result::Result<Vec<Entry>, StoreError>> {
-        let request = json!({
-            "op": "claim_ids", "ids": ids, "now": now, "lease_until": lease_until, "owner": owner,
-        });
-        self.call(request, |a| entries(&a["entries"]))
+        let asked = ClaimIdsRequest {
+            ids: ids.to_vec(),
+            now,
+            lease_until,
+            owner: owner.to_owned(),
+        };
+        self.call(asked, entries)
     }
 
     fn settle<'a>(
@@ -181,17 +209,16 @@ impl OutboxStore for DurableOutbox {
         owner: &'a str,
         settlement: Settlement,
     ) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
-        let request = json!({
-            "op": "settle", "id": id, "owner": owner, "settlement": settlement_json(&settlement),
-        });
-        self.call(request, |a| a["ok"].as_bool())
+        let asked = SettleRequest {
+            id: id.to_owned(),
+            owner: owner.to_owned(),
+            settlement: settlement.into(),
+        };
+        self.call(asked, |a| Some(a.ok))
     }
 
     fn next_due(&self) -> BoxFuture<'_, std::result::Result<Option<i64>, StoreError>> {
-        self.call(json!({ "op": "next_due" }), |a| match &a["due"] {
-            Value::Null => Some(None),
-            due => due.as_i64().map(Some),
-        })
+        self.call(NextDueRequest {}, |a| Some(a.due))
     }
 
     fn list(
@@ -199,14 +226,11 @@ impl OutboxStore for DurableOutbox {
         which: Which,
         limit: usize,
     ) -> BoxFuture<'_, std::result::Result<Vec<Entry>, StoreError>> {
-        let which = match which {
-            Which::Pending => "pending",
-            Which::Dead => "dead",
+        let asked = ListRequest {
+            which: which.into(),
+            limit,
         };
-        self.call(
-            json!({ "op": "list", "which": which, "limit": limit }),
-            |a| entries(&a["entries"]),
-        )
+        self.call(asked, entries)
     }
 
     fn revive<'a>(
@@ -214,12 +238,14 @@ impl OutboxStore for DurableOutbox {
         id: &'a str,
         now: i64,
     ) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
-        self.call(json!({ "op": "revive", "id": id, "now": now }), |a| {
-            a["ok"].as_bool()
-        })
+        let asked = ReviveRequest {
+            id: id.to_owned(),
+            now,
+        };
+        self.call(asked, |a| Some(a.ok))
     }
 
     fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
-        self.call(json!({ "op": "discard", "id": id }), |a| a["ok"].as_bool())
+        self.call(DiscardRequest { id: id.to_owned() }, |a| Some(a.ok))
     }
 }

@@ -16,11 +16,10 @@
 //!   its storage, and drains on its alarm.
 //! - `storage.rs`: the store on the object's own storage, what the object serves and its alarm
 //!   drains, with the storage layout.
-//! - `codec.rs`: events, settlements and puts as the JSON the two sides exchange and the object
-//!   stores.
+//!
+//! What the two sides exchange, and what the object stores, are the types of `crate::wire`.
 
 mod client;
-mod codec;
 mod object;
 mod storage;
 

@@ -1,6 +1,7 @@
 //! [`HostOutbox`], the Durable Object class behind [`DurableOutbox`](crate::DurableOutbox): it
-//! answers each store operation from its storage ([`StorageOutbox`]) and drains due events on its
-//! alarm with the sender [`drain_with`] builds.
+//! reads each request as an [`OutboxRequest`], answers it from its storage ([`StorageOutbox`]) with
+//! the answer type the request names, and drains due events on its alarm with the sender
+//! [`drain_with`] builds.
 //!
 //! The alarm rings by the earliest time anything stored is due: a request that stores something
 //! due sooner than the alarm moves it earlier, and nothing else moves it (an alarm that rings with
@@ -9,20 +10,23 @@
 //! 50 ms), off the path of the delivery that is waiting for its claim.
 
 use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use host_runtime::BoxFuture;
 use host_runtime::EventSender;
-use host_runtime::outbox::{Entry, OutboxStore, Put, StoreError, StoreErrorKind, Which};
-use host_runtime::serde_json::{self, Value, json};
-use send_wrapper::SendWrapper;
+use host_runtime::outbox::{Entry, OutboxStore, Put, StoreError};
+use host_runtime::serde_json;
 use worker::{DurableObject, Env, Request, Response, Result, State, durable_object};
 
-use super::codec::{entry_json, entry_of, put_name, settlement_of};
 use super::storage::{StorageOutbox, failed};
 use crate::dedupe::now_ms;
+use crate::wire::{
+    AlarmAnswer, Ask, ClaimAnswer, EntriesAnswer, EntryRecord, Failure, NextDueAnswer, OkAnswer,
+    OutboxRequest, PutAnswer, PutClaimedAnswer, PutOutcome, SweepAnswer,
+};
 
 /// How long one alarm drains before it sets the alarm again for what is left.
 pub const ALARM_BUDGET: Duration = Duration::from_secs(25);
@@ -82,7 +86,7 @@ mod class {
         /// Has the alarm cover what a deduplication request wrote ([`ARM_DELAY`] after its
         /// answer, not before: see there). Requests within one delay share one timer.
         fn arm_soon(&self, store: &StorageOutbox) {
-            let Some(wake) = Cell::take(&store.wake) else {
+            let Some(wake) = store.take_wake() else {
                 return;
             };
             let running = self.arm_pending.get();
@@ -120,33 +124,25 @@ mod class {
         }
 
         async fn fetch(&self, mut request: Request) -> Result<Response> {
-            let Ok(asked) = serde_json::from_str::<Value>(&request.text().await?) else {
-                return Response::error("the body is not a JSON request to HostOutbox", 400);
+            let asked = match serde_json::from_str::<OutboxRequest>(&request.text().await?) {
+                Ok(asked) => asked,
+                Err(e) => {
+                    // In the store's failure form, so its store reads why.
+                    let why = format!("the body is not a request to HostOutbox: {e}");
+                    return Ok(Response::from_json(&Failure { error: why })?.with_status(400));
+                }
             };
             let store = StorageOutbox::new(self.state.storage());
-            if asked["op"] == "sweep" {
-                // What the alarm does to ended deduplication records, at the time asked (the
-                // Workers test asks for a day ahead, to see them erased without waiting).
-                let now = asked["now"].as_i64().unwrap_or_else(now_ms);
-                let erased = store.sweep(now).await?;
-                let left = store.records().await?;
-                return Response::from_json(&json!({ "erased": erased, "left": left }));
+            let deduplication = matches!(asked, OutboxRequest::Dedupe(_));
+            let response = serve(&store, asked).await?;
+            // Every change can move the earliest due time; the alarm follows it (a deduplication
+            // record's a moment after the answer).
+            if deduplication {
+                self.arm_soon(&store);
+            } else {
+                store.arm(&self.alarm).await?;
             }
-            if asked["op"] == "dedupe" {
-                return match store.dedupe(&asked).await? {
-                    Ok(answer) => {
-                        self.arm_soon(&store);
-                        Response::from_json(&json!({ "claim": answer }))
-                    }
-                    Err(refused) => Response::error(refused, 400),
-                };
-            }
-            let answer = serve(&store, &asked)
-                .await
-                .unwrap_or_else(|e| json!({ "error": e.to_string() }));
-            // Every change can move the earliest due time; the alarm follows it.
-            store.arm(&self.alarm).await?;
-            Response::from_json(&answer)
+            Ok(response)
         }
 
         async fn alarm(&self) -> Result<Response> {
@@ -204,94 +200,118 @@ mod class {
 
 pub use class::HostOutbox;
 
-/// Answers one store operation of a [`DurableOutbox`](crate::DurableOutbox). Each operation is a future of its own:
-/// the runtime compiles a function when it is first called, so the common operations (put, settle)
+/// A future on the object's one thread.
+type Local<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Answers one request to a [`HostOutbox`] object. Each operation is a future of its own: the
+/// runtime compiles a function when it is first called, so the common operations (put, settle)
 /// compile alone.
-fn serve<'a>(
-    store: &'a StorageOutbox,
-    asked: &'a Value,
-) -> BoxFuture<'a, std::result::Result<Value, StoreError>> {
-    let str_of = |name: &'static str| asked[name].as_str().ok_or_else(|| lacks(name));
-    let int_of = |name: &'static str| asked[name].as_i64().ok_or_else(|| lacks(name));
-    let entries = |listed: Vec<Entry>| -> std::result::Result<Value, StoreError> {
-        let listed = listed
-            .iter()
-            .map(entry_json)
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        Ok(json!({ "entries": listed }))
-    };
-    match asked["op"].as_str().unwrap_or_default() {
-        "put" => Box::pin(async move {
-            let entry = entry_of(&asked["entry"]).ok_or_else(|| lacks("an entry"))?;
-            Ok(json!({ "put": put_name(&store.put(entry).await?) }))
+fn serve(store: &StorageOutbox, asked: OutboxRequest) -> Local<'_, Result<Response>> {
+    match asked {
+        OutboxRequest::Put(asked) => answer(asked, |asked| async move {
+            let put = store.put(asked.entry.into()).await?;
+            Ok(PutAnswer {
+                put: PutOutcome::of(&put),
+            })
         }),
-        "put_claimed" => Box::pin(async move {
-            let entry = entry_of(&asked["entry"]).ok_or_else(|| lacks("an entry"))?;
+        OutboxRequest::PutClaimed(asked) => answer(asked, |asked| async move {
             let put = store
-                .put_claimed(entry, int_of("lease_until")?, str_of("owner")?)
+                .put_claimed(asked.entry.into(), asked.lease_until, &asked.owner)
                 .await?;
             let entry = match &put {
-                Put::Stored(entry) => entry_json(entry)?,
-                _ => Value::Null,
+                Put::Stored(entry) => Some(EntryRecord::try_from(entry)?),
+                _ => None,
             };
-            Ok(json!({ "put": put_name(&put), "entry": entry }))
+            Ok(PutClaimedAnswer {
+                put: PutOutcome::of(&put),
+                entry,
+            })
         }),
-        "claim" => Box::pin(async move {
-            let limit = usize::try_from(int_of("limit")?).unwrap_or(0);
-            let (now, until, owner) = (int_of("now")?, int_of("lease_until")?, str_of("owner")?);
-            entries(store.claim(now, limit, until, owner).await?)
-        }),
-        "claim_ids" => Box::pin(async move {
-            let ids: Vec<String> = asked["ids"]
-                .as_array()
-                .ok_or_else(|| lacks("ids"))?
-                .iter()
-                .filter_map(|id| id.as_str().map(str::to_owned))
-                .collect();
-            let (now, until, owner) = (int_of("now")?, int_of("lease_until")?, str_of("owner")?);
-            entries(store.claim_ids(&ids, now, until, owner).await?)
-        }),
-        "settle" => Box::pin(async move {
-            let settlement =
-                settlement_of(&asked["settlement"]).ok_or_else(|| lacks("a settlement"))?;
-            let settled = store
-                .settle(str_of("id")?, str_of("owner")?, settlement)
+        OutboxRequest::Claim(asked) => answer(asked, |asked| async move {
+            let claimed = store
+                .claim(asked.now, asked.limit, asked.lease_until, &asked.owner)
                 .await?;
-            Ok(json!({ "ok": settled }))
+            entries(claimed)
         }),
-        "next_due" => Box::pin(async move { Ok(json!({ "due": store.next_due().await? })) }),
-        // When the alarm rings (Unix milliseconds), if it is set: for tests and diagnostics.
-        "alarm" => Box::pin(SendWrapper::new(async move {
-            let set = store.storage.get_alarm().await.map_err(failed)?;
-            Ok(json!({ "alarm": set }))
-        })),
-        "list" => Box::pin(async move {
-            let which = match asked["which"].as_str() {
-                Some("dead") => Which::Dead,
-                _ => Which::Pending,
-            };
-            let limit = usize::try_from(int_of("limit")?).unwrap_or(0);
-            entries(store.list(which, limit).await?)
+        OutboxRequest::ClaimIds(asked) => answer(asked, |asked| async move {
+            let claimed = store
+                .claim_ids(&asked.ids, asked.now, asked.lease_until, &asked.owner)
+                .await?;
+            entries(claimed)
         }),
-        "revive" => Box::pin(async move {
-            Ok(json!({ "ok": store.revive(str_of("id")?, int_of("now")?).await? }))
+        OutboxRequest::Settle(asked) => answer(asked, |asked| async move {
+            let settled = store
+                .settle(&asked.id, &asked.owner, asked.settlement.into())
+                .await?;
+            Ok(OkAnswer { ok: settled })
         }),
-        "discard" => {
-            Box::pin(async move { Ok(json!({ "ok": store.discard(str_of("id")?).await? })) })
-        }
-        other => Box::pin(std::future::ready(Err(StoreError::new(
-            "durable object",
-            StoreErrorKind::Refused,
-            format!("HostOutbox has no operation `{other}`"),
-        )))),
+        OutboxRequest::NextDue(asked) => answer(asked, |_| async move {
+            Ok(NextDueAnswer {
+                due: store.next_due().await?,
+            })
+        }),
+        OutboxRequest::List(asked) => answer(asked, |asked| async move {
+            entries(store.list(asked.which.into(), asked.limit).await?)
+        }),
+        OutboxRequest::Revive(asked) => answer(asked, |asked| async move {
+            Ok(OkAnswer {
+                ok: store.revive(&asked.id, asked.now).await?,
+            })
+        }),
+        OutboxRequest::Discard(asked) => answer(asked, |asked| async move {
+            Ok(OkAnswer {
+                ok: store.discard(&asked.id).await?,
+            })
+        }),
+        OutboxRequest::Alarm(asked) => answer(asked, |_| async move {
+            Ok(AlarmAnswer {
+                alarm: store.alarm_at().await.map_err(failed)?,
+            })
+        }),
+        // What the alarm does to ended deduplication records, at the time asked (the Workers test
+        // asks for a day ahead, to see them erased without waiting).
+        OutboxRequest::Sweep(asked) => Box::pin(async move {
+            let erased = store.sweep(asked.now.unwrap_or_else(now_ms)).await?;
+            let left = store.records().await?;
+            respond(&asked, &SweepAnswer { erased, left })
+        }),
+        OutboxRequest::Dedupe(asked) => Box::pin(async move {
+            match store.dedupe(&asked).await? {
+                Ok(claim) => respond(&asked, &ClaimAnswer { claim }),
+                Err(unreadable) => Response::error(unreadable, 500),
+            }
+        }),
     }
 }
 
-/// A request to the object that lacks `what`.
-fn lacks(what: &str) -> StoreError {
-    StoreError::new(
-        "durable object",
-        StoreErrorKind::Refused,
-        format!("the request lacks {what}"),
-    )
+/// The answer to the store operation `asked` once `work` has done it: the answer's type is the one
+/// the request names, and a failure is answered [`Failure`], which the store reads as its error.
+fn answer<'a, R, F>(asked: R, work: impl FnOnce(R) -> F) -> Local<'a, Result<Response>>
+where
+    R: Ask,
+    F: Future<Output = std::result::Result<R::Answer, StoreError>> + 'a,
+{
+    let done = work(asked);
+    Box::pin(async move {
+        match done.await {
+            Ok(answer) => Response::from_json(&answer),
+            Err(e) => Response::from_json(&Failure {
+                error: e.to_string(),
+            }),
+        }
+    })
+}
+
+/// The response that answers `asked` with `answer`, of the type the request names.
+fn respond<R: Ask>(_asked: &R, answer: &R::Answer) -> Result<Response> {
+    Response::from_json(answer)
+}
+
+/// The events of an answer.
+fn entries(listed: Vec<Entry>) -> std::result::Result<EntriesAnswer, StoreError> {
+    let entries = listed
+        .iter()
+        .map(EntryRecord::try_from)
+        .collect::<std::result::Result<_, _>>()?;
+    Ok(EntriesAnswer { entries })
 }

@@ -9,32 +9,42 @@
 //! minute its window ends in, when the alarm erases it. With
 //! [`DurableOutbox::dedupe_store`](crate::DurableOutbox::dedupe_store), `k:<key>` holds a
 //! delivery's deduplication record and `x:<minute>:<key>` the minute it ends in, when the alarm
-//! erases it. Each store operation is one request to the object that awaits nothing but its own
-//! storage, which the Workers runtime runs without interleaving another request (its input gate)
-//! and commits at once.
+//! erases it. Records are the JSON of [`wire`](crate::wire)'s record types; an index (`q`, `z`,
+//! `x`) holds the id or key as a JSON string. Each store operation is one request to the object
+//! that awaits nothing but its own storage, which the Workers runtime runs without interleaving
+//! another request (its input gate) and commits at once.
+//!
+//! A stored event (`p`, `d`, `s`) this version cannot read counts as absent, as it did before the
+//! records had types: a put then replaces it and a discard erases it, where failing on it would
+//! keep it forever. A deduplication record (`k`) this version cannot read refuses its key's
+//! requests instead (see [`crate::dedupe`]), until the alarm erases it.
 
 use std::cell::Cell;
-use std::time::Duration;
 
 use host_runtime::BoxFuture;
 use host_runtime::outbox::{
     Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, StoreErrorKind, Which,
 };
-use host_runtime::serde_json::{self, Value, json};
+use host_runtime::serde_json;
 use send_wrapper::SendWrapper;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use worker::{ListOptions, Result, Storage};
 
-use super::codec::{entry_json, entry_of};
-use crate::dedupe::{Change, at, decide, now_ms};
+use crate::dedupe::{Change, at, decide, now_ms, unreadable};
+use crate::millis;
+use crate::wire::{
+    DedupeAnswer, DedupeRecord, Ends, EntryRecord, KeptDedupeRequest, PendingRecord, SentRecord,
+};
 
 /// An [`OutboxStore`] on a Durable Object's own storage: what a `HostOutbox` object serves and
 /// its alarm drains.
 pub(super) struct StorageOutbox {
     // JavaScript values live on the isolate's one thread; the wrapper only satisfies `Send`.
-    pub(super) storage: SendWrapper<Storage>,
+    storage: SendWrapper<Storage>,
     /// The earliest time something written through this store is due (an event, or the minute a
     /// deduplication record ends): the alarm must ring by then.
-    pub(super) wake: SendWrapper<Cell<Option<i64>>>,
+    wake: SendWrapper<Cell<Option<i64>>>,
 }
 
 fn pending_key(id: &str) -> String {
@@ -48,11 +58,6 @@ fn dead_key(id: &str) -> String {
 /// `s:<id>`: the digest of an event delivered within the window, and when the window ends.
 fn sent_key(id: &str) -> String {
     format!("s:{id}")
-}
-
-/// `d` in milliseconds, saturating.
-fn host_runtime_millis(d: Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// A digest in lowercase hex, as `s:` records keep it.
@@ -101,55 +106,79 @@ impl StorageOutbox {
         self.wake.set(Some(wake));
     }
 
-    /// The value at `key`, as JSON.
-    async fn read(&self, key: &str) -> Result<Option<Value>> {
+    /// The earliest time something written through this store is due, which the alarm must now
+    /// cover; the store forgets it.
+    pub(super) fn take_wake(&self) -> Option<i64> {
+        Cell::take(&self.wake)
+    }
+
+    /// When the object's alarm rings, if it is set.
+    pub(super) async fn alarm_at(&self) -> Result<Option<i64>> {
+        self.storage.get_alarm().await
+    }
+
+    /// The text stored at `key`.
+    async fn read_text(&self, key: &str) -> Result<Option<String>> {
+        self.storage.get::<String>(key).await
+    }
+
+    /// The record stored at `key`; one this version cannot read counts as absent (see the module
+    /// documentation).
+    async fn read<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>> {
         Ok(self
-            .storage
-            .get::<String>(key)
+            .read_text(key)
             .await?
             .and_then(|text| serde_json::from_str(&text).ok()))
     }
 
-    async fn write(&self, key: &str, value: &Value) -> Result<()> {
-        self.storage.put(key, value.to_string()).await
+    async fn write<T: Serialize + ?Sized>(&self, key: &str, value: &T) -> Result<()> {
+        self.storage.put(key, serde_json::to_string(value)?).await
     }
 
-    /// The keys and values of one listing, in key order.
-    async fn listing(&self, options: ListOptions<'_>) -> Result<Vec<(String, Value)>> {
+    /// The keys and texts of one listing, in key order.
+    async fn listing(&self, options: ListOptions<'_>) -> Result<Vec<(String, String)>> {
         let map = self.storage.list_with_options(options).await?;
         let mut out = Vec::new();
         map.for_each(&mut |value, key| {
             if let (Some(key), Some(value)) = (key.as_string(), value.as_string()) {
-                out.push((key, serde_json::from_str(&value).unwrap_or(Value::Null)));
+                out.push((key, value));
             }
         });
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
 
+    /// The ids (or keys) of one listing of an index, in key order; one this version cannot read
+    /// is left out.
+    async fn names(&self, options: ListOptions<'_>) -> Result<Vec<(String, String)>> {
+        Ok(self
+            .listing(options)
+            .await?
+            .into_iter()
+            .filter_map(|(key, text)| Some((key, serde_json::from_str(&text).ok()?)))
+            .collect())
+    }
+
     /// A pending event and the owner of its claim.
     async fn pending(&self, id: &str) -> Result<Option<(Entry, String)>> {
-        Ok(self.read(&pending_key(id)).await?.and_then(|record| {
-            let entry = entry_of(&record["entry"])?;
-            Some((
-                entry,
-                record["owner"].as_str().unwrap_or_default().to_owned(),
-            ))
-        }))
+        Ok(self
+            .read::<PendingRecord>(&pending_key(id))
+            .await?
+            .map(|record| (record.entry.into(), record.owner)))
     }
 
     async fn link(&self, entry: &Entry, owner: &str) -> std::result::Result<(), StoreError> {
         self.due_at(entry.due);
-        let record = json!({ "entry": entry_json(entry)?, "owner": owner });
+        let record = PendingRecord {
+            entry: EntryRecord::try_from(entry)?,
+            owner: owner.to_owned(),
+        };
         self.write(&pending_key(&entry.id), &record)
             .await
             .map_err(failed)?;
-        self.write(
-            &order_key(entry.due, &entry.id),
-            &Value::String(entry.id.clone()),
-        )
-        .await
-        .map_err(failed)
+        self.write(&order_key(entry.due, &entry.id), &entry.id)
+            .await
+            .map_err(failed)
     }
 
     /// Links `entry` for `owner` unless its id is taken by an event pending or delivered within
@@ -159,13 +188,14 @@ impl StorageOutbox {
         if let Some((found, _)) = self.pending(&entry.id).await.map_err(failed)? {
             return Ok(Put::found(&found.digest(), &entry.digest(), true));
         }
-        if let Some(sent) = self.read(&sent_key(&entry.id)).await.map_err(failed)?
-            && sent["until"].as_i64().is_some_and(|until| until > now_ms())
+        if let Some(sent) = self
+            .read::<SentRecord>(&sent_key(&entry.id))
+            .await
+            .map_err(failed)?
+            && sent.until > now_ms()
         {
-            return Ok(match sent["digest"].as_str() {
-                Some(found) => Put::found(found, hex(&entry.digest()).as_str(), false),
-                None => Put::Conflict,
-            });
+            let given = hex(&entry.digest());
+            return Ok(Put::found(sent.digest.as_str(), given.as_str(), false));
         }
         self.storage
             .delete(&dead_key(&entry.id))
@@ -177,20 +207,20 @@ impl StorageOutbox {
 
     /// Remembers that `entry` was delivered, until the window ends; the alarm erases it then.
     async fn remember_sent(&self, entry: &Entry) -> Result<()> {
-        let until = now_ms().saturating_add(host_runtime_millis(SENT_WINDOW));
+        let until = now_ms().saturating_add(millis(SENT_WINDOW));
         let key = sent_key(&entry.id);
-        if let Some(old) = self.read(&key).await?.and_then(|v| v["until"].as_i64()) {
+        if let Some(old) = self.read::<SentRecord>(&key).await? {
             self.storage
-                .delete(&timed_key('z', end_minute(old), &entry.id))
+                .delete(&timed_key('z', end_minute(old.until), &entry.id))
                 .await?;
         }
-        let record = json!({ "digest": hex(&entry.digest()), "until": until });
+        let record = SentRecord {
+            digest: hex(&entry.digest()),
+            until,
+        };
         self.write(&key, &record).await?;
-        self.write(
-            &timed_key('z', end_minute(until), &entry.id),
-            &Value::String(entry.id.clone()),
-        )
-        .await?;
+        self.write(&timed_key('z', end_minute(until), &entry.id), &entry.id)
+            .await?;
         self.due_at(end_minute(until));
         Ok(())
     }
@@ -236,7 +266,7 @@ impl StorageOutbox {
     /// earlier stays: it rings, finds nothing due and sets itself for what is left (see
     /// [`rearm`](Self::rearm)), which costs less than following every change.
     pub(super) async fn arm(&self, known: &Cell<Option<Option<i64>>>) -> Result<()> {
-        let Some(wake) = Cell::take(&self.wake) else {
+        let Some(wake) = self.take_wake() else {
             return Ok(());
         };
         let set = match known.get() {
@@ -260,7 +290,7 @@ impl StorageOutbox {
         events: bool,
         known: &Cell<Option<Option<i64>>>,
     ) -> Result<()> {
-        Cell::take(&self.wake);
+        self.take_wake();
         let due = if events {
             self.next_due()
                 .await
@@ -301,36 +331,41 @@ fn end_minute(until: i64) -> i64 {
 }
 
 impl StorageOutbox {
-    /// Serves a deduplication request (`{"op": "dedupe", "dedupe": claim | renew | complete |
-    /// release, "key", "owner", "lease"}`) on the record of its key, kept beside the events: the
-    /// answer, or why the request is refused.
+    /// Serves a deduplication step on the record of its key, kept beside the events: the
+    /// answer, or why the request is refused (the record cannot be read).
     pub(super) async fn dedupe(
         &self,
-        asked: &Value,
-    ) -> Result<std::result::Result<&'static str, String>> {
-        let Some(key) = asked["key"].as_str() else {
-            return Ok(Err("a deduplication request names its `key`".to_owned()));
-        };
+        asked: &KeptDedupeRequest,
+    ) -> Result<std::result::Result<DedupeAnswer, String>> {
+        let key = asked.key.as_str();
         let at_key = record_key(key);
-        let record = self.read(&at_key).await?;
-        let op = asked["dedupe"].as_str().unwrap_or_default();
-        let (answer, change) = match decide(record.as_ref(), op, asked, now_ms()) {
-            Ok(decided) => decided,
-            Err(refused) => return Ok(Err(refused)),
+        let record = match self
+            .read_text(&at_key)
+            .await?
+            .map(|text| serde_json::from_str::<DedupeRecord>(&text))
+            .transpose()
+        {
+            Ok(record) => record,
+            Err(e) => return Ok(Err(unreadable(&e))),
         };
-        let old = record
-            .as_ref()
-            .and_then(|r| r["until"].as_i64())
-            .map(|until| ends_key(until, key));
+        let (answer, change) = decide(
+            record.as_ref(),
+            asked.dedupe,
+            &asked.owner,
+            asked.lease,
+            now_ms(),
+        );
+        let old = record.as_ref().map(|r| ends_key(r.until(), key));
         match change {
             Change::None => {}
-            Change::Write(record, until) => {
+            Change::Write(record) => {
+                let until = record.until();
                 let new = ends_key(until, key);
                 if let Some(old) = old.filter(|old| *old != new) {
                     self.storage.delete(&old).await?;
                 }
                 self.write(&at_key, &record).await?;
-                self.write(&new, &Value::String(key.to_owned())).await?;
+                self.write(&new, key).await?;
                 self.due_at(end_minute(until));
             }
             Change::Erase => {
@@ -346,13 +381,13 @@ impl StorageOutbox {
     /// Erases the deduplication records that ended by `now`; how many.
     pub(super) async fn sweep(&self, now: i64) -> Result<usize> {
         // Delivered events whose window ended go too; only deduplication records are counted.
-        self.sweep_index('z', sent_key, now).await?;
-        self.sweep_index('x', record_key, now).await
+        self.sweep_index::<SentRecord>('z', sent_key, now).await?;
+        self.sweep_index::<DedupeRecord>('x', record_key, now).await
     }
 
-    /// Erases the records of the timed index `index` (record `key_of(name)` for each) that ended by
-    /// `now`; how many.
-    async fn sweep_index(
+    /// Erases the records `R` of the timed index `index` (record `key_of(name)` for each) that
+    /// ended by `now`, or that this version cannot read; how many.
+    async fn sweep_index<R: Ends>(
         &self,
         index: char,
         key_of: fn(&str) -> String,
@@ -364,14 +399,13 @@ impl StorageOutbox {
             .await?;
         let mut erased = 0;
         for (at_index, name) in ended {
-            if let Some(name) = name.as_str() {
-                let at_key = key_of(name);
+            if let Ok(name) = serde_json::from_str::<String>(&name) {
+                let at_key = key_of(&name);
                 // A record renewed since is indexed again under its new end: only the index goes.
                 if self
-                    .read(&at_key)
+                    .read::<R>(&at_key)
                     .await?
-                    .and_then(|r| r["until"].as_i64())
-                    .is_none_or(|until| until <= now)
+                    .is_none_or(|r| r.until() <= now)
                     && self.storage.delete(&at_key).await?
                 {
                     erased += 1;
@@ -420,13 +454,12 @@ impl OutboxStore for StorageOutbox {
         Box::pin(SendWrapper::new(async move {
             let end = timed_until('q', now);
             let due = self
-                .listing(ListOptions::new().start("q:").end(&end).limit(limit))
+                .names(ListOptions::new().start("q:").end(&end).limit(limit))
                 .await
                 .map_err(failed)?;
             let mut claimed = Vec::with_capacity(due.len());
             for (_, id) in due {
-                let Some(id) = id.as_str() else { continue };
-                let Some((entry, _)) = self.pending(id).await.map_err(failed)? else {
+                let Some((entry, _)) = self.pending(&id).await.map_err(failed)? else {
                     continue;
                 };
                 claimed.push(self.lease(entry, lease_until, owner).await?);
@@ -490,7 +523,7 @@ impl OutboxStore for StorageOutbox {
                     entry.attempts = attempts;
                     entry.due = at;
                     entry.last_error = Some(reason);
-                    self.write(&dead_key(id), &entry_json(&entry)?)
+                    self.write(&dead_key(id), &EntryRecord::try_from(&entry)?)
                         .await
                         .map_err(failed)?;
                 }
@@ -515,13 +548,11 @@ impl OutboxStore for StorageOutbox {
             match which {
                 Which::Pending => {
                     let order = self
-                        .listing(ListOptions::new().prefix("q:").limit(limit))
+                        .names(ListOptions::new().prefix("q:").limit(limit))
                         .await
                         .map_err(failed)?;
                     for (_, id) in order {
-                        if let Some(id) = id.as_str()
-                            && let Some((entry, _)) = self.pending(id).await.map_err(failed)?
-                        {
+                        if let Some((entry, _)) = self.pending(&id).await.map_err(failed)? {
                             out.push(entry);
                         }
                     }
@@ -531,7 +562,11 @@ impl OutboxStore for StorageOutbox {
                         .listing(ListOptions::new().prefix("d:"))
                         .await
                         .map_err(failed)?;
-                    out.extend(dead.iter().filter_map(|(_, v)| entry_of(v)));
+                    out.extend(dead.iter().filter_map(|(_, text)| {
+                        serde_json::from_str::<EntryRecord>(text)
+                            .ok()
+                            .map(Entry::from)
+                    }));
                     out.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
                     out.truncate(limit);
                 }
@@ -547,10 +582,10 @@ impl OutboxStore for StorageOutbox {
     ) -> BoxFuture<'a, std::result::Result<bool, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             let Some(mut entry) = self
-                .read(&dead_key(id))
+                .read::<EntryRecord>(&dead_key(id))
                 .await
                 .map_err(failed)?
-                .and_then(|v| entry_of(&v))
+                .map(Entry::from)
             else {
                 return Ok(false);
             };
