@@ -14,6 +14,11 @@
 //! - `done`: the handler succeeded. Kept for [`host_runtime::dedupe::WINDOW`] (20 minutes, longer
 //!   than the host's 12.5 minutes of retries), then erased by the object's alarm.
 //!
+//! The requests, answers and record are the types of [`wire`](crate::wire). A record this version
+//! cannot read refuses its key's requests (the object answers 500, the store
+//! [`Unavailable`](StoreErrorKind::Unavailable)) until the alarm erases it: counting it as absent
+//! would let a delivery run again.
+//!
 //! Each claim, completion, release or renewal is one request to the object, which reads and writes
 //! its storage without awaiting anything else in between: the Workers runtime delivers no other
 //! request to the object meanwhile (its input gate) and commits the writes together, so each step
@@ -23,13 +28,18 @@ use std::time::Duration;
 
 use host_runtime::BoxFuture;
 use host_runtime::dedupe::{Claim, DedupeStore, StoreError, StoreErrorKind, WINDOW};
-use host_runtime::serde_json::{self, Value, json};
+use host_runtime::serde_json::{self, Value};
 use send_wrapper::SendWrapper;
+use serde::Deserialize;
 use worker::{
     DurableObject, Env, ObjectNamespace, Request, Response, Result, State, Storage, durable_object,
 };
 
 use crate::millis;
+use crate::wire::{
+    ClaimAnswer, DedupeAnswer, DedupeOp, DedupeRecord, DedupeRequest, Ends, KeptDedupeRequest,
+    OutboxRequest,
+};
 
 /// The storage key of the one record a [`HostDedupe`] object keeps.
 const RECORD: &str = "claim";
@@ -98,22 +108,29 @@ impl DurableDedupe {
         self
     }
 
-    async fn call(&self, key: &str, op: &str, owner: &str) -> Result<Value> {
+    /// Asks the object of `key` (or the outbox's object that keeps it) for the step `op`: its
+    /// answer, as JSON.
+    async fn call(&self, key: &str, op: DedupeOp, owner: &str) -> Result<Value> {
         let lease = millis(self.lease);
+        let owner = owner.to_owned();
         let (body, object) = match &self.shared {
-            Some(name) => (
-                json!({ "op": "dedupe", "dedupe": op, "key": key, "owner": owner, "lease": lease }),
-                name.as_str(),
-            ),
-            None => (json!({ "op": op, "owner": owner, "lease": lease }), key),
+            Some(name) => {
+                let asked = KeptDedupeRequest {
+                    dedupe: op,
+                    key: key.to_owned(),
+                    owner,
+                    lease,
+                };
+                let asked = OutboxRequest::from(asked);
+                (serde_json::to_string(&asked)?, name.as_str())
+            }
+            None => {
+                let asked = DedupeRequest { op, owner, lease };
+                (serde_json::to_string(&asked)?, key)
+            }
         };
-        let (status, text) = crate::ask_object(
-            &self.namespace,
-            object,
-            "https://host-dedupe/",
-            &body.to_string(),
-        )
-        .await?;
+        let (status, text) =
+            crate::ask_object(&self.namespace, object, "https://host-dedupe/", &body).await?;
         if status != 200 {
             return Err(worker::Error::RustError(format!(
                 "the deduplication object answered {status}: {text}"
@@ -126,10 +143,10 @@ impl DurableDedupe {
         })
     }
 
-    fn settle<'a>(&'a self, key: &'a str, owner: &'a str, op: &'static str) -> BoxFuture<'a, ()> {
+    fn settle<'a>(&'a self, key: &'a str, owner: &'a str, op: DedupeOp) -> BoxFuture<'a, ()> {
         Box::pin(SendWrapper::new(async move {
             if let Err(e) = self.call(key, op, owner).await {
-                worker::console_error!("event deduplication: {op} failed: {e}");
+                worker::console_error!("event deduplication: {} failed: {e}", op.name());
             }
         }))
     }
@@ -143,36 +160,41 @@ impl DedupeStore for DurableDedupe {
     ) -> BoxFuture<'a, std::result::Result<Claim, StoreError>> {
         Box::pin(SendWrapper::new(async move {
             // worker's error holds JavaScript values, which cannot cross threads: its text is kept.
-            let answer = self.call(key, "claim", owner).await.map_err(|e| {
+            let answer = self.call(key, DedupeOp::Claim, owner).await.map_err(|e| {
                 StoreError::new(
                     "durable object",
                     StoreErrorKind::Unavailable,
                     format!("the deduplication object cannot be reached: {e}"),
                 )
             })?;
-            match answer.get("claim").and_then(Value::as_str) {
-                Some("run") => Ok(Claim::Run),
-                Some("done") => Ok(Claim::Done),
-                Some("busy") => Ok(Claim::Busy),
-                _ => Err(StoreError::new(
+            let corrupt = || {
+                StoreError::new(
                     "durable object",
                     StoreErrorKind::Corrupt,
                     format!("the deduplication object answered {answer}, not a claim"),
-                )),
+                )
+            };
+            match ClaimAnswer::deserialize(&answer).map(|answer| answer.claim) {
+                Ok(DedupeAnswer::Run) => Ok(Claim::Run),
+                Ok(DedupeAnswer::Done) => Ok(Claim::Done),
+                Ok(DedupeAnswer::Busy) => Ok(Claim::Busy),
+                // The answers of the other steps are no claim.
+                Ok(_) => Err(corrupt()),
+                Err(e) => Err(corrupt().with_source(e)),
             }
         }))
     }
 
     fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
-        self.settle(key, owner, "complete")
+        self.settle(key, owner, DedupeOp::Complete)
     }
 
     fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
-        self.settle(key, owner, "release")
+        self.settle(key, owner, DedupeOp::Release)
     }
 
     fn renew<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
-        self.settle(key, owner, "renew")
+        self.settle(key, owner, DedupeOp::Renew)
     }
 
     fn renew_every(&self) -> Option<Duration> {
@@ -200,22 +222,33 @@ mod class {
         }
 
         async fn fetch(&self, mut request: Request) -> Result<Response> {
-            let Ok(asked) = serde_json::from_str::<Value>(&request.text().await?) else {
-                return Response::error("the body is not a JSON request to HostDedupe", 400);
+            let asked = match serde_json::from_str::<DedupeRequest>(&request.text().await?) {
+                Ok(asked) => asked,
+                Err(e) => {
+                    return Response::error(
+                        format!("the body is not a request to HostDedupe: {e}"),
+                        400,
+                    );
+                }
             };
             let storage = self.state.storage();
-            let record = stored_record(&storage).await?;
-            let op = asked.get("op").and_then(Value::as_str).unwrap_or_default();
-            let (answer, change) = match decide(record.as_ref(), op, &asked, now_ms()) {
-                Ok(decided) => decided,
-                Err(refused) => return Response::error(refused, 400),
+            let record = match stored_record(&storage).await? {
+                Ok(record) => record,
+                Err(e) => return Response::error(unreadable(&e), 500),
             };
+            let (answer, change) = decide(
+                record.as_ref(),
+                asked.op,
+                &asked.owner,
+                asked.lease,
+                now_ms(),
+            );
             match change {
-                Change::Write(record, until) => {
-                    storage.put(RECORD, record.to_string()).await?;
+                Change::Write(record) => {
+                    storage.put(RECORD, serde_json::to_string(&record)?).await?;
                     // The alarm erases the record once it ends (or finds it renewed and waits again).
                     if storage.get_alarm().await?.is_none() {
-                        storage.set_alarm(at(until)).await?;
+                        storage.set_alarm(at(record.until())).await?;
                     }
                 }
                 Change::Erase => {
@@ -224,14 +257,17 @@ mod class {
                 }
                 Change::None => {}
             }
-            Response::from_json(&json!({ "claim": answer }))
+            Response::from_json(&ClaimAnswer { claim: answer })
         }
 
         async fn alarm(&self) -> Result<Response> {
             let storage = self.state.storage();
+            // A record this version cannot read is erased, as an ended one.
             let until = stored_record(&storage)
                 .await?
-                .and_then(|r| r.get("until").and_then(Value::as_i64));
+                .ok()
+                .flatten()
+                .map(|r| r.until());
             match until {
                 Some(until) if until > now_ms() => storage.set_alarm(at(until)).await?,
                 _ => storage.delete_all().await?,
@@ -243,71 +279,74 @@ mod class {
 
 pub use class::HostDedupe;
 
-/// What a deduplication operation does to its record.
+/// What a deduplication step does to its record.
 pub(crate) enum Change {
     /// Nothing.
     None,
-    /// Writes this record, which ends at this time (Unix milliseconds) and may then be erased.
-    Write(Value, i64),
+    /// Writes this record, which may be erased once it ends.
+    Write(DedupeRecord),
     /// Erases it.
     Erase,
 }
 
-/// Decides one deduplication operation `op` of `asked` (`owner`, and `lease` in milliseconds) on
-/// `record` at `now`: the answer the client reads and what to do to the record, or why the request
-/// is refused. The caller reads and writes the record within one request to its object, which the
-/// Workers runtime runs without interleaving another.
+/// Decides the deduplication step `op` of the attempt `owner` (its lease in milliseconds) on
+/// `record` at `now`: the answer the client reads and what to do to the record. The caller reads
+/// and writes the record within one request to its object, which the Workers runtime runs without
+/// interleaving another.
 pub(crate) fn decide(
-    record: Option<&Value>,
-    op: &str,
-    asked: &Value,
+    record: Option<&DedupeRecord>,
+    op: DedupeOp,
+    owner: &str,
+    lease: i64,
     now: i64,
-) -> std::result::Result<(&'static str, Change), String> {
-    let owner = asked
-        .get("owner")
-        .and_then(Value::as_str)
-        .ok_or("a deduplication request names its `owner`")?;
-    let lease = asked
-        .get("lease")
-        .and_then(Value::as_i64)
-        .unwrap_or(60_000)
-        .max(300);
+) -> (DedupeAnswer, Change) {
+    let lease = lease.max(300);
     // A record past its end counts as absent (its alarm may not have run yet).
-    let live = record.filter(|r| r.get("until").and_then(Value::as_i64) > Some(now));
-    let state = live.and_then(|r| r.get("state")).and_then(Value::as_str);
-    let holds = live.and_then(|r| r.get("owner")).and_then(Value::as_str) == Some(owner)
-        && state == Some("inflight");
+    let live = record.filter(|r| r.until() > now);
+    let holds =
+        matches!(live, Some(DedupeRecord::Inflight { owner: held_by, .. }) if held_by == owner);
     let inflight = || {
-        let until = now.saturating_add(lease);
-        Change::Write(
-            json!({ "state": "inflight", "owner": owner, "until": until }),
-            until,
-        )
+        Change::Write(DedupeRecord::Inflight {
+            owner: owner.to_owned(),
+            until: now.saturating_add(lease),
+        })
     };
-    Ok(match op {
-        "claim" => match state {
-            Some("done") => ("done", Change::None),
-            Some(_) => ("busy", Change::None),
-            None => ("run", inflight()),
+    match op {
+        DedupeOp::Claim => match live {
+            Some(DedupeRecord::Done { .. }) => (DedupeAnswer::Done, Change::None),
+            Some(DedupeRecord::Inflight { .. }) => (DedupeAnswer::Busy, Change::None),
+            None => (DedupeAnswer::Run, inflight()),
         },
-        "renew" if holds => ("renewed", inflight()),
-        "complete" if holds => {
+        DedupeOp::Renew if holds => (DedupeAnswer::Renewed, inflight()),
+        DedupeOp::Complete if holds => {
             let until = now.saturating_add(millis(WINDOW));
-            let done = json!({ "state": "done", "until": until });
-            ("completed", Change::Write(done, until))
+            (
+                DedupeAnswer::Completed,
+                Change::Write(DedupeRecord::Done { until }),
+            )
         }
-        "release" if holds => ("released", Change::Erase),
-        "renew" | "complete" | "release" => ("not held", Change::None),
-        _ => return Err(format!("deduplication has no operation `{op}`")),
-    })
+        DedupeOp::Release if holds => (DedupeAnswer::Released, Change::Erase),
+        DedupeOp::Renew | DedupeOp::Complete | DedupeOp::Release => {
+            (DedupeAnswer::NotHeld, Change::None)
+        }
+    }
 }
 
-/// The record a [`HostDedupe`] object keeps, if it has one.
-async fn stored_record(storage: &Storage) -> Result<Option<Value>> {
+/// The record a [`HostDedupe`] object keeps, if it has one, or why it cannot be read.
+async fn stored_record(
+    storage: &Storage,
+) -> Result<std::result::Result<Option<DedupeRecord>, serde_json::Error>> {
     Ok(storage
         .get::<String>(RECORD)
         .await?
-        .and_then(|text| serde_json::from_str::<Value>(&text).ok()))
+        .map(|text| serde_json::from_str(&text))
+        .transpose())
+}
+
+/// Why a deduplication request is refused when its key's record cannot be read: counting it as
+/// absent would let a delivery run again, which is what the record is there to prevent.
+pub(crate) fn unreadable(e: &serde_json::Error) -> String {
+    format!("the deduplication record of this key is not one this version reads: {e}")
 }
 
 /// Now, in Unix milliseconds, from the Workers clock.
@@ -322,4 +361,109 @@ pub(crate) fn at(ms: i64) -> worker::ScheduledTime {
     #[allow(clippy::cast_precision_loss)]
     let ms = ms as f64;
     worker::ScheduledTime::new(js_sys::Date::new(&ms.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: i64 = 1_000_000;
+
+    fn inflight(owner: &str, until: i64) -> DedupeRecord {
+        DedupeRecord::Inflight {
+            owner: owner.to_owned(),
+            until,
+        }
+    }
+
+    /// The answer and the record written (`None` for no change, `Some(None)` for an erasure).
+    fn step(
+        record: Option<DedupeRecord>,
+        op: DedupeOp,
+        owner: &str,
+        lease: i64,
+    ) -> (DedupeAnswer, Option<Option<DedupeRecord>>) {
+        let (answer, change) = decide(record.as_ref(), op, owner, lease, NOW);
+        let change = match change {
+            Change::None => None,
+            Change::Write(record) => Some(Some(record)),
+            Change::Erase => Some(None),
+        };
+        (answer, change)
+    }
+
+    #[test]
+    fn a_free_key_is_claimed_for_the_lease() {
+        assert_eq!(
+            step(None, DedupeOp::Claim, "a", 60_000),
+            (DedupeAnswer::Run, Some(Some(inflight("a", NOW + 60_000))))
+        );
+        // A lease is 300 ms at least.
+        assert_eq!(
+            step(None, DedupeOp::Claim, "a", 5),
+            (DedupeAnswer::Run, Some(Some(inflight("a", NOW + 300))))
+        );
+    }
+
+    #[test]
+    fn a_live_record_holds_its_key() {
+        assert_eq!(
+            step(Some(inflight("a", NOW + 1)), DedupeOp::Claim, "b", 60_000),
+            (DedupeAnswer::Busy, None)
+        );
+        // The holder's own second claim is busy too: one attempt runs the handler.
+        assert_eq!(
+            step(Some(inflight("a", NOW + 1)), DedupeOp::Claim, "a", 60_000),
+            (DedupeAnswer::Busy, None)
+        );
+        let done = DedupeRecord::Done { until: NOW + 1 };
+        assert_eq!(
+            step(Some(done), DedupeOp::Claim, "b", 60_000),
+            (DedupeAnswer::Done, None)
+        );
+    }
+
+    #[test]
+    fn an_ended_record_counts_as_absent() {
+        for ended in [inflight("a", NOW), DedupeRecord::Done { until: NOW }] {
+            assert_eq!(
+                step(Some(ended.clone()), DedupeOp::Claim, "b", 60_000),
+                (DedupeAnswer::Run, Some(Some(inflight("b", NOW + 60_000))))
+            );
+            assert_eq!(
+                step(Some(ended), DedupeOp::Complete, "a", 60_000),
+                (DedupeAnswer::NotHeld, None)
+            );
+        }
+    }
+
+    #[test]
+    fn only_the_holder_settles_its_claim() {
+        let held = || Some(inflight("a", NOW + 1));
+        assert_eq!(
+            step(held(), DedupeOp::Renew, "a", 60_000),
+            (
+                DedupeAnswer::Renewed,
+                Some(Some(inflight("a", NOW + 60_000)))
+            )
+        );
+        let window_ends = NOW + millis(WINDOW);
+        assert_eq!(
+            step(held(), DedupeOp::Complete, "a", 60_000),
+            (
+                DedupeAnswer::Completed,
+                Some(Some(DedupeRecord::Done { until: window_ends }))
+            )
+        );
+        assert_eq!(
+            step(held(), DedupeOp::Release, "a", 60_000),
+            (DedupeAnswer::Released, Some(None))
+        );
+        for op in [DedupeOp::Renew, DedupeOp::Complete, DedupeOp::Release] {
+            assert_eq!(step(held(), op, "b", 60_000), (DedupeAnswer::NotHeld, None));
+            assert_eq!(step(None, op, "a", 60_000), (DedupeAnswer::NotHeld, None));
+            let done = Some(DedupeRecord::Done { until: NOW + 1 });
+            assert_eq!(step(done, op, "a", 60_000), (DedupeAnswer::NotHeld, None));
+        }
+    }
 }

@@ -69,6 +69,7 @@
 
 mod dedupe;
 mod outbox;
+mod wire;
 
 pub use dedupe::{DurableDedupe, HostDedupe};
 pub use outbox::{ALARM_BUDGET, DurableOutbox, HostOutbox, SenderFactory, drain_with};
