@@ -31,7 +31,8 @@
 //!   take at once; or [`DurableDedupe::new`] claims every key in a Durable Object of its own ([`HostDedupe`]), one
 //!   new object per delivery, for Workers that take more deliveries than one object answers (a
 //!   few hundred a second). Workers KV is eventually consistent and cannot claim a key atomically.
-//! - **The outbox.** Give the sender [`DurableOutbox`] (`with_outbox`) and register how to build
+//! - **The outbox.** Give the sender [`DurableOutbox`] (the outbox argument of `EventSender::new`) and
+//!   register how to build
 //!   it with [`drain_with`] in `#[event(start)]`: an event the host did not take is kept in a
 //!   Durable Object ([`HostOutbox`]) whose alarm posts it again when it is due, with no request to
 //!   the Worker.

@@ -18,7 +18,7 @@ use crate::wire::{
 };
 
 /// An outbox on the Durable Object namespace bound as `binding` (class
-/// [`HostOutbox`](crate::HostOutbox)): give it to the sender with `with_outbox`. Waiting events
+/// [`HostOutbox`](crate::HostOutbox)): the outbox argument of `EventSender::new`. Waiting events
 /// are posted by the object's alarm, with the sender [`drain_with`](crate::drain_with) builds.
 ///
 /// ```toml
@@ -71,8 +71,8 @@ impl DurableOutbox {
     ///
     /// ```ignore
     /// let outbox = DurableOutbox::new(&env, "HOST_OUTBOX")?;
-    /// let handler = handler(MyServer::new(sender.with_outbox(outbox.clone())))
-    ///     .with_dedupe_store(outbox.dedupe_store());
+    /// let sender = EventSender::new(post_url, &secret, outbox.clone())?;
+    /// let handler = handler(MyServer::new(sender)).with_dedupe_store(outbox.dedupe_store());
     /// ```
     pub fn dedupe_store(&self) -> DurableDedupe {
         DurableDedupe::in_outbox((*self.namespace).clone(), self.name.clone())

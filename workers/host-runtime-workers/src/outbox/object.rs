@@ -179,7 +179,7 @@ mod class {
                 }
             };
             let report = sender
-                .with_outbox(StorageOutbox::new(self.state.storage()))
+                .replace_outbox(StorageOutbox::new(self.state.storage()))
                 .drain(ALARM_BUDGET)
                 .await;
             worker::console_log!(

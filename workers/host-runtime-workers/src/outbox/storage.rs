@@ -23,7 +23,8 @@ use std::cell::Cell;
 
 use host_runtime::BoxFuture;
 use host_runtime::outbox::{
-    Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, StoreErrorKind, Which,
+    Destination, Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, StoreErrorKind,
+    Which,
 };
 use host_runtime::serde_json;
 use send_wrapper::SendWrapper;
@@ -503,26 +504,10 @@ impl OutboxStore for StorageOutbox {
                 return Ok(false);
             }
             self.unlink(&entry).await.map_err(failed)?;
-            match settlement {
-                Settlement::Delivered => self.remember_sent(&entry).await.map_err(failed)?,
-                Settlement::Retry {
-                    attempts,
-                    due,
-                    error,
-                } => {
-                    entry.attempts = attempts;
-                    entry.due = due;
-                    entry.last_error = Some(error);
-                    self.link(&entry, "").await?;
-                }
-                Settlement::Dead {
-                    attempts,
-                    at,
-                    reason,
-                } => {
-                    entry.attempts = attempts;
-                    entry.due = at;
-                    entry.last_error = Some(reason);
+            match entry.settle(settlement) {
+                Destination::Delivered => self.remember_sent(&entry).await.map_err(failed)?,
+                Destination::Pending => self.link(&entry, "").await?,
+                Destination::Dead => {
                     self.write(&dead_key(id), &EntryRecord::try_from(&entry)?)
                         .await
                         .map_err(failed)?;
