@@ -87,7 +87,7 @@ def build_for_first_requests(e2e):
     """--first-requests: the worker built as wrangler.toml's build command builds it."""
     say("building the worker (wrangler.toml's build command) ...")
     build = re.search(r'(?m)^command = "(.*)"$', (EXAMPLE / "wrangler.toml").read_text())
-    common.run(["sh", "-c", build.group(1)], cwd=EXAMPLE, env=run.env)
+    run(["sh", "-c", build.group(1)], cwd=EXAMPLE, env=e2e.env)
 
 
 def serve_and_call(e2e):
