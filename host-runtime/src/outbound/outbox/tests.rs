@@ -1,8 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::*;
+use crate::BoxFuture;
 
 /// What every store must do (`testing::contract::outbox_store`), run against each of them.
 async fn store_contract(store: &dyn OutboxStore) {

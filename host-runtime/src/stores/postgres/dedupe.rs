@@ -8,8 +8,8 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
-use super::{Claim, DedupeStore, StoreError, WINDOW};
 use crate::BoxFuture;
+use crate::stores::dedupe::{Claim, DedupeStore, StoreError, WINDOW};
 use crate::stores::postgres::{PgDatabase, PgTransaction, failed, pool_of};
 use crate::stores::transaction::{Database, Transaction};
 
