@@ -27,7 +27,10 @@
 //! what is left in the store is posted by [`EventSender::drain`](crate::EventSender::drain), called
 //! by a scheduled trigger (or a Durable Object's alarm).
 //!
-//! The signing of each attempt is [`crate::outbound::webhook`]'s; this module stores and schedules.
+//! The signing of each attempt is [`crate::outbound::webhook`]'s; this module schedules. The stores
+//! are not here: their trait and types ([`OutboxStore`], [`Entry`], [`Settlement`], ...) live in
+//! the crate's stores, each backend in a room of its own beside that backend's deduplication store,
+//! and are re-exported here, at the path vendors use.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
