@@ -636,15 +636,6 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_postgres_store_keeps_the_store_contract() {
-        let Some((_server, pool)) = database().await else {
-            return;
-        };
-        let store = PostgresOutbox::new(pool).await.unwrap();
-        assert_eq!(crate::testing::contract::outbox_store(&store).await, Ok(()));
-    }
-
-    #[tokio::test]
     async fn instances_claiming_at_once_take_different_events() {
         let Some((_server, pool)) = database().await else {
             return;
