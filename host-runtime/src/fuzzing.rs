@@ -9,7 +9,7 @@ use serde_json::{Map, Value as Json};
 use crate::calls::call::Claims;
 use crate::calls::error::HostError;
 use crate::generated::dispatch::{self, RawCall};
-use crate::outbound::outbox::{Entry, codec};
+use crate::stores::outbox::{Entry, codec};
 
 /// A call body as the pipeline reads it: JSON, an object, each member named once.
 pub fn strict_body(bytes: &[u8]) -> Result<Map<String, Json>, HostError> {

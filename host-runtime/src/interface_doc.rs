@@ -268,7 +268,7 @@ fn deduplication_figures_match_the_store_and_the_hosts_retries() {
         row,
         &format!(
             "Redis claims are {} leases",
-            human(crate::stores::dedupe::RedisDedupe::DEFAULT_LEASE)
+            human(crate::stores::redis::RedisDedupe::DEFAULT_LEASE)
         ),
         "Redis lease",
     );

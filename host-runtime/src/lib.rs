@@ -96,7 +96,32 @@ pub use outbound::{outbox, webhook};
 pub use platform::client;
 #[cfg(feature = "lambda")]
 pub use serving::lambda;
-pub use stores::{dedupe, postgres, store, transaction};
+pub use stores::{postgres, store, transaction};
+
+// The stores' backends each have a room of their own under `stores` (one per database, holding
+// both its roles), and the trait they implement a module that names none of them; this module
+// gathers them at the path vendors use. The outbox's are gathered by `outbound::outbox`.
+pub mod dedupe {
+    //! Deduplication of host event deliveries.
+    //!
+    //! The host retries a failed delivery with a new `X-Host-Event-Id` each attempt, so the id is
+    //! no key. The key is the event name, the install id and the payload's content key
+    //! ([`crate::HostEvent::dedupe_key`]). A key is recorded only after the handler succeeded;
+    //! while one delivery of a key is in flight, a concurrent duplicate waits for it.
+
+    pub use crate::stores::dedupe::{
+        Claim, DedupeStore, StoreError, StoreErrorKind, WINDOW, key_of,
+    };
+    #[cfg(feature = "dynamodb")]
+    pub use crate::stores::dynamodb::{
+        AwsCredentials, DynamoDbDedupe, DynamoDbError, KEY_ATTRIBUTE, TTL_ATTRIBUTE,
+    };
+    pub use crate::stores::memory::MemoryDedupe;
+    #[cfg(feature = "postgres")]
+    pub use crate::stores::postgres::dedupe::PostgresDedupe;
+    #[cfg(feature = "redis")]
+    pub use crate::stores::redis::RedisDedupe;
+}
 
 pub use calls::answer::{Comparison, ContextBlock, List, MentionItem, MentionItems, Series, Table};
 pub use calls::call::{

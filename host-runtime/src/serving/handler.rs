@@ -19,7 +19,8 @@ use crate::generated::dispatch::Dispatch;
 use crate::generated::spec::Spec;
 pub use crate::serving::pipeline::StartError;
 use crate::serving::pipeline::{Config, Dedupe, HealthCheck, Inner, Schemas, Serving};
-use crate::stores::dedupe::{DedupeStore, MemoryDedupe};
+use crate::stores::dedupe::DedupeStore;
+use crate::stores::memory::MemoryDedupe;
 
 /// The default request body limit: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;

@@ -1,8 +1,8 @@
 //! What the runtime's stores report when they fail, whichever store it is.
 //!
 //! Two kinds of store keep the runtime's promises across crashes and instances: a
-//! [`DedupeStore`](crate::stores::dedupe::DedupeStore) remembers which event deliveries ran, an
-//! [`OutboxStore`](crate::outbound::outbox::OutboxStore) keeps the vendor's own events until the host has
+//! [`DedupeStore`](crate::dedupe::DedupeStore) remembers which event deliveries ran, an
+//! [`OutboxStore`](crate::outbox::OutboxStore) keeps the vendor's own events until the host has
 //! them. Each comes in the same backends, named `<Backend><Role>`: [`MemoryDedupe`] and
 //! [`MemoryOutbox`] in the process, `FileOutbox` in one local file, `RedisDedupe` and
 //! `RedisOutbox` in Redis, `PostgresDedupe` and `PostgresOutbox` in the vendor's PostgreSQL
@@ -15,8 +15,8 @@
 //! [`source`](std::error::Error::source), so a report shows the Redis, PostgreSQL or DynamoDB cause and not
 //! only a sentence.
 //!
-//! [`MemoryDedupe`]: crate::stores::dedupe::MemoryDedupe
-//! [`MemoryOutbox`]: crate::outbound::outbox::MemoryOutbox
+//! [`MemoryDedupe`]: crate::dedupe::MemoryDedupe
+//! [`MemoryOutbox`]: crate::outbox::MemoryOutbox
 
 use std::error::Error;
 use std::fmt;
@@ -134,26 +134,6 @@ impl From<StoreError> for crate::calls::error::HostError {
         };
         answer.with_source(e)
     }
-}
-
-#[cfg(feature = "redis")]
-/// How a Redis error is reported: retry a refused or dropped connection or a timeout.
-pub(crate) fn redis_kind(e: &redis::RedisError) -> StoreErrorKind {
-    if e.is_timeout() {
-        StoreErrorKind::Timeout
-    } else if e.is_connection_refusal() || e.is_connection_dropped() || e.is_io_error() {
-        StoreErrorKind::Unavailable
-    } else if e.kind() == redis::ErrorKind::ResponseError {
-        StoreErrorKind::Refused
-    } else {
-        StoreErrorKind::Other
-    }
-}
-
-/// What failed in Redis (`what`), with Redis's error as the source: every Redis store's error.
-#[cfg(feature = "redis")]
-pub(crate) fn redis_failed(what: impl Into<String>, e: redis::RedisError) -> StoreError {
-    StoreError::new("redis", redis_kind(&e), what).with_source(e)
 }
 
 #[cfg(test)]

@@ -1,27 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::*;
-
-/// What every store must do (`testing::contract::outbox_store`), run against each of them.
-async fn store_contract(store: &dyn OutboxStore) {
-    if let Err(broken) = crate::testing::contract::outbox_store(store).await {
-        panic!("{broken}");
-    }
-}
-
-#[tokio::test]
-async fn the_memory_store_keeps_the_contract() {
-    store_contract(&MemoryOutbox::new()).await;
-}
-
-#[cfg(feature = "redb")]
-#[tokio::test]
-async fn the_file_store_keeps_the_contract() {
-    let dir = tempdir();
-    store_contract(&FileOutbox::open(&dir).unwrap()).await;
-}
+use crate::BoxFuture;
 
 #[cfg(feature = "redb")]
 #[tokio::test]

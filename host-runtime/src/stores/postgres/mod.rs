@@ -37,6 +37,10 @@ pub use migrations::{COMPONENT, MIGRATIONS, Migration, schema};
 #[cfg(feature = "postgres")]
 mod database;
 #[cfg(feature = "postgres")]
+pub(crate) mod dedupe;
+#[cfg(feature = "postgres")]
+pub(crate) mod outbox;
+#[cfg(feature = "postgres")]
 mod tls;
 #[cfg(feature = "postgres")]
 pub use database::{

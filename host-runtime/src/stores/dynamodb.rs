@@ -10,10 +10,10 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Claim, DedupeStore, StoreError, StoreErrorKind, WINDOW};
 use crate::BoxFuture;
 use crate::platform::client::Client;
 use crate::platform::rt::{SystemTime, UNIX_EPOCH};
+use crate::stores::dedupe::{Claim, DedupeStore, StoreError, StoreErrorKind, WINDOW};
 
 /// The partition key attribute the table must have (type string).
 pub const KEY_ATTRIBUTE: &str = "pk";

@@ -12,10 +12,10 @@ use redb::{
     Database, ReadableDatabase as _, ReadableTable as _, TableDefinition, WriteTransaction,
 };
 
-use super::{
+use crate::BoxFuture;
+use crate::stores::outbox::{
     Destination, Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec,
 };
-use crate::BoxFuture;
 
 /// Pending events by id: the record with the owner of its claim.
 const PENDING: TableDefinition<&str, &[u8]> = TableDefinition::new("pending");
@@ -23,7 +23,7 @@ const PENDING: TableDefinition<&str, &[u8]> = TableDefinition::new("pending");
 const DUE: TableDefinition<(i64, &str), ()> = TableDefinition::new("due");
 /// Dead letters by id.
 const DEAD: TableDefinition<&str, &[u8]> = TableDefinition::new("dead");
-/// Events delivered within [`SENT_WINDOW`](super::SENT_WINDOW) by id: their digest (32 bytes) and
+/// Events delivered within [`SENT_WINDOW`](crate::stores::outbox::SENT_WINDOW) by id: their digest (32 bytes) and
 /// when they are forgotten (8 bytes, little-endian Unix milliseconds).
 const SENT: TableDefinition<&str, &[u8]> = TableDefinition::new("sent");
 /// (forgotten at, id) of every entry of [`SENT`], to forget them in order.
@@ -49,7 +49,7 @@ const CACHE: usize = 8 * 1024 * 1024;
 /// accepted event is on disk, fsynced, before the send reports it accepted, and the file opens
 /// whole after a crash at any point (redb commits are atomic and checksummed). For one instance:
 /// the file is locked while open, and a second process opening it is refused. Several instances
-/// share a [`RedisOutbox`](super::RedisOutbox) instead.
+/// share a [`RedisOutbox`](crate::outbox::RedisOutbox) instead.
 #[derive(Clone)]
 pub struct FileOutbox {
     inner: std::sync::Arc<Inner>,
@@ -235,7 +235,7 @@ impl FileOutbox {
         // process that had the file before: it is gone (the file is locked while open), so what it
         // was posting is due again now rather than when its leases would have run out.
         let made = db.begin_write().map_err(redb::Error::from).and_then(|txn| {
-            release_claims(&txn, super::now_ms())?;
+            release_claims(&txn, crate::stores::outbox::now_ms())?;
             txn.open_table(DEAD)?;
             // A file of an earlier release has no record of delivered events yet.
             txn.open_table(SENT)?;
@@ -447,7 +447,7 @@ fn put_in(txn: &WriteTransaction, entry: &Entry, owner: &str) -> Result<Put, red
             Err(_) => Put::Conflict,
         });
     }
-    let now = super::now_ms();
+    let now = crate::stores::outbox::now_ms();
     let sent = txn.open_table(SENT)?;
     if let Some(raw) = sent.get(entry.id.as_str())?
         && let Some((found, until)) = sent_record(raw.value())
@@ -470,11 +470,13 @@ fn sent_record(raw: &[u8]) -> Option<([u8; 32], i64)> {
     Some((digest, until))
 }
 
-/// Remembers that `entry` was delivered, for [`SENT_WINDOW`](super::SENT_WINDOW), and forgets a
+/// Remembers that `entry` was delivered, for [`SENT_WINDOW`](crate::stores::outbox::SENT_WINDOW), and forgets a
 /// few of the delivered events whose window ended.
 fn remember_sent(txn: &WriteTransaction, entry: &Entry) -> Result<(), redb::Error> {
-    let now = super::now_ms();
-    let until = now.saturating_add(super::millis(super::SENT_WINDOW));
+    let now = crate::stores::outbox::now_ms();
+    let until = now.saturating_add(crate::stores::outbox::millis(
+        crate::stores::outbox::SENT_WINDOW,
+    ));
     let mut sent = txn.open_table(SENT)?;
     let mut forget = txn.open_table(FORGET)?;
     let ended: Vec<(i64, String)> = forget

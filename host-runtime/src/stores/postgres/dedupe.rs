@@ -8,8 +8,8 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 
-use super::{Claim, DedupeStore, StoreError, WINDOW};
 use crate::BoxFuture;
+use crate::stores::dedupe::{Claim, DedupeStore, StoreError, WINDOW};
 use crate::stores::postgres::{PgDatabase, PgTransaction, failed, pool_of};
 use crate::stores::transaction::{Database, Transaction};
 
@@ -311,21 +311,6 @@ mod tests {
             "migrated once"
         );
         Some((server, pool))
-    }
-
-    #[tokio::test]
-    async fn the_postgres_store_keeps_the_store_contract() {
-        let Some((_server, pool)) = database().await else {
-            return;
-        };
-        let store = PostgresDedupe::new(pool.clone());
-        assert_eq!(crate::testing::contract::dedupe_store(&store).await, Ok(()));
-        // Every claim was settled: only records are left, none in flight.
-        let in_flight: i64 = sqlx::query_scalar("SELECT count(*) FROM host_dedupe WHERE NOT done")
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-        assert_eq!(in_flight, 0);
     }
 
     #[tokio::test]

@@ -2,9 +2,9 @@
 //!
 //! Five keys under a prefix: `pending` (a hash of records by id), `due` (a sorted set of ids by
 //! the time of their next attempt), `owners` (a hash of the claim holder by id), `dead` (a hash
-//! of dead letters) and `digests` (a hash of the [digest](super::Entry::digest) of each pending or
+//! of dead letters) and `digests` (a hash of the [digest](crate::stores::outbox::Entry::digest) of each pending or
 //! dead event by id); and one `sent:<id>` key per event delivered within
-//! [`SENT_WINDOW`](super::SENT_WINDOW), holding its digest and expiring with the window. A claim moves an event's `due` score to the end of the lease and names its
+//! [`SENT_WINDOW`](crate::stores::outbox::SENT_WINDOW), holding its digest and expiring with the window. A claim moves an event's `due` score to the end of the lease and names its
 //! holder in one script, so a second instance sees it due again only once the lease has run out;
 //! each settlement first checks the holder.
 //!
@@ -17,11 +17,11 @@ use std::sync::{Arc, LazyLock};
 
 use redis::Script;
 
-use super::{
-    Destination, Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec,
-};
 use crate::BoxFuture;
 use crate::platform::rt::{Instant, SystemTime, UNIX_EPOCH};
+use crate::stores::outbox::{
+    Destination, Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec,
+};
 
 /// The scripts, hashed once per process.
 static SCRIPTS: LazyLock<[Script; 7]> = LazyLock::new(|| {
@@ -293,7 +293,7 @@ fn hex(digest: &[u8; 32]) -> String {
 
 /// A command that failed, with Redis's error as the source.
 fn failed(e: redis::RedisError) -> StoreError {
-    crate::stores::store::redis_failed("a Redis command failed", e)
+    super::redis_failed("a Redis command failed", e)
 }
 
 impl RedisOutbox {
@@ -310,11 +310,9 @@ impl RedisOutbox {
 
     /// Connects as a process whose clock is `clock_error_ms` off (zero but in tests).
     async fn open(url: &str, clock_error_ms: i64) -> Result<Self, StoreError> {
-        let connection = crate::stores::dedupe::redis_connection(url)
+        let connection = super::redis_connection(url)
             .await
-            .map_err(|e| {
-                crate::stores::store::redis_failed(format!("cannot connect to {url}"), e)
-            })?;
+            .map_err(|e| super::redis_failed(format!("cannot connect to {url}"), e))?;
         let clock = Clock {
             offset_ms: AtomicI64::new(0),
             measured_at: AtomicI64::new(0),
@@ -323,7 +321,7 @@ impl RedisOutbox {
             error_ms: clock_error_ms,
         };
         let (offset, _) = clock.read(&connection).await.map_err(|e| {
-            crate::stores::store::redis_failed(
+            super::redis_failed(
                 format!("cannot read the clock of the Redis server at {url} (`TIME`)"),
                 e,
             )
@@ -576,7 +574,9 @@ impl OutboxStore for RedisOutbox {
                 .arg(action)
                 .arg(record)
                 .arg(due)
-                .arg(super::millis(super::SENT_WINDOW))
+                .arg(crate::stores::outbox::millis(
+                    crate::stores::outbox::SENT_WINDOW,
+                ))
                 .invoke_async(&mut c)
                 .await
                 .map_err(failed)?;
@@ -690,7 +690,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::outbound::outbox::now_ms;
+    use crate::stores::outbox::now_ms;
 
     /// How far apart two measurements of the same clocks may be: each offset is measured to within
     /// about a millisecond over loopback.

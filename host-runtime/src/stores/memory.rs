@@ -1,15 +1,23 @@
-//! [`MemoryOutbox`]: the outbox in this process's memory.
+//! The stores in this process's memory: [`MemoryDedupe`] for event deduplication and
+//! [`MemoryOutbox`] for the outbox. Nothing survives the process: for development, tests and a
+//! single instance that accepts what a restart forgets.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Mutex, MutexGuard};
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use super::{Destination, Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, Which};
+use tokio::sync::Notify;
+
 use crate::BoxFuture;
+use crate::platform::rt::Instant;
+use crate::stores::dedupe::{Claim, DedupeStore, WINDOW};
+use crate::stores::outbox::{
+    Destination, Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, Which,
+};
 
 /// An outbox in memory: what a sender uses when given no store. Events are retried as long as the
-/// process lives and lost with it; use [`FileOutbox`](super::FileOutbox) or
-/// [`RedisOutbox`](super::RedisOutbox) for events that must survive a restart.
+/// process lives and lost with it; use [`FileOutbox`](crate::outbox::FileOutbox) or
+/// [`RedisOutbox`](crate::outbox::RedisOutbox) for events that must survive a restart.
 pub struct MemoryOutbox {
     state: Mutex<State>,
     /// How long a delivered event's digest is kept: [`SENT_WINDOW`] but in tests.
@@ -65,7 +73,7 @@ impl State {
 
     /// What holds `entry`'s id, if anything does; else stores it for `owner`.
     fn put(&mut self, entry: Entry, owner: &str) -> Put {
-        self.forget_sent(super::now_ms());
+        self.forget_sent(crate::stores::outbox::now_ms());
         // Digested only when the id is taken: a new id, the usual case, costs no digest.
         if let Some((found, _)) = self.pending.get(&entry.id) {
             return Put::found(&found.digest(), &entry.digest(), true);
@@ -188,7 +196,8 @@ impl OutboxStore for MemoryOutbox {
         };
         match entry.settle(settlement) {
             Destination::Delivered => {
-                let until = super::now_ms().saturating_add(super::millis(self.window));
+                let until = crate::stores::outbox::now_ms()
+                    .saturating_add(crate::stores::outbox::millis(self.window));
                 state.sent.insert(entry.id.clone(), (entry.digest(), until));
                 state.forget.insert((until, entry.id));
             }
@@ -236,5 +245,185 @@ impl OutboxStore for MemoryOutbox {
         let found = state.unlink(id).is_some() | state.dead.remove(id).is_some();
         // A dropped event was never delivered: its id is free again, for any content.
         ready(Ok(found))
+    }
+}
+
+/// The state of a key in a [`MemoryDedupe`].
+enum Slot {
+    InFlight { owner: String, done: Arc<Notify> },
+    Done(Instant),
+}
+
+/// A map in this process: the store of development mode, or of a single instance that accepts
+/// running an event again when a restart forgets its keys. Processed keys are forgotten after [`WINDOW`], oldest
+/// first from a queue in the order they were recorded, so each claim costs a constant amortised
+/// time however many keys the window holds. An in-flight claim lives until its attempt settles it;
+/// the pipeline settles it however the attempt ends (also when the host gives up on the call).
+#[derive(Default)]
+pub struct MemoryDedupe {
+    state: Mutex<Memory>,
+}
+
+#[derive(Default)]
+struct Memory {
+    slots: HashMap<Arc<str>, Slot>,
+    /// Recorded keys, oldest first, with when they were recorded: the same allocations as the
+    /// map's keys, so the window holds each key once.
+    recorded: VecDeque<(Instant, Arc<str>)>,
+}
+
+impl MemoryDedupe {
+    /// An empty store.
+    pub fn new() -> Self {
+        MemoryDedupe::default()
+    }
+
+    fn claim_now(&self, key: &str, owner: &str) -> Claim {
+        let Ok(mut memory) = self.state.lock() else {
+            return Claim::Run;
+        };
+        let now = Instant::now();
+        // Forget what left the window: the queue is in recording order, so this stops at the
+        // first key still inside it.
+        while let Some((at, _)) = memory.recorded.front() {
+            if now.duration_since(*at) <= WINDOW {
+                break;
+            }
+            if let Some((at, old)) = memory.recorded.pop_front()
+                && matches!(memory.slots.get(&*old), Some(Slot::Done(t)) if *t == at)
+            {
+                memory.slots.remove(&*old);
+            }
+        }
+        match memory.slots.get(key) {
+            Some(Slot::Done(_)) => Claim::Done,
+            Some(Slot::InFlight { done, .. }) => Claim::Wait(done.clone()),
+            None => {
+                memory.slots.insert(
+                    Arc::from(key),
+                    Slot::InFlight {
+                        owner: owner.to_owned(),
+                        done: Arc::new(Notify::new()),
+                    },
+                );
+                Claim::Run
+            }
+        }
+    }
+
+    fn settle(&self, key: &str, owner: &str, processed: bool) {
+        let Ok(mut memory) = self.state.lock() else {
+            return;
+        };
+        let held =
+            matches!(memory.slots.get(key), Some(Slot::InFlight { owner: o, .. }) if o == owner);
+        if !held {
+            return;
+        }
+        let previous = if processed {
+            let at = Instant::now();
+            // Taken out and put back rather than overwritten: `insert` would keep the map's old key
+            // and the queue's copy would be a second allocation of it.
+            let previous = memory.slots.remove_entry(key);
+            let key = previous
+                .as_ref()
+                .map_or_else(|| Arc::from(key), |(k, _)| Arc::clone(k));
+            memory.recorded.push_back((at, Arc::clone(&key)));
+            memory.slots.insert(key, Slot::Done(at));
+            previous.map(|(_, slot)| slot)
+        } else {
+            memory.slots.remove(key)
+        };
+        if let Some(Slot::InFlight { done, .. }) = previous {
+            done.notify_waiters();
+        }
+    }
+
+    /// How many keys the store holds (in flight and recorded).
+    pub fn len(&self) -> usize {
+        self.state.lock().map_or(0, |m| m.slots.len())
+    }
+
+    /// Whether the store holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl DedupeStore for MemoryDedupe {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Claim, StoreError>> {
+        Box::pin(std::future::ready(Ok(self.claim_now(key, owner))))
+    }
+
+    fn complete<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, owner, true);
+        Box::pin(std::future::ready(()))
+    }
+
+    fn release<'a>(&'a self, key: &'a str, owner: &'a str) -> BoxFuture<'a, ()> {
+        self.settle(key, owner, false);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_recorded_key_is_held_once_by_the_map_and_the_queue() {
+        let store = MemoryDedupe::new();
+        assert!(matches!(store.claim("k", "a").await, Ok(Claim::Run)));
+        store.complete("k", "a").await;
+        let memory = store.state.lock().unwrap();
+        let (in_map, _) = memory.slots.get_key_value("k").unwrap();
+        let (_, in_queue) = memory.recorded.front().unwrap();
+        assert!(Arc::ptr_eq(in_map, in_queue));
+        assert_eq!(Arc::strong_count(in_map), 2);
+    }
+
+    #[tokio::test]
+    async fn the_memory_store_keeps_the_store_contract() {
+        let store = MemoryDedupe::new();
+        assert_eq!(crate::testing::contract::dedupe_store(&store).await, Ok(()));
+        // Every claim was settled: what is left is recorded, nothing is in flight.
+        let memory = store.state.lock().unwrap();
+        assert!(
+            memory
+                .slots
+                .values()
+                .all(|slot| matches!(slot, Slot::Done(_)))
+        );
+        assert_eq!(memory.recorded.len(), memory.slots.len());
+    }
+
+    #[tokio::test]
+    async fn recorded_keys_are_forgotten_oldest_first_in_constant_time() {
+        let store = MemoryDedupe::new();
+        for i in 0..100_000 {
+            let key = format!("k{i}");
+            assert!(matches!(store.claim(&key, "a").await, Ok(Claim::Run)));
+            store.complete(&key, "a").await;
+        }
+        assert_eq!(store.len(), 100_000);
+        // Age every record past the window, then one claim clears them from the queue's front.
+        {
+            let mut memory = store.state.lock().unwrap();
+            let old = Instant::now()
+                .checked_sub(WINDOW + Duration::from_secs(1))
+                .unwrap();
+            let aged: Vec<(Instant, Arc<str>)> =
+                memory.recorded.drain(..).map(|(_, k)| (old, k)).collect();
+            for (at, key) in &aged {
+                memory.slots.insert(key.clone(), Slot::Done(*at));
+            }
+            memory.recorded.extend(aged);
+        }
+        assert!(matches!(store.claim("k1", "b").await, Ok(Claim::Run)));
+        assert_eq!(store.len(), 1, "only the new claim is left");
     }
 }

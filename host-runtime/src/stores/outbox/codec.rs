@@ -127,7 +127,7 @@ impl<'a> Reader<'a> {
 /// `cargo host outbox` show it and it can be dropped, where it would otherwise stay pending out of
 /// every view and never be posted.
 #[cfg(any(feature = "redb", feature = "redis"))]
-pub(super) fn unreadable(id: &str, raw: Vec<u8>, why: &DecodeError, now: i64) -> Entry {
+pub(crate) fn unreadable(id: &str, raw: Vec<u8>, why: &DecodeError, now: i64) -> Entry {
     tracing::error!(event_id = %id, error = %why, "an unreadable outbox record is moved to the dead letters");
     Entry {
         id: id.to_owned(),

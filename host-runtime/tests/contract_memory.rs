@@ -1,0 +1,21 @@
+//! The in-memory stores keep the public store contracts (`testing::contract`).
+
+#![allow(clippy::panic)] // Tests fail loudly on purpose.
+
+use host_runtime::dedupe::MemoryDedupe;
+use host_runtime::outbox::MemoryOutbox;
+use host_runtime::testing::contract::{dedupe_store, outbox_store};
+
+#[tokio::test]
+async fn the_memory_dedupe_keeps_the_contract() {
+    if let Err(broken) = dedupe_store(&MemoryDedupe::new()).await {
+        panic!("{broken}");
+    }
+}
+
+#[tokio::test]
+async fn the_memory_outbox_keeps_the_contract() {
+    if let Err(broken) = outbox_store(&MemoryOutbox::new()).await {
+        panic!("{broken}");
+    }
+}
