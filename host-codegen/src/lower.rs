@@ -111,14 +111,47 @@ const STRING_KEYWORDS: [&str; 3] = ["minLength", "maxLength", "pattern"];
 /// Keywords that apply to numbers only.
 const NUMBER_KEYWORDS: [&str; 4] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
+/// `description` with `paragraph` after it, a blank line between them, or `paragraph` alone when
+/// there is no description. Every sentence a lowered node's docs gain is added by this function.
+fn with_paragraph(description: Option<&str>, paragraph: &str) -> String {
+    match description {
+        Some(d) => format!("{d}\n\n{paragraph}"),
+        None => paragraph.to_owned(),
+    }
+}
+
+/// Adds `paragraph` to a description being built.
+fn add_paragraph(description: &mut Option<String>, paragraph: &str) {
+    *description = Some(with_paragraph(description.as_deref(), paragraph));
+}
+
+/// Adds `paragraph` to the description of a lowered node.
+pub(crate) fn add_to_description(node: &mut Map<String, Value>, paragraph: &str) {
+    let text = with_paragraph(node.get("description").and_then(Value::as_str), paragraph);
+    node.insert("description".to_owned(), Value::String(text));
+}
+
+/// The description of a node from its own keywords: its `title`, its `description`, and its
+/// `default`, which is documented rather than filled in.
+fn own_description(node: &Map<String, Value>) -> Option<String> {
+    let mut description = None;
+    if let Some(title) = node.get("title").and_then(Value::as_str) {
+        add_paragraph(&mut description, title);
+    }
+    if let Some(text) = node.get("description").and_then(Value::as_str) {
+        add_paragraph(&mut description, text);
+    }
+    if let Some(default) = node.get("default") {
+        let line = format!("Default: `{default}` (not filled in when absent).");
+        add_paragraph(&mut description, &line);
+    }
+    description
+}
+
 /// Marks a lowered member schema with [`NULLABLE_MARK`].
 fn mark_nullable(node: &mut Value) {
     if let Value::Object(map) = node {
-        let text = match map.get("description").and_then(Value::as_str) {
-            Some(d) => format!("{d}\n\n{NULLABLE_MARK}"),
-            None => NULLABLE_MARK.to_owned(),
-        };
-        map.insert("description".to_owned(), Value::String(text));
+        add_to_description(map, NULLABLE_MARK);
     }
 }
 
@@ -131,7 +164,7 @@ fn makes_type(node: &Value) -> bool {
 
 /// Gives an undescribed node that becomes a type a description saying where it is in the manifest.
 /// A description that is only the marks of its nullable members (which go before the docs are
-/// written) counts as none.
+/// written) counts as none: the text goes before the marks.
 fn describe(node: &mut Value, text: impl FnOnce() -> String) {
     if !makes_type(node) {
         return;
@@ -139,7 +172,9 @@ fn describe(node: &mut Value, text: impl FnOnce() -> String) {
     let Value::Object(map) = node else { return };
     let description = match map.get("description").and_then(Value::as_str) {
         None => text(),
-        Some(marks) if marks.starts_with(NULLABLE_MEMBER_MARK) => format!("{}\n\n{marks}", text()),
+        Some(marks) if marks.starts_with(NULLABLE_MEMBER_MARK) => {
+            with_paragraph(Some(&text()), marks)
+        }
         Some(_) => return,
     };
     map.insert("description".to_owned(), Value::String(description));
@@ -228,11 +263,7 @@ pub(crate) fn lower_reserving(
                     "Written the same at {places} places in the schema, the first at `{}{pointer}`.",
                     cx.at
                 );
-                let text = match map.get("description").and_then(Value::as_str) {
-                    Some(d) => format!("{d}\n\n{line}"),
-                    None => line,
-                };
-                map.insert("description".to_owned(), Value::String(text));
+                add_to_description(map, &line);
             } else if !pointer.is_empty() {
                 describe(&mut body, || format!("Defined at `{}{pointer}`.", cx.at));
             }
@@ -483,23 +514,7 @@ impl Cx<'_> {
             }
         }
         let mut out = Map::new();
-        let mut description = map
-            .get("description")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if let Some(title) = map.get("title").and_then(Value::as_str) {
-            description = Some(match description {
-                Some(d) => format!("{title}\n\n{d}"),
-                None => title.to_owned(),
-            });
-        }
-        if let Some(default) = map.get("default") {
-            let line = format!("Default: `{default}` (not filled in when absent).");
-            description = Some(match description {
-                Some(d) => format!("{d}\n\n{line}"),
-                None => line,
-            });
-        }
+        let mut description = own_description(map);
         // Members (named or required) whose Rust field names would clash: a map instead.
         let skip_members = match clashing_names(map) {
             Some((a, b)) => {
@@ -560,10 +575,7 @@ impl Cx<'_> {
                     if !nullable_refs.is_empty() {
                         let marks: String =
                             nullable_refs.iter().map(|name| member_mark(name)).collect();
-                        description = Some(match description.take() {
-                            Some(d) => format!("{d}\n\n{marks}"),
-                            None => marks,
-                        });
+                        add_paragraph(&mut description, &marks);
                     }
                 }
                 // With `prefixItems`, `items` is the rest of the array: typed below.
@@ -695,12 +707,11 @@ impl Cx<'_> {
             }
         }
         if let Some(marks) = self.merge_all_of(&mut out) {
-            description = Some(match description.take() {
-                Some(d) if !marks.is_empty() => format!("{d}\n\n{marks}"),
-                Some(d) => d,
-                None => marks,
-            })
-            .filter(|d| !d.is_empty());
+            if !marks.is_empty() {
+                add_paragraph(&mut description, &marks);
+            }
+            // A merged node keeps no empty description.
+            description = description.filter(|d| !d.is_empty());
         }
         if skip_members {
             out.remove("required");
@@ -1818,5 +1829,32 @@ mod tests {
         }));
         assert_eq!(out["allOf"][0], json!({ "$ref": "#/definitions/A" }));
         assert_eq!(out["allOf"][1]["properties"]["b"]["type"], "string");
+    }
+
+    #[test]
+    fn a_description_is_title_description_default_then_what_the_pass_adds() {
+        let out = lowered(json!({
+            "title": "Query",
+            "description": "What to look for.",
+            "default": { "q": "" },
+            "type": "object",
+            "properties": {
+                "next": { "$ref": "#/$defs/Page" },
+                "n": { "type": ["string", "null"], "description": "Kept." }
+            },
+            "$defs": { "Page": { "type": ["object", "null"] } }
+        }));
+        let default = "Default: `{\"q\":\"\"}` (not filled in when absent).";
+        assert_eq!(
+            out["description"],
+            format!(
+                "Query\n\nWhat to look for.\n\n{default}\n\n{}",
+                member_mark("next")
+            )
+        );
+        assert_eq!(
+            out["properties"]["n"]["description"],
+            format!("Kept.\n\n{NULLABLE_MARK}")
+        );
     }
 }
