@@ -245,7 +245,7 @@ pub(crate) fn lower_reserving(
                 break;
             }
             out_root = Some(if cx.names.contains_key("") {
-                json!({ "$ref": format!("#/definitions/{root}") })
+                to_definition(root)
             } else {
                 cx.node(schema, "", false)
             });
@@ -470,289 +470,373 @@ impl Cx<'_> {
         self.names.insert(pointer.to_owned(), name);
     }
 
-    /// Lowers the node at `pointer`. A later copy of a subschema becomes a reference to the first's
+    /// Lowers the node at `pointer`: keyword by keyword, then its reference, then what typify
+    /// needs of the whole. A later copy of a subschema becomes a reference to the first's
     /// definition; a node that is a reference target becomes a reference to its own, except when
     /// its definition is being written (`defining`).
     fn node(&mut self, node: &Value, pointer: &str, defining: bool) -> Value {
+        if let Some(reference) = self.typed_elsewhere(pointer, defining) {
+            return reference;
+        }
+        let Value::Object(map) = node else {
+            return json!({});
+        };
+        let Ok(dynamic) = self.dynamic_ref(map, pointer) else {
+            return json!({});
+        };
+        let mut draft = Draft {
+            map,
+            pointer,
+            out: Map::new(),
+            description: own_description(map),
+        };
+        let members_clash = self.members_clash(map, pointer);
+        self.lower_keywords(&mut draft, members_clash);
+        if self.lower_ref(&mut draft, dynamic).is_err() {
+            return json!({});
+        }
+        self.merge_all_of(&mut draft);
+        widen_other_members(&mut draft, members_clash);
+        whole_bounds(&mut draft.out);
+        self.lower_prefix_items(&mut draft);
+        mixed_enum(&mut draft.out);
+        implied_type(&mut draft.out);
+        keep_other_members(&mut draft.out);
+        draft.finish()
+    }
+
+    /// Lowers the node's keywords one by one, in the schema's order: each keyword that holds
+    /// schemas by its own method, every other keyword that typify reads copied as it is. The
+    /// members are left out when their names clash as fields (`members_clash`: the object is a
+    /// map).
+    fn lower_keywords(&mut self, draft: &mut Draft<'_>, members_clash: bool) {
+        let map = draft.map;
+        for (key, value) in map {
+            let here = format!("{}/{}", draft.pointer, host_manifest::escape_token(key));
+            match key.as_str() {
+                // Read by `own_description` and `lower_ref`.
+                "description" | "title" | "default" | "$ref" | "$dynamicRef" => {}
+                k if VALIDATION_ONLY.contains(&k) || ANNOTATIONS.contains(&k) => {}
+                "properties" if members_clash => {}
+                "properties" => self.lower_properties(draft, value, &here),
+                "additionalProperties" => {
+                    self.lower_each(draft, key, value, &here, "A member not named by the object");
+                }
+                // With `prefixItems`, `items` is the rest of the array: both typed by
+                // `lower_prefix_items`.
+                "items" if map.contains_key("prefixItems") => {}
+                "prefixItems" => {}
+                "items" => self.lower_each(draft, key, value, &here, "An item of the array"),
+                "allOf" => self.lower_all_of(draft, value, &here),
+                "anyOf" | "oneOf" => self.lower_union(draft, key, value, &here),
+                _ => {
+                    draft.out.insert(key.clone(), value.clone());
+                }
+            }
+        }
+    }
+
+    /// `additionalProperties` or `items` (`key`, at `here`): the one schema every member the
+    /// object does not name, or every item, takes (`what`, in its description). `false` stays;
+    /// `true` goes, as it says what leaving the keyword out says.
+    fn lower_each(
+        &mut self,
+        draft: &mut Draft<'_>,
+        key: &str,
+        value: &Value,
+        here: &str,
+        what: &str,
+    ) {
+        match value {
+            Value::Bool(false) => {
+                draft.out.insert(key.to_owned(), Value::Bool(false));
+            }
+            Value::Bool(true) => {}
+            schema => {
+                let mut lowered = self.node(schema, here, false);
+                describe(&mut lowered, || {
+                    format!("{what} at `{}{}`.", self.at, draft.pointer)
+                });
+                draft.out.insert(key.to_owned(), lowered);
+            }
+        }
+    }
+
+    /// `properties`: each member lowered and described, and marked nullable when it is optional
+    /// and may be `null`. The marks of members that are bare references go in the object's own
+    /// description.
+    fn lower_properties(&mut self, draft: &mut Draft<'_>, value: &Value, here: &str) {
+        let Value::Object(members) = value else {
+            return;
+        };
+        let required: Vec<&str> = draft
+            .map
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut lowered = Map::new();
+        let mut marks = String::new();
+        for (name, schema) in members {
+            let at = format!("{here}/{}", host_manifest::escape_token(name));
+            let optional = !required.contains(&name.as_str());
+            let (node, marked_on_object) = self.lower_member(name, schema, &at, optional);
+            if marked_on_object {
+                marks.push_str(&member_mark(name));
+            }
+            lowered.insert(name.clone(), node);
+        }
+        draft
+            .out
+            .insert("properties".to_owned(), Value::Object(lowered));
+        if !marks.is_empty() {
+            draft.add_paragraph(&marks);
+        }
+    }
+
+    /// The member `name`, whose schema is at `pointer`, lowered and described; and whether, being
+    /// `optional` and able to hold `null`, it is to be marked nullable in its object's description.
+    fn lower_member(
+        &mut self,
+        name: &str,
+        schema: &Value,
+        pointer: &str,
+        optional: bool,
+    ) -> (Value, bool) {
+        let mut node = self.node(schema, pointer, false);
+        describe(&mut node, || {
+            format!("The member `{name}`, at `{}{pointer}`.", self.at)
+        });
+        if !optional || !self.admits_null(schema, pointer, 0) {
+            return (node, false);
+        }
+        // A bare reference is marked in its object's description instead: typify 0.8 panics on a
+        // described `$ref` merged into an `allOf` (see UPSTREAM.md), and that would cost schemas
+        // it types today.
+        let bare_ref = node.as_object().is_some_and(|m| {
+            m.contains_key("$ref") && m.keys().all(|k| k == "$ref" || k == "description")
+        });
+        if !bare_ref {
+            mark_nullable(&mut node);
+        }
+        (node, bare_ref)
+    }
+
+    /// Whether members (named or required) of the node at `pointer` would get the same Rust field
+    /// name: then the object is typed as a map instead (reported).
+    fn members_clash(&mut self, map: &Map<String, Value>, pointer: &str) -> bool {
+        let Some((a, b)) = clashing_names(map) else {
+            return false;
+        };
+        self.fallback(
+            pointer,
+            format!("members `{a}` and `{b}` would get the same Rust field name: the object is typed as a map of JSON values"),
+        );
+        true
+    }
+
+    /// `allOf`: the branches that shape a value, each member typed by the first branch that names
+    /// it (see [`one_schema_per_member`]).
+    fn lower_all_of(&mut self, draft: &mut Draft<'_>, value: &Value, here: &str) {
+        let Value::Array(branches) = value else {
+            return;
+        };
+        let mut lowered = self
+            .lower_branches(draft.map, branches, here, false)
+            .lowered;
+        if lowered.is_empty() {
+            return;
+        }
+        one_schema_per_member(&mut lowered);
+        draft.out.insert("allOf".to_owned(), Value::Array(lowered));
+    }
+
+    /// `anyOf` or `oneOf` (`key`): the branches that shape a value, or nothing when a branch only
+    /// validates (then the union takes every value the parent takes).
+    fn lower_union(&mut self, draft: &mut Draft<'_>, key: &str, value: &Value, here: &str) {
+        let Value::Array(branches) = value else {
+            return;
+        };
+        let Branches {
+            mut lowered,
+            accepts_all,
+            all_closed,
+        } = self.lower_branches(draft.map, branches, here, true);
+        if accepts_all || lowered.is_empty() {
+            return;
+        }
+        tag_open_variants(&mut lowered);
+        // typify types an `anyOf` with an object branch as a struct of optional parts, which
+        // refuses the strings (or other scalars) another branch accepts. As `oneOf` it is an
+        // untagged enum: each value takes the first branch whose type reads it, and every branch's
+        // type keeps what it does not name, so the value encodes back the same (the runtime has
+        // already validated it against the `anyOf`). The same goes for an `anyOf` of closed
+        // objects only: as a struct of optional parts, each flattened, none of them can refuse a
+        // member it does not name, so an object meant for another branch of an enclosing union
+        // would be read by this one and lose those members; as an enum, each branch's type
+        // refuses what it does not name, and a value it reads it keeps whole.
+        let key = if key == "anyOf"
+            && !draft.map.contains_key("oneOf")
+            && (lowered.iter().any(not_an_object) || all_closed)
+        {
+            "oneOf"
+        } else {
+            key
+        };
+        draft.out.insert(key.to_owned(), Value::Array(lowered));
+    }
+
+    /// The branches (at `here`) of a composition in `node` that shape a value, lowered, each once;
+    /// `union` for `anyOf` and `oneOf`.
+    fn lower_branches(
+        &mut self,
+        node: &Map<String, Value>,
+        branches: &[Value],
+        here: &str,
+        union: bool,
+    ) -> Branches {
+        let parent = node.get("type").and_then(Value::as_str);
+        let mut lowered = Vec::new();
+        let mut accepts_all = false;
+        let mut all_closed = true;
+        for (i, branch) in branches.iter().enumerate() {
+            let branch = typed_like(branch, parent);
+            if !has_shape(&branch)
+                || only_validates(&branch, parent)
+                || union && only_requires(&branch, parent)
+            {
+                // Only validates: for `allOf` it adds no shape, for `anyOf`/`oneOf` the union then
+                // takes every value the parent takes. A union branch that only requires some of
+                // the parent's members is such a branch: typed as a variant of its own beside a
+                // closed parent, a value with the members of two branches would fit neither
+                // variant.
+                accepts_all = true;
+                continue;
+            }
+            let at = format!("{here}/{i}");
+            all_closed &= self.closed_object(&branch, &at, 0);
+            lowered.push(self.node(&branch, &at, false));
+        }
+        Branches {
+            lowered: each_once(lowered),
+            accepts_all,
+            all_closed,
+        }
+    }
+
+    /// A reference to the definition that types the node at `pointer`, if one does: the first's,
+    /// for a later copy of a subschema; its own, for a reference target, except when that
+    /// definition is being written (`defining`).
+    fn typed_elsewhere(&self, pointer: &str, defining: bool) -> Option<Value> {
         if let Some(first) = self.copies.first_of.get(pointer)
             && let Some(name) = self.names.get(first)
         {
-            return json!({ "$ref": format!("#/definitions/{name}") });
+            return Some(to_definition(name));
         }
-        if !defining && let Some(name) = self.names.get(pointer) {
-            return json!({ "$ref": format!("#/definitions/{name}") });
+        if defining {
+            return None;
         }
-        let map = match node {
-            Value::Bool(_) => return json!({}),
-            Value::Object(map) => map,
-            _ => return json!({}),
-        };
+        self.names.get(pointer).map(|name| to_definition(name))
+    }
+
+    /// The node's `$dynamicRef`, when where it leads is known before validation (then it is a
+    /// `$ref` to there). A `$recursiveRef`, or a `$dynamicRef` whose target depends on how
+    /// validation got to it, makes the node [`Untyped`].
+    fn dynamic_ref<'s>(
+        &mut self,
+        map: &'s Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Option<Reference<'s>>, Untyped> {
         if map.contains_key("$recursiveRef") {
             self.fallback(
                 pointer,
                 "`$recursiveRef` (draft 2019-09, resolved while validating): typed as JSON"
                     .to_owned(),
             );
-            return json!({});
+            return Err(Untyped);
         }
-        // Where a `$dynamicRef` leads, when that is known before validation: then it is a `$ref`.
-        let mut dynamic_target = None;
-        if let Some(dynamic) = map.get("$dynamicRef").and_then(Value::as_str) {
-            match self.resources.resolve_dynamic(dynamic, pointer) {
-                Some(target)
-                    if resolve(self.root, &target).is_some() && !map.contains_key("$ref") =>
-                {
-                    dynamic_target = Some((dynamic, target));
-                }
-                _ => {
-                    self.fallback(
-                        pointer,
-                        format!("`$dynamicRef` to `{dynamic}`, whose target depends on how validation got here: typed as JSON"),
-                    );
-                    return json!({});
-                }
+        let Some(dynamic) = map.get("$dynamicRef").and_then(Value::as_str) else {
+            return Ok(None);
+        };
+        match self.resources.resolve_dynamic(dynamic, pointer) {
+            Some(target) if resolve(self.root, &target).is_some() && !map.contains_key("$ref") => {
+                Ok(Some(Reference {
+                    written: dynamic,
+                    target: Some(target),
+                }))
             }
-        }
-        let mut out = Map::new();
-        let mut description = own_description(map);
-        // Members (named or required) whose Rust field names would clash: a map instead.
-        let skip_members = match clashing_names(map) {
-            Some((a, b)) => {
+            _ => {
                 self.fallback(
                     pointer,
-                    format!("members `{a}` and `{b}` would get the same Rust field name: the object is typed as a map of JSON values"),
+                    format!("`$dynamicRef` to `{dynamic}`, whose target depends on how validation got here: typed as JSON"),
                 );
-                true
+                Err(Untyped)
             }
-            None => false,
+        }
+    }
+
+    /// The node's reference (`dynamic`, the `$dynamicRef` resolved early, else its `$ref`), once
+    /// its other keywords are lowered: the node becomes a reference to the target's definition, or
+    /// `allOf` of that reference and the other shape keywords. A reference that leaves the schema
+    /// makes the node [`Untyped`].
+    fn lower_ref(
+        &mut self,
+        draft: &mut Draft<'_>,
+        dynamic: Option<Reference<'_>>,
+    ) -> Result<(), Untyped> {
+        let reference = dynamic.or_else(|| {
+            let written = draft.map.get("$ref").and_then(Value::as_str)?;
+            Some(Reference {
+                written,
+                target: self.target(written, draft.pointer),
+            })
+        });
+        let Some(Reference { written, target }) = reference else {
+            return Ok(());
         };
-        for (key, value) in map {
-            let here = format!("{pointer}/{}", host_manifest::escape_token(key));
-            match key.as_str() {
-                "description" | "title" | "default" | "$ref" | "$dynamicRef" => {}
-                k if VALIDATION_ONLY.contains(&k) || ANNOTATIONS.contains(&k) => {}
-                "properties" => {
-                    let Value::Object(props) = value else {
-                        continue;
-                    };
-                    if skip_members {
-                        continue;
-                    }
-                    let required: Vec<&str> = map
-                        .get("required")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .collect();
-                    let mut nullable_refs = Vec::new();
-                    let lowered = props
-                        .iter()
-                        .map(|(name, s)| {
-                            let p = format!("{here}/{}", host_manifest::escape_token(name));
-                            let mut node = self.node(s, &p, false);
-                            describe(&mut node, || {
-                                format!("The member `{name}`, at `{}{p}`.", self.at)
-                            });
-                            // A bare reference is marked in its object's description instead:
-                            // typify 0.8 panics on a described `$ref` merged into an `allOf`
-                            // (see UPSTREAM.md), and that would cost schemas it types today.
-                            let bare_ref = node.as_object().is_some_and(|m| {
-                                m.contains_key("$ref")
-                                    && m.keys().all(|k| k == "$ref" || k == "description")
-                            });
-                            if !required.contains(&name.as_str()) && self.admits_null(s, &p, 0) {
-                                if bare_ref {
-                                    nullable_refs.push(name.as_str());
-                                } else {
-                                    mark_nullable(&mut node);
-                                }
-                            }
-                            (name.clone(), node)
-                        })
-                        .collect();
-                    out.insert(key.clone(), Value::Object(lowered));
-                    if !nullable_refs.is_empty() {
-                        let marks: String =
-                            nullable_refs.iter().map(|name| member_mark(name)).collect();
-                        add_paragraph(&mut description, &marks);
-                    }
-                }
-                // With `prefixItems`, `items` is the rest of the array: typed below.
-                "items" if map.contains_key("prefixItems") => {}
-                "additionalProperties" | "items" => match value {
-                    Value::Bool(false) => {
-                        out.insert(key.clone(), Value::Bool(false));
-                    }
-                    Value::Bool(true) => {}
-                    other => {
-                        let mut lowered = self.node(other, &here, false);
-                        describe(&mut lowered, || {
-                            let what = if key == "items" {
-                                "An item of the array"
-                            } else {
-                                "A member not named by the object"
-                            };
-                            format!("{what} at `{}{pointer}`.", self.at)
-                        });
-                        out.insert(key.clone(), lowered);
-                    }
-                },
-                "allOf" | "anyOf" | "oneOf" => {
-                    let Value::Array(items) = value else { continue };
-                    let parent = map.get("type").and_then(Value::as_str);
-                    let mut lowered = Vec::new();
-                    let mut accepts_all = false;
-                    let mut all_closed = true;
-                    for (i, branch) in items.iter().enumerate() {
-                        let branch = typed_like(branch, parent);
-                        if !has_shape(&branch)
-                            || only_validates(&branch, parent)
-                            || key != "allOf" && only_requires(&branch, parent)
-                        {
-                            // Only validates: for `allOf` it adds no shape, for `anyOf`/`oneOf`
-                            // the union then takes every value the parent takes. A union branch
-                            // that only requires some of the parent's members is such a branch:
-                            // typed as a variant of its own beside a closed parent, a value with
-                            // the members of two branches would fit neither variant.
-                            accepts_all = true;
-                            continue;
-                        }
-                        let at = format!("{here}/{i}");
-                        all_closed &= self.closed_object(&branch, &at, 0);
-                        lowered.push(self.node(&branch, &at, false));
-                    }
-                    if key != "allOf" && accepts_all || lowered.is_empty() {
-                        continue;
-                    }
-                    // A branch written twice adds nothing a type needs (for `oneOf` a value valid
-                    // against both is invalid, which the runtime decides), and typify reads
-                    // `anyOf` of equal branches as an object of optional parts.
-                    let mut unique: Vec<Value> = Vec::with_capacity(lowered.len());
-                    for branch in lowered {
-                        if !unique.contains(&branch) {
-                            unique.push(branch);
-                        }
-                    }
-                    let mut lowered = unique;
-                    if key == "allOf" {
-                        one_schema_per_member(&mut lowered);
-                    } else {
-                        tag_open_variants(&mut lowered);
-                    }
-                    // typify types an `anyOf` with an object branch as a struct of optional
-                    // parts, which refuses the strings (or other scalars) another branch accepts.
-                    // As `oneOf` it is an untagged enum: each value takes the first branch whose
-                    // type reads it, and every branch's type keeps what it does not name, so the
-                    // value encodes back the same (the runtime has already validated it against
-                    // the `anyOf`). The same goes for an `anyOf` of closed objects only: as a
-                    // struct of optional parts, each flattened, none of them can refuse a member
-                    // it does not name, so an object meant for another branch of an enclosing
-                    // union would be read by this one and lose those members; as an enum, each
-                    // branch's type refuses what it does not name, and a value it reads it keeps
-                    // whole.
-                    let key = if key == "anyOf"
-                        && !map.contains_key("oneOf")
-                        && (lowered.iter().any(not_an_object) || all_closed)
-                    {
-                        "oneOf"
-                    } else {
-                        key.as_str()
-                    };
-                    out.insert(key.to_owned(), Value::Array(lowered));
-                }
-                "prefixItems" => {}
-                _ => {
-                    out.insert(key.clone(), value.clone());
-                }
-            }
-        }
-        let reference = match dynamic_target {
-            Some((dynamic, target)) => Some((dynamic, Some(target))),
-            None => map
-                .get("$ref")
-                .and_then(Value::as_str)
-                .map(|r| (r, self.target(r, pointer))),
+        let Some(target) = target else {
+            return Err(self.outside_ref(written, draft.pointer));
         };
-        if let Some((reference, target)) = reference {
-            let here = format!("{pointer}/$ref");
-            match target {
-                Some(target) => {
-                    let name = self.name_for(&target);
-                    let r = json!({ "$ref": format!("#/definitions/{name}") });
-                    if out.keys().any(|k| is_shape(k)) {
-                        let rest = std::mem::take(&mut out);
-                        out.insert(
-                            "allOf".to_owned(),
-                            Value::Array(vec![r, Value::Object(rest)]),
-                        );
-                    } else {
-                        out = r.as_object().cloned().unwrap_or_default();
-                    }
-                }
-                // A JSON Schema itself (the draft's meta-schema): any JSON object or boolean, whose
-                // Rust type is `serde_json::Value`.
-                None if reference.trim_end_matches('#')
-                    == "https://json-schema.org/draft/2020-12/schema" =>
-                {
-                    return json!({});
-                }
-                None => {
-                    self.fallback(
-                        &here,
-                        format!("`$ref` to `{reference}`, outside this schema: typed as JSON"),
-                    );
-                    return json!({});
-                }
-            }
+        let r = to_definition(&self.name_for(&target));
+        let out = &mut draft.out;
+        if out.keys().any(|k| is_shape(k)) {
+            let rest = std::mem::take(out);
+            out.insert(
+                "allOf".to_owned(),
+                Value::Array(vec![r, Value::Object(rest)]),
+            );
+        } else {
+            *out = r.as_object().cloned().unwrap_or_default();
         }
-        if let Some(marks) = self.merge_all_of(&mut out) {
-            if !marks.is_empty() {
-                add_paragraph(&mut description, &marks);
-            }
-            // A merged node keeps no empty description.
-            description = description.filter(|d| !d.is_empty());
+        Ok(())
+    }
+
+    /// A `$ref` (`written`, in the node at `pointer`) that leaves the schema: reported, unless it is
+    /// to the draft's meta-schema, whose Rust type is `serde_json::Value` (any JSON object or
+    /// boolean is a JSON Schema).
+    fn outside_ref(&mut self, written: &str, pointer: &str) -> Untyped {
+        if written.trim_end_matches('#') != "https://json-schema.org/draft/2020-12/schema" {
+            self.fallback(
+                &format!("{pointer}/$ref"),
+                format!("`$ref` to `{written}`, outside this schema: typed as JSON"),
+            );
         }
-        if skip_members {
-            out.remove("required");
-            // The map holds every member, the named ones included: one that forbade other
-            // members would refuse all of them.
-            out.insert("additionalProperties".to_owned(), json!({}));
+        Untyped
+    }
+
+    /// Merges the node's lowered `allOf` into it when every part is a plain object (see
+    /// [`Cx::merge_parts`]); the marks of the parts' nullable members go to its description.
+    fn merge_all_of(&mut self, draft: &mut Draft<'_>) {
+        let Some(marks) = self.merge_parts(&mut draft.out) else {
+            return;
+        };
+        if !marks.is_empty() {
+            draft.add_paragraph(&marks);
         }
-        // Members matching `patternProperties` are allowed beside the named ones, whatever
-        // `additionalProperties` says of the rest: the map of other members takes any value.
-        if map.contains_key("patternProperties") && out.contains_key("additionalProperties") {
-            out.insert("additionalProperties".to_owned(), json!({}));
-        }
-        // schemars reads these bounds as integers only; `2.0` is the same bound.
-        for k in [
-            "minItems",
-            "maxItems",
-            "minLength",
-            "maxLength",
-            "minProperties",
-            "maxProperties",
-        ] {
-            if let Some(f) = out.get(k).and_then(Value::as_f64)
-                && f.fract() == 0.0
-                && f >= 0.0
-            {
-                out.insert(k.to_owned(), json!(f as u64));
-            }
-        }
-        self.prefix_items(map, pointer, &mut out);
-        mixed_enum(&mut out);
-        implied_type(&mut out);
-        // Members the schema does not name are kept (in a flattened map) unless it forbids them.
-        if is_object_typed(&out) && !out.contains_key("additionalProperties") {
-            out.insert("additionalProperties".to_owned(), json!({}));
-        }
-        if let Some(d) = description
-            && !out.is_empty()
-        {
-            out.insert("description".to_owned(), Value::String(d));
-        }
-        Value::Object(out)
+        // A merged node keeps no empty description.
+        draft.description = draft.description.take().filter(|d| !d.is_empty());
     }
 
     /// An `allOf` of objects (the node's own members, inline branches and references to
@@ -763,7 +847,7 @@ impl Cx<'_> {
     /// one (GitHub's `pull_request.active_lock_reason` came back absent). Returns the marks of the
     /// parts' nullable members for the node's description, or `None` when some part is no plain
     /// object (then typify merges).
-    fn merge_all_of(&mut self, out: &mut Map<String, Value>) -> Option<String> {
+    fn merge_parts(&mut self, out: &mut Map<String, Value>) -> Option<String> {
         let Some(Value::Array(branches)) = out.get("allOf") else {
             return None;
         };
@@ -902,12 +986,8 @@ impl Cx<'_> {
     }
 
     /// `prefixItems`: a tuple when the array holds exactly those items, else an array of JSON values.
-    fn prefix_items(
-        &mut self,
-        map: &Map<String, Value>,
-        pointer: &str,
-        out: &mut Map<String, Value>,
-    ) {
+    fn lower_prefix_items(&mut self, draft: &mut Draft<'_>) {
+        let (map, pointer, out) = (draft.map, draft.pointer, &mut draft.out);
         let Some(Value::Array(prefix)) = map.get("prefixItems") else {
             return;
         };
@@ -971,6 +1051,59 @@ impl Cx<'_> {
     }
 }
 
+/// A schema node being lowered: its keywords, and what they have become so far.
+struct Draft<'n> {
+    /// The node's keywords, as the schema writes them.
+    map: &'n Map<String, Value>,
+    /// Where the node is: an RFC 6901 pointer from the schema's root.
+    pointer: &'n str,
+    /// The lowered keywords.
+    out: Map<String, Value>,
+    /// The lowered node's description.
+    description: Option<String>,
+}
+
+impl Draft<'_> {
+    /// Adds `paragraph` to the node's description.
+    fn add_paragraph(&mut self, paragraph: &str) {
+        add_paragraph(&mut self.description, paragraph);
+    }
+
+    /// The lowered node, with its description unless it takes any JSON value (`{}`).
+    fn finish(self) -> Value {
+        let mut out = self.out;
+        if let Some(d) = self.description
+            && !out.is_empty()
+        {
+            out.insert("description".to_owned(), Value::String(d));
+        }
+        Value::Object(out)
+    }
+}
+
+/// A reference a node makes: as written, and the pointer it leads to when that is in this schema.
+struct Reference<'s> {
+    /// The reference as the schema writes it.
+    written: &'s str,
+    /// The pointer of its target, when the target is in this schema.
+    target: Option<String>,
+}
+
+/// The node is typed as JSON (`{}`): its reference has no faithful type (reported where that
+/// loses one).
+struct Untyped;
+
+/// The branches of a composition that shape a value, lowered.
+struct Branches {
+    /// The lowered branches, each once.
+    lowered: Vec<Value>,
+    /// Whether some branch only validates: for a union, the union then takes every value its
+    /// parent takes.
+    accepts_all: bool,
+    /// Whether every branch lowered is a closed object ([`Cx::closed_object`]).
+    all_closed: bool,
+}
+
 /// A type name from the members, items and definitions a pointer goes through: its last two
 /// (`/properties/pull_request/properties/user` is `PullRequestUser`, an array's items are `Item`).
 fn path_name(pointer: &str) -> String {
@@ -996,6 +1129,19 @@ fn path_name(pointer: &str) -> String {
     } else {
         format!("Def{name}")
     }
+}
+
+/// The branches without a second copy of any. A branch written twice adds nothing a type needs
+/// (for `oneOf` a value valid against both is invalid, which the runtime decides), and typify
+/// reads `anyOf` of equal branches as an object of optional parts.
+fn each_once(branches: Vec<Value>) -> Vec<Value> {
+    let mut unique: Vec<Value> = Vec::with_capacity(branches.len());
+    for branch in branches {
+        if !unique.contains(&branch) {
+            unique.push(branch);
+        }
+    }
+    unique
 }
 
 /// Whether a lowered branch is typed as something other than an object (`{"type": "string"}`,
@@ -1088,6 +1234,55 @@ fn implied_type(out: &mut Map<String, Value>) {
     }
     typed.push(json!({ "type": others }));
     out.insert("anyOf".to_owned(), Value::Array(typed));
+}
+
+/// Bounds on a count written as a whole float (`2.0`) become the integer: schemars reads these
+/// bounds as integers only, and `2.0` is the same bound.
+fn whole_bounds(out: &mut Map<String, Value>) {
+    for k in [
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minProperties",
+        "maxProperties",
+    ] {
+        if let Some(f) = out.get(k).and_then(Value::as_f64)
+            && f.fract() == 0.0
+            && f >= 0.0
+        {
+            out.insert(k.to_owned(), json!(f as u64));
+        }
+    }
+}
+
+/// Opens the map of other members to every value where more than the members the schema names
+/// go in it: all of them, when their names `clash` as fields, or those `patternProperties` admits.
+fn widen_other_members(draft: &mut Draft<'_>, clash: bool) {
+    let out = &mut draft.out;
+    if clash {
+        out.remove("required");
+        // The map holds every member, the named ones included: one that forbade other members
+        // would refuse all of them.
+        out.insert("additionalProperties".to_owned(), json!({}));
+    }
+    // Members matching `patternProperties` are allowed beside the named ones, whatever
+    // `additionalProperties` says of the rest: the map of other members takes any value.
+    if draft.map.contains_key("patternProperties") && out.contains_key("additionalProperties") {
+        out.insert("additionalProperties".to_owned(), json!({}));
+    }
+}
+
+/// Members the schema does not name are kept (in a flattened map) unless it forbids them.
+fn keep_other_members(out: &mut Map<String, Value>) {
+    if is_object_typed(out) && !out.contains_key("additionalProperties") {
+        out.insert("additionalProperties".to_owned(), json!({}));
+    }
+}
+
+/// A reference to the definition `name`.
+fn to_definition(name: &str) -> Value {
+    json!({ "$ref": format!("#/definitions/{name}") })
 }
 
 /// The branches of an `allOf` with each member typed by the first branch that names it.
