@@ -26,17 +26,30 @@
 //!   type become `serde_json::Value` for that node only, each reported with its pointer;
 //! - a subschema written out again, the same, elsewhere in the schema is typed once: every later
 //!   copy refers to the definition of the first (see [`copies`]).
+//!
+//! `Cx::node` lowers one node, keyword by keyword; each family of keywords has a file of its own:
+//! [`refs`] (`$ref`, `$dynamicRef`), [`object`] (`properties`, the map of other members),
+//! [`arrays`] (`prefixItems`) and [`combinators`] (`allOf`, `anyOf`, `oneOf`). [`description`]
+//! writes every sentence a lowered node's docs gain.
 
 use std::collections::{BTreeMap, HashMap};
 
-use heck::{ToSnakeCase, ToUpperCamelCase};
+use heck::ToUpperCamelCase;
 use serde_json::{Map, Value, json};
 
-use crate::sentinels::{
-    NULLABLE_MARK, NULLABLE_MEMBER_MARK, OTHER_MEMBERS, at_placeholder, member_mark,
-};
+use crate::sentinels::at_placeholder;
+use description::{add_paragraph, describe, own_description};
+use object::{keep_other_members, widen_other_members};
+use refs::to_definition;
 
+mod arrays;
+mod combinators;
 mod copies;
+mod description;
+mod object;
+mod refs;
+
+pub(crate) use description::add_to_description;
 
 /// A node typed as `serde_json::Value` (or loosely) because no faithful type exists for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,40 +124,6 @@ const STRING_KEYWORDS: [&str; 3] = ["minLength", "maxLength", "pattern"];
 /// Keywords that apply to numbers only.
 const NUMBER_KEYWORDS: [&str; 4] = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
 
-/// Marks a lowered member schema with [`NULLABLE_MARK`].
-fn mark_nullable(node: &mut Value) {
-    if let Value::Object(map) = node {
-        let text = match map.get("description").and_then(Value::as_str) {
-            Some(d) => format!("{d}\n\n{NULLABLE_MARK}"),
-            None => NULLABLE_MARK.to_owned(),
-        };
-        map.insert("description".to_owned(), Value::String(text));
-    }
-}
-
-/// Whether a lowered node becomes a Rust type of its own (a struct or an enum).
-fn makes_type(node: &Value) -> bool {
-    ["properties", "enum", "oneOf", "anyOf", "allOf"]
-        .iter()
-        .any(|k| node.get(k).is_some())
-}
-
-/// Gives an undescribed node that becomes a type a description saying where it is in the manifest.
-/// A description that is only the marks of its nullable members (which go before the docs are
-/// written) counts as none.
-fn describe(node: &mut Value, text: impl FnOnce() -> String) {
-    if !makes_type(node) {
-        return;
-    }
-    let Value::Object(map) = node else { return };
-    let description = match map.get("description").and_then(Value::as_str) {
-        None => text(),
-        Some(marks) if marks.starts_with(NULLABLE_MEMBER_MARK) => format!("{}\n\n{marks}", text()),
-        Some(_) => return,
-    };
-    map.insert("description".to_owned(), Value::String(description));
-}
-
 /// Lowers `schema`, root number `index` of its module, whose root type is called `root`. Definition
 /// names start with `prefix` (a module with two roots keeps their definitions apart).
 #[cfg(test)]
@@ -210,7 +189,7 @@ pub(crate) fn lower_reserving(
                 break;
             }
             out_root = Some(if cx.names.contains_key("") {
-                json!({ "$ref": format!("#/definitions/{root}") })
+                to_definition(root)
             } else {
                 cx.node(schema, "", false)
             });
@@ -228,11 +207,7 @@ pub(crate) fn lower_reserving(
                     "Written the same at {places} places in the schema, the first at `{}{pointer}`.",
                     cx.at
                 );
-                let text = match map.get("description").and_then(Value::as_str) {
-                    Some(d) => format!("{d}\n\n{line}"),
-                    None => line,
-                };
-                map.insert("description".to_owned(), Value::String(text));
+                add_to_description(map, &line);
             } else if !pointer.is_empty() {
                 describe(&mut body, || format!("Defined at `{}{pointer}`.", cx.at));
             }
@@ -277,106 +252,6 @@ impl Cx<'_> {
             pointer: pointer.to_owned(),
             construct,
         });
-    }
-
-    /// Whether `node` (at `pointer`) may accept `null`. Only a `false` matters (an optional member
-    /// that may be `null` is typed [`NULLABLE_MARK`]-wise), so what cannot be told is `true`.
-    fn admits_null(&self, node: &Value, pointer: &str, depth: usize) -> bool {
-        let Value::Object(map) = node else {
-            return node != &Value::Bool(false);
-        };
-        if depth > 32 {
-            return true;
-        }
-        if let Some(t) = map.get("type") {
-            let null = match t {
-                Value::String(t) => t == "null",
-                Value::Array(ts) => ts.iter().any(|t| t == "null"),
-                _ => true,
-            };
-            if !null {
-                return false;
-            }
-        }
-        if let Some(Value::Array(values)) = map.get("enum")
-            && !values.contains(&Value::Null)
-        {
-            return false;
-        }
-        if let Some(c) = map.get("const")
-            && !c.is_null()
-        {
-            return false;
-        }
-        if let Some(reference) = map.get("$ref").and_then(Value::as_str)
-            && let Some(target) = self.target(reference, pointer)
-            && let Some(target_node) = resolve(self.root, &target)
-            && !self.admits_null(target_node, &target, depth + 1)
-        {
-            return false;
-        }
-        let branches = |key: &str| -> Vec<(String, &Value)> {
-            map.get(key)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-                .map(|(i, b)| (format!("{pointer}/{key}/{i}"), b))
-                .collect()
-        };
-        if branches("allOf")
-            .iter()
-            .any(|(p, b)| !self.admits_null(b, p, depth + 1))
-        {
-            return false;
-        }
-        for key in ["anyOf", "oneOf"] {
-            let of = branches(key);
-            if !of.is_empty() && !of.iter().any(|(p, b)| self.admits_null(b, p, depth + 1)) {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// Whether `node` (at `pointer`) takes only objects whose every member it names: a schema of
-    /// `type` `object` with `additionalProperties: false` and no `patternProperties`, or a `$ref`
-    /// to one. What cannot be told is `false`.
-    fn closed_object(&self, node: &Value, pointer: &str, depth: usize) -> bool {
-        let Value::Object(map) = node else {
-            return false;
-        };
-        if depth > 32 {
-            return false;
-        }
-        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-            let only_reference = map.keys().all(|k| k == "$ref" || !is_shape(k));
-            return only_reference
-                && self
-                    .target(reference, pointer)
-                    .and_then(|target| {
-                        resolve(self.root, &target)
-                            .map(|node| self.closed_object(node, &target, depth + 1))
-                    })
-                    .unwrap_or(false);
-        }
-        let object_typed = match map.get("type") {
-            Some(Value::String(t)) => t == "object",
-            None => map.contains_key("properties"),
-            Some(_) => false,
-        };
-        object_typed
-            && map.get("additionalProperties") == Some(&Value::Bool(false))
-            && !map.contains_key("patternProperties")
-            && ["allOf", "anyOf", "oneOf", "if", "dependentSchemas"]
-                .iter()
-                .all(|k| !map.contains_key(*k))
-    }
-
-    /// The pointer a reference made at `from` leads to, if it stays inside this schema.
-    fn target(&self, reference: &str, from: &str) -> Option<String> {
-        let pointer = self.resources.resolve(reference, from)?;
-        resolve(self.root, &pointer).map(|_| pointer)
     }
 
     fn name_for(&mut self, pointer: &str) -> String {
@@ -439,524 +314,126 @@ impl Cx<'_> {
         self.names.insert(pointer.to_owned(), name);
     }
 
-    /// Lowers the node at `pointer`. A later copy of a subschema becomes a reference to the first's
+    /// Lowers the node at `pointer`: keyword by keyword, then its reference, then what typify
+    /// needs of the whole. A later copy of a subschema becomes a reference to the first's
     /// definition; a node that is a reference target becomes a reference to its own, except when
     /// its definition is being written (`defining`).
     fn node(&mut self, node: &Value, pointer: &str, defining: bool) -> Value {
-        if let Some(first) = self.copies.first_of.get(pointer)
-            && let Some(name) = self.names.get(first)
-        {
-            return json!({ "$ref": format!("#/definitions/{name}") });
+        if let Some(reference) = self.typed_elsewhere(pointer, defining) {
+            return reference;
         }
-        if !defining && let Some(name) = self.names.get(pointer) {
-            return json!({ "$ref": format!("#/definitions/{name}") });
-        }
-        let map = match node {
-            Value::Bool(_) => return json!({}),
-            Value::Object(map) => map,
-            _ => return json!({}),
+        let Value::Object(map) = node else {
+            return json!({});
         };
-        if map.contains_key("$recursiveRef") {
-            self.fallback(
-                pointer,
-                "`$recursiveRef` (draft 2019-09, resolved while validating): typed as JSON"
-                    .to_owned(),
-            );
+        let Ok(dynamic) = self.dynamic_ref(map, pointer) else {
+            return json!({});
+        };
+        let mut draft = Draft {
+            map,
+            pointer,
+            out: Map::new(),
+            description: own_description(map),
+        };
+        let members_clash = self.members_clash(map, pointer);
+        self.lower_keywords(&mut draft, members_clash);
+        if self.lower_ref(&mut draft, dynamic).is_err() {
             return json!({});
         }
-        // Where a `$dynamicRef` leads, when that is known before validation: then it is a `$ref`.
-        let mut dynamic_target = None;
-        if let Some(dynamic) = map.get("$dynamicRef").and_then(Value::as_str) {
-            match self.resources.resolve_dynamic(dynamic, pointer) {
-                Some(target)
-                    if resolve(self.root, &target).is_some() && !map.contains_key("$ref") =>
-                {
-                    dynamic_target = Some((dynamic, target));
-                }
-                _ => {
-                    self.fallback(
-                        pointer,
-                        format!("`$dynamicRef` to `{dynamic}`, whose target depends on how validation got here: typed as JSON"),
-                    );
-                    return json!({});
-                }
-            }
-        }
-        let mut out = Map::new();
-        let mut description = map
-            .get("description")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        if let Some(title) = map.get("title").and_then(Value::as_str) {
-            description = Some(match description {
-                Some(d) => format!("{title}\n\n{d}"),
-                None => title.to_owned(),
-            });
-        }
-        if let Some(default) = map.get("default") {
-            let line = format!("Default: `{default}` (not filled in when absent).");
-            description = Some(match description {
-                Some(d) => format!("{d}\n\n{line}"),
-                None => line,
-            });
-        }
-        // Members (named or required) whose Rust field names would clash: a map instead.
-        let skip_members = match clashing_names(map) {
-            Some((a, b)) => {
-                self.fallback(
-                    pointer,
-                    format!("members `{a}` and `{b}` would get the same Rust field name: the object is typed as a map of JSON values"),
-                );
-                true
-            }
-            None => false,
-        };
+        self.merge_all_of(&mut draft);
+        widen_other_members(&mut draft, members_clash);
+        whole_bounds(&mut draft.out);
+        self.lower_prefix_items(&mut draft);
+        mixed_enum(&mut draft.out);
+        implied_type(&mut draft.out);
+        keep_other_members(&mut draft.out);
+        draft.finish()
+    }
+
+    /// Lowers the node's keywords one by one, in the schema's order: each keyword that holds
+    /// schemas by its own method, every other keyword that typify reads copied as it is. The
+    /// members are left out when their names clash as fields (`members_clash`: the object is a
+    /// map).
+    fn lower_keywords(&mut self, draft: &mut Draft<'_>, members_clash: bool) {
+        let map = draft.map;
         for (key, value) in map {
-            let here = format!("{pointer}/{}", host_manifest::escape_token(key));
+            let here = format!("{}/{}", draft.pointer, host_manifest::escape_token(key));
             match key.as_str() {
+                // Read by `own_description` and `lower_ref`.
                 "description" | "title" | "default" | "$ref" | "$dynamicRef" => {}
                 k if VALIDATION_ONLY.contains(&k) || ANNOTATIONS.contains(&k) => {}
-                "properties" => {
-                    let Value::Object(props) = value else {
-                        continue;
-                    };
-                    if skip_members {
-                        continue;
-                    }
-                    let required: Vec<&str> = map
-                        .get("required")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .collect();
-                    let mut nullable_refs = Vec::new();
-                    let lowered = props
-                        .iter()
-                        .map(|(name, s)| {
-                            let p = format!("{here}/{}", host_manifest::escape_token(name));
-                            let mut node = self.node(s, &p, false);
-                            describe(&mut node, || {
-                                format!("The member `{name}`, at `{}{p}`.", self.at)
-                            });
-                            // A bare reference is marked in its object's description instead:
-                            // typify 0.8 panics on a described `$ref` merged into an `allOf`
-                            // (see UPSTREAM.md), and that would cost schemas it types today.
-                            let bare_ref = node.as_object().is_some_and(|m| {
-                                m.contains_key("$ref")
-                                    && m.keys().all(|k| k == "$ref" || k == "description")
-                            });
-                            if !required.contains(&name.as_str()) && self.admits_null(s, &p, 0) {
-                                if bare_ref {
-                                    nullable_refs.push(name.as_str());
-                                } else {
-                                    mark_nullable(&mut node);
-                                }
-                            }
-                            (name.clone(), node)
-                        })
-                        .collect();
-                    out.insert(key.clone(), Value::Object(lowered));
-                    if !nullable_refs.is_empty() {
-                        let marks: String =
-                            nullable_refs.iter().map(|name| member_mark(name)).collect();
-                        description = Some(match description.take() {
-                            Some(d) => format!("{d}\n\n{marks}"),
-                            None => marks,
-                        });
-                    }
+                "properties" if members_clash => {}
+                "properties" => self.lower_properties(draft, value, &here),
+                "additionalProperties" => {
+                    self.lower_each(draft, key, value, &here, "A member not named by the object");
                 }
-                // With `prefixItems`, `items` is the rest of the array: typed below.
+                // With `prefixItems`, `items` is the rest of the array: both typed by
+                // `lower_prefix_items`.
                 "items" if map.contains_key("prefixItems") => {}
-                "additionalProperties" | "items" => match value {
-                    Value::Bool(false) => {
-                        out.insert(key.clone(), Value::Bool(false));
-                    }
-                    Value::Bool(true) => {}
-                    other => {
-                        let mut lowered = self.node(other, &here, false);
-                        describe(&mut lowered, || {
-                            let what = if key == "items" {
-                                "An item of the array"
-                            } else {
-                                "A member not named by the object"
-                            };
-                            format!("{what} at `{}{pointer}`.", self.at)
-                        });
-                        out.insert(key.clone(), lowered);
-                    }
-                },
-                "allOf" | "anyOf" | "oneOf" => {
-                    let Value::Array(items) = value else { continue };
-                    let parent = map.get("type").and_then(Value::as_str);
-                    let mut lowered = Vec::new();
-                    let mut accepts_all = false;
-                    let mut all_closed = true;
-                    for (i, branch) in items.iter().enumerate() {
-                        let branch = typed_like(branch, parent);
-                        if !has_shape(&branch)
-                            || only_validates(&branch, parent)
-                            || key != "allOf" && only_requires(&branch, parent)
-                        {
-                            // Only validates: for `allOf` it adds no shape, for `anyOf`/`oneOf`
-                            // the union then takes every value the parent takes. A union branch
-                            // that only requires some of the parent's members is such a branch:
-                            // typed as a variant of its own beside a closed parent, a value with
-                            // the members of two branches would fit neither variant.
-                            accepts_all = true;
-                            continue;
-                        }
-                        let at = format!("{here}/{i}");
-                        all_closed &= self.closed_object(&branch, &at, 0);
-                        lowered.push(self.node(&branch, &at, false));
-                    }
-                    if key != "allOf" && accepts_all || lowered.is_empty() {
-                        continue;
-                    }
-                    // A branch written twice adds nothing a type needs (for `oneOf` a value valid
-                    // against both is invalid, which the runtime decides), and typify reads
-                    // `anyOf` of equal branches as an object of optional parts.
-                    let mut unique: Vec<Value> = Vec::with_capacity(lowered.len());
-                    for branch in lowered {
-                        if !unique.contains(&branch) {
-                            unique.push(branch);
-                        }
-                    }
-                    let mut lowered = unique;
-                    if key == "allOf" {
-                        one_schema_per_member(&mut lowered);
-                    } else {
-                        tag_open_variants(&mut lowered);
-                    }
-                    // typify types an `anyOf` with an object branch as a struct of optional
-                    // parts, which refuses the strings (or other scalars) another branch accepts.
-                    // As `oneOf` it is an untagged enum: each value takes the first branch whose
-                    // type reads it, and every branch's type keeps what it does not name, so the
-                    // value encodes back the same (the runtime has already validated it against
-                    // the `anyOf`). The same goes for an `anyOf` of closed objects only: as a
-                    // struct of optional parts, each flattened, none of them can refuse a member
-                    // it does not name, so an object meant for another branch of an enclosing
-                    // union would be read by this one and lose those members; as an enum, each
-                    // branch's type refuses what it does not name, and a value it reads it keeps
-                    // whole.
-                    let key = if key == "anyOf"
-                        && !map.contains_key("oneOf")
-                        && (lowered.iter().any(not_an_object) || all_closed)
-                    {
-                        "oneOf"
-                    } else {
-                        key.as_str()
-                    };
-                    out.insert(key.to_owned(), Value::Array(lowered));
-                }
                 "prefixItems" => {}
+                "items" => self.lower_each(draft, key, value, &here, "An item of the array"),
+                "allOf" => self.lower_all_of(draft, value, &here),
+                "anyOf" | "oneOf" => self.lower_union(draft, key, value, &here),
                 _ => {
-                    out.insert(key.clone(), value.clone());
+                    draft.out.insert(key.clone(), value.clone());
                 }
             }
         }
-        let reference = match dynamic_target {
-            Some((dynamic, target)) => Some((dynamic, Some(target))),
-            None => map
-                .get("$ref")
-                .and_then(Value::as_str)
-                .map(|r| (r, self.target(r, pointer))),
-        };
-        if let Some((reference, target)) = reference {
-            let here = format!("{pointer}/$ref");
-            match target {
-                Some(target) => {
-                    let name = self.name_for(&target);
-                    let r = json!({ "$ref": format!("#/definitions/{name}") });
-                    if out.keys().any(|k| is_shape(k)) {
-                        let rest = std::mem::take(&mut out);
-                        out.insert(
-                            "allOf".to_owned(),
-                            Value::Array(vec![r, Value::Object(rest)]),
-                        );
-                    } else {
-                        out = r.as_object().cloned().unwrap_or_default();
-                    }
-                }
-                // A JSON Schema itself (the draft's meta-schema): any JSON object or boolean, whose
-                // Rust type is `serde_json::Value`.
-                None if reference.trim_end_matches('#')
-                    == "https://json-schema.org/draft/2020-12/schema" =>
-                {
-                    return json!({});
-                }
-                None => {
-                    self.fallback(
-                        &here,
-                        format!("`$ref` to `{reference}`, outside this schema: typed as JSON"),
-                    );
-                    return json!({});
-                }
+    }
+
+    /// `additionalProperties` or `items` (`key`, at `here`): the one schema every member the
+    /// object does not name, or every item, takes (`what`, in its description). `false` stays;
+    /// `true` goes, as it says what leaving the keyword out says.
+    fn lower_each(
+        &mut self,
+        draft: &mut Draft<'_>,
+        key: &str,
+        value: &Value,
+        here: &str,
+        what: &str,
+    ) {
+        match value {
+            Value::Bool(false) => {
+                draft.out.insert(key.to_owned(), Value::Bool(false));
+            }
+            Value::Bool(true) => {}
+            schema => {
+                let mut lowered = self.node(schema, here, false);
+                describe(&mut lowered, || {
+                    format!("{what} at `{}{}`.", self.at, draft.pointer)
+                });
+                draft.out.insert(key.to_owned(), lowered);
             }
         }
-        if let Some(marks) = self.merge_all_of(&mut out) {
-            description = Some(match description.take() {
-                Some(d) if !marks.is_empty() => format!("{d}\n\n{marks}"),
-                Some(d) => d,
-                None => marks,
-            })
-            .filter(|d| !d.is_empty());
-        }
-        if skip_members {
-            out.remove("required");
-            // The map holds every member, the named ones included: one that forbade other
-            // members would refuse all of them.
-            out.insert("additionalProperties".to_owned(), json!({}));
-        }
-        // Members matching `patternProperties` are allowed beside the named ones, whatever
-        // `additionalProperties` says of the rest: the map of other members takes any value.
-        if map.contains_key("patternProperties") && out.contains_key("additionalProperties") {
-            out.insert("additionalProperties".to_owned(), json!({}));
-        }
-        // schemars reads these bounds as integers only; `2.0` is the same bound.
-        for k in [
-            "minItems",
-            "maxItems",
-            "minLength",
-            "maxLength",
-            "minProperties",
-            "maxProperties",
-        ] {
-            if let Some(f) = out.get(k).and_then(Value::as_f64)
-                && f.fract() == 0.0
-                && f >= 0.0
-            {
-                out.insert(k.to_owned(), json!(f as u64));
-            }
-        }
-        self.prefix_items(map, pointer, &mut out);
-        mixed_enum(&mut out);
-        implied_type(&mut out);
-        // Members the schema does not name are kept (in a flattened map) unless it forbids them.
-        if is_object_typed(&out) && !out.contains_key("additionalProperties") {
-            out.insert("additionalProperties".to_owned(), json!({}));
-        }
-        if let Some(d) = description
+    }
+}
+
+/// A schema node being lowered: its keywords, and what they have become so far.
+struct Draft<'n> {
+    /// The node's keywords, as the schema writes them.
+    map: &'n Map<String, Value>,
+    /// Where the node is: an RFC 6901 pointer from the schema's root.
+    pointer: &'n str,
+    /// The lowered keywords.
+    out: Map<String, Value>,
+    /// The lowered node's description.
+    description: Option<String>,
+}
+
+impl Draft<'_> {
+    /// Adds `paragraph` to the node's description.
+    fn add_paragraph(&mut self, paragraph: &str) {
+        add_paragraph(&mut self.description, paragraph);
+    }
+
+    /// The lowered node, with its description unless it takes any JSON value (`{}`).
+    fn finish(self) -> Value {
+        let mut out = self.out;
+        if let Some(d) = self.description
             && !out.is_empty()
         {
             out.insert("description".to_owned(), Value::String(d));
         }
         Value::Object(out)
-    }
-
-    /// An `allOf` of objects (the node's own members, inline branches and references to
-    /// definitions), merged into the node as one object: the members of all (each typed by the first
-    /// part that names it, see [`one_schema_per_member`]), every member any part requires, and `null`
-    /// only when every part takes it. typify merges an `allOf` itself, but drops the docs of the
-    /// members it merges, and with them the marks that keep a `null` member apart from an absent
-    /// one (GitHub's `pull_request.active_lock_reason` came back absent). Returns the marks of the
-    /// parts' nullable members for the node's description, or `None` when some part is no plain
-    /// object (then typify merges).
-    fn merge_all_of(&mut self, out: &mut Map<String, Value>) -> Option<String> {
-        let Some(Value::Array(branches)) = out.get("allOf") else {
-            return None;
-        };
-        let mut parts = Vec::with_capacity(branches.len() + 1);
-        let own: Map<String, Value> = out
-            .iter()
-            .filter(|(k, _)| OBJECT_KEYWORDS.contains(&k.as_str()) || k.as_str() == "type")
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if !own.is_empty() {
-            parts.push(own);
-        }
-        for branch in branches.clone() {
-            let body = self.definition_body(branch, 0)?;
-            parts.push(body.as_object()?.clone());
-        }
-        // Objects, or objects and `null`: a part that also takes strings (say) would lose them.
-        let plain = |part: &Map<String, Value>| {
-            let object_typed = match part.get("type") {
-                Some(Value::String(t)) => t == "object",
-                Some(Value::Array(ts)) => {
-                    ts.iter().any(|t| t == "object")
-                        && ts.iter().all(|t| t == "object" || t == "null")
-                }
-                _ => false,
-            };
-            object_typed
-                && part.keys().all(|k| {
-                    OBJECT_KEYWORDS.contains(&k.as_str()) || k == "type" || k == "description"
-                })
-        };
-        if parts.len() < 2 || !parts.iter().all(plain) {
-            return None;
-        }
-        let mut properties: Vec<Value> = Vec::new();
-        let mut required: Vec<Value> = Vec::new();
-        let mut marks = String::new();
-        let mut null = true;
-        let mut closed = false;
-        for part in &parts {
-            properties.push(part.get("properties").cloned().unwrap_or_else(|| json!({})));
-            for r in part
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if !required.contains(r) {
-                    required.push(r.clone());
-                }
-            }
-            null &= match part.get("type") {
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
-                _ => false,
-            };
-            closed |= part.get("additionalProperties") == Some(&Value::Bool(false));
-            let description = part.get("description").and_then(Value::as_str);
-            if let Some(at) = description.and_then(|d| d.find(NULLABLE_MEMBER_MARK)) {
-                marks.push_str(&description.unwrap_or_default()[at..]);
-            }
-        }
-        let mut wrapped: Vec<Value> = properties
-            .into_iter()
-            .map(|p| json!({ "properties": p }))
-            .collect();
-        one_schema_per_member(&mut wrapped);
-        let mut members = Map::new();
-        for part in wrapped {
-            if let Some(Value::Object(p)) = part.get("properties") {
-                for (name, schema) in p {
-                    members
-                        .entry(name.clone())
-                        .or_insert_with(|| schema.clone());
-                }
-            }
-        }
-        out.retain(|k, _| !(k == "allOf" || k == "type" || OBJECT_KEYWORDS.contains(&k.as_str())));
-        out.insert(
-            "type".to_owned(),
-            if null {
-                json!(["object", "null"])
-            } else {
-                json!("object")
-            },
-        );
-        out.insert("properties".to_owned(), Value::Object(members));
-        if !required.is_empty() {
-            out.insert("required".to_owned(), Value::Array(required));
-        }
-        out.insert(
-            "additionalProperties".to_owned(),
-            if closed {
-                Value::Bool(false)
-            } else {
-                json!({})
-            },
-        );
-        Some(marks)
-    }
-
-    /// A lowered `allOf` branch with a reference to a definition followed (the definition lowered
-    /// here if it was not yet), or `None` where the reference leads back to a definition being
-    /// merged (a recursive schema, left to typify).
-    fn definition_body(&mut self, branch: Value, depth: usize) -> Option<Value> {
-        let Some(name) = branch
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix("#/definitions/"))
-            .filter(|_| branch.as_object().is_some_and(|m| m.len() == 1))
-        else {
-            return Some(branch);
-        };
-        if depth > 8 {
-            return None;
-        }
-        if let Some(body) = self.definitions.get(name) {
-            let body = body.clone();
-            return self.definition_body(body, depth + 1);
-        }
-        let pointer = self
-            .names
-            .iter()
-            .find(|(_, n)| n.as_str() == name)
-            .map(|(p, _)| p.clone())?;
-        if self.merging.contains(&pointer) || pointer.is_empty() {
-            return None;
-        }
-        let node = resolve(self.root, &pointer)?;
-        self.merging.push(pointer.clone());
-        let fallbacks = self.fallbacks.len();
-        let body = self.node(node, &pointer, true);
-        // Its nodes are reported when the definition itself is lowered.
-        self.fallbacks.truncate(fallbacks);
-        self.merging.pop();
-        self.definition_body(body, depth + 1)
-    }
-
-    /// `prefixItems`: a tuple when the array holds exactly those items, else an array of JSON values.
-    fn prefix_items(
-        &mut self,
-        map: &Map<String, Value>,
-        pointer: &str,
-        out: &mut Map<String, Value>,
-    ) {
-        let Some(Value::Array(prefix)) = map.get("prefixItems") else {
-            return;
-        };
-        let n = prefix.len() as u64;
-        // `unevaluatedItems: false` closes the array too when nothing else in this node can
-        // evaluate items.
-        let in_place = [
-            "allOf",
-            "anyOf",
-            "oneOf",
-            "not",
-            "if",
-            "then",
-            "else",
-            "$ref",
-            "$dynamicRef",
-        ];
-        let closed = map.get("items") == Some(&Value::Bool(false))
-            || (!map.contains_key("items")
-                && map.get("unevaluatedItems") == Some(&Value::Bool(false))
-                && !in_place.iter().any(|k| map.contains_key(*k)));
-        let exact = map.get("minItems").and_then(Value::as_u64) == Some(n);
-        if closed && exact && n > 0 {
-            let items = prefix
-                .iter()
-                .enumerate()
-                .map(|(i, s)| self.node(s, &format!("{pointer}/prefixItems/{i}"), false))
-                .collect();
-            out.insert("items".to_owned(), Value::Array(items));
-            out.insert("maxItems".to_owned(), json!(n));
-            out.insert("minItems".to_owned(), json!(n));
-            out.remove("additionalItems");
-        } else {
-            // One element type fits when every leading item and every later one (if any may follow)
-            // has the same type; otherwise the elements are JSON values.
-            let mut kinds: Vec<Value> = prefix
-                .iter()
-                .enumerate()
-                .map(|(i, s)| self.node(s, &format!("{pointer}/prefixItems/{i}"), false))
-                .collect();
-            if !closed {
-                kinds.push(match map.get("items") {
-                    None | Some(Value::Bool(true)) => json!({}),
-                    Some(rest) => self.node(rest, &format!("{pointer}/items"), false),
-                });
-            }
-            match kinds.split_first() {
-                Some((one, rest)) if rest.iter().all(|k| k == one) => {
-                    out.insert("items".to_owned(), one.clone());
-                }
-                _ => {
-                    out.insert("items".to_owned(), json!({}));
-                    self.fallback(
-                        &format!("{pointer}/prefixItems"),
-                        "`prefixItems` of different types on an array that may hold more or fewer items: its items are typed as JSON"
-                            .to_owned(),
-                    );
-                }
-            }
-        }
     }
 }
 
@@ -984,16 +461,6 @@ fn path_name(pointer: &str) -> String {
         name
     } else {
         format!("Def{name}")
-    }
-}
-
-/// Whether a lowered branch is typed as something other than an object (`{"type": "string"}`,
-/// `{"type": ["null", "integer"]}`); a reference or an untyped branch is not known to be.
-fn not_an_object(branch: &Value) -> bool {
-    match branch.get("type") {
-        Some(Value::String(t)) => t != "object",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t != "object"),
-        _ => false,
     }
 }
 
@@ -1079,152 +546,24 @@ fn implied_type(out: &mut Map<String, Value>) {
     out.insert("anyOf".to_owned(), Value::Array(typed));
 }
 
-/// The branches of an `allOf` with each member typed by the first branch that names it.
-///
-/// typify merges the branches member by member, and where two branches type a member differently
-/// (GitHub's `fork` payload: `language` is `["string", "null"]` in one and `["null"]` in the other,
-/// `owner` a user object in one and a shorter object in the other) it may find that no value is
-/// valid and type the whole node as an enum without variants, which refuses everything the
-/// runtime accepts. Every valid value satisfies the first branch's schema for the member, so that
-/// schema alone types it faithfully; later branches leave the member out (a member they type the
-/// same way stays).
-fn one_schema_per_member(branches: &mut [Value]) {
-    let mut first: Map<String, Value> = Map::new();
-    for branch in branches {
-        let Some(Value::Object(members)) = branch.get_mut("properties") else {
-            continue;
-        };
-        members.retain(|name, schema| match first.get(name) {
-            Some(typed) => typed == schema,
-            None => {
-                first.insert(name.clone(), schema.clone());
-                true
-            }
-        });
-    }
-}
-
-/// A union whose branches are objects told apart by one required member of a distinct constant
-/// string (`{"kind": {"const": "circle"}, ...}`) becomes a Rust enum tagged by that member. typify
-/// does that for closed branches only; open ones get [`OTHER_MEMBERS`] and are closed.
-fn tag_open_variants(branches: &mut [Value]) {
-    let constant = |schema: &Value| -> Option<String> {
-        if let Some(c) = schema.get("const") {
-            return c.as_str().map(str::to_owned);
-        }
-        match schema
-            .get("enum")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
+/// Bounds on a count written as a whole float (`2.0`) become the integer: schemars reads these
+/// bounds as integers only, and `2.0` is the same bound.
+fn whole_bounds(out: &mut Map<String, Value>) {
+    for k in [
+        "minItems",
+        "maxItems",
+        "minLength",
+        "maxLength",
+        "minProperties",
+        "maxProperties",
+    ] {
+        if let Some(f) = out.get(k).and_then(Value::as_f64)
+            && f.fract() == 0.0
+            && f >= 0.0
         {
-            Some([one]) => one.as_str().map(str::to_owned),
-            _ => None,
-        }
-    };
-    let tags_of = |branch: &Value| -> Vec<(String, String)> {
-        let required: Vec<&str> = branch
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        branch
-            .get("properties")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-            .filter(|(name, _)| required.contains(&name.as_str()))
-            .filter_map(|(name, schema)| Some((name.clone(), constant(schema)?)))
-            .collect()
-    };
-    if branches.len() < 2
-        || branches
-            .iter()
-            .any(|b| b.get("type") != Some(&json!("object")))
-    {
-        return;
-    }
-    let first = tags_of(&branches[0]);
-    let tag = first.iter().map(|(name, _)| name).find(|name| {
-        let mut values = std::collections::HashSet::new();
-        branches.iter().all(|b| {
-            tags_of(b)
-                .into_iter()
-                .find(|(n, _)| n == *name)
-                .is_some_and(|(_, v)| values.insert(v))
-        })
-    });
-    if tag.is_none() {
-        return;
-    }
-    for branch in branches.iter_mut() {
-        let Some(map) = branch.as_object_mut() else {
-            continue;
-        };
-        if map.get("additionalProperties") == Some(&json!({})) {
-            map.insert("additionalProperties".to_owned(), Value::Bool(false));
-            if let Some(Value::Object(props)) = map.get_mut("properties") {
-                props.insert(OTHER_MEMBERS.to_owned(), json!({ "type": "object" }));
-            }
+            out.insert(k.to_owned(), json!(f as u64));
         }
     }
-}
-
-/// The Rust field name typify gives a member, as far as telling two apart goes: typify writes the
-/// name in snake case (words split where the case changes or a character no identifier takes
-/// stands), spells `+1` and `-1` as `plus1` and `minus1` (GitHub's reaction counts), puts `x` before
-/// a name no identifier may start with, and `_` after a keyword. Trailing `_`s are left out, since a
-/// keyword and the same word with a `_` become one field.
-fn field_key(member: &str) -> String {
-    let words = match member {
-        "+1" => "plus1".to_owned(),
-        "-1" => "minus1".to_owned(),
-        _ => member
-            .replace('\'', "")
-            .replace(|c: char| !unicode_ident::is_xid_continue(c), "-")
-            .to_snake_case(),
-    };
-    let key = match words.chars().next() {
-        Some(c) if unicode_ident::is_xid_start(c) => words,
-        _ => format!("x{words}"),
-    };
-    key.trim_end_matches('_').to_owned()
-}
-
-/// Two member names that typify would give the same Rust field name ([`field_key`]), or a member
-/// named like the map of other members (`extra`) where the object keeps one: every object but one
-/// whose `additionalProperties` is `false` (without `patternProperties`).
-fn clashing_names(node: &Map<String, Value>) -> Option<(String, String)> {
-    let mut names: Vec<&str> = node
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|p| p.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    for r in node
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(r) = r.as_str()
-            && !names.contains(&r)
-        {
-            names.push(r);
-        }
-    }
-    let mut seen: HashMap<String, &str> = HashMap::new();
-    let closed = node.get("additionalProperties") == Some(&Value::Bool(false))
-        && !node.contains_key("patternProperties");
-    if !closed {
-        seen.insert("extra".to_owned(), "(other members)");
-    }
-    for name in names {
-        if let Some(other) = seen.insert(field_key(name), name) {
-            return Some((other.to_owned(), name.to_owned()));
-        }
-    }
-    None
 }
 
 /// String enum values that Rust variant names cannot tell apart (or that hold control characters).
@@ -1238,84 +577,6 @@ fn clashing_variants(values: &[Value]) -> bool {
             .collect();
         v.chars().any(char::is_control) || !seen.insert(key)
     })
-}
-
-/// Whether a subschema says what shape a value has (rather than only validating it): a branch
-/// without `type`, `enum`, `const`, `$ref` or a composition of its own accepts values of every JSON
-/// type, whatever else it checks.
-fn has_shape(branch: &Value) -> bool {
-    let Value::Object(map) = branch else {
-        return false;
-    };
-    [
-        "type",
-        "enum",
-        "const",
-        "$ref",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "$dynamicRef",
-    ]
-    .iter()
-    .any(|k| map.contains_key(*k))
-}
-
-/// A branch of the parent's own single type that adds nothing but validation of that type.
-fn only_validates(branch: &Value, parent: Option<&str>) -> bool {
-    let (Value::Object(map), Some(parent)) = (branch, parent) else {
-        return false;
-    };
-    map.get("type").and_then(Value::as_str) == Some(parent)
-        && !map
-            .keys()
-            .any(|k| k == "$ref" || (k != "type" && is_shape(k)))
-}
-
-/// A union branch of the parent's own object type that only lists `required` members: the parent
-/// already types those members, and which of them must be present is the validator's to decide.
-fn only_requires(branch: &Value, parent: Option<&str>) -> bool {
-    let (Value::Object(map), Some("object")) = (branch, parent) else {
-        return false;
-    };
-    map.get("type").and_then(Value::as_str) == Some("object")
-        && map.contains_key("required")
-        && !map
-            .keys()
-            .any(|k| !matches!(k.as_str(), "type" | "required") && (k == "$ref" || is_shape(k)))
-}
-
-/// A branch of a composition inside a node of one `type`: a branch whose keywords all apply to that
-/// type describes that type (the node's own `type` already excludes the rest).
-fn typed_like(branch: &Value, parent: Option<&str>) -> Value {
-    let (Value::Object(map), Some(parent)) = (branch, parent) else {
-        return branch.clone();
-    };
-    if has_shape(branch) {
-        return branch.clone();
-    }
-    let own: &[&str] = match parent {
-        "object" => &OBJECT_KEYWORDS,
-        "array" => &ARRAY_KEYWORDS,
-        "string" => &STRING_KEYWORDS,
-        "number" | "integer" => &NUMBER_KEYWORDS,
-        _ => &[],
-    };
-    let other_type = [
-        &OBJECT_KEYWORDS[..],
-        &ARRAY_KEYWORDS,
-        &STRING_KEYWORDS,
-        &NUMBER_KEYWORDS,
-    ]
-    .iter()
-    .filter(|group| !std::ptr::eq(**group, own))
-    .any(|group| group.iter().any(|k| map.contains_key(*k)));
-    if own.iter().any(|k| map.contains_key(*k)) && !other_type {
-        let mut typed = map.clone();
-        typed.insert("type".to_owned(), json!(parent));
-        return Value::Object(typed);
-    }
-    branch.clone()
 }
 
 /// Keywords that shape the Rust type (as opposed to annotating or validating it).
@@ -1334,16 +595,6 @@ fn is_shape(key: &str) -> bool {
             | "oneOf"
             | "required"
     )
-}
-
-/// Whether a node takes objects by its `type` (`"object"`, or a list with `"object"` in it, such as
-/// GitHub's `["object", "null"]`).
-fn is_object_typed(out: &Map<String, Value>) -> bool {
-    match out.get("type") {
-        Some(Value::String(t)) => t == "object",
-        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
-        _ => false,
-    }
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -1498,7 +749,9 @@ impl Resources {
 
 #[cfg(test)]
 mod tests {
+    use super::combinators::only_requires;
     use super::*;
+    use crate::sentinels::{NULLABLE_MARK, member_mark};
 
     fn lowered(schema: Value) -> Value {
         lower(&schema, "Input", "", 0).schema
@@ -1818,5 +1071,32 @@ mod tests {
         }));
         assert_eq!(out["allOf"][0], json!({ "$ref": "#/definitions/A" }));
         assert_eq!(out["allOf"][1]["properties"]["b"]["type"], "string");
+    }
+
+    #[test]
+    fn a_description_is_title_description_default_then_what_the_pass_adds() {
+        let out = lowered(json!({
+            "title": "Query",
+            "description": "What to look for.",
+            "default": { "q": "" },
+            "type": "object",
+            "properties": {
+                "next": { "$ref": "#/$defs/Page" },
+                "n": { "type": ["string", "null"], "description": "Kept." }
+            },
+            "$defs": { "Page": { "type": ["object", "null"] } }
+        }));
+        let default = "Default: `{\"q\":\"\"}` (not filled in when absent).";
+        assert_eq!(
+            out["description"],
+            format!(
+                "Query\n\nWhat to look for.\n\n{default}\n\n{}",
+                member_mark("next")
+            )
+        );
+        assert_eq!(
+            out["properties"]["n"]["description"],
+            format!("Kept.\n\n{NULLABLE_MARK}")
+        );
     }
 }

@@ -330,12 +330,7 @@ fn lower_roots(
         if let Some(Value::Object(map)) = target
             && !map.is_empty()
         {
-            let line = origin_placeholder(i);
-            let text = match map.get("description").and_then(Value::as_str) {
-                Some(d) => format!("{d}\n\n{line}"),
-                None => line,
-            };
-            map.insert("description".to_owned(), Value::String(text));
+            crate::lower::add_to_description(map, &origin_placeholder(i));
         }
         lowered.push((l.schema, *root, None, None));
     }
