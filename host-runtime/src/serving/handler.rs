@@ -284,10 +284,7 @@ impl Handler {
     pub fn check_start(&self) -> Result<(), StartError> {
         let spec = self.inner.spec;
         match &self.inner.config.dedupe {
-            None if !spec.events.is_empty() => Err(StartError::NoDedupeStore {
-                extension: spec.extension_id.to_owned(),
-                events: spec.events.join(", "),
-            }),
+            None if !spec.events.is_empty() => Err(StartError::no_dedupe_store(spec)),
             Some(Dedupe::Embedded(_))
                 if !spec.events.is_empty()
                     && !self

@@ -50,6 +50,16 @@ pub enum StartError {
     },
 }
 
+impl StartError {
+    /// What `spec`'s handler lacks when it subscribes to events and has no deduplication store.
+    pub(crate) fn no_dedupe_store(spec: &Spec) -> Self {
+        StartError::NoDedupeStore {
+            extension: spec.extension_id.to_owned(),
+            events: spec.events.join(", "),
+        }
+    }
+}
+
 /// The deduplication store of a handler, and who chose it.
 #[derive(Clone)]
 pub(crate) enum Dedupe {

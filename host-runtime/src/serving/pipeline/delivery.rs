@@ -99,10 +99,7 @@ fn dedupe_store(inner: &Inner) -> Result<&Arc<dyn DedupeStore>, HostError> {
     match &inner.config.dedupe {
         Some(dedupe) => Ok(dedupe.store()),
         None => {
-            let why = super::StartError::NoDedupeStore {
-                extension: inner.spec.extension_id.to_owned(),
-                events: inner.spec.events.join(", "),
-            };
+            let why = super::StartError::no_dedupe_store(inner.spec);
             tracing::error!(error = %why, "an event delivery was refused: no deduplication store");
             Err(HostError::from_code(
                 ErrorCode::DedupeUnavailable,
