@@ -10,15 +10,21 @@ use host_runtime::outbox::RedisOutbox;
 use host_runtime::testing::contract::{dedupe_store, outbox_store};
 use host_test_support::RedisServer;
 
+/// Run twice at once, as two instances sharing Redis would: each through its own connection, one
+/// of them under another extension's key prefix.
 #[tokio::test]
 async fn the_redis_dedupe_keeps_the_contract() {
     let Some(redis) = RedisServer::start_or_skip() else {
         return;
     };
-    let store = RedisDedupe::connect(&redis.url()).await.unwrap();
-    if let Err(broken) = dedupe_store(&store).await {
-        panic!("{broken}");
-    }
+    let a = RedisDedupe::connect(&redis.url()).await.unwrap();
+    let b = RedisDedupe::connect(&redis.url())
+        .await
+        .unwrap()
+        .with_prefix("another-extension:");
+    let (a, b) = tokio::join!(dedupe_store(&a), dedupe_store(&b));
+    a.unwrap_or_else(|broken| panic!("{broken}"));
+    b.unwrap_or_else(|broken| panic!("{broken}"));
 }
 
 #[tokio::test]
@@ -27,6 +33,21 @@ async fn the_redis_outbox_keeps_the_contract() {
         return;
     };
     let store = RedisOutbox::connect(&redis.url()).await.unwrap();
+    if let Err(broken) = outbox_store(&store).await {
+        panic!("{broken}");
+    }
+}
+
+/// Under a key prefix, as extensions sharing one Redis keep their outboxes apart.
+#[tokio::test]
+async fn the_redis_outbox_keeps_the_contract_under_a_prefix() {
+    let Some(redis) = RedisServer::start_or_skip() else {
+        return;
+    };
+    let store = RedisOutbox::connect(&redis.url())
+        .await
+        .unwrap()
+        .with_prefix("contract:");
     if let Err(broken) = outbox_store(&store).await {
         panic!("{broken}");
     }

@@ -1,19 +1,20 @@
-//! Test support for this repository's own tests: throwaway PostgreSQL and Redis servers, started
-//! from the binaries on the machine for one test and removed with it, and certificates from a CA
-//! made on the spot for tests of TLS; and [`http::serve`], the accept loop of the tests' stand-in
-//! HTTP servers. Not published: a vendor's
-//! tests use `host_runtime::testing` (a stand-in host and the store contracts), and start their
-//! databases their own way.
+//! Test support for this repository's own tests: throwaway PostgreSQL and Redis servers and a
+//! DynamoDB emulator, started from the programs on the machine for one test and removed with it;
+//! certificates from a CA made on the spot for tests of TLS; and [`http::serve`], the accept loop
+//! of the tests' stand-in HTTP servers. Not published: a vendor's tests use `host_runtime::testing`
+//! (a stand-in host and the store contracts), and start their databases their own way.
 //!
 //! Where a service is not installed, a developer's machine skips the test that asked (said on
 //! stderr); where the environment variable `CI` is set, the test fails instead, so CI never passes
-//! by skipping. The repository's `.ci/run` installs both services.
+//! by skipping. The repository's `.ci/install` installs every one.
 
+mod dynamodb;
 pub mod http;
 mod postgres;
 mod redis;
 mod tls;
 
+pub use dynamodb::DynamoDbEmulator;
 pub use postgres::PostgresServer;
 pub use redis::RedisServer;
 pub use tls::Certificates;

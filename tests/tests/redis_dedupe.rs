@@ -1,5 +1,5 @@
-//! Event deduplication across instances with the Redis store (the store contract, instances sharing
-//! Redis, outages), against a real Redis server: the test starts `redis-server` on a free loopback
+//! Event deduplication across instances with the Redis store (instances sharing Redis, outages; the
+//! store contract runs in host-runtime's `contract_redis.rs`), against a real Redis server: the test starts `redis-server` on a free loopback
 //! port (`.ci/run` installs it). Without the binary the test is skipped locally and fails in CI.
 //! The fault tests pause Redis (SIGSTOP), kill it and start it again on the same port: deliveries
 //! are answered a retryable 503 within the store timeout, never hang, and the store finds Redis
@@ -16,7 +16,6 @@ use host_runtime::Handler;
 use host_runtime::HostEvent;
 use host_runtime::dedupe::RedisDedupe;
 use host_runtime::testing::TestHost;
-use host_runtime::testing::contract::dedupe_store;
 use host_sdk_tests::{Server, handler};
 use host_test_support::RedisServer;
 use serde_json::json;
@@ -75,23 +74,6 @@ async fn a_send_to_a_redis_outbox_that_is_down_keeps_the_io_error_as_its_cause()
     }
     assert!(chain.len() >= 4, "{chain:#?}");
     assert!(io.is_some(), "no I/O error in the chain: {chain:#?}");
-}
-
-/// The store contract, run twice at once as two instances would share Redis: each through its
-/// own connection, one of them with another extension's key prefix.
-#[tokio::test]
-async fn the_redis_store_keeps_the_store_contract() {
-    let Some(redis) = RedisServer::start_or_skip() else {
-        return;
-    };
-    let a = RedisDedupe::connect(&redis.url()).await.unwrap();
-    let b = RedisDedupe::connect(&redis.url())
-        .await
-        .unwrap()
-        .with_prefix("another-extension:");
-    let (a, b) = tokio::join!(dedupe_store(&a), dedupe_store(&b));
-    a.unwrap_or_else(|v| panic!("{v}"));
-    b.unwrap_or_else(|v| panic!("{v}"));
 }
 
 #[tokio::test]

@@ -79,7 +79,7 @@ async fn the_function_answers_calls_through_the_runtime_api() {
     let api = RuntimeApi::start().await;
     let mut env = Vec::new();
     if let Some(moto) = &moto {
-        moto.store("calls").create_table().await.unwrap();
+        common::store(moto, "calls").create_table().await.unwrap();
         env = moto.env();
         env.push(("HOST_DEDUPE_TABLE", "calls".to_owned()));
     }
@@ -119,7 +119,10 @@ async fn two_instances_receiving_the_same_delivery_run_it_once() {
     let Some(moto) = common::start_moto() else {
         return;
     };
-    moto.store("instances").create_table().await.unwrap();
+    common::store(&moto, "instances")
+        .create_table()
+        .await
+        .unwrap();
     let api = RuntimeApi::start().await;
     let mut env = moto.env();
     env.push(("HOST_DEDUPE_TABLE", "instances".to_owned()));

@@ -421,3 +421,39 @@ pub(crate) fn conflict_message(id: &str) -> String {
         "event id `{id}` is taken by another event with different content (waiting in the outbox, or delivered within the last 24 hours); the host keeps one event per id, so this one is not sent: derive the id from what the event says"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Entry::settle`, what every store applies: a retry and a death carry their count, time and
+    /// reason; a delivery changes nothing, since the entry leaves.
+    #[test]
+    fn settling_an_entry_records_the_attempt_and_names_where_it_goes() {
+        let mut entry = Entry::new("e", b"{}".to_vec(), 1_000);
+        let before = entry.clone();
+        assert_eq!(entry.settle(Settlement::Delivered), Destination::Delivered);
+        assert_eq!(entry, before);
+        let retry = Settlement::Retry {
+            attempts: 2,
+            due: 5_000,
+            error: "503".into(),
+        };
+        assert_eq!(entry.settle(retry), Destination::Pending);
+        assert_eq!(
+            (entry.attempts, entry.due, entry.last_error.as_deref()),
+            (2, 5_000, Some("503"))
+        );
+        let dead = Settlement::Dead {
+            attempts: 12,
+            at: 9_000,
+            reason: "gone".into(),
+        };
+        assert_eq!(entry.settle(dead), Destination::Dead);
+        assert_eq!(
+            (entry.attempts, entry.due, entry.last_error.as_deref()),
+            (12, 9_000, Some("gone"))
+        );
+        assert_eq!(entry.accepted, 1_000, "acceptance is never rewritten");
+    }
+}

@@ -1,6 +1,6 @@
 //! What the Lambda example's tests share: a DynamoDB emulator (moto's server mode, a real process
-//! we did not write) on a free port, a stand-in for the Lambda Runtime API the function polls, and
-//! the function binary started as Lambda starts it.
+//! we did not write; host-test-support starts it), a stand-in for the Lambda Runtime API the
+//! function polls, and the function binary started as Lambda starts it.
 
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
@@ -16,137 +16,23 @@ use hyper::body::Incoming;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot};
 
-/// The emulator's region and (fake) credentials.
-pub const REGION: &str = "us-east-1";
+/// moto's DynamoDB emulator, for the deduplication table (skipped without moto locally, failing
+/// in CI).
+pub(crate) use host_test_support::DynamoDbEmulator as Moto;
 
-/// moto's DynamoDB emulator, stopped when dropped.
-pub struct Moto {
-    child: Child,
-    /// `http://127.0.0.1:<port>`.
-    pub url: String,
+/// Starts [`Moto`], or `None` where it is not installed (outside CI).
+pub(crate) fn start_moto() -> Option<Moto> {
+    Moto::start_or_skip()
 }
 
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let port = self.url.rsplit(':').next().unwrap_or_default();
-        let _ = std::fs::remove_file(std::env::temp_dir().join(format!("moto-{port}.log")));
-    }
-}
-
-/// The environment a process needs to reach the emulator.
-impl Moto {
-    pub fn env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("AWS_REGION", REGION.to_owned()),
-            ("AWS_ACCESS_KEY_ID", "testing".to_owned()),
-            ("AWS_SECRET_ACCESS_KEY", "testing".to_owned()),
-            ("AWS_SESSION_TOKEN", "testing".to_owned()),
-            ("AWS_ENDPOINT_URL_DYNAMODB", self.url.clone()),
-        ]
-    }
-
-    /// A store on `table` in the emulator.
-    pub fn store(&self, table: &str) -> host_runtime::dedupe::DynamoDbDedupe {
-        let env: HashMap<&str, String> = self.env().into_iter().collect();
-        host_runtime::dedupe::DynamoDbDedupe::from_vars(table, |k| env.get(k).cloned()).unwrap()
-    }
-
-    /// Calls the emulator's DynamoDB `operation` with `body`, as the AWS CLI would (moto does not
-    /// check signatures, only reads the region and service from the `Authorization` header): the
-    /// HTTP status and the answer's JSON. For what the store does not do itself: read its items
-    /// back, make a table it would not make.
-    pub async fn api(&self, operation: &str, body: Value) -> (u16, Value) {
-        let request = http::Request::post(&self.url)
-            .header("content-type", "application/x-amz-json-1.0")
-            .header("x-amz-target", format!("DynamoDB_20120810.{operation}"))
-            .header(
-                "authorization",
-                format!(
-                    "AWS4-HMAC-SHA256 Credential=testing/20261125/{REGION}/dynamodb/aws4_request, \
-                     SignedHeaders=host, Signature=0"
-                ),
-            )
-            .body(Bytes::from(body.to_string()))
-            .unwrap();
-        let answer = host_runtime::client::Client::platform_default()
-            .expect("the native HTTP client")
-            .send(request, 16 * 1024 * 1024)
-            .await
-            .unwrap_or_else(|e| panic!("{operation} did not reach the emulator: {e}"));
-        let json = serde_json::from_slice(answer.body()).unwrap_or(Value::Null);
-        (answer.status().as_u16(), json)
-    }
-}
-
-/// moto's server app, served one request at a time. moto checks a condition and writes the item
-/// in two steps without a lock, so two conditional writes served at once on its threaded server
-/// (`moto_server`) could both pass, where DynamoDB makes each conditional write atomic on its item.
-/// Served in turn, the emulator keeps that guarantee, which the store relies on.
-const MOTO_ONE_AT_A_TIME: &str = "import os, sys
-os.environ.setdefault('MOTO_PORT', sys.argv[1])
-from werkzeug.serving import run_simple
-from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
-run_simple('127.0.0.1', int(sys.argv[1]), DomainDispatcherApplication(create_backend_app), threaded=False)
-";
-
-/// Starts moto's DynamoDB emulator (installed with pip: `.ci/run` does; `MOTO_PYTHON` names the
-/// Python that has it, default `python3`) on a free port. Without it the test is skipped, saying
-/// so, except in CI (`CI` set), where it fails.
-pub fn start_moto() -> Option<Moto> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let python = std::env::var("MOTO_PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    // Its log (a line per request) goes to a file, read only when it fails to start.
-    let log_path = std::env::temp_dir().join(format!("moto-{port}.log"));
-    let log = std::fs::File::create(&log_path).unwrap();
-    let spawned = Command::new(&python)
-        .args(["-c", MOTO_ONE_AT_A_TIME, &port.to_string()])
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn();
-    let why = match spawned {
-        Err(e) => format!("`{python}` cannot be run: {e}"),
-        Ok(mut child) => {
-            let deadline = Instant::now() + Duration::from_secs(30);
-            loop {
-                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return Some(Moto {
-                        child,
-                        url: format!("http://127.0.0.1:{port}"),
-                    });
-                }
-                if let Ok(Some(status)) = child.try_wait() {
-                    let said = std::fs::read_to_string(&log_path).unwrap_or_default();
-                    let last = said.lines().last().unwrap_or("").to_owned();
-                    break format!("`{python}` could not start moto ({status}): {last}");
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "moto did not listen on port {port} within 30 s"
-                );
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-    };
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "moto's DynamoDB emulator is required in CI: {why}; .ci/run installs it with pip"
-    );
-    eprintln!(
-        "skipped: moto's DynamoDB emulator is not installed ({why}); \
-         `pip install 'moto[dynamodb]==5.1.18' 'flask==3.1.2' 'flask-cors==6.0.1'` runs this test"
-    );
-    None
+/// A deduplication store on `table` in the emulator.
+pub(crate) fn store(moto: &Moto, table: &str) -> host_runtime::dedupe::DynamoDbDedupe {
+    host_runtime::dedupe::DynamoDbDedupe::from_vars(table, |k| moto.var(k)).unwrap()
 }
 
 /// What the function answered to one invocation.
 #[derive(Debug, Clone)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// `POST /runtime/invocation/{id}/response` with this body.
     Response(Value),
     /// `POST /runtime/invocation/{id}/error` with this body.
@@ -168,7 +54,7 @@ struct State {
 /// A stand-in for the Lambda Runtime API (`AWS_LAMBDA_RUNTIME_API`): hands queued invocations to
 /// whichever function process asks for the next one, and collects their answers.
 #[derive(Clone)]
-pub struct RuntimeApi {
+pub(crate) struct RuntimeApi {
     state: Arc<Mutex<State>>,
     queued: Arc<Notify>,
     changed: Arc<Notify>,
@@ -177,7 +63,7 @@ pub struct RuntimeApi {
 }
 
 impl RuntimeApi {
-    pub async fn start() -> RuntimeApi {
+    pub(crate) async fn start() -> RuntimeApi {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let api = RuntimeApi {
             state: Arc::default(),
@@ -289,7 +175,7 @@ impl RuntimeApi {
     }
 
     /// Queues `event` for the next process that polls; its answer, once given.
-    pub fn invoke(&self, event: Value) -> oneshot::Receiver<Outcome> {
+    pub(crate) fn invoke(&self, event: Value) -> oneshot::Receiver<Outcome> {
         let (tx, rx) = oneshot::channel();
         let mut state = self.state.lock().unwrap();
         state.next_id += 1;
@@ -302,7 +188,7 @@ impl RuntimeApi {
     }
 
     /// Invokes and waits (at most 30 s) for the answer.
-    pub async fn call(&self, event: Value) -> Outcome {
+    pub(crate) async fn call(&self, event: Value) -> Outcome {
         tokio::time::timeout(Duration::from_secs(30), self.invoke(event))
             .await
             .expect("the function did not answer within 30 s")
@@ -310,7 +196,7 @@ impl RuntimeApi {
     }
 
     /// Waits until `n` processes are polling for their next invocation.
-    pub async fn until_polling(&self, n: usize) {
+    pub(crate) async fn until_polling(&self, n: usize) {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let changed = self.changed.notified();
@@ -326,19 +212,19 @@ impl RuntimeApi {
     }
 
     /// When a function process first asked for an invocation.
-    pub fn first_poll(&self) -> Option<Instant> {
+    pub(crate) fn first_poll(&self) -> Option<Instant> {
         self.state.lock().unwrap().first_poll
     }
 
     /// The init errors the function reported.
-    pub fn init_errors(&self) -> Vec<Value> {
+    pub(crate) fn init_errors(&self) -> Vec<Value> {
         self.state.lock().unwrap().init_errors.clone()
     }
 }
 
 /// Starts the example function as Lambda does: the Runtime API's address and the function's
 /// variables in the environment, plus `env`; stderr (the function's log) captured.
-pub fn start_function(api: &RuntimeApi, env: &[(&str, String)]) -> Child {
+pub(crate) fn start_function(api: &RuntimeApi, env: &[(&str, String)]) -> Child {
     let mut command = Command::new(env!("CARGO_BIN_EXE_keyword-tracker-lambda"));
     command
         .env_clear()
@@ -364,7 +250,7 @@ pub fn start_function(api: &RuntimeApi, env: &[(&str, String)]) -> Child {
 }
 
 /// Stops `child` and returns what it logged (stdout and stderr).
-pub fn stop(mut child: Child) -> String {
+pub(crate) fn stop(mut child: Child) -> String {
     let _ = child.kill();
     let output = child.wait_with_output().unwrap();
     format!(
@@ -375,7 +261,7 @@ pub fn stop(mut child: Child) -> String {
 }
 
 /// A Function URL invocation (an HTTP API payload v2 event) of `method path`.
-pub fn function_url_event(
+pub(crate) fn function_url_event(
     method: &str,
     path: &str,
     headers: &[(&str, String)],
@@ -413,7 +299,7 @@ pub fn function_url_event(
 }
 
 /// The status and JSON body of a Function URL response.
-pub fn http_answer(outcome: &Outcome) -> (u16, Value) {
+pub(crate) fn http_answer(outcome: &Outcome) -> (u16, Value) {
     let Outcome::Response(r) = outcome else {
         panic!("the function failed the invocation: {outcome:?}");
     };

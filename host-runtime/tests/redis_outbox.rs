@@ -1,8 +1,8 @@
-//! The Redis outbox against a real Redis server: the store contract every outbox store keeps, and a
-//! record that does not decode turning into a dead letter that can be seen and dropped. The test
-//! starts `redis-server` on a free loopback port (`.ci/run` installs it); without the binary the
-//! test is skipped locally and fails in CI.
+//! The Redis outbox (feature `redis`) beyond the contract (`contract_redis.rs`), against a real
+//! Redis server (`host_test_support::RedisServer`: skipped without `redis-server` locally, failing
+//! in CI): a record that does not decode turns into a dead letter that can be seen and dropped.
 
+#![cfg(feature = "redis")]
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
 use std::io::{BufRead, BufReader, Write};
@@ -32,20 +32,6 @@ fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap();
     i64::try_from(since.as_millis()).unwrap()
-}
-
-#[tokio::test]
-async fn the_redis_store_keeps_the_outbox_contract() {
-    let Some(redis) = RedisServer::start_or_skip() else {
-        return;
-    };
-    let store = RedisOutbox::connect(&redis.url())
-        .await
-        .unwrap()
-        .with_prefix("contract:");
-    if let Err(broken) = host_runtime::testing::contract::outbox_store(&store).await {
-        panic!("{broken}");
-    }
 }
 
 /// A record that does not decode (written by another version, or damaged) is not claimed and

@@ -1,18 +1,51 @@
-//! The DynamoDB deduplication store against a DynamoDB emulator (moto's server mode, started on a
-//! free port; `.ci/run` installs it): the store contract, the expiry every item carries for
-//! DynamoDB's time to live, leases that run out and are renewed, and the table check's errors.
+//! The DynamoDB deduplication store (feature `dynamodb`) beyond the contract
+//! (`contract_dynamodb.rs`), against moto's DynamoDB emulator
+//! (`host_test_support::DynamoDbEmulator`: skipped without moto locally, failing in CI): the
+//! expiry every item carries for DynamoDB's time to live, leases that run out and are renewed, and
+//! the table check's errors.
 
+#![cfg(feature = "dynamodb")]
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
-
-mod common;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use host_runtime::dedupe::{
     Claim, DedupeStore, DynamoDbDedupe, KEY_ATTRIBUTE, StoreErrorKind, TTL_ATTRIBUTE, WINDOW,
 };
-use host_runtime::testing::contract::dedupe_store;
-use serde_json::json;
+use host_test_support::DynamoDbEmulator;
+use serde_json::{Value, json};
+
+/// A store on `table` in the emulator.
+fn store_on(moto: &DynamoDbEmulator, table: &str) -> DynamoDbDedupe {
+    DynamoDbDedupe::from_vars(table, |k| moto.var(k)).unwrap()
+}
+
+/// Calls the emulator's DynamoDB `operation` with `body`, as the AWS CLI would (moto does not
+/// check signatures, only reads the region and service from the `Authorization` header): the HTTP
+/// status and the answer's JSON. For what the store does not do itself: read its items back, make
+/// a table it would not make.
+async fn api(moto: &DynamoDbEmulator, operation: &str, body: Value) -> (u16, Value) {
+    let region = DynamoDbEmulator::REGION;
+    let request = http::Request::post(moto.url())
+        .header("content-type", "application/x-amz-json-1.0")
+        .header("x-amz-target", format!("DynamoDB_20120810.{operation}"))
+        .header(
+            "authorization",
+            format!(
+                "AWS4-HMAC-SHA256 Credential=testing/20261125/{region}/dynamodb/aws4_request, \
+                 SignedHeaders=host, Signature=0"
+            ),
+        )
+        .body(bytes::Bytes::from(body.to_string()))
+        .unwrap();
+    let answer = host_runtime::client::Client::platform_default()
+        .expect("the native HTTP client")
+        .send(request, 16 * 1024 * 1024)
+        .await
+        .unwrap_or_else(|e| panic!("{operation} did not reach the emulator: {e}"));
+    let json = serde_json::from_slice(answer.body()).unwrap_or(Value::Null);
+    (answer.status().as_u16(), json)
+}
 
 async fn claim(store: &impl DedupeStore, key: &str, owner: &str) -> &'static str {
     match store.claim(key, owner).await {
@@ -24,24 +57,6 @@ async fn claim(store: &impl DedupeStore, key: &str, owner: &str) -> &'static str
     }
 }
 
-#[tokio::test]
-async fn the_store_keeps_the_store_contract() {
-    let Some(moto) = common::start_moto() else {
-        return;
-    };
-    let store = moto.store("contract");
-    store.create_table().await.unwrap();
-    store.check().await.unwrap();
-    dedupe_store(&store).await.unwrap_or_else(|v| panic!("{v}"));
-    // A prefix separates extensions sharing the table.
-    assert_eq!(claim(&store, "k", "a").await, "run");
-    let shared = moto.store("contract").with_prefix("another-extension:");
-    assert_eq!(claim(&shared, "k", "a").await, "run");
-    dedupe_store(&shared)
-        .await
-        .unwrap_or_else(|v| panic!("{v}"));
-}
-
 /// Seconds since the Unix epoch: `(floor, ceiling)` of now.
 fn unix_now() -> (u64, u64) {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
@@ -51,13 +66,13 @@ fn unix_now() -> (u64, u64) {
 /// Every item in `table`, read back raw, each checked to carry [`TTL_ATTRIBUTE`] as a Number of
 /// whole seconds no earlier than the item's own end (`until`, milliseconds): DynamoDB's time to
 /// live must never delete a live claim or record. The items by key, with their `expires`.
-async fn expiries(moto: &common::Moto, table: &str) -> Vec<(String, u64)> {
-    let (status, answer) = moto
-        .api(
-            "Scan",
-            json!({ "TableName": table, "ConsistentRead": true }),
-        )
-        .await;
+async fn expiries(moto: &DynamoDbEmulator, table: &str) -> Vec<(String, u64)> {
+    let (status, answer) = api(
+        moto,
+        "Scan",
+        json!({ "TableName": table, "ConsistentRead": true }),
+    )
+    .await;
     assert_eq!(status, 200, "{answer}");
     let items = answer["Items"].as_array().expect("a list of items");
     items
@@ -81,7 +96,7 @@ async fn expiries(moto: &common::Moto, table: &str) -> Vec<(String, u64)> {
 }
 
 /// The `expires` of `key`'s item.
-async fn expiry(moto: &common::Moto, table: &str, key: &str) -> Option<u64> {
+async fn expiry(moto: &DynamoDbEmulator, table: &str, key: &str) -> Option<u64> {
     expiries(moto, table)
         .await
         .into_iter()
@@ -106,10 +121,10 @@ fn assert_expires_after(
 
 #[tokio::test]
 async fn every_item_carries_when_it_expires_in_unix_seconds() {
-    let Some(moto) = common::start_moto() else {
+    let Some(moto) = DynamoDbEmulator::start_or_skip() else {
         return;
     };
-    let store = moto.store("expiry");
+    let store = store_on(&moto, "expiry");
     store.create_table().await.unwrap();
     let lease = DynamoDbDedupe::DEFAULT_LEASE;
 
@@ -153,12 +168,12 @@ async fn every_item_carries_when_it_expires_in_unix_seconds() {
 
 #[tokio::test]
 async fn a_table_that_does_not_expire_items_on_expires_fails_the_check() {
-    let Some(moto) = common::start_moto() else {
+    let Some(moto) = DynamoDbEmulator::start_or_skip() else {
         return;
     };
     // The right key, and time to live off: what `aws dynamodb create-table` alone leaves.
     create_table(&moto, "no-ttl", KEY_ATTRIBUTE).await;
-    let e = moto.store("no-ttl").check().await.unwrap_err();
+    let e = store_on(&moto, "no-ttl").check().await.unwrap_err();
     assert_eq!(e.kind(), StoreErrorKind::Refused, "{e}");
     assert_eq!(
         e.message,
@@ -169,7 +184,7 @@ async fn a_table_that_does_not_expire_items_on_expires_fails_the_check() {
     // Time to live on another attribute, which the store does not write.
     create_table(&moto, "other-ttl", KEY_ATTRIBUTE).await;
     time_to_live(&moto, "other-ttl", "ttl").await;
-    let e = moto.store("other-ttl").check().await.unwrap_err();
+    let e = store_on(&moto, "other-ttl").check().await.unwrap_err();
     assert!(
         e.message
             .contains("its time to live is on `ttl`; turn it off, then on for `expires` with"),
@@ -177,15 +192,15 @@ async fn a_table_that_does_not_expire_items_on_expires_fails_the_check() {
     );
     // Turned on for `expires`, as the message says: the check passes.
     time_to_live(&moto, "no-ttl", TTL_ATTRIBUTE).await;
-    moto.store("no-ttl").check().await.unwrap();
+    store_on(&moto, "no-ttl").check().await.unwrap();
 }
 
 #[tokio::test]
 async fn an_expired_lease_is_claimed_again_and_its_holder_can_no_longer_settle_it() {
-    let Some(moto) = common::start_moto() else {
+    let Some(moto) = DynamoDbEmulator::start_or_skip() else {
         return;
     };
-    let store = moto.store("leases").with_lease(Duration::from_secs(1));
+    let store = store_on(&moto, "leases").with_lease(Duration::from_secs(1));
     store.create_table().await.unwrap();
     assert_eq!(claim(&store, "k", "crashed").await, "run");
     assert_eq!(claim(&store, "k", "b").await, "busy");
@@ -206,10 +221,10 @@ async fn an_expired_lease_is_claimed_again_and_its_holder_can_no_longer_settle_i
 
 #[tokio::test]
 async fn a_renewed_lease_outlives_its_first_term() {
-    let Some(moto) = common::start_moto() else {
+    let Some(moto) = DynamoDbEmulator::start_or_skip() else {
         return;
     };
-    let store = moto.store("renewals").with_lease(Duration::from_secs(1));
+    let store = store_on(&moto, "renewals").with_lease(Duration::from_secs(1));
     store.create_table().await.unwrap();
     assert_eq!(store.renew_every(), Some(Duration::from_secs(1) / 3));
     assert_eq!(claim(&store, "k", "a").await, "run");
@@ -230,10 +245,10 @@ async fn a_renewed_lease_outlives_its_first_term() {
 
 #[tokio::test]
 async fn a_missing_table_is_named_with_the_command_that_creates_it() {
-    let Some(moto) = common::start_moto() else {
+    let Some(moto) = DynamoDbEmulator::start_or_skip() else {
         return;
     };
-    let store = moto.store("nowhere");
+    let store = store_on(&moto, "nowhere");
     let e = store.check().await.unwrap_err();
     assert_eq!(e.code.as_deref(), Some("ResourceNotFoundException"), "{e}");
     assert!(e.message.contains("table `nowhere` does not exist"), "{e}");
@@ -262,43 +277,43 @@ async fn a_missing_table_is_named_with_the_command_that_creates_it() {
 
 #[tokio::test]
 async fn a_table_with_another_key_is_refused() {
-    let Some(moto) = common::start_moto() else {
+    let Some(moto) = DynamoDbEmulator::start_or_skip() else {
         return;
     };
     // Created with a partition key named `id`, as a table made for something else would be.
     create_table(&moto, "wrong-key", "id").await;
-    let e = moto.store("wrong-key").check().await.unwrap_err();
+    let e = store_on(&moto, "wrong-key").check().await.unwrap_err();
     assert!(e.message.contains("has the wrong key"), "{e}");
     assert!(e.message.contains("partition key `pk`"), "{e}");
 }
 
 /// Creates `table` with the string partition key `key` and no time to live, as the AWS CLI
 /// would; the store's own `create_table` only makes a table set up right.
-async fn create_table(moto: &common::Moto, table: &str, key: &str) {
-    let (status, answer) = moto
-        .api(
-            "CreateTable",
-            json!({
-                "TableName": table,
-                "AttributeDefinitions": [{ "AttributeName": key, "AttributeType": "S" }],
-                "KeySchema": [{ "AttributeName": key, "KeyType": "HASH" }],
-                "BillingMode": "PAY_PER_REQUEST",
-            }),
-        )
-        .await;
+async fn create_table(moto: &DynamoDbEmulator, table: &str, key: &str) {
+    let (status, answer) = api(
+        moto,
+        "CreateTable",
+        json!({
+            "TableName": table,
+            "AttributeDefinitions": [{ "AttributeName": key, "AttributeType": "S" }],
+            "KeySchema": [{ "AttributeName": key, "KeyType": "HASH" }],
+            "BillingMode": "PAY_PER_REQUEST",
+        }),
+    )
+    .await;
     assert_eq!(status, 200, "the emulator refused the table: {answer}");
 }
 
 /// Turns `table`'s time to live on for `attribute`.
-async fn time_to_live(moto: &common::Moto, table: &str, attribute: &str) {
-    let (status, answer) = moto
-        .api(
-            "UpdateTimeToLive",
-            json!({
-                "TableName": table,
-                "TimeToLiveSpecification": { "Enabled": true, "AttributeName": attribute },
-            }),
-        )
-        .await;
+async fn time_to_live(moto: &DynamoDbEmulator, table: &str, attribute: &str) {
+    let (status, answer) = api(
+        moto,
+        "UpdateTimeToLive",
+        json!({
+            "TableName": table,
+            "TimeToLiveSpecification": { "Enabled": true, "AttributeName": attribute },
+        }),
+    )
+    .await;
     assert_eq!(status, 200, "{answer}");
 }

@@ -711,3 +711,6 @@ impl OutboxStore for FileOutbox {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;
