@@ -22,7 +22,7 @@ use crate::local::output::Term;
 
 /// Arguments of `cargo host diff`.
 #[derive(Debug, clap::Args)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The published manifest: a file, a folder holding `host.extension.json`, or a git revision
     /// (`v1.4.0`, `HEAD~1`, `REV:path`).
     pub old: String,
@@ -41,7 +41,7 @@ struct Side {
 }
 
 /// Runs `cargo host diff`.
-pub fn run(args: DiffArgs, term: &Term) -> ExitCode {
+pub(crate) fn run(args: DiffArgs, term: &Term) -> ExitCode {
     let new_file = crate::manifest_file(&args.new);
     let new = match read_path(&new_file, term) {
         Ok(side) => side,

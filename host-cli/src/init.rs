@@ -19,7 +19,7 @@ use crate::local::output::Term;
 
 /// What the new extension contributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Template {
+pub(crate) enum Template {
     /// One assistant tool.
     Minimal,
     /// Assistant tools, an approved action, a mention picker, a context provider, a host event.
@@ -84,7 +84,7 @@ impl Template {
 
 /// Arguments of `cargo host init`.
 #[derive(Debug, clap::Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// The folder to create the crate in; created if missing [default: the current folder].
     pub path: Option<PathBuf>,
     /// What the extension contributes to start with.
@@ -102,7 +102,7 @@ pub struct InitArgs {
 }
 
 /// Runs `cargo host init`.
-pub fn run(args: InitArgs, term: &Term) -> ExitCode {
+pub(crate) fn run(args: InitArgs, term: &Term) -> ExitCode {
     match init(args) {
         Ok(done) => {
             println!("{done}");

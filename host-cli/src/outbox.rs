@@ -18,7 +18,7 @@ const DEFAULT_STORE: &str = ".host-outbox";
 
 /// `cargo host outbox` arguments.
 #[derive(Debug, clap::Args)]
-pub struct OutboxArgs {
+pub(crate) struct OutboxArgs {
     /// The outbox: a folder (the embedded store) or a `redis://host:port` URL. Default:
     /// `HOST_OUTBOX`, else `.host-outbox`.
     #[arg(long, global = true, value_name = "FOLDER|URL")]
@@ -57,7 +57,7 @@ enum Action {
 }
 
 /// Runs `cargo host outbox`.
-pub async fn run(args: OutboxArgs, term: Term) -> ExitCode {
+pub(crate) async fn run(args: OutboxArgs, term: Term) -> ExitCode {
     let place = args
         .store
         .or_else(|| {
@@ -107,7 +107,7 @@ pub async fn run(args: OutboxArgs, term: Term) -> ExitCode {
 
 /// Why an outbox could not be opened.
 #[derive(Debug)]
-pub struct OpenError {
+pub(crate) struct OpenError {
     /// What is wrong, naming the store.
     pub message: String,
     /// What to do about it, when there is something.
@@ -116,7 +116,7 @@ pub struct OpenError {
 
 /// Opens the outbox at `place`: a `redis://` (or `rediss://`) URL with `prefix`, or the folder of
 /// the embedded store.
-pub async fn open(place: &str, prefix: &str) -> Result<Arc<dyn OutboxStore>, OpenError> {
+pub(crate) async fn open(place: &str, prefix: &str) -> Result<Arc<dyn OutboxStore>, OpenError> {
     let fail = |message: String, note: Option<&str>| OpenError {
         message,
         note: note.map(str::to_owned),

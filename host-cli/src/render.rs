@@ -7,7 +7,7 @@ use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
 use host_manifest::{Diagnostic, Report, Severity};
 
 /// Renders every diagnostic of `report` and a closing summary.
-pub fn human(report: &Report, file: &str, styled: bool) -> String {
+pub(crate) fn human(report: &Report, file: &str, styled: bool) -> String {
     let renderer = if styled {
         Renderer::styled()
     } else {

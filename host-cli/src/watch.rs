@@ -17,7 +17,7 @@ use crate::local::output::Term;
 
 /// Arguments of `cargo host watch`.
 #[derive(Debug, clap::Args)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     /// The manifest's path as the `host_extension!` call and `build.rs` write it, relative to the
     /// crate's folder.
     #[arg(default_value = host_manifest::MANIFEST_FILE)]
@@ -124,7 +124,7 @@ fn regenerate(args: &WatchArgs, dirs: &[PathBuf], term: &Term) -> Vec<PathBuf> {
 }
 
 /// Runs `cargo host watch` until interrupted.
-pub fn run(args: WatchArgs, term: Term) -> ExitCode {
+pub(crate) fn run(args: WatchArgs, term: Term) -> ExitCode {
     println!("checking the crate once to find where its build script writes the generated API ...");
     let dirs = match generated_dirs(&args.crate_dir, &args.manifest) {
         Ok(dirs) => dirs,

@@ -16,8 +16,6 @@
 //! `host.extension.json:LINE:COL: /pointer: message` and each warning into a real compiler warning;
 //! an invalid manifest still yields stub items so one mistake is not fifty errors.
 
-#![warn(unreachable_pub)]
-
 pub mod build;
 mod docs;
 mod expansion;

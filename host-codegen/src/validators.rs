@@ -114,7 +114,8 @@ impl Validators {
                 clippy::nursery,
                 clippy::restriction,
                 unused,
-                missing_docs
+                missing_docs,
+                unreachable_pub
             )]
             mod __host_validators {
                 #modules

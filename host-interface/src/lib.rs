@@ -5,8 +5,6 @@
 //! Both the manifest engine (`host-manifest`, at compile time) and the runtime (`host-runtime`, in the
 //! vendor's server) read these tables, so each list exists once. The crate has no dependencies.
 
-#![warn(unreachable_pub)]
-
 pub mod catalogue;
 pub mod limits;
 

@@ -2,8 +2,6 @@
 //! compiler error and generates the typed API. A thin shim over `host-codegen`; use it through
 //! `host_runtime::host_extension!`, which is the only crate a vendor adds.
 
-#![warn(unreachable_pub)]
-
 use std::str::FromStr;
 
 use host_codegen::{Messages, Settings, build};

@@ -21,8 +21,6 @@
 //! println!("{}", id.display_with_file("host.extension.json"));
 //! ```
 
-#![warn(unreachable_pub)]
-
 pub use host_interface::catalogue;
 mod diagnostic;
 mod places;

@@ -19,8 +19,6 @@
 //! editor's completions, hovers and go-to-definition follow within seconds, on readable generated
 //! code. Manifest errors are still compiler errors on the path literal of the macro call.
 
-#![warn(unreachable_pub)]
-
 use std::path::{Path, PathBuf};
 
 /// The environment variable, set for the crate by [`generate`], that tells `host_extension!` where the

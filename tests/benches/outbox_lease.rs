@@ -14,7 +14,7 @@ use host_test_support::{PostgresServer, RedisServer};
 
 mod support {
     #[path = "crash_drain.rs"]
-    pub mod crash_drain;
+    pub(crate) mod crash_drain;
 }
 use support::crash_drain::drain_after_crash;
 

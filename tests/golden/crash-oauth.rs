@@ -17,6 +17,7 @@ const _: &[u8] = ::core::include_bytes!(
 ///
 /// Crash-free users and top crash groups from your crash reporter, per release.
 #[allow(dead_code)]
+#[allow(unreachable_pub)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "crash-lens";
@@ -151,18 +152,22 @@ pub mod manifest {
 /// every call with a body.
 #[derive(::core::clone::Clone, ::host_runtime::__private_0_1_0::serde::Deserialize)]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Credentials {
     /// The OAuth token the host keeps for this install (`credentials.oauth`).
     pub oauth: ::host_runtime::OAuthToken,
 }
+#[allow(unreachable_pub)]
 impl ::core::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str("Credentials(..)")
     }
 }
 /// Hosted storage documents: the manifest declares no storage and no settings panel.
+#[allow(unreachable_pub)]
 pub type Documents = ::host_runtime::NoDocuments;
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
+#[allow(unreachable_pub)]
 pub mod tools {
     /// Crash groups with the most affected users for one release.
     ///
@@ -262,10 +267,13 @@ pub mod tools {
     }
 }
 /// A call to an assistant tool, with its typed `input`.
+#[allow(unreachable_pub)]
 pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
 /// A host event delivery, with its typed payload as `input`.
+#[allow(unreachable_pub)]
 pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
 /// A metrics sync call (`POST /host/metrics`).
+#[allow(unreachable_pub)]
 pub type SyncCall = ::host_runtime::Call<
     ::host_runtime::metrics::SyncRequest<manifest::Metric>,
     Credentials,
@@ -274,6 +282,7 @@ pub type SyncCall = ::host_runtime::Call<
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
 ///
 /// Answers are checked against the card shape of each tool's `returns` kind and the size limit; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes" and "Limits".
+#[allow(unreachable_pub)]
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Crash groups with the most affected users for one release.
     ///
@@ -292,6 +301,7 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
     fn top_crash_groups(
         &self,
@@ -308,6 +318,7 @@ impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
 /// The connector's metrics sync (`contributes.connector`).
 ///
 /// See [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes", for what a sync answer may hold.
+#[allow(unreachable_pub)]
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
     ///
@@ -322,6 +333,7 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
     fn sync(
         &self,
@@ -338,6 +350,7 @@ impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 ///
 /// What a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), "Events and deduplication".
+#[allow(unreachable_pub)]
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `release.shipped`.
     ///
@@ -349,6 +362,7 @@ pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::core::result::Result<(), ::host_runtime::HostError>,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
     fn release_shipped(
         &self,
@@ -360,6 +374,7 @@ impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
     }
 }
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
+#[allow(unreachable_pub)]
 pub mod webhooks {
     /// The payload of `crash.spiked` (`as: "alert"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -476,9 +491,11 @@ pub mod webhooks {
 /// Typed sender for the events this extension declares under `contributes.webhooks`: one method
 /// per event, taking that event's payload type.
 #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+#[allow(unreachable_pub)]
 pub struct Webhooks {
     sender: ::host_runtime::EventSender,
 }
+#[allow(unreachable_pub)]
 impl Webhooks {
     /// Wraps a configured event sender.
     pub fn new(sender: ::host_runtime::EventSender) -> Self {
@@ -529,6 +546,7 @@ static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
+#[allow(unreachable_pub)]
 impl<S: Tools + Connector + Events> ::host_runtime::__private_0_1_0::Dispatch
 for __HostDispatch<S> {
     fn dispatch<'a>(
@@ -582,6 +600,7 @@ for __HostDispatch<S> {
 /// Builds the host handler of `crash-lens` from your server value.
 ///
 /// The value must implement `Tools`, `Connector`, `Events`: exactly the traits this manifest needs.
+#[allow(unreachable_pub)]
 pub fn handler<S: Tools + Connector + Events>(server: S) -> ::host_runtime::Handler {
     ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }

@@ -8,6 +8,7 @@ const _: &[u8] = ::core::include_bytes!(
 ///
 /// Tracks keyword ranks in both stores and alerts you when a tracked keyword drops.
 #[allow(dead_code)]
+#[allow(unreachable_pub)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "keyword-radar";
@@ -184,6 +185,7 @@ pub mod manifest {
 /// every call with a body.
 #[derive(::core::clone::Clone, ::host_runtime::__private_0_1_0::serde::Deserialize)]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Credentials {
     /// API key (`api_key`, a password input).
     #[serde(rename = "api_key")]
@@ -194,12 +196,14 @@ pub struct Credentials {
     #[serde(rename = "account", default)]
     pub account: ::core::option::Option<::std::string::String>,
 }
+#[allow(unreachable_pub)]
 impl ::core::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str("Credentials(..)")
     }
 }
 /// Types of the hosted storage collections (`contributes.storage`).
+#[allow(unreachable_pub)]
 pub mod storage {
     /// Documents of the storage collection `watchlists` (owned per install).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -291,6 +295,7 @@ pub mod storage {
 }
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(unreachable_pub)]
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
@@ -334,6 +339,7 @@ Default: `"US"` (not filled in when absent).*/
     ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Documents {
     /// The `watchlists` collection.
     #[serde(rename = "watchlists", default)]
@@ -345,6 +351,7 @@ pub struct Documents {
     pub settings: ::core::option::Option<settings::Settings>,
 }
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
+#[allow(unreachable_pub)]
 pub mod tools {
     /// Daily rank history of one tracked keyword.
     ///
@@ -476,6 +483,7 @@ Default: `30` (not filled in when absent).*/
     }
 }
 /// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
+#[allow(unreachable_pub)]
 pub mod actions {
     /// Saves an insight about a rank change.
     ///
@@ -574,6 +582,7 @@ pub mod actions {
     }
 }
 /// Input types of the prompts' owner forms (`contributes.ai.prompts[].input`).
+#[allow(unreachable_pub)]
 pub mod prompts {
     /// The owner form of the prompt `why-drop` (Why did it drop?).
     ///
@@ -666,6 +675,7 @@ pub mod prompts {
     }
 }
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
+#[allow(unreachable_pub)]
 pub mod procedures {
     /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -708,14 +718,19 @@ pub mod procedures {
     }
 }
 /// A call to an assistant tool, with its typed `input`.
+#[allow(unreachable_pub)]
 pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
 /// A call to a procedure, with its typed `input`.
+#[allow(unreachable_pub)]
 pub type ProcedureCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
 /// An action call the owner approved; only the runtime can make one.
+#[allow(unreachable_pub)]
 pub type Approved<I> = ::host_runtime::Approved<I, Credentials, Documents>;
 /// A host event delivery, with its typed payload as `input`.
+#[allow(unreachable_pub)]
 pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
 /// A metrics sync call (`POST /host/metrics`).
+#[allow(unreachable_pub)]
 pub type SyncCall = ::host_runtime::Call<
     ::host_runtime::metrics::SyncRequest<manifest::Metric>,
     Credentials,
@@ -724,6 +739,7 @@ pub type SyncCall = ::host_runtime::Call<
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
 ///
 /// Answers are checked against the card shape of each tool's `returns` kind and the size limit; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes" and "Limits".
+#[allow(unreachable_pub)]
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Daily rank history of one tracked keyword.
     ///
@@ -756,6 +772,7 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
     fn keyword_ranks(
         &self,
@@ -783,6 +800,7 @@ impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
 /// The owner-approved actions this extension declares (`contributes.ai.actions`): one method per action.
 ///
 /// See [`host_runtime::interface`](::host_runtime::interface#routes), "Routes", for the scopes a call needs.
+#[allow(unreachable_pub)]
 pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Saves an insight about a rank change.
     ///
@@ -799,6 +817,7 @@ pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
     fn save_insight(
         &self,
@@ -815,6 +834,7 @@ impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
 /// The mention pickers this extension declares (`contributes.ai.mentions`): one method per picker.
 ///
 /// Answers are trimmed to the limits in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
+#[allow(unreachable_pub)]
 pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The `keyword` mention picker (Keyword).
     ///
@@ -829,6 +849,7 @@ pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
     fn keyword(
         &self,
@@ -845,6 +866,7 @@ impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
 /// The context providers this extension declares (`contributes.ai.context`): one method per provider.
 ///
 /// The block's size limit is in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
+#[allow(unreachable_pub)]
 pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Tracked keywords and their current ranks.
     ///
@@ -859,6 +881,7 @@ pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'stati
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: ContextProviders + ?::core::marker::Sized> ContextProviders
 for ::std::sync::Arc<T> {
     fn tracked_keywords(
@@ -876,6 +899,7 @@ for ::std::sync::Arc<T> {
 /// The procedures the host may call (`server.procedures`): one method per procedure.
 ///
 /// Answers are checked against each procedure's `output` schema; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
+#[allow(unreachable_pub)]
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `listWatchlists`.
     ///
@@ -892,6 +916,7 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
     fn list_watchlists(
         &self,
@@ -908,6 +933,7 @@ impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> 
 /// The connector's metrics sync (`contributes.connector`).
 ///
 /// See [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes", for what a sync answer may hold.
+#[allow(unreachable_pub)]
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
     ///
@@ -922,6 +948,7 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
     fn sync(
         &self,
@@ -938,6 +965,7 @@ impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 ///
 /// What a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), "Events and deduplication".
+#[allow(unreachable_pub)]
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `release.shipped`.
     ///
@@ -967,6 +995,7 @@ pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::core::result::Result<(), ::host_runtime::HostError>,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
     fn release_shipped(
         &self,
@@ -994,6 +1023,7 @@ impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
     }
 }
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
+#[allow(unreachable_pub)]
 pub mod webhooks {
     /// The payload of `rank.dropped` (`as: "alert"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -1287,9 +1317,11 @@ pub mod webhooks {
 /// Typed sender for the events this extension declares under `contributes.webhooks`: one method
 /// per event, taking that event's payload type.
 #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+#[allow(unreachable_pub)]
 pub struct Webhooks {
     sender: ::host_runtime::EventSender,
 }
+#[allow(unreachable_pub)]
 impl Webhooks {
     /// Wraps a configured event sender.
     pub fn new(sender: ::host_runtime::EventSender) -> Self {
@@ -1394,6 +1426,7 @@ static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
+#[allow(unreachable_pub)]
 impl<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
 > ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
@@ -1518,6 +1551,7 @@ impl<
 /// Builds the host handler of `keyword-radar` from your server value.
 ///
 /// The value must implement `Tools`, `Actions`, `Mentions`, `ContextProviders`, `Procedures`, `Connector`, `Events`: exactly the traits this manifest needs.
+#[allow(unreachable_pub)]
 pub fn handler<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
 >(server: S) -> ::host_runtime::Handler {

@@ -38,6 +38,7 @@ const _: &[u8] = ::core::include_bytes!(
 ///
 /// Daily App Store and Google Play keyword ranks, with alerts when a tracked keyword drops.
 #[allow(dead_code)]
+#[allow(unreachable_pub)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "keyword-tracker";
@@ -236,6 +237,7 @@ pub mod manifest {
 /// every call with a body.
 #[derive(::core::clone::Clone, ::host_runtime::__private_0_1_0::serde::Deserialize)]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Credentials {
     /// API key (`api_key`, a password input).
     ///
@@ -248,12 +250,14 @@ pub struct Credentials {
     #[serde(rename = "workspace", default)]
     pub workspace: ::core::option::Option<::std::string::String>,
 }
+#[allow(unreachable_pub)]
 impl ::core::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str("Credentials(..)")
     }
 }
 /// Types of the hosted storage collections (`contributes.storage`).
+#[allow(unreachable_pub)]
 pub mod storage {
     /// Documents of the storage collection `preferences` (owned per user).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -439,6 +443,7 @@ pub mod storage {
 }
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(unreachable_pub)]
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
@@ -482,6 +487,7 @@ Default: `"US"` (not filled in when absent).*/
     ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Documents {
     /// The `preferences` collection, which holds one document (`None` until it is written).
     #[serde(rename = "preferences", default)]
@@ -496,6 +502,7 @@ pub struct Documents {
     pub settings: ::core::option::Option<settings::Settings>,
 }
 /// Input types of the assistant tools (`contributes.ai.tools`), one module per tool.
+#[allow(unreachable_pub)]
 pub mod tools {
     /// Daily rank history of one tracked keyword in one country.
     ///
@@ -912,6 +919,7 @@ Default: `30` (not filled in when absent).*/
     }
 }
 /// Input types of the owner-approved actions (`contributes.ai.actions`), one module per action.
+#[allow(unreachable_pub)]
 pub mod actions {
     /// Saves a short insight about a keyword's rank change to the project insight feed.
     ///
@@ -1082,6 +1090,7 @@ pub mod actions {
     }
 }
 /// Input types of the prompts' owner forms (`contributes.ai.prompts[].input`).
+#[allow(unreachable_pub)]
 pub mod prompts {
     /// The owner form of the prompt `why-rank-dropped` (Why did this keyword drop?).
     ///
@@ -1174,6 +1183,7 @@ pub mod prompts {
     }
 }
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
+#[allow(unreachable_pub)]
 pub mod procedures {
     /// Types of the procedure `addKeyword`, called as `POST /host/procedures/addKeyword`.
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -1331,14 +1341,19 @@ pub mod procedures {
     }
 }
 /// A call to an assistant tool, with its typed `input`.
+#[allow(unreachable_pub)]
 pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
 /// A call to a procedure, with its typed `input`.
+#[allow(unreachable_pub)]
 pub type ProcedureCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
 /// An action call the owner approved; only the runtime can make one.
+#[allow(unreachable_pub)]
 pub type Approved<I> = ::host_runtime::Approved<I, Credentials, Documents>;
 /// A host event delivery, with its typed payload as `input`.
+#[allow(unreachable_pub)]
 pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
 /// A metrics sync call (`POST /host/metrics`).
+#[allow(unreachable_pub)]
 pub type SyncCall = ::host_runtime::Call<
     ::host_runtime::metrics::SyncRequest<manifest::Metric>,
     Credentials,
@@ -1347,6 +1362,7 @@ pub type SyncCall = ::host_runtime::Call<
 /// The assistant tools this extension declares (`contributes.ai.tools`): one method per tool.
 ///
 /// Answers are checked against the card shape of each tool's `returns` kind and the size limit; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes" and "Limits".
+#[allow(unreachable_pub)]
 pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Daily rank history of one tracked keyword in one country.
     ///
@@ -1427,6 +1443,7 @@ pub trait Tools: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
     fn keyword_ranks(
         &self,
@@ -1487,6 +1504,7 @@ impl<T: Tools + ?::core::marker::Sized> Tools for ::std::sync::Arc<T> {
 /// The owner-approved actions this extension declares (`contributes.ai.actions`): one method per action.
 ///
 /// See [`host_runtime::interface`](::host_runtime::interface#routes), "Routes", for the scopes a call needs.
+#[allow(unreachable_pub)]
 pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Saves a short insight about a keyword's rank change to the project insight feed.
     ///
@@ -1503,6 +1521,7 @@ pub trait Actions: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
     fn save_rank_insight(
         &self,
@@ -1519,6 +1538,7 @@ impl<T: Actions + ?::core::marker::Sized> Actions for ::std::sync::Arc<T> {
 /// The mention pickers this extension declares (`contributes.ai.mentions`): one method per picker.
 ///
 /// Answers are trimmed to the limits in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
+#[allow(unreachable_pub)]
 pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The `keyword` mention picker (Keyword).
     ///
@@ -1533,6 +1553,7 @@ pub trait Mentions: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
     fn keyword(
         &self,
@@ -1549,6 +1570,7 @@ impl<T: Mentions + ?::core::marker::Sized> Mentions for ::std::sync::Arc<T> {
 /// The context providers this extension declares (`contributes.ai.context`): one method per provider.
 ///
 /// The block's size limit is in [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
+#[allow(unreachable_pub)]
 pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The tracked keywords and their current ranks in the selected country.
     ///
@@ -1563,6 +1585,7 @@ pub trait ContextProviders: ::core::marker::Send + ::core::marker::Sync + 'stati
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: ContextProviders + ?::core::marker::Sized> ContextProviders
 for ::std::sync::Arc<T> {
     fn tracked_keywords(
@@ -1580,6 +1603,7 @@ for ::std::sync::Arc<T> {
 /// The procedures the host may call (`server.procedures`): one method per procedure.
 ///
 /// Answers are checked against each procedure's `output` schema; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
+#[allow(unreachable_pub)]
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `addKeyword`.
     ///
@@ -1612,6 +1636,7 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
     fn add_keyword(
         &self,
@@ -1639,6 +1664,7 @@ impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> 
 /// The connector's metrics sync (`contributes.connector`).
 ///
 /// See [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes", for what a sync answer may hold.
+#[allow(unreachable_pub)]
 pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Syncs metrics into the host's metrics store.
     ///
@@ -1653,6 +1679,7 @@ pub trait Connector: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
     fn sync(
         &self,
@@ -1669,6 +1696,7 @@ impl<T: Connector + ?::core::marker::Sized> Connector for ::std::sync::Arc<T> {
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 ///
 /// What a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), "Events and deduplication".
+#[allow(unreachable_pub)]
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `release.shipped`.
     ///
@@ -1734,6 +1762,7 @@ pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::core::result::Result<(), ::host_runtime::HostError>,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
     fn release_shipped(
         &self,
@@ -1793,6 +1822,7 @@ impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
     }
 }
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
+#[allow(unreachable_pub)]
 pub mod webhooks {
     /// The payload of `rank.dropped` (`as: "alert"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -2095,9 +2125,11 @@ pub mod webhooks {
 /// Typed sender for the events this extension declares under `contributes.webhooks`: one method
 /// per event, taking that event's payload type.
 #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+#[allow(unreachable_pub)]
 pub struct Webhooks {
     sender: ::host_runtime::EventSender,
 }
+#[allow(unreachable_pub)]
 impl Webhooks {
     /// Wraps a configured event sender.
     pub fn new(sender: ::host_runtime::EventSender) -> Self {
@@ -2236,6 +2268,7 @@ static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
+#[allow(unreachable_pub)]
 impl<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
 > ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
@@ -2440,6 +2473,7 @@ impl<
 /// Builds the host handler of `keyword-tracker` from your server value.
 ///
 /// The value must implement `Tools`, `Actions`, `Mentions`, `ContextProviders`, `Procedures`, `Connector`, `Events`: exactly the traits this manifest needs.
+#[allow(unreachable_pub)]
 pub fn handler<
     S: Tools + Actions + Mentions + ContextProviders + Procedures + Connector + Events,
 >(server: S) -> ::host_runtime::Handler {

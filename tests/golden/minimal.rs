@@ -11,6 +11,7 @@ const _: &[u8] = ::core::include_bytes!(
 ///
 /// Keeps a greeting for the project in a settings panel.
 #[allow(dead_code)]
+#[allow(unreachable_pub)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "hello-panel";
@@ -83,9 +84,11 @@ pub mod manifest {
     }
 }
 /// Connector credentials: the manifest declares no connector auth, so there are none.
+#[allow(unreachable_pub)]
 pub type Credentials = ::host_runtime::NoCredentials;
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(unreachable_pub)]
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
@@ -177,6 +180,7 @@ pub mod settings {
     ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Documents {
     /// The settings panel's values (the reserved `settings` collection); `None` until saved.
     #[serde(default)]
@@ -197,6 +201,7 @@ static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
+#[allow(unreachable_pub)]
 impl<
     S: ::core::marker::Send + ::core::marker::Sync + 'static,
 > ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
@@ -224,6 +229,7 @@ impl<
 /// Builds the host handler of `hello-panel` from your server value.
 ///
 /// The value must implement no trait: exactly the traits this manifest needs.
+#[allow(unreachable_pub)]
 pub fn handler<S: ::core::marker::Send + ::core::marker::Sync + 'static>(
     server: S,
 ) -> ::host_runtime::Handler {

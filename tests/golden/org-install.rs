@@ -14,6 +14,7 @@ const _: &[u8] = ::core::include_bytes!(
 ///
 /// Exports the organization's metrics to your data warehouse every night.
 #[allow(dead_code)]
+#[allow(unreachable_pub)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "warehouse-export";
@@ -108,6 +109,7 @@ pub mod manifest {
 /// every call with a body.
 #[derive(::core::clone::Clone, ::host_runtime::__private_0_1_0::serde::Deserialize)]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Credentials {
     /// Service account JSON (`service_account`, a file input).
     #[serde(rename = "service_account")]
@@ -116,12 +118,14 @@ pub struct Credentials {
     #[serde(rename = "region")]
     pub region: ::std::string::String,
 }
+#[allow(unreachable_pub)]
 impl ::core::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str("Credentials(..)")
     }
 }
 /// Types of the hosted storage collections (`contributes.storage`).
+#[allow(unreachable_pub)]
 pub mod storage {
     /// Documents of the storage collection `export_runs` (owned per organization).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -212,6 +216,7 @@ pub mod storage {
 }
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(unreachable_pub)]
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
@@ -307,6 +312,7 @@ pub mod settings {
     ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Documents {
     /// The `export_runs` collection.
     #[serde(rename = "export_runs", default)]
@@ -318,10 +324,12 @@ pub struct Documents {
     pub settings: ::core::option::Option<settings::Settings>,
 }
 /// A host event delivery, with its typed payload as `input`.
+#[allow(unreachable_pub)]
 pub type EventCall<P> = ::host_runtime::Call<P, Credentials, Documents>;
 /// The host events the vendor server subscribes to (`server.events`): one method per event.
 ///
 /// What a 4xx and a 5xx mean to the host, retries and deduplication: [`host_runtime::interface`](::host_runtime::interface#events-and-deduplication), "Events and deduplication".
+#[allow(unreachable_pub)]
 pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Handles `install.created`.
     ///
@@ -342,6 +350,7 @@ pub trait Events: ::core::marker::Send + ::core::marker::Sync + 'static {
         Output = ::core::result::Result<(), ::host_runtime::HostError>,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
     fn install_created(
         &self,
@@ -361,6 +370,7 @@ impl<T: Events + ?::core::marker::Sized> Events for ::std::sync::Arc<T> {
     }
 }
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
+#[allow(unreachable_pub)]
 pub mod webhooks {
     /// The payload of `export.failed` (`as: "banner"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -471,9 +481,11 @@ pub mod webhooks {
 /// Typed sender for the events this extension declares under `contributes.webhooks`: one method
 /// per event, taking that event's payload type.
 #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+#[allow(unreachable_pub)]
 pub struct Webhooks {
     sender: ::host_runtime::EventSender,
 }
+#[allow(unreachable_pub)]
 impl Webhooks {
     /// Wraps a configured event sender.
     pub fn new(sender: ::host_runtime::EventSender) -> Self {
@@ -509,6 +521,7 @@ static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
+#[allow(unreachable_pub)]
 impl<S: Events> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
@@ -554,6 +567,7 @@ impl<S: Events> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> 
 /// Builds the host handler of `warehouse-export` from your server value.
 ///
 /// The value must implement `Events`: exactly the traits this manifest needs.
+#[allow(unreachable_pub)]
 pub fn handler<S: Events>(server: S) -> ::host_runtime::Handler {
     ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }

@@ -11,6 +11,7 @@ const _: &[u8] = ::core::include_bytes!(
 ///
 /// Price experiments configured in a settings panel and run by the vendor server.
 #[allow(dead_code)]
+#[allow(unreachable_pub)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "pricing-lab";
@@ -83,9 +84,11 @@ pub mod manifest {
     }
 }
 /// Connector credentials: the manifest declares no connector auth, so there are none.
+#[allow(unreachable_pub)]
 pub type Credentials = ::host_runtime::NoCredentials;
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
 #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
+#[allow(unreachable_pub)]
 pub mod settings {
     /// The values of the settings panel, typed from the schema at `/contributes/settings/schema` in the manifest.
     #[derive(
@@ -110,12 +113,14 @@ pub mod settings {
     ::host_runtime::__private_0_1_0::serde::Deserialize
 )]
 #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+#[allow(unreachable_pub)]
 pub struct Documents {
     /// The settings panel's values (the reserved `settings` collection); `None` until saved.
     #[serde(default)]
     pub settings: ::core::option::Option<settings::Settings>,
 }
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
+#[allow(unreachable_pub)]
 pub mod procedures {
     /// Types of the procedure `get-result`, called as `POST /host/procedures/get-result`.
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -450,10 +455,12 @@ pub mod procedures {
     }
 }
 /// A call to a procedure, with its typed `input`.
+#[allow(unreachable_pub)]
 pub type ProcedureCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
 /// The procedures the host may call (`server.procedures`): one method per procedure.
 ///
 /// Answers are checked against each procedure's `output` schema; see [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes".
+#[allow(unreachable_pub)]
 pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// The procedure `get-result`.
     ///
@@ -498,6 +505,7 @@ pub trait Procedures: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Procedures + ?::core::marker::Sized> Procedures for ::std::sync::Arc<T> {
     fn get_result(
         &self,
@@ -570,6 +578,7 @@ static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
+#[allow(unreachable_pub)]
 impl<S: Procedures> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
@@ -625,6 +634,7 @@ impl<S: Procedures> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch
 /// Builds the host handler of `pricing-lab` from your server value.
 ///
 /// The value must implement `Procedures`: exactly the traits this manifest needs.
+#[allow(unreachable_pub)]
 pub fn handler<S: Procedures>(server: S) -> ::host_runtime::Handler {
     ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }

@@ -11,6 +11,7 @@ const _: &[u8] = ::core::include_bytes!(
 ///
 /// Turns reviews and alerts into tracker issues and keeps their status in sync.
 #[allow(dead_code)]
+#[allow(unreachable_pub)]
 pub mod manifest {
     /// The extension id.
     pub const EXTENSION_ID: &str = "issue-bridge";
@@ -93,13 +94,17 @@ pub mod manifest {
     }
 }
 /// Connector credentials: the manifest declares no connector auth, so there are none.
+#[allow(unreachable_pub)]
 pub type Credentials = ::host_runtime::NoCredentials;
 /// Hosted storage documents: the manifest declares no storage and no settings panel.
+#[allow(unreachable_pub)]
 pub type Documents = ::host_runtime::NoDocuments;
 /// A work destination call, with its typed body as `input`.
+#[allow(unreachable_pub)]
 pub type WorkCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
 /// The container list call (`GET`): its query as `input`. A GET carries no body, so it
 /// has no credentials or documents; its install comes from the verified token.
+#[allow(unreachable_pub)]
 pub type ContainersCall = ::host_runtime::Call<
     ::host_runtime::work::ContainerQuery,
     ::host_runtime::NoCredentials,
@@ -108,6 +113,7 @@ pub type ContainersCall = ::host_runtime::Call<
 /// The work destination (`contributes.work`).
 ///
 /// See [`host_runtime::interface`](::host_runtime::interface#answer-shapes), "Answer shapes", for the checks on items and links.
+#[allow(unreachable_pub)]
 pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
     /// Lists the selectable Project (`work.container`).
     ///
@@ -146,6 +152,7 @@ pub trait Work: ::core::marker::Send + ::core::marker::Sync + 'static {
         >,
     > + ::core::marker::Send;
 }
+#[allow(unreachable_pub)]
 impl<T: Work + ?::core::marker::Sized> Work for ::std::sync::Arc<T> {
     fn containers(
         &self,
@@ -182,6 +189,7 @@ impl<T: Work + ?::core::marker::Sized> Work for ::std::sync::Arc<T> {
     }
 }
 /// Payload types of the events the vendor server posts (`contributes.webhooks`).
+#[allow(unreachable_pub)]
 pub mod webhooks {
     /// The payload of `issue.status_changed` (`as: "event"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -223,9 +231,11 @@ pub mod webhooks {
 /// Typed sender for the events this extension declares under `contributes.webhooks`: one method
 /// per event, taking that event's payload type.
 #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+#[allow(unreachable_pub)]
 pub struct Webhooks {
     sender: ::host_runtime::EventSender,
 }
+#[allow(unreachable_pub)]
 impl Webhooks {
     /// Wraps a configured event sender.
     pub fn new(sender: ::host_runtime::EventSender) -> Self {
@@ -266,6 +276,7 @@ static __HOST_SPEC: ::host_runtime::__private_0_1_0::Spec = {
     }
 };
 struct __HostDispatch<S>(S);
+#[allow(unreachable_pub)]
 impl<S: Work> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
     fn dispatch<'a>(
         &'a self,
@@ -319,6 +330,7 @@ impl<S: Work> ::host_runtime::__private_0_1_0::Dispatch for __HostDispatch<S> {
 /// Builds the host handler of `issue-bridge` from your server value.
 ///
 /// The value must implement `Work`: exactly the traits this manifest needs.
+#[allow(unreachable_pub)]
 pub fn handler<S: Work>(server: S) -> ::host_runtime::Handler {
     ::host_runtime::__private_0_1_0::handler(&__HOST_SPEC, __HostDispatch(server))
 }

@@ -84,7 +84,7 @@ mod chat {
     use host_runtime::work::{Container, Containers, CreatedItem, NewItem};
 
     /// Posts messages to one channel.
-    pub struct Chat;
+    pub(crate) struct Chat;
 
     impl Work for Chat {
         async fn containers(&self, _call: ContainersCall) -> Result<Containers, HostError> {
@@ -160,7 +160,7 @@ mod crash {
     use serde_json::json;
 
     /// Records what each call carried.
-    pub struct Lens(pub std::sync::Arc<super::Seen>);
+    pub(crate) struct Lens(pub(crate) std::sync::Arc<super::Seen>);
 
     impl Tools for Lens {
         async fn top_crash_groups(

@@ -21,7 +21,7 @@ mod labels {
     host_runtime::host_extension!("manifests/error-codes/host.extension.json");
 
     /// Answers whatever label it is told to.
-    pub struct Labels;
+    pub(crate) struct Labels;
 
     impl Tools for Labels {
         async fn echo(

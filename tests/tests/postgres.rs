@@ -386,7 +386,7 @@ mod counter {
     use host_runtime::postgres::{self, Isolation, sqlx};
 
     /// Counts in the table `releases` at `level`, waiting `pause` between read and write.
-    pub struct Counter {
+    pub(crate) struct Counter {
         pub level: Isolation,
         pub pause: Duration,
     }

@@ -25,7 +25,7 @@ mod shapes {
     use host_runtime::HostError;
 
     /// Echoes each typed input back as its output.
-    pub struct Echo;
+    pub(crate) struct Echo;
 
     fn echo<I: serde::Serialize, O: serde::de::DeserializeOwned>(input: I) -> Result<O, HostError> {
         let json = serde_json::to_value(&input).map_err(|e| HostError::internal(e.to_string()))?;
@@ -77,7 +77,7 @@ mod shapes {
         }
     }
 
-    pub fn make() -> host_runtime::Handler {
+    pub(crate) fn make() -> host_runtime::Handler {
         handler(Echo)
     }
 }

@@ -18,7 +18,7 @@ use host_manifest::Manifest;
 
 /// Arguments of `cargo host call`.
 #[derive(Debug, clap::Args)]
-pub struct CallArgs {
+pub(crate) struct CallArgs {
     /// What to call.
     #[arg(value_enum)]
     pub kind: Kind,
@@ -50,7 +50,7 @@ pub struct CallArgs {
 }
 
 /// Runs `cargo host call`.
-pub async fn run(args: CallArgs, term: Term) -> ExitCode {
+pub(crate) async fn run(args: CallArgs, term: Term) -> ExitCode {
     match call(args, &term).await {
         Ok(code) => code,
         Err(fail) => fail.report(&term),

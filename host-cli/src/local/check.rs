@@ -37,19 +37,20 @@ use super::request::Kind;
 use super::{Fail, InstallArgs, ManifestArg, ServerArg};
 
 /// The host's health time limit at publish.
-pub const HEALTH_LIMIT: Duration = Duration::from_millis(host_runtime::limits::HEALTH_ANSWER_MS);
+pub(crate) const HEALTH_LIMIT: Duration =
+    Duration::from_millis(host_runtime::limits::HEALTH_ANSWER_MS);
 /// How long a tool's answer is waited for: the runtime's tool deadline, and a little more to see
 /// its own `TOOL_TIMEOUT`.
-pub const TOOL_LIMIT: Duration = Kind::Tool.wait();
+pub(crate) const TOOL_LIMIT: Duration = Kind::Tool.wait();
 /// How long the other routes' answers are waited for: the runtime's handler deadline, and a little
 /// more to see its own `HANDLER_TIMEOUT`.
-pub const ROUTE_LIMIT: Duration = Kind::Procedure.wait();
+pub(crate) const ROUTE_LIMIT: Duration = Kind::Procedure.wait();
 /// Pages a backfill may take before the check calls it a loop.
-pub const MAX_PAGES: usize = 50;
+pub(crate) const MAX_PAGES: usize = 50;
 
 /// Arguments of `cargo host check`.
 #[derive(Debug, clap::Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     #[command(flatten)]
     pub server: ServerArg,
     #[command(flatten)]
@@ -142,7 +143,7 @@ struct Verdict {
 }
 
 /// Runs `cargo host check`.
-pub async fn run(args: CheckArgs, term: Term) -> ExitCode {
+pub(crate) async fn run(args: CheckArgs, term: Term) -> ExitCode {
     match check(args, &term).await {
         Ok(code) => code,
         Err(fail) => fail.report(&term),

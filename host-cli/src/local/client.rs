@@ -12,14 +12,14 @@ use super::output::d3_error;
 
 /// The vendor server under test.
 #[derive(Clone)]
-pub struct Client {
+pub(crate) struct Client {
     http: reqwest::Client,
     base: String,
 }
 
 /// One answer of the server.
 #[derive(Debug)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// HTTP status.
     pub status: u16,
     /// The body as JSON, when it is JSON.
@@ -32,7 +32,7 @@ pub struct Answer {
 
 impl Answer {
     /// The status's reason phrase: `OK`, `Unprocessable Entity` (empty for an unknown status).
-    pub fn reason(&self) -> &'static str {
+    pub(crate) fn reason(&self) -> &'static str {
         http::StatusCode::from_u16(self.status)
             .ok()
             .and_then(|s| s.canonical_reason())
@@ -40,19 +40,19 @@ impl Answer {
     }
 
     /// Whether the status is 2xx.
-    pub fn is_success(&self) -> bool {
+    pub(crate) fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
     }
 
     /// The error the body carries: `(code, message)`.
-    pub fn error(&self) -> Option<(String, String)> {
+    pub(crate) fn error(&self) -> Option<(String, String)> {
         d3_error(self.json.as_ref())
     }
 }
 
 /// Why no answer came.
 #[derive(Debug)]
-pub enum SendError {
+pub(crate) enum SendError {
     /// Nothing accepts connections at the address (refused, unknown host).
     Unreachable(String),
     /// Connected, but no whole answer within the time limit.
@@ -74,7 +74,7 @@ impl std::fmt::Display for SendError {
 }
 
 /// What to send.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// GET or POST.
     pub method: http::Method,
     /// The route, e.g. `/host/tools/keyword-ranks`.
@@ -91,7 +91,7 @@ pub struct Request<'a> {
 
 impl Client {
     /// A client for the server at `server` (`http://` or `https://`, no query).
-    pub fn new(server: &str) -> Result<Client, Fail> {
+    pub(crate) fn new(server: &str) -> Result<Client, Fail> {
         let url = reqwest::Url::parse(server).map_err(|e| {
             Fail::usage(format!(
                 "`--server {server}` is not a URL ({e}); pass one such as {}",
@@ -119,17 +119,17 @@ impl Client {
     }
 
     /// The server address as given, without a trailing slash.
-    pub fn base(&self) -> &str {
+    pub(crate) fn base(&self) -> &str {
         &self.base
     }
 
     /// The full URL of a route.
-    pub fn url(&self, route: &str) -> String {
+    pub(crate) fn url(&self, route: &str) -> String {
         format!("{}{route}", self.base)
     }
 
     /// The full URL of a route with query parameters, encoded as [`Client::send`] sends them.
-    pub fn url_with(&self, route: &str, query: &[(&str, String)]) -> String {
+    pub(crate) fn url_with(&self, route: &str, query: &[(&str, String)]) -> String {
         self.parse_url(route, query)
             .map_or_else(|_| self.url(route), |u| u.to_string())
     }
@@ -147,7 +147,7 @@ impl Client {
     }
 
     /// Sends one request and reads the whole answer.
-    pub async fn send(&self, request: Request<'_>) -> Result<Answer, SendError> {
+    pub(crate) async fn send(&self, request: Request<'_>) -> Result<Answer, SendError> {
         let url = self.parse_url(&request.route, &request.query)?;
         let mut builder = self
             .http
@@ -196,6 +196,6 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// The message for a server that does not answer at all.
-pub fn no_server(base: &str) -> String {
+pub(crate) fn no_server(base: &str) -> String {
     format!("no server answers at {base}; start your vendor server first (or pass --server URL)")
 }

@@ -32,7 +32,7 @@ use super::{Fail, ManifestArg};
 
 /// Arguments of `cargo host dev`.
 #[derive(Debug, clap::Args)]
-pub struct DevArgs {
+pub(crate) struct DevArgs {
     #[command(flatten)]
     pub manifest: ManifestArg,
     /// Where to listen: a loopback address only, because the development key is public; port 0
@@ -89,7 +89,7 @@ struct Local {
 }
 
 /// Runs `cargo host dev` until Ctrl-C.
-pub async fn run(args: DevArgs, term: Term) -> ExitCode {
+pub(crate) async fn run(args: DevArgs, term: Term) -> ExitCode {
     match serve(args, term).await {
         Ok(code) => code,
         Err(fail) => fail.report(&term),

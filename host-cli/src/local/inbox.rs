@@ -25,7 +25,7 @@ use super::listed;
 
 /// One check of a posted event, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Check {
+pub(crate) enum Check {
     /// The three Standard Webhooks headers are present.
     Signed,
     /// The signature is valid with the install's secret, within 300 s of now.
@@ -44,7 +44,7 @@ pub enum Check {
 
 impl Check {
     /// Every check, in the order they run.
-    pub const ALL: [Check; 7] = [
+    pub(crate) const ALL: [Check; 7] = [
         Check::Signed,
         Check::Signature,
         Check::Envelope,
@@ -55,7 +55,7 @@ impl Check {
     ];
 
     /// Its name, as the console's timeline shows it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Check::Signed => "signed",
             Check::Signature => "signature",
@@ -68,7 +68,7 @@ impl Check {
     }
 
     /// What passing it established, in words.
-    pub fn passed(self) -> &'static str {
+    pub(crate) fn passed(self) -> &'static str {
         match self {
             Check::Signed => "the three Standard Webhooks headers are present",
             Check::Signature => "signed with the install's secret, within 300 s of now",
@@ -84,7 +84,7 @@ impl Check {
 
     /// The status a failure answers with: 401 for a missing or wrong signature (the sender's
     /// credentials), 400 for a malformed request, 422 for one the manifest does not allow.
-    pub fn status(self) -> u16 {
+    pub(crate) fn status(self) -> u16 {
         match self {
             Check::Signed | Check::Signature => 401,
             Check::Envelope | Check::DedupeKey => 400,
@@ -93,7 +93,7 @@ impl Check {
     }
 
     /// The error code a failure answers with.
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             Check::Signed | Check::Signature => "UNAUTHORIZED",
             Check::Envelope | Check::DedupeKey => "BAD_REQUEST",
@@ -105,7 +105,7 @@ impl Check {
 
 /// A refused event: the check that failed, or the body that could not be read at all.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     /// The failed check; `None` when the body could not be read (too large, broken off), before
     /// any check ran.
     pub check: Option<Check>,
@@ -121,7 +121,7 @@ pub struct Refusal {
 
 /// The verdict on one posted event.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Every check passed and the id is new.
     Accepted {
         /// The event's name.
@@ -152,7 +152,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// The verdict on a body that could not be read: over `limit` bytes, or broken off.
-    pub fn unreadable(too_large: bool, limit: usize, why: &str) -> Verdict {
+    pub(crate) fn unreadable(too_large: bool, limit: usize, why: &str) -> Verdict {
         let (status, code, message) = if too_large {
             (
                 413,
@@ -176,7 +176,7 @@ impl Verdict {
     }
 
     /// The status and body the local host answers with.
-    pub fn answer(&self) -> (u16, Value) {
+    pub(crate) fn answer(&self) -> (u16, Value) {
         match self {
             Verdict::Accepted { .. } => (202, json!({ "accepted": true })),
             Verdict::Duplicate { .. } => (200, json!({ "accepted": true, "duplicate": true })),
@@ -211,7 +211,7 @@ struct Headers<'a> {
 }
 
 /// What the local host knows of the events it may be posted, and which it accepted.
-pub struct Inbox {
+pub(crate) struct Inbox {
     secret: Secret,
     webhooks: HashMap<String, Declared>,
     /// `webhook-id`s of accepted events.
@@ -220,7 +220,7 @@ pub struct Inbox {
 
 impl Inbox {
     /// The inbox for `manifest`'s webhooks, checking signatures with `secret`.
-    pub fn new(manifest: &Manifest, secret: Secret) -> Inbox {
+    pub(crate) fn new(manifest: &Manifest, secret: Secret) -> Inbox {
         let webhooks = manifest
             .contributes
             .webhooks
@@ -241,12 +241,12 @@ impl Inbox {
     }
 
     /// How many webhooks the manifest declares.
-    pub fn declared(&self) -> usize {
+    pub(crate) fn declared(&self) -> usize {
         self.webhooks.len()
     }
 
     /// Checks one posted event in the order of [`Check::ALL`] and records it when accepted.
-    pub fn verify(&self, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Verdict {
+    pub(crate) fn verify(&self, headers: &HeaderMap, body: &[u8], now: SystemTime) -> Verdict {
         let parsed: Option<Value> = serde_json::from_slice(body).ok();
         // For messages only until the signature is checked.
         let named = parsed

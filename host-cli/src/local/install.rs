@@ -12,14 +12,14 @@ use super::{Fail, InstallArgs, listed, object_arg};
 use host_manifest::closest;
 
 /// The default install id.
-pub const INSTALL: &str = "ins_dev_1";
+pub(crate) const INSTALL: &str = "ins_dev_1";
 /// The install's organization.
-pub const ORGANIZATION: &str = "org_dev_1";
+pub(crate) const ORGANIZATION: &str = "org_dev_1";
 /// The install's project (project installs only).
-pub const PROJECT: &str = "prj_dev_1";
+pub(crate) const PROJECT: &str = "prj_dev_1";
 
 /// The local install, ready to mint tokens and build bodies.
-pub struct Local {
+pub(crate) struct Local {
     /// Mints tokens and builds bodies.
     pub host: TestHost,
     /// The `documents` object sent in bodies.
@@ -30,7 +30,7 @@ pub struct Local {
 
 impl Local {
     /// The install from the manifest and the command-line overrides.
-    pub fn new(manifest: &Manifest, args: &InstallArgs) -> Result<Local, Fail> {
+    pub(crate) fn new(manifest: &Manifest, args: &InstallArgs) -> Result<Local, Fail> {
         let mut host = TestHost::development(manifest.id.clone());
         host.install_id = match &args.install {
             Some(id) if id.trim().is_empty() => {
@@ -66,7 +66,7 @@ impl Local {
     }
 
     /// The shared call body with `input`, carrying this install's documents.
-    pub fn call_body(&self, input: Value) -> Value {
+    pub(crate) fn call_body(&self, input: Value) -> Value {
         let mut body = self.host.call_body(input);
         body["documents"] = self.documents.clone();
         if let Some(context) = &self.context {
@@ -77,14 +77,14 @@ impl Local {
 
     /// An event delivery body: `install`, `context`, `event { name, payload }`, `credentials`,
     /// `documents`.
-    pub fn event_body(&self, name: &str, payload: Value) -> Value {
+    pub(crate) fn event_body(&self, name: &str, payload: Value) -> Value {
         let mut body = self.host.event_body(name, payload);
         body["documents"] = self.documents.clone();
         body
     }
 
     /// `Bearer <fresh token>`.
-    pub fn authorization(&self) -> String {
+    pub(crate) fn authorization(&self) -> String {
         format!("Bearer {}", self.host.token())
     }
 }
@@ -113,7 +113,7 @@ fn parse_scopes(list: &str) -> Result<Vec<String>, Fail> {
 
 /// Development credentials: `dev-<name>` for every required connector auth field (optional
 /// ones left out), and for `method: "oauth"` a development access token with the provider scopes.
-pub fn default_credentials(manifest: &Manifest) -> Value {
+pub(crate) fn default_credentials(manifest: &Manifest) -> Value {
     let mut credentials = Map::new();
     let Some(auth) = manifest
         .contributes

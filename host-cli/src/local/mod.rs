@@ -20,19 +20,19 @@
 //! Nothing here panics on user or network input; every failure becomes a one-line message and an
 //! exit code (1 for a failed answer, 2 for bad arguments or no server).
 
-pub mod call;
-pub mod check;
-pub mod client;
-pub mod console;
-pub mod dev;
-pub mod inbox;
-pub mod install;
-pub mod output;
-pub mod request;
-pub mod schema;
-pub mod supervise;
-pub mod trigger;
-pub mod web;
+pub(crate) mod call;
+pub(crate) mod check;
+pub(crate) mod client;
+pub(crate) mod console;
+pub(crate) mod dev;
+pub(crate) mod inbox;
+pub(crate) mod install;
+pub(crate) mod output;
+pub(crate) mod request;
+pub(crate) mod schema;
+pub(crate) mod supervise;
+pub(crate) mod trigger;
+pub(crate) mod web;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -43,11 +43,11 @@ use serde_json::Value;
 use output::Term;
 
 /// Where the vendor server under test listens unless told otherwise.
-pub const DEFAULT_SERVER: &str = "http://127.0.0.1:8787";
+pub(crate) const DEFAULT_SERVER: &str = "http://127.0.0.1:8787";
 
 /// `--manifest PATH`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ManifestArg {
+pub(crate) struct ManifestArg {
     /// The manifest file, or a folder holding `host.extension.json`.
     #[arg(long, value_name = "PATH", default_value = host_manifest::MANIFEST_FILE)]
     pub manifest: PathBuf,
@@ -55,7 +55,7 @@ pub struct ManifestArg {
 
 /// `--server URL`.
 #[derive(Debug, Clone, clap::Args)]
-pub struct ServerArg {
+pub(crate) struct ServerArg {
     /// The running vendor server; routes such as `/host/tools/<id>` are appended to it.
     #[arg(long, value_name = "URL", env = "HOST_SERVER_URL", default_value = DEFAULT_SERVER)]
     pub server: String,
@@ -63,7 +63,7 @@ pub struct ServerArg {
 
 /// The local install the calls belong to.
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct InstallArgs {
+pub(crate) struct InstallArgs {
     /// The install id (token `sub` and body `install.id`) [default: ins_dev_1].
     #[arg(long = "install", value_name = "ID")]
     pub install: Option<String>,
@@ -82,7 +82,7 @@ pub struct InstallArgs {
 
 /// A failure that ends the command: its message (printed as `error: ...`) and exit code.
 #[derive(Debug)]
-pub struct Fail {
+pub(crate) struct Fail {
     /// What is wrong and what to do.
     pub message: String,
     /// 1 for a failed answer or an invalid manifest, 2 for arguments or a missing server.
@@ -91,7 +91,7 @@ pub struct Fail {
 
 impl Fail {
     /// A usage error: exit code 2.
-    pub fn usage(message: impl Into<String>) -> Fail {
+    pub(crate) fn usage(message: impl Into<String>) -> Fail {
         Fail {
             message: message.into(),
             code: 2,
@@ -99,7 +99,7 @@ impl Fail {
     }
 
     /// Prints the message on stderr and gives the exit code.
-    pub fn report(self, term: &Term) -> ExitCode {
+    pub(crate) fn report(self, term: &Term) -> ExitCode {
         if !self.message.is_empty() {
             term.error(&self.message);
         }
@@ -108,7 +108,7 @@ impl Fail {
 }
 
 /// A loaded, valid manifest and the path it was read from, as the user wrote it.
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The manifest.
     pub manifest: Manifest,
     /// The file, for messages.
@@ -117,7 +117,7 @@ pub struct Loaded {
 
 /// Reads and validates the manifest; an invalid one prints its diagnostics on stderr as `validate`
 /// does and exits 1, an unreadable one exits 2.
-pub fn load_manifest(path: &Path, term: &Term) -> Result<Loaded, Fail> {
+pub(crate) fn load_manifest(path: &Path, term: &Term) -> Result<Loaded, Fail> {
     let (file, report) = crate::load(path).map_err(|_| Fail {
         message: String::new(),
         code: 2,
@@ -142,7 +142,7 @@ pub fn load_manifest(path: &Path, term: &Term) -> Result<Loaded, Fail> {
 }
 
 /// Reads a `JSON|@file` argument: inline JSON, or `@` followed by a path to a JSON file.
-pub fn json_arg(flag: &str, text: &str) -> Result<Value, Fail> {
+pub(crate) fn json_arg(flag: &str, text: &str) -> Result<Value, Fail> {
     let text = raw_arg(flag, text)?;
     serde_json::from_str(&text).map_err(|e| {
         Fail::usage(format!(
@@ -152,7 +152,7 @@ pub fn json_arg(flag: &str, text: &str) -> Result<Value, Fail> {
 }
 
 /// Reads a `TEXT|@file` argument as text.
-pub fn raw_arg(flag: &str, text: &str) -> Result<String, Fail> {
+pub(crate) fn raw_arg(flag: &str, text: &str) -> Result<String, Fail> {
     match text.strip_prefix('@') {
         Some(path) => std::fs::read_to_string(path).map_err(|e| {
             Fail::usage(format!(
@@ -165,7 +165,7 @@ pub fn raw_arg(flag: &str, text: &str) -> Result<String, Fail> {
 }
 
 /// Like [`json_arg`], and the value must be a JSON object.
-pub fn object_arg(flag: &str, text: &str) -> Result<Value, Fail> {
+pub(crate) fn object_arg(flag: &str, text: &str) -> Result<Value, Fail> {
     let value = json_arg(flag, text)?;
     if value.is_object() {
         Ok(value)
@@ -175,7 +175,7 @@ pub fn object_arg(flag: &str, text: &str) -> Result<Value, Fail> {
 }
 
 /// `` `a`, `b`, `c` ``.
-pub fn listed<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn listed<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     names
         .into_iter()
         .map(|n| format!("`{n}`"))
@@ -184,7 +184,7 @@ pub fn listed<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 /// Runs a local-host command on a single-threaded tokio runtime.
-pub fn block_on(future: impl Future<Output = ExitCode>) -> ExitCode {
+pub(crate) fn block_on(future: impl Future<Output = ExitCode>) -> ExitCode {
     match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

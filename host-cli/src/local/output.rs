@@ -10,7 +10,7 @@ use crate::ColorChoice;
 
 /// Whether stdout and stderr get colors.
 #[derive(Debug, Clone, Copy)]
-pub struct Term {
+pub(crate) struct Term {
     /// Color stdout.
     pub out: bool,
     /// Color stderr.
@@ -26,7 +26,7 @@ const BOLD: &str = "1";
 
 impl Term {
     /// Resolves `--color` against the terminals and `NO_COLOR`.
-    pub fn new(choice: ColorChoice) -> Term {
+    pub(crate) fn new(choice: ColorChoice) -> Term {
         let auto = |tty: bool| tty && std::env::var_os("NO_COLOR").is_none();
         match choice {
             ColorChoice::Always => Term {
@@ -45,32 +45,32 @@ impl Term {
     }
 
     /// `text` in the SGR style `code` when stdout is colored.
-    pub fn paint(&self, code: &str, text: &str) -> String {
+    pub(crate) fn paint(&self, code: &str, text: &str) -> String {
         paint(self.out, code, text)
     }
 
     /// A green `✓`.
-    pub fn ok(&self) -> String {
+    pub(crate) fn ok(&self) -> String {
         self.paint(GREEN, "✓")
     }
 
     /// A red `✗`.
-    pub fn bad(&self) -> String {
+    pub(crate) fn bad(&self) -> String {
         self.paint(RED, "✗")
     }
 
     /// A yellow `↺` (a duplicate).
-    pub fn again(&self) -> String {
+    pub(crate) fn again(&self) -> String {
         self.paint(YELLOW, "↺")
     }
 
     /// Dimmed text (timings, ids).
-    pub fn dim(&self, text: &str) -> String {
+    pub(crate) fn dim(&self, text: &str) -> String {
         self.paint(DIM, text)
     }
 
     /// A status code, green for 2xx and red otherwise.
-    pub fn status(&self, status: u16) -> String {
+    pub(crate) fn status(&self, status: u16) -> String {
         let code = if (200..300).contains(&status) {
             GREEN
         } else {
@@ -80,22 +80,22 @@ impl Term {
     }
 
     /// `error: <message>` on stderr.
-    pub fn error(&self, message: &str) {
+    pub(crate) fn error(&self, message: &str) {
         eprintln!("{} {message}", paint(self.err, RED, "error:"));
     }
 
     /// `warning: <message>` on stderr.
-    pub fn warning(&self, message: &str) {
+    pub(crate) fn warning(&self, message: &str) {
         eprintln!("{} {message}", paint(self.err, YELLOW, "warning:"));
     }
 
     /// `note: <message>` on stderr.
-    pub fn note(&self, message: &str) {
+    pub(crate) fn note(&self, message: &str) {
         eprintln!("{} {message}", paint(self.err, CYAN, "note:"));
     }
 
     /// Bold text on stdout.
-    pub fn bold(&self, text: &str) -> String {
+    pub(crate) fn bold(&self, text: &str) -> String {
         self.paint(BOLD, text)
     }
 }
@@ -109,19 +109,19 @@ fn paint(on: bool, code: &str, text: &str) -> String {
 }
 
 /// Prints a line on stdout and flushes, ignoring a closed pipe.
-pub fn line(text: &str) {
+pub(crate) fn line(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{text}");
     let _ = out.flush();
 }
 
 /// `12 ms`.
-pub fn millis(d: Duration) -> String {
+pub(crate) fn millis(d: Duration) -> String {
     format!("{} ms", d.as_millis())
 }
 
 /// A wait as people read it: `10m 0s`, `30s`, `4.3s`, `50 ms`.
-pub fn wait(d: Duration) -> String {
+pub(crate) fn wait(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms} ms")
@@ -138,7 +138,7 @@ pub fn wait(d: Duration) -> String {
 }
 
 /// The error an answer body carries (`{"error": {"code", "message"}}`): `(code, message)`.
-pub fn d3_error(json: Option<&Value>) -> Option<(String, String)> {
+pub(crate) fn d3_error(json: Option<&Value>) -> Option<(String, String)> {
     let error = json?.get("error")?.as_object()?;
     let code = error.get("code")?.as_str()?;
     let message = error.get("message").and_then(Value::as_str).unwrap_or("");
@@ -146,7 +146,7 @@ pub fn d3_error(json: Option<&Value>) -> Option<(String, String)> {
 }
 
 /// Pretty JSON, each line indented by `indent` spaces.
-pub fn indented(value: &Value, indent: usize) -> String {
+pub(crate) fn indented(value: &Value, indent: usize) -> String {
     let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
     let pad = " ".repeat(indent);
     text.lines()
@@ -156,7 +156,7 @@ pub fn indented(value: &Value, indent: usize) -> String {
 }
 
 /// A body that is not JSON, shown as text and cut at 2,000 characters.
-pub fn raw_body(body: &[u8]) -> String {
+pub(crate) fn raw_body(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     let mut cut: String = text.chars().take(2000).collect();
     if cut.len() < text.len() {

@@ -20,12 +20,12 @@ use serde_json::{Value, json};
 
 use super::client::{Answer, Client, Request, SendError};
 use super::install::Local;
-pub use super::schema::Problem;
+pub(crate) use super::schema::Problem;
 use super::{Fail, listed};
 
 /// What can be called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// An assistant tool: `POST /host/tools/<id>`.
     Tool,
     /// An approved action: `POST /host/actions/<id>`.
@@ -50,7 +50,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in the order the console lists them.
-    pub const ALL: [Kind; 9] = [
+    pub(crate) const ALL: [Kind; 9] = [
         Kind::Tool,
         Kind::Action,
         Kind::Mention,
@@ -63,7 +63,7 @@ impl Kind {
     ];
 
     /// The word the command line and the console use: `tool`, `work-item`, ...
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Kind::Tool => "tool",
             Kind::Action => "action",
@@ -78,23 +78,23 @@ impl Kind {
     }
 
     /// The kind a word names.
-    pub fn from_word(word: &str) -> Option<Kind> {
+    pub(crate) fn from_word(word: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.word() == word)
     }
 
     /// Whether the route takes the picker's text as `?q=`.
-    pub fn takes_query(self) -> bool {
+    pub(crate) fn takes_query(self) -> bool {
         matches!(self, Kind::Mention | Kind::WorkContainers)
     }
 
     /// Whether the route takes a body with an `input` (GET routes take none).
-    pub fn takes_input(self) -> bool {
+    pub(crate) fn takes_input(self) -> bool {
         !matches!(self, Kind::Mention | Kind::Context | Kind::WorkContainers)
     }
 
     /// How long the runtime lets the handler run before it answers a timeout itself: the tool
     /// deadline for tools, the handler deadline for everything else.
-    pub const fn deadline(self) -> Duration {
+    pub(crate) const fn deadline(self) -> Duration {
         match self {
             Kind::Tool => host_runtime::TOOL_DEADLINE,
             _ => host_runtime::HANDLER_DEADLINE,
@@ -103,13 +103,13 @@ impl Kind {
 
     /// How long the local host waits for a whole answer: a little over [`Kind::deadline`], so
     /// the runtime's own `TOOL_TIMEOUT` or `HANDLER_TIMEOUT` answer is seen rather than cut off.
-    pub const fn wait(self) -> Duration {
+    pub(crate) const fn wait(self) -> Duration {
         Duration::from_secs(self.deadline().as_secs() + 5)
     }
 }
 
 /// One route of the server, resolved from the manifest.
-pub struct Target {
+pub(crate) struct Target {
     /// GET or POST.
     pub method: Method,
     /// The route, e.g. `/host/tools/keyword-ranks`.
@@ -120,7 +120,7 @@ pub struct Target {
 
 /// An input judged before it is sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// What the runtime refuses with `INPUT_INVALID` (or a 400 for a body it cannot read).
     pub errors: Vec<Problem>,
     /// What the runtime lets through but the host would never send: `format` values it does not
@@ -129,7 +129,7 @@ pub struct Judged {
 }
 
 /// A call ready to send.
-pub struct Call {
+pub(crate) struct Call {
     /// The route.
     pub target: Target,
     /// The query parameters (the picker's `q`).
@@ -144,7 +144,7 @@ pub struct Call {
 
 impl Call {
     /// Sends the call with a fresh token, waiting [`Kind::wait`] for the whole answer.
-    pub async fn send(&self, client: &Client, local: &Local) -> Result<Answer, SendError> {
+    pub(crate) async fn send(&self, client: &Client, local: &Local) -> Result<Answer, SendError> {
         client
             .send(Request {
                 method: self.target.method.clone(),
@@ -160,7 +160,7 @@ impl Call {
 
 /// Builds one call: the route from the manifest, the input (`input`, else the default of its
 /// kind), the picker text, and the body of `local`'s install.
-pub fn prepare(
+pub(crate) fn prepare(
     m: &Manifest,
     shown: &str,
     kind: Kind,
@@ -190,7 +190,7 @@ pub fn prepare(
 
 /// The input sent when none is given: `{}`, the scheduled sync of the last 24 hours, an item of
 /// the first kind the destination creates, a short comment.
-pub fn default_input(m: &Manifest, kind: Kind, id: Option<&str>) -> Value {
+pub(crate) fn default_input(m: &Manifest, kind: Kind, id: Option<&str>) -> Value {
     match kind {
         Kind::Sync => sync_input(m, id),
         Kind::WorkItem => new_item(m, id.unwrap_or_default()),
@@ -201,7 +201,7 @@ pub fn default_input(m: &Manifest, kind: Kind, id: Option<&str>) -> Value {
 
 /// The input schema a route is checked against: the declared one, or the one the interface fixes
 /// for the sync and the work routes; `None` for routes without input.
-pub fn input_schema(m: &Manifest, kind: Kind, id: Option<&str>) -> Option<Value> {
+pub(crate) fn input_schema(m: &Manifest, kind: Kind, id: Option<&str>) -> Option<Value> {
     let ai = &m.contributes.ai;
     match kind {
         Kind::Tool => ai
@@ -229,7 +229,7 @@ pub fn input_schema(m: &Manifest, kind: Kind, id: Option<&str>) -> Option<Value>
 /// Judges `input` as the runtime will: against the route's input schema (every violation, by
 /// JSON pointer), then, for the routes the interface fixes, as the typed request the handler
 /// receives. `format` values the runtime does not assert are warnings.
-pub fn judge(m: &Manifest, kind: Kind, id: Option<&str>, input: &Value) -> Judged {
+pub(crate) fn judge(m: &Manifest, kind: Kind, id: Option<&str>, input: &Value) -> Judged {
     let mut judged = Judged::default();
     if let Some(schema) = input_schema(m, kind, id) {
         let (errors, warnings) = super::schema::problems(&schema, input);
@@ -261,7 +261,7 @@ fn decode<T: serde::de::DeserializeOwned>(input: &Value) -> Option<String> {
 /// The body of a sync: the declared metrics, the period, whether it is the backfill, the cursor.
 /// `from` and `to` are RFC 3339 times the host always sends; the runtime hands them to the
 /// handler as written.
-pub fn sync_schema(m: &Manifest) -> Value {
+pub(crate) fn sync_schema(m: &Manifest) -> Value {
     let keys: Vec<&str> = m
         .contributes
         .connector
@@ -285,7 +285,7 @@ pub fn sync_schema(m: &Manifest) -> Value {
 
 /// The body of a new work item: a kind the destination creates, the container, the title, and the
 /// optional members the manifest's `fields` allow.
-pub fn work_item_schema(m: &Manifest) -> Value {
+pub(crate) fn work_item_schema(m: &Manifest) -> Value {
     let Some(work) = &m.contributes.work else {
         return json!({ "type": "object" });
     };
@@ -319,14 +319,14 @@ pub fn work_item_schema(m: &Manifest) -> Value {
 }
 
 /// The body of a comment on a work item.
-pub fn work_comment_schema() -> Value {
+pub(crate) fn work_comment_schema() -> Value {
     json!({ "type": "object", "required": ["body"],
             "properties": { "body": { "type": "string", "minLength": 1, "description": "Markdown." } } })
 }
 
 /// A new item the destination accepts: its first `creates` kind, a title, and a value for each
 /// field the manifest marks required.
-pub fn new_item(m: &Manifest, container: &str) -> Value {
+pub(crate) fn new_item(m: &Manifest, container: &str) -> Value {
     let Some(work) = &m.contributes.work else {
         return json!({});
     };
@@ -354,7 +354,7 @@ pub fn new_item(m: &Manifest, container: &str) -> Value {
 
 /// The sync input the host sends on a scheduled sync: the metric (or every declared one) over the
 /// last 24 hours, not a backfill, from the start.
-pub fn sync_input(m: &Manifest, metric: Option<&str>) -> Value {
+pub(crate) fn sync_input(m: &Manifest, metric: Option<&str>) -> Value {
     let metrics: Vec<&str> = match metric {
         Some(key) => vec![key],
         None => m
@@ -376,7 +376,12 @@ pub fn sync_input(m: &Manifest, metric: Option<&str>) -> Value {
 }
 
 /// Resolves the kind and id to a declared route, or explains what is declared.
-pub fn target(m: &Manifest, kind: Kind, id: Option<&str>, shown: &str) -> Result<Target, Fail> {
+pub(crate) fn target(
+    m: &Manifest,
+    kind: Kind,
+    id: Option<&str>,
+    shown: &str,
+) -> Result<Target, Fail> {
     let ai = &m.contributes.ai;
     let procedures = m.server.as_ref().map(|s| &s.procedures);
     let metrics: Vec<&str> = m

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 /// One way an input fails, or may fail, the host's checks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// The JSON pointer in the input, `/` for the input itself.
     pub at: String,
     /// What is wrong, in words.
@@ -23,16 +23,18 @@ impl std::fmt::Display for Problem {
 }
 
 /// The most problems of one kind reported for one instance; a page of them is enough to act on.
-pub const MAX_PROBLEMS: usize = 50;
+pub(crate) const MAX_PROBLEMS: usize = 50;
 
 /// Compiles `schema` as the runtime does.
-pub fn compile(schema: &Value) -> Result<jsonschema::Validator, host_runtime::check::SchemaError> {
+pub(crate) fn compile(
+    schema: &Value,
+) -> Result<jsonschema::Validator, host_runtime::check::SchemaError> {
     host_runtime::check::compile_schema(schema)
 }
 
 /// The first way `instance` fails `validator`: "at `/keyword`: ..." (the root is `/`), in the
 /// runtime's words.
-pub fn first_error(validator: &jsonschema::Validator, instance: &Value) -> Option<String> {
+pub(crate) fn first_error(validator: &jsonschema::Validator, instance: &Value) -> Option<String> {
     host_runtime::check::first_violation(validator, instance)
         .map(|v| format!("at `{}`: {}", v.at(), v.message))
 }
@@ -40,7 +42,7 @@ pub fn first_error(validator: &jsonschema::Validator, instance: &Value) -> Optio
 /// Every way `instance` fails `schema` as the runtime checks it (errors), and every `format` value
 /// that the runtime, which takes `format` as an annotation, lets through although it is not one
 /// (warnings). A schema that does not compile gives neither.
-pub fn problems(schema: &Value, instance: &Value) -> (Vec<Problem>, Vec<Problem>) {
+pub(crate) fn problems(schema: &Value, instance: &Value) -> (Vec<Problem>, Vec<Problem>) {
     let Ok(validator) = compile(schema) else {
         return (Vec::new(), Vec::new());
     };
@@ -86,7 +88,7 @@ pub fn problems(schema: &Value, instance: &Value) -> (Vec<Problem>, Vec<Problem>
 /// `const`/`enum` value, else a value of its type (strings: the first of a few candidates that
 /// validates; numbers: the minimum or 1; booleans: false; arrays: `minItems` samples). Best effort:
 /// `$ref` is not followed, and the result may still fail the schema.
-pub fn sample(schema: &Value) -> Value {
+pub(crate) fn sample(schema: &Value) -> Value {
     sample_at(schema, 0)
 }
 

@@ -24,7 +24,7 @@ const POLL: Duration = Duration::from_millis(250);
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// What to run and how.
-pub struct Supervisor {
+pub(crate) struct Supervisor {
     /// The crate's folder.
     pub crate_dir: PathBuf,
     /// The manifest file.
@@ -41,7 +41,7 @@ pub struct Supervisor {
 
 impl Supervisor {
     /// Builds and starts the server, then watches until the process ends. Runs on its own thread.
-    pub fn run(self) {
+    pub(crate) fn run(self) {
         let mut seen = self.stamps();
         self.rebuild("starting");
         loop {
@@ -191,7 +191,7 @@ impl Supervisor {
 }
 
 /// Stops a child: SIGTERM (its graceful shutdown), a kill if it is still running after the grace.
-pub fn stop_child(mut child: Child) {
+pub(crate) fn stop_child(mut child: Child) {
     #[cfg(unix)]
     {
         let _ = Command::new("kill")

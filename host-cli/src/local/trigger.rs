@@ -24,7 +24,7 @@ use super::{Fail, InstallArgs, ManifestArg, ServerArg, json_arg, listed};
 use host_manifest::closest;
 
 /// The host's waits before the second, third and fourth attempts.
-pub const RETRY_WAITS: [Duration; 3] = {
+pub(crate) const RETRY_WAITS: [Duration; 3] = {
     let [a, b, c] = host_manifest::limits::EVENT_RETRY_WAITS_SECS;
     [
         Duration::from_secs(a),
@@ -35,12 +35,12 @@ pub const RETRY_WAITS: [Duration; 3] = {
 
 /// How long an attempt's answer is waited for: the runtime's handler deadline, and a little more to
 /// see its own `HANDLER_TIMEOUT` (which the host retries).
-pub const ATTEMPT_WAIT: Duration =
+pub(crate) const ATTEMPT_WAIT: Duration =
     Duration::from_secs(host_runtime::HANDLER_DEADLINE.as_secs() + 5);
 
 /// Arguments of `cargo host trigger`.
 #[derive(Debug, clap::Args)]
-pub struct TriggerArgs {
+pub(crate) struct TriggerArgs {
     /// The event to deliver: one of the 12 published names, e.g. `release.shipped`.
     pub event: String,
     /// The payload, as JSON or `@file`, sent as given [default: the catalogue's example, freshened].
@@ -77,7 +77,7 @@ const SCALE_HINT: &str = "600 turns 30 s, 2 min, 10 min into 50 ms, 200 ms, 1 s"
 /// The host's waits before the second, third and fourth attempts, divided by `scale`; refused
 /// unless `scale` is a positive number that leaves each wait a duration. `trigger --time-scale`
 /// and the console's deliveries both take their schedule from here.
-pub fn retry_waits(scale: f64) -> Result<[Duration; 3], String> {
+pub(crate) fn retry_waits(scale: f64) -> Result<[Duration; 3], String> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(format!("{scale} is not a positive number; {SCALE_HINT}"));
     }
@@ -91,7 +91,7 @@ pub fn retry_waits(scale: f64) -> Result<[Duration; 3], String> {
 }
 
 /// Runs `cargo host trigger`.
-pub async fn run(args: TriggerArgs, term: Term) -> ExitCode {
+pub(crate) async fn run(args: TriggerArgs, term: Term) -> ExitCode {
     match trigger(args, &term).await {
         Ok(code) => code,
         Err(fail) => fail.report(&term),
@@ -204,7 +204,7 @@ async fn trigger(args: TriggerArgs, term: &Term) -> Result<ExitCode, Fail> {
 
 /// One attempt: `body` posted to `POST /host/events` with a fresh token and its own
 /// `X-Host-Event-Id`, which comes back with the answer.
-pub async fn deliver(
+pub(crate) async fn deliver(
     client: &Client,
     local: &Local,
     body: &Value,
@@ -227,7 +227,7 @@ pub async fn deliver(
 
 /// Whether the host takes this answer as the vendor's last word: any 2xx or 4xx (a 5xx or no
 /// answer is retried).
-pub fn is_final(answer: &Answer) -> bool {
+pub(crate) fn is_final(answer: &Answer) -> bool {
     (200..500).contains(&answer.status) && !(300..400).contains(&answer.status)
 }
 
@@ -282,7 +282,7 @@ pub(super) fn fits(name: &str, payload: &Value) -> Result<(), String> {
 
 /// What one invocation puts into the example payload.
 #[derive(Debug, Clone)]
-pub struct Fresh {
+pub(crate) struct Fresh {
     /// Now, ISO 8601 UTC with milliseconds (two invocations in one second still differ).
     pub now: String,
     /// The local install.
@@ -301,7 +301,7 @@ pub struct Fresh {
 
 impl Fresh {
     /// Now, for `local`'s install of extension `extension`.
-    pub fn now(local: &Local, extension: &str) -> Fresh {
+    pub(crate) fn now(local: &Local, extension: &str) -> Fresh {
         let now = Utc::now();
         Fresh {
             now: now.to_rfc3339_opts(SecondsFormat::Millis, true),
@@ -326,7 +326,7 @@ impl Fresh {
 ///   deduplication, so two invocations are never duplicates of each other.
 ///
 /// Everything else (app, platform, version, locale, scopes, ...) stays as in the example.
-pub fn freshen(name: &str, payload: &mut Value, fresh: &Fresh) {
+pub(crate) fn freshen(name: &str, payload: &mut Value, fresh: &Fresh) {
     let Some(map) = payload.as_object_mut() else {
         return;
     };

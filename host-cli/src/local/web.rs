@@ -14,10 +14,10 @@ use serde_json::{Value, json};
 use super::Fail;
 
 /// The largest request body either server reads: an event, or a call from the console's page.
-pub const BODY_LIMIT: usize = 1024 * 1024;
+pub(crate) const BODY_LIMIT: usize = 1024 * 1024;
 
 /// A JSON answer that no cache keeps.
-pub fn json(status: StatusCode, body: &Value) -> Response {
+pub(crate) fn json(status: StatusCode, body: &Value) -> Response {
     (
         status,
         [
@@ -30,7 +30,7 @@ pub fn json(status: StatusCode, body: &Value) -> Response {
 }
 
 /// An error answer: `{"error":{"code","message"}}`, the host's own error body.
-pub fn error(status: StatusCode, code: &str, message: &str) -> Response {
+pub(crate) fn error(status: StatusCode, code: &str, message: &str) -> Response {
     json(
         status,
         &json!({ "error": { "code": code, "message": message } }),
@@ -38,7 +38,7 @@ pub fn error(status: StatusCode, code: &str, message: &str) -> Response {
 }
 
 /// A route asked with a method it does not answer (axum sets `Allow`).
-pub async fn method_not_allowed(method: Method, uri: Uri) -> Response {
+pub(crate) async fn method_not_allowed(method: Method, uri: Uri) -> Response {
     error(
         StatusCode::METHOD_NOT_ALLOWED,
         "METHOD_NOT_ALLOWED",
@@ -51,7 +51,7 @@ pub async fn method_not_allowed(method: Method, uri: Uri) -> Response {
 
 /// Parses a listen address and refuses anything but loopback: the development key is public, so
 /// anyone who could reach the local host could mint tokens a vendor server in development accepts.
-pub fn loopback(flag: &str, text: &str) -> Result<SocketAddr, Fail> {
+pub(crate) fn loopback(flag: &str, text: &str) -> Result<SocketAddr, Fail> {
     let addr = match text.strip_prefix("localhost:") {
         Some(port) => port
             .parse::<u16>()
@@ -74,7 +74,7 @@ pub fn loopback(flag: &str, text: &str) -> Result<SocketAddr, Fail> {
 
 /// Serves `router` on `listener` until the process ends. A failed accept (a peer gone, a file
 /// limit) concerns that connection only; axum's server carries on.
-pub async fn serve(listener: tokio::net::TcpListener, router: axum::Router) {
+pub(crate) async fn serve(listener: tokio::net::TcpListener, router: axum::Router) {
     // `serve` only returns on an I/O error of the listener itself, which nothing here can mend.
     let _ = axum::serve(listener, router).await;
 }

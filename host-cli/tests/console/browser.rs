@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 ///
 /// Its temporary folder (where Chromium keeps each session's profile) is its own, removed with it:
 /// a session a failed test never closed would otherwise leave its profile in `/tmp`.
-pub struct Driver {
+pub(crate) struct Driver {
     child: Child,
     url: String,
     _scratch: tempfile::TempDir,
@@ -36,7 +36,7 @@ impl Drop for Driver {
     }
 }
 
-pub fn driver() -> Driver {
+pub(crate) fn driver() -> Driver {
     let program = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned());
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -93,7 +93,7 @@ fn chromium() -> String {
 }
 
 /// A headless Chromium session, `width` by 1100 pixels.
-pub async fn browser(driver: &Driver, width: u32) -> Client {
+pub(crate) async fn browser(driver: &Driver, width: u32) -> Client {
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".to_owned(),
@@ -112,7 +112,7 @@ pub async fn browser(driver: &Driver, width: u32) -> Client {
 }
 
 /// The build folder's `console-screenshots/` (the test binary lives in `<target>/debug/deps/`).
-pub fn screenshots() -> PathBuf {
+pub(crate) fn screenshots() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .or_else(|| {
@@ -125,20 +125,20 @@ pub fn screenshots() -> PathBuf {
     dir
 }
 
-pub async fn shot(c: &Client, name: &str) {
+pub(crate) async fn shot(c: &Client, name: &str) {
     let png = c.screenshot().await.unwrap();
     std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
 }
 
 /// Runs `script` in the page and gives what it returns.
-pub async fn js(c: &Client, script: &str) -> Value {
+pub(crate) async fn js(c: &Client, script: &str) -> Value {
     c.execute(script, vec![])
         .await
         .unwrap_or_else(|e| panic!("the page could not run `{script}`: {e}"))
 }
 
 /// Runs `script` (which returns a value) until it returns something truthy, for at most `wait`.
-pub async fn until(c: &Client, what: &str, script: &str, wait: Duration) -> Value {
+pub(crate) async fn until(c: &Client, what: &str, script: &str, wait: Duration) -> Value {
     let deadline = Instant::now() + wait;
     loop {
         let value = c.execute(script, vec![]).await.unwrap_or(Value::Null);
@@ -166,7 +166,7 @@ pub async fn until(c: &Client, what: &str, script: &str, wait: Duration) -> Valu
 }
 
 /// The text of the first element `css` matches.
-pub async fn text(c: &Client, css: &str) -> String {
+pub(crate) async fn text(c: &Client, css: &str) -> String {
     c.find(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("no `{css}` on the page: {e}"))
@@ -175,7 +175,7 @@ pub async fn text(c: &Client, css: &str) -> String {
         .unwrap()
 }
 
-pub async fn click(c: &Client, css: &str) {
+pub(crate) async fn click(c: &Client, css: &str) {
     c.find(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("no `{css}` to click: {e}"))
@@ -185,7 +185,7 @@ pub async fn click(c: &Client, css: &str) {
 }
 
 /// Replaces what the field `css` holds with `text`, as typed.
-pub async fn type_into(c: &Client, css: &str, text: &str) {
+pub(crate) async fn type_into(c: &Client, css: &str, text: &str) {
     let field = c
         .wait()
         .at_most(Duration::from_secs(10))
@@ -210,7 +210,7 @@ pub async fn type_into(c: &Client, css: &str, text: &str) {
 }
 
 /// Waits for the field at JSON pointer `pointer` of the open form; gives its CSS selector.
-pub async fn field(c: &Client, pointer: &str) -> String {
+pub(crate) async fn field(c: &Client, pointer: &str) -> String {
     let css = format!(
         "#form [data-pointer={}] input, #form [data-pointer={}] select, #form [data-pointer={}] textarea",
         css_string(pointer),
@@ -228,12 +228,12 @@ pub async fn field(c: &Client, pointer: &str) -> String {
 }
 
 /// `text` as a CSS string.
-pub fn css_string(text: &str) -> String {
+pub(crate) fn css_string(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// `text` as a JavaScript string.
-pub fn js_string(text: &str) -> String {
+pub(crate) fn js_string(text: &str) -> String {
     Value::String(text.to_owned()).to_string()
 }
 
@@ -251,7 +251,7 @@ fn axe_source() -> String {
 
 /// Runs axe-core (WCAG 2.0, 2.1 and 2.2, levels A and AA) on the page as it is, and fails on a
 /// serious or critical violation, naming each and where it is. Gives the count of the others.
-pub async fn axe(c: &Client, view: &str) -> usize {
+pub(crate) async fn axe(c: &Client, view: &str) -> usize {
     let source = axe_source();
     c.execute(&format!("{source}\nreturn true;"), vec![])
         .await

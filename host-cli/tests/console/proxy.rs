@@ -15,14 +15,14 @@ use serde_json::{Value, json};
 
 /// A call the proxy forwarded to the example.
 #[derive(Debug, Clone)]
-pub struct Seen {
+pub(crate) struct Seen {
     pub path: String,
     pub authorization: Option<String>,
     pub body: Value,
 }
 
 #[derive(Default)]
-pub struct Modes {
+pub(crate) struct Modes {
     /// Answer `keyword-ranks` with a series the host refuses.
     pub broken_ranks: AtomicBool,
     /// Answer posted events with this status instead of forwarding them (0: forward).
@@ -41,7 +41,7 @@ struct Inner {
     naive_posts: AtomicU64,
 }
 
-pub struct Proxy {
+pub(crate) struct Proxy {
     pub url: String,
     pub modes: Arc<Modes>,
     inner: Arc<Inner>,
@@ -52,7 +52,7 @@ const BROKEN_SERIES: &str = r#"{"series":[{"key":"app_store","label":"App Store 
 
 impl Proxy {
     /// Starts the proxy on `runtime`; `secret` signs the naive vendor's posts.
-    pub fn start(runtime: &tokio::runtime::Runtime, secret: &str) -> Proxy {
+    pub(crate) fn start(runtime: &tokio::runtime::Runtime, secret: &str) -> Proxy {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let modes = Arc::new(Modes::default());
         let inner = Arc::new(Inner {
@@ -76,22 +76,22 @@ impl Proxy {
     }
 
     /// Where calls go.
-    pub fn set_example(&self, url: &str) {
+    pub(crate) fn set_example(&self, url: &str) {
         *self.inner.example.lock().unwrap() = url.to_owned();
     }
 
     /// Where posted events go: the local host's `/v1/events`.
-    pub fn set_inbox(&self, url: &str) {
+    pub(crate) fn set_inbox(&self, url: &str) {
         *self.inner.inbox.lock().unwrap() = url.to_owned();
     }
 
     /// The calls forwarded so far.
-    pub fn seen(&self) -> Vec<Seen> {
+    pub(crate) fn seen(&self) -> Vec<Seen> {
         self.inner.seen.lock().unwrap().clone()
     }
 
     /// The last call forwarded to `path`.
-    pub fn last(&self, path: &str) -> Seen {
+    pub(crate) fn last(&self, path: &str) -> Seen {
         self.seen()
             .into_iter()
             .rev()

@@ -23,7 +23,7 @@ struct Shared {
 }
 
 /// A running rust-analyzer.
-pub struct Server {
+pub(crate) struct Server {
     child: Child,
     stdin: Arc<Mutex<ChildStdin>>,
     responses: Receiver<Value>,
@@ -34,7 +34,7 @@ pub struct Server {
 }
 
 /// `file://` URI of a path.
-pub fn uri(path: &Path) -> String {
+pub(crate) fn uri(path: &Path) -> String {
     format!("file://{}", path.display())
 }
 
@@ -206,7 +206,7 @@ fn watch_loop(stdin: Arc<Mutex<ChildStdin>>, shared: Arc<Mutex<Shared>>, stop: A
 impl Server {
     /// Starts rust-analyzer on the crate at `root`, with its `cargo check` on save, building into
     /// `target_dir`.
-    pub fn start(root: &Path, target_dir: &Path) -> Server {
+    pub(crate) fn start(root: &Path, target_dir: &Path) -> Server {
         let mut child = Command::new("rust-analyzer")
             .current_dir(root)
             .stdin(Stdio::piped())
@@ -272,7 +272,7 @@ impl Server {
     }
 
     /// Sends a notification.
-    pub fn notify(&self, method: &str, params: Value) {
+    pub(crate) fn notify(&self, method: &str, params: Value) {
         send(
             &self.stdin,
             &json!({ "jsonrpc": "2.0", "method": method, "params": params }),
@@ -280,7 +280,7 @@ impl Server {
     }
 
     /// Sends a request and waits for its answer's `result` (`Null` on an error answer).
-    pub fn request(&mut self, method: &str, params: Value, timeout: Duration) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value, timeout: Duration) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         send(
@@ -305,7 +305,7 @@ impl Server {
     }
 
     /// Waits until the server says it is quiescent (indexing and build scripts done); the time taken.
-    pub fn wait_quiescent(&self, timeout: Duration) -> Duration {
+    pub(crate) fn wait_quiescent(&self, timeout: Duration) -> Duration {
         let start = Instant::now();
         std::thread::sleep(Duration::from_millis(500));
         while start.elapsed() < timeout {
@@ -318,7 +318,7 @@ impl Server {
     }
 
     /// Opens a document with `text`, or replaces its text when it is open.
-    pub fn set_text(&mut self, path: &Path, text: &str) {
+    pub(crate) fn set_text(&mut self, path: &Path, text: &str) {
         let key = uri(path);
         match self.versions.get_mut(&key) {
             None => {
@@ -340,7 +340,7 @@ impl Server {
     }
 
     /// Tells the server that a file changed on disk and was saved, as an editor reports a save.
-    pub fn saved(&self, path: &Path) {
+    pub(crate) fn saved(&self, path: &Path) {
         self.notify(
             "workspace/didChangeWatchedFiles",
             json!({ "changes": [{ "uri": uri(path), "type": 2 }] }),
@@ -348,7 +348,12 @@ impl Server {
     }
 
     /// Labels of the completions at `(line, character)` (0-based).
-    pub fn completions(&mut self, path: &Path, line: usize, character: usize) -> Vec<String> {
+    pub(crate) fn completions(
+        &mut self,
+        path: &Path,
+        line: usize,
+        character: usize,
+    ) -> Vec<String> {
         let result = self.request(
             "textDocument/completion",
             json!({ "textDocument": { "uri": uri(path) }, "position": { "line": line, "character": character } }),
@@ -371,7 +376,7 @@ impl Server {
     }
 
     /// The answer of a position request (`textDocument/hover`, `textDocument/definition`, ...).
-    pub fn at(&mut self, method: &str, path: &Path, line: usize, character: usize) -> Value {
+    pub(crate) fn at(&mut self, method: &str, path: &Path, line: usize, character: usize) -> Value {
         self.request(
             method,
             json!({ "textDocument": { "uri": uri(path) }, "position": { "line": line, "character": character } }),
@@ -380,7 +385,7 @@ impl Server {
     }
 
     /// The diagnostics last published for a file.
-    pub fn diagnostics(&self, path: &Path) -> Vec<Value> {
+    pub(crate) fn diagnostics(&self, path: &Path) -> Vec<Value> {
         self.shared
             .lock()
             .ok()

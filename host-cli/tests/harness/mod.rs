@@ -15,7 +15,7 @@ use keyword_tracker::Tracker;
 use keyword_tracker::config::{Config, Mode};
 
 /// The example's folder.
-pub fn manifest() -> String {
+pub(crate) fn manifest() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/keyword-tracker")
         .to_string_lossy()
@@ -23,7 +23,7 @@ pub fn manifest() -> String {
 }
 
 /// `cargo host dev`, killed when dropped.
-pub struct Dev {
+pub(crate) struct Dev {
     child: Child,
     lines: mpsc::Receiver<String>,
     /// The `export NAME=value` lines of the banner.
@@ -41,12 +41,12 @@ impl Drop for Dev {
 
 impl Dev {
     /// Starts `cargo host dev --listen 127.0.0.1:0` on the example with `extra` arguments.
-    pub fn start(extra: &[&str]) -> Dev {
+    pub(crate) fn start(extra: &[&str]) -> Dev {
         Dev::start_with_manifest(Path::new(&manifest()), extra)
     }
 
     /// Starts `cargo host dev --listen 127.0.0.1:0` on the manifest at `path`.
-    pub fn start_with_manifest(path: &Path, extra: &[&str]) -> Dev {
+    pub(crate) fn start_with_manifest(path: &Path, extra: &[&str]) -> Dev {
         let mut child = Command::new(env!("CARGO_BIN_EXE_cargo-host"))
             .args(["dev", "--listen", "127.0.0.1:0", "--manifest"])
             .arg(path)
@@ -93,20 +93,20 @@ impl Dev {
     }
 
     /// Where it listens (`http://127.0.0.1:<port>`), from the banner's first line.
-    pub fn base(&self) -> &str {
+    pub(crate) fn base(&self) -> &str {
         self.banner[0]
             .strip_prefix("local host listening on ")
             .unwrap_or_default()
     }
 
     /// The next line printed, waiting at most 20 s.
-    pub fn next_line(&self) -> String {
+    pub(crate) fn next_line(&self) -> String {
         self.line(Duration::from_secs(20))
             .expect("a line from `cargo host dev`")
     }
 
     /// Lines printed from now up to and including the first that contains `word`.
-    pub fn until(&self, word: &str) -> Vec<String> {
+    pub(crate) fn until(&self, word: &str) -> Vec<String> {
         let mut seen = Vec::new();
         loop {
             let line = self.next_line();
@@ -119,13 +119,13 @@ impl Dev {
     }
 
     /// The next line printed, waiting at most `wait`.
-    pub fn line(&self, wait: Duration) -> Option<String> {
+    pub(crate) fn line(&self, wait: Duration) -> Option<String> {
         self.lines.recv_timeout(wait).ok()
     }
 
     /// The event lines (`accepted`, `duplicate`, `rejected`) printed until `n` arrived, then for
     /// half a second more (to catch extra ones).
-    pub fn events(&self, n: usize) -> Vec<String> {
+    pub(crate) fn events(&self, n: usize) -> Vec<String> {
         let mut seen = Vec::new();
         let deadline = std::time::Instant::now() + Duration::from_secs(15);
         while seen.len() < n && std::time::Instant::now() < deadline {
@@ -145,7 +145,7 @@ impl Dev {
 }
 
 /// Whether a line of `dev` is a verdict on a posted event.
-pub fn is_event_line(line: &str) -> bool {
+pub(crate) fn is_event_line(line: &str) -> bool {
     ["accepted ", "duplicate ", "rejected "].iter().any(|w| {
         line.split_whitespace()
             .nth(1)
@@ -154,7 +154,7 @@ pub fn is_event_line(line: &str) -> bool {
 }
 
 /// The example server, configured from `env` (what `cargo host dev` exported), on a free port.
-pub struct Example {
+pub(crate) struct Example {
     /// Where it listens.
     pub url: String,
     /// Its state.
@@ -162,13 +162,13 @@ pub struct Example {
     _runtime: tokio::runtime::Runtime,
 }
 
-pub fn example(env: &HashMap<String, String>) -> Example {
+pub(crate) fn example(env: &HashMap<String, String>) -> Example {
     start_example(env, |_| host_runtime::outbox::MemoryOutbox::new())
 }
 
 /// [`example`] keeping its outbox in Redis at `url` (the default key prefix), where
 /// `cargo host dev --outbox redis://...` reads it while the server runs.
-pub fn example_on_redis(env: &HashMap<String, String>, url: &str) -> Example {
+pub(crate) fn example_on_redis(env: &HashMap<String, String>, url: &str) -> Example {
     start_example(env, |runtime| {
         runtime
             .block_on(host_runtime::outbox::RedisOutbox::connect(url))

@@ -37,7 +37,8 @@ use std::collections::{BTreeMap, HashSet};
 
 use host_manifest::model::Manifest;
 use host_manifest::names::NameKind;
-use proc_macro2::TokenStream;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::quote;
 
 use crate::types::Types;
 
@@ -96,10 +97,47 @@ pub(crate) fn generate(
     out.extend(webhooks::webhooks(m, &types, notes, &mut validators));
     out.extend(dispatch::dispatcher(m, &methods, &mut validators));
     out.extend(validators.module());
+    let out = reachable_or_not(out);
     phase.done("items");
     let text = types.splice(out.to_string());
     phase.done("splice");
     text
+}
+
+/// `items` with `#[allow(unreachable_pub)]` on each top-level item that is `pub` or an `impl` (whose
+/// `pub` methods the lint reads apart from their type). The items are public so that a vendor's
+/// crate may export them, but a crate that calls the macro inside a private module (most do) and
+/// keeps the lint on, as the SDK's own crates do, would be told to narrow items it did not write.
+/// The allow on a module covers what it holds, so only the top level needs it.
+fn reachable_or_not(items: TokenStream) -> TokenStream {
+    let mut out = TokenStream::new();
+    // Whether the next token that is not an attribute starts an item: at the start, and after an
+    // item's closing `;` or `{ ... }`.
+    let mut item_start = true;
+    let mut attribute = false;
+    for tree in items {
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == '#' && item_start => attribute = true,
+            TokenTree::Group(g) if attribute && g.delimiter() == Delimiter::Bracket => {
+                attribute = false;
+            }
+            TokenTree::Ident(i) if item_start && (i == "pub" || i == "impl") => {
+                out.extend(quote! { #[allow(unreachable_pub)] });
+                item_start = false;
+            }
+            _ => item_start = false,
+        }
+        let ends_item = match &tree {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            TokenTree::Group(g) => g.delimiter() == Delimiter::Brace,
+            _ => false,
+        };
+        if ends_item {
+            item_start = true;
+        }
+        out.extend([tree]);
+    }
+    out
 }
 
 /// The manifest without the later of two names of one kind that would get the same Rust name: an
@@ -158,4 +196,32 @@ fn without_repeats(m: &Manifest) -> Manifest {
         }
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn public_items_and_impls_at_the_top_level_allow_unreachable_pub() {
+        let items = quote! {
+            /// Docs.
+            #[allow(dead_code)]
+            pub mod a { pub struct Inner; }
+            impl A { pub fn new() -> A { A } }
+            pub(crate) fn f(x: impl Sized) -> impl Sized { x }
+            const _: &[u8] = &[];
+            fn private() {}
+            pub type B = C;
+        };
+        let out = reachable_or_not(items).to_string();
+        let allow = "# [allow (unreachable_pub)]";
+        assert_eq!(out.matches(allow).count(), 4, "{out}");
+        for item in ["pub mod a", "impl A", "pub (crate) fn f", "pub type B"] {
+            assert!(out.contains(&format!("{allow} {item}")), "{item}: {out}");
+        }
+        // Not inside the module, nor before a return type's `impl`.
+        assert!(out.contains("{ pub struct Inner ; }"), "{out}");
+        assert!(out.contains("-> impl Sized"), "{out}");
+    }
 }

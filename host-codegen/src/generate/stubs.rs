@@ -8,7 +8,7 @@ use super::methods::Trait;
 /// Empty modules, `Credentials`, `Documents` and traits, as Rust source text.
 pub(crate) fn stubs() -> String {
     let traits = Trait::ALL.map(Trait::ident);
-    quote! {
+    let items = quote! {
         /// Unavailable: the manifest is invalid (see the errors above).
         pub mod manifest {}
         /// Unavailable: the manifest is invalid (see the errors above).
@@ -31,6 +31,6 @@ pub(crate) fn stubs() -> String {
             /// Unavailable: the manifest is invalid (see the errors above).
             pub trait #traits {}
         )*
-    }
-    .to_string()
+    };
+    super::reachable_or_not(items).to_string()
 }

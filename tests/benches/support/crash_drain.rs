@@ -14,7 +14,7 @@ const HOLDER: &str = env!("CARGO_BIN_EXE_outbox_holder");
 
 /// What one crash cost.
 #[derive(Debug, Clone, Copy)]
-pub struct Drained {
+pub(crate) struct Drained {
     /// From the kill to the first held event posted by the second instance.
     pub first: Duration,
     /// From the kill to the last held event posted by the second instance.
@@ -123,7 +123,7 @@ async fn wait_for(what: &str, within: Duration, done: impl Fn() -> bool) {
 /// One crash on `store` (`file:DIR`, a `redis://` or `postgres://` URL): `events` events claimed
 /// by an instance with `lease` and attempt `timeout`, the instance killed, and a second one started
 /// at once. Waits up to `within` for the second to post them all.
-pub async fn drain_after_crash(
+pub(crate) async fn drain_after_crash(
     store: &str,
     events: usize,
     lease: Duration,

@@ -66,8 +66,6 @@
 //! new_sqlite_classes = ["HostDedupe", "HostOutbox"]
 //! ```
 
-#![warn(unreachable_pub)]
-
 mod dedupe;
 mod outbox;
 mod wire;

@@ -14,7 +14,7 @@ use host_runtime::testing::{DEVELOPMENT_WEBHOOK_SECRET, TestHost};
 use host_runtime::webhook::{Secret, verify_webhook};
 use serde_json::{Value, json};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_keyword-tracker");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_keyword-tracker");
 
 /// The settings a developer's shell may hold that would change what a test starts; each start
 /// clears them before it applies its own.
@@ -32,7 +32,7 @@ const INHERITED: [&str; 10] = [
 ];
 
 /// A child process killed (SIGKILL) when dropped, passed or failed.
-pub struct Proc(pub Child);
+pub(crate) struct Proc(pub Child);
 
 impl Drop for Proc {
     fn drop(&mut self) {
@@ -43,7 +43,7 @@ impl Drop for Proc {
 
 /// The example binary with none of the inherited settings, in a folder of its own, so the default
 /// outbox (`.host-outbox` in the working directory) is each run's own.
-pub fn command() -> Command {
+pub(crate) fn command() -> Command {
     let mut command = Command::new(BIN);
     command.current_dir(tempfile::tempdir().unwrap().keep());
     for var in INHERITED {
@@ -54,13 +54,13 @@ pub fn command() -> Command {
 
 /// Starts the example in development mode on a free port, posting its events to `post_url`, with
 /// `env` set; returns it and its base URL, read from the first line it prints.
-pub fn start(post_url: &str, env: &[(&str, &str)]) -> (Proc, String) {
+pub(crate) fn start(post_url: &str, env: &[(&str, &str)]) -> (Proc, String) {
     started(spawn(post_url, env)).unwrap_or_else(|why| panic!("{why}"))
 }
 
 /// Starts the example as [`start`] does, without waiting for it: instances spawned one after
 /// another this way start at the same moment.
-pub fn spawn(post_url: &str, env: &[(&str, &str)]) -> Child {
+pub(crate) fn spawn(post_url: &str, env: &[(&str, &str)]) -> Child {
     let mut command = command();
     command
         .args(["--listen", "127.0.0.1:0"])
@@ -73,7 +73,7 @@ pub fn spawn(post_url: &str, env: &[(&str, &str)]) -> Child {
 
 /// Waits for a spawned example to print its address; gives it and the address, or what it said on
 /// stderr when it stopped instead.
-pub fn started(mut child: Child) -> Result<(Proc, String), String> {
+pub(crate) fn started(mut child: Child) -> Result<(Proc, String), String> {
     let first = BufReader::new(child.stdout.take().unwrap()).lines().next();
     let stderr = child.stderr.take();
     match first {
@@ -99,7 +99,7 @@ pub fn started(mut child: Child) -> Result<(Proc, String), String> {
 }
 
 /// The `http://` address in the server's first line.
-pub fn address_in(line: &str) -> String {
+pub(crate) fn address_in(line: &str) -> String {
     line.split_whitespace()
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("no address in {line:?}"))
@@ -108,7 +108,7 @@ pub fn address_in(line: &str) -> String {
 
 /// One post the stand-in host received.
 #[derive(Debug, Clone)]
-pub struct Post {
+pub(crate) struct Post {
     pub id: String,
     pub body: Vec<u8>,
     pub status: u16,
@@ -119,17 +119,17 @@ pub struct Post {
 /// The stand-in host's event-post endpoint: answers 503 while `refusing`, records every post and
 /// notes when two posts of one event overlap.
 #[derive(Default)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     pub refusing: bool,
     pub posts: Vec<Post>,
     in_flight: HashMap<String, usize>,
     pub overlaps: Vec<String>,
 }
 
-pub type Shared = Arc<Mutex<Endpoint>>;
+pub(crate) type Shared = Arc<Mutex<Endpoint>>;
 
 /// Serves the stand-in host's `/v1/events` on a free port, holding each post for `hold`; its URL.
-pub async fn stand_in_host(refusing: bool, hold: Duration) -> (String, Shared) {
+pub(crate) async fn stand_in_host(refusing: bool, hold: Duration) -> (String, Shared) {
     let shared: Shared = Arc::new(Mutex::new(Endpoint {
         refusing,
         ..Endpoint::default()
@@ -187,7 +187,7 @@ pub async fn stand_in_host(refusing: bool, hold: Duration) -> (String, Shared) {
 }
 
 /// The ids the host acknowledged (2xx), with how often each was.
-pub fn acknowledged(s: &Endpoint) -> HashMap<String, usize> {
+pub(crate) fn acknowledged(s: &Endpoint) -> HashMap<String, usize> {
     let mut acks = HashMap::new();
     for post in s.posts.iter().filter(|p| p.status == 200) {
         *acks.entry(post.id.clone()).or_default() += 1;
@@ -196,7 +196,7 @@ pub fn acknowledged(s: &Endpoint) -> HashMap<String, usize> {
 }
 
 /// Waits until `done` holds of the endpoint, or fails after `limit` with what it saw.
-pub async fn wait_for(
+pub(crate) async fn wait_for(
     shared: &Shared,
     limit: Duration,
     what: &str,
@@ -218,7 +218,7 @@ pub async fn wait_for(
 /// After a stand-in host that refused every post for a while: lets it take them, then checks that
 /// each of `events` distinct events was acknowledged exactly once, never posted by two instances at
 /// once, and that the refusals were retried.
-pub async fn refusals_then_each_event_acknowledged_once(shared: &Shared, events: usize) {
+pub(crate) async fn refusals_then_each_event_acknowledged_once(shared: &Shared, events: usize) {
     tokio::time::sleep(Duration::from_millis(2_500)).await;
     shared.lock().unwrap().refusing = false;
     wait_for(
@@ -248,7 +248,7 @@ pub async fn refusals_then_each_event_acknowledged_once(shared: &Shared, events:
 }
 
 /// The host, as it delivers `release.shipped` for `install`, and the delivery's body.
-pub fn release_host(install: &str) -> (TestHost, Value) {
+pub(crate) fn release_host(install: &str) -> (TestHost, Value) {
     let mut host = TestHost::development("keyword-tracker");
     host.install_id = install.to_owned();
     host.credentials = json!({ "api_key": "kt_demo_key" });
@@ -259,7 +259,7 @@ pub fn release_host(install: &str) -> (TestHost, Value) {
 }
 
 /// The delivery's request; `attempt` names its event id, as each of the host's retries has one.
-pub fn delivery(host: &TestHost, body: &Value, attempt: u32) -> http::Request<bytes::Bytes> {
+pub(crate) fn delivery(host: &TestHost, body: &Value, attempt: u32) -> http::Request<bytes::Bytes> {
     let mut request = host.request(http::Method::POST, "/host/events", Some(body));
     request.headers_mut().insert(
         "x-host-event-id",
@@ -270,7 +270,7 @@ pub fn delivery(host: &TestHost, body: &Value, attempt: u32) -> http::Request<by
 
 /// Delivers `release.shipped` for `install` to the server at `base`; the answer's status, or 0
 /// when there was none (a connection the server closed).
-pub async fn ship(base: &str, install: &str, attempt: u32) -> u16 {
+pub(crate) async fn ship(base: &str, install: &str, attempt: u32) -> u16 {
     let (host, body) = release_host(install);
     match host.send_http(base, delivery(&host, &body, attempt)).await {
         Ok(r) => {

@@ -25,7 +25,7 @@ use super::timeline::{Attempt, Check, Entry, Kind, State, millis};
 /// The install a page sends with each call: every member optional, defaults as `cargo host call`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct InstallForm {
+pub(crate) struct InstallForm {
     /// The install id.
     pub id: Option<String>,
     /// The scope keys granted.
@@ -41,7 +41,7 @@ pub struct InstallForm {
 /// A call as the page asks for it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CallForm {
+pub(crate) struct CallForm {
     /// `tool`, `action`, `mention`, `context`, `procedure`, `sync`, `work-containers`,
     /// `work-item`, `work-comment`.
     pub kind: String,
@@ -62,7 +62,7 @@ pub struct CallForm {
 /// An input to judge before it is sent.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CheckForm {
+pub(crate) struct CheckForm {
     /// As in [`CallForm`].
     pub kind: String,
     /// As in [`CallForm`].
@@ -75,7 +75,7 @@ pub struct CheckForm {
 /// A host event's payload to judge before it is delivered.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PayloadForm {
+pub(crate) struct PayloadForm {
     /// The published event's name.
     pub event: String,
     /// The payload.
@@ -85,7 +85,7 @@ pub struct PayloadForm {
 /// A delivery as the page asks for it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct DeliverForm {
+pub(crate) struct DeliverForm {
     /// The published event's name.
     pub event: String,
     /// The payload [default: the catalogue's example].
@@ -108,7 +108,7 @@ pub struct DeliverForm {
 
 /// What replaying an entry does.
 #[derive(Debug, Clone)]
-pub enum Replay {
+pub(crate) enum Replay {
     /// The same call again, with a fresh token.
     Call(CallForm),
     /// The same event again: the payload as it was sent, fresh event ids.
@@ -185,7 +185,7 @@ fn call_kind(word: &str) -> Result<CallKind, String> {
 }
 
 /// Judges an input for the page, as the runtime will when it is sent.
-pub fn check_input(console: &Console, form: &CheckForm) -> Result<Judged, String> {
+pub(crate) fn check_input(console: &Console, form: &CheckForm) -> Result<Judged, String> {
     let kind = call_kind(&form.kind)?;
     Ok(request::judge(
         &console.manifest,
@@ -196,7 +196,7 @@ pub fn check_input(console: &Console, form: &CheckForm) -> Result<Judged, String
 }
 
 /// Judges a host event's payload for the page: whether it reads as the event's typed payload.
-pub fn check_payload(form: &PayloadForm) -> Result<Judged, String> {
+pub(crate) fn check_payload(form: &PayloadForm) -> Result<Judged, String> {
     let name = trigger::published(&form.event).map_err(|f| f.message)?;
     let mut judged = Judged::default();
     if let Err(message) = trigger::fits(name, &form.payload) {
@@ -241,7 +241,7 @@ fn input_checks(judged: &Judged, name: &str) -> Vec<Check> {
 }
 
 /// Makes one call and records it; gives the entry's id.
-pub async fn call(console: &Console, form: CallForm) -> u64 {
+pub(crate) async fn call(console: &Console, form: CallForm) -> u64 {
     let title = match &form.id {
         Some(id) => format!("{} {id}", form.kind),
         None => form.kind.clone(),
@@ -391,7 +391,7 @@ fn judge(
 }
 
 /// Starts a delivery: records it, then makes its attempts in the background; gives its id.
-pub fn deliver(console: &Arc<Console>, form: DeliverForm) -> u64 {
+pub(crate) fn deliver(console: &Arc<Console>, form: DeliverForm) -> u64 {
     let mut entry = Entry::new(Kind::Delivery, form.event.clone(), json!({}));
     let refused = |mut entry: Entry, name: &str, why: String| {
         entry.checks.push(Check::new(name, State::Fail, why));
@@ -532,7 +532,7 @@ pub fn deliver(console: &Arc<Console>, form: DeliverForm) -> u64 {
 }
 
 /// The catalogue's example payload of `name`, made a new event as `trigger` makes it.
-pub fn example(console: &Console, name: &str, local: &Local) -> Value {
+pub(crate) fn example(console: &Console, name: &str, local: &Local) -> Value {
     let mut payload = host_runtime::events::example_payload(name).unwrap_or(Value::Null);
     trigger::freshen(
         name,
@@ -671,7 +671,7 @@ fn dedupe_check(e: &mut Entry, key: Option<&str>, earlier: Option<u64>) {
 }
 
 /// Replays entry `id`; gives the new entry's id, or why it cannot be replayed.
-pub async fn replay(console: &Arc<Console>, id: u64) -> Result<u64, String> {
+pub(crate) async fn replay(console: &Arc<Console>, id: u64) -> Result<u64, String> {
     let entry = console.timeline.get(id).ok_or_else(|| {
         format!(
             "no entry {id} on the timeline (it keeps the newest {})",

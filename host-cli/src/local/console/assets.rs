@@ -6,7 +6,7 @@
 
 /// One embedded file.
 #[derive(Debug, Clone, Copy)]
-pub struct Asset {
+pub(crate) struct Asset {
     /// Its `Content-Type`.
     pub content_type: &'static str,
     /// Its bytes.
@@ -58,7 +58,7 @@ const FILES: [(&str, Asset); 5] = [
 ];
 
 /// The file served at `path`.
-pub fn find(path: &str) -> Option<Asset> {
+pub(crate) fn find(path: &str) -> Option<Asset> {
     let path = if path == "/index.html" { "/" } else { path };
     FILES.iter().find(|(p, _)| *p == path).map(|(_, a)| *a)
 }

@@ -23,9 +23,9 @@
 //! markup. Nothing a request carries can panic the local host: bodies are parsed into typed forms
 //! and every failure answers JSON `{"error":{"code","message"}}`.
 
-pub mod actions;
-pub mod assets;
-pub mod timeline;
+pub(crate) mod actions;
+pub(crate) mod assets;
+pub(crate) mod timeline;
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -54,7 +54,7 @@ use super::{InstallArgs, trigger};
 use timeline::Timeline;
 
 /// The server's outbox, as the console can reach it.
-pub enum Outbox {
+pub(crate) enum Outbox {
     /// Not named: `cargo host dev --outbox FOLDER|URL` names it.
     Unnamed,
     /// Open.
@@ -64,7 +64,7 @@ pub enum Outbox {
 }
 
 /// What the console serves from.
-pub struct Console {
+pub(crate) struct Console {
     /// The local host's inbox, whose checks replay posted events.
     pub inbox: Arc<Inbox>,
     /// Every call and event.
@@ -81,12 +81,12 @@ pub struct Console {
 
 /// The policy every answer carries: the console's own scripts, styles and API only; no inline
 /// script, no plugin, no base or form target elsewhere, and no page may frame it.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+pub(crate) const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 type Shared = State<Arc<Console>>;
 
 /// The console's routes, behind [`guard`].
-pub fn router(console: Arc<Console>) -> Router {
+pub(crate) fn router(console: Arc<Console>) -> Router {
     Router::new()
         .route("/api/manifest", get(manifest))
         .route("/api/timeline", get(timeline_all))
@@ -109,7 +109,7 @@ pub fn router(console: Arc<Console>) -> Router {
 }
 
 /// Opens `url` in the default browser; a failure is a note, the console still serves.
-pub fn open_browser(url: &str) -> Result<(), String> {
+pub(crate) fn open_browser(url: &str) -> Result<(), String> {
     let mut command = if cfg!(target_os = "macos") {
         std::process::Command::new("open")
     } else if cfg!(windows) {

@@ -17,16 +17,16 @@ use super::super::inbox::{self, Verdict};
 use super::actions::Replay;
 
 /// Entries kept; the oldest go first. A page shows the newest.
-pub const KEPT: usize = 500;
+pub(crate) const KEPT: usize = 500;
 
 /// How long after a delivery's last attempt the events the server posts are counted as its
 /// reaction.
-pub const REACTION_WINDOW: Duration = Duration::from_secs(3);
+pub(crate) const REACTION_WINDOW: Duration = Duration::from_secs(3);
 
 /// What an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A call of a contribution, made by the console.
     Call,
     /// A host event delivered by the console, once or on the retry schedule.
@@ -38,7 +38,7 @@ pub enum Kind {
 /// Where an entry stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Still running (a delivery waiting for its next attempt).
     Running,
     /// Every check passed.
@@ -50,7 +50,7 @@ pub enum Outcome {
 /// The state of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum State {
+pub(crate) enum State {
     /// Passed.
     Pass,
     /// Failed: the entry failed.
@@ -63,7 +63,7 @@ pub enum State {
 
 /// One check the local host applied.
 #[derive(Debug, Clone, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// Its name: `token`, `input schema`, `answer shape`, `signature`, ...
     pub name: String,
     /// Its state.
@@ -74,7 +74,7 @@ pub struct Check {
 
 impl Check {
     /// A check in state `state`.
-    pub fn new(name: &str, state: State, detail: impl Into<String>) -> Check {
+    pub(crate) fn new(name: &str, state: State, detail: impl Into<String>) -> Check {
         Check {
             name: name.to_owned(),
             state,
@@ -86,7 +86,7 @@ impl Check {
 /// One attempt of a delivery.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Attempt {
+pub(crate) struct Attempt {
     /// 1 for the first.
     pub n: usize,
     /// Its `X-Host-Event-Id`.
@@ -105,7 +105,7 @@ pub struct Attempt {
 /// when it arrived, and whether the local host took it as a new event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Reaction {
+pub(crate) struct Reaction {
     /// The posted event's entry.
     pub posted: u64,
     /// The attempt it is counted to: the latest one sent when it arrived.
@@ -117,7 +117,7 @@ pub struct Reaction {
 /// One entry of the timeline.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Its number, from 1, in the order entries began.
     pub id: u64,
     /// What it is.
@@ -152,7 +152,7 @@ pub struct Entry {
 
 impl Entry {
     /// A new running entry; [`Timeline::begin`] numbers it.
-    pub fn new(kind: Kind, title: impl Into<String>, request: Value) -> Entry {
+    pub(crate) fn new(kind: Kind, title: impl Into<String>, request: Value) -> Entry {
         Entry {
             id: 0,
             kind,
@@ -172,7 +172,7 @@ impl Entry {
     }
 
     /// Sets the outcome from the checks: failed at the first failed check, whose detail is `why`.
-    pub fn conclude(&mut self) {
+    pub(crate) fn conclude(&mut self) {
         match self.checks.iter().find(|c| c.state == State::Fail) {
             Some(failed) => {
                 self.outcome = Outcome::Failed;
@@ -205,7 +205,7 @@ struct Inner {
 }
 
 /// The timeline, shared by the console and the local host's event endpoint.
-pub struct Timeline {
+pub(crate) struct Timeline {
     inner: Mutex<Inner>,
     changes: broadcast::Sender<String>,
 }
@@ -218,7 +218,7 @@ impl Default for Timeline {
 
 impl Timeline {
     /// An empty timeline.
-    pub fn new() -> Timeline {
+    pub(crate) fn new() -> Timeline {
         let (changes, _) = broadcast::channel(256);
         Timeline {
             inner: Mutex::new(Inner {
@@ -239,17 +239,17 @@ impl Timeline {
     }
 
     /// Every entry as JSON, oldest first.
-    pub fn all(&self) -> Vec<String> {
+    pub(crate) fn all(&self) -> Vec<String> {
         self.lock().entries.iter().map(to_json).collect()
     }
 
     /// Changes as they happen: each the whole entry, as JSON.
-    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
         self.changes.subscribe()
     }
 
     /// Numbers `entry`, keeps it and announces it; gives its id.
-    pub fn begin(&self, mut entry: Entry) -> u64 {
+    pub(crate) fn begin(&self, mut entry: Entry) -> u64 {
         let mut inner = self.lock();
         entry.id = inner.next;
         inner.next += 1;
@@ -264,7 +264,7 @@ impl Timeline {
     }
 
     /// Changes entry `id` with `change` and announces it; `None` when it is gone.
-    pub fn update<T>(&self, id: u64, change: impl FnOnce(&mut Entry) -> T) -> Option<T> {
+    pub(crate) fn update<T>(&self, id: u64, change: impl FnOnce(&mut Entry) -> T) -> Option<T> {
         let mut inner = self.lock();
         let entry = inner.entries.iter_mut().find(|e| e.id == id)?;
         let out = change(entry);
@@ -273,13 +273,13 @@ impl Timeline {
     }
 
     /// A copy of entry `id`.
-    pub fn get(&self, id: u64) -> Option<Entry> {
+    pub(crate) fn get(&self, id: u64) -> Option<Entry> {
         self.lock().entries.iter().find(|e| e.id == id).cloned()
     }
 
     /// Delivery `id` carries content `key`: gives the earlier delivery of the same content, if one
     /// is on record, and records this one otherwise.
-    pub fn first_delivery_of(&self, key: &str, id: u64) -> Option<u64> {
+    pub(crate) fn first_delivery_of(&self, key: &str, id: u64) -> Option<u64> {
         let mut inner = self.lock();
         match inner.delivered.get(key) {
             Some(first) => Some(*first),
@@ -292,7 +292,7 @@ impl Timeline {
 
     /// Attempt `n` of delivery `id` is being sent: the events posted from now on are its
     /// reaction, until the next attempt or [`Timeline::delivered`].
-    pub fn attempting(&self, id: u64, n: usize) {
+    pub(crate) fn attempting(&self, id: u64, n: usize) {
         self.lock().reacting = Some(Reacting {
             delivery: id,
             attempt: n,
@@ -302,7 +302,7 @@ impl Timeline {
 
     /// Delivery `id` made its last attempt: events posted within [`REACTION_WINDOW`] are still
     /// its reaction.
-    pub fn delivered(&self, id: u64) {
+    pub(crate) fn delivered(&self, id: u64) {
         if let Some(r) = self.lock().reacting.as_mut().filter(|r| r.delivery == id) {
             r.until = Some(Instant::now() + REACTION_WINDOW);
         }
@@ -360,7 +360,7 @@ fn to_json(entry: &Entry) -> String {
 }
 
 /// Milliseconds, saturated.
-pub fn millis(d: Duration) -> u64 {
+pub(crate) fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
