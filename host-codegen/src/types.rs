@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::sentinels::{CLOSE, MODULE_MARKER, OPEN, origin_placeholder};
 
 mod nested;
+mod shared;
 
 /// The crates typify's output refers to, re-exported by the runtime's hidden module ([`crate::runtime`]).
 /// (The lowering pass drops `format` and `pattern`, so typify no longer writes `chrono`, `uuid` or
@@ -65,6 +66,8 @@ fn failure(why: &str) -> String {
 #[derive(Clone)]
 struct Typed {
     text: String,
+    /// The module's items by the type each is of ([`shared::split`]), whose texts make `text`.
+    groups: Vec<shared::Named>,
     failed: Option<(usize, String)>,
     /// Each with the index of the root it is in; its pointer is from that root.
     fallbacks: Vec<(usize, crate::lower::Fallback)>,
@@ -73,6 +76,8 @@ struct Typed {
 /// Typed schema modules, by job key, as text.
 pub(crate) struct Types {
     done: HashMap<String, Typed>,
+    /// The types several modules have alike, written once in `shared`.
+    sharing: shared::Sharing,
     /// Where each job's roots sit in the manifest: modules with equal schemas share one typing.
     pointers: HashMap<String, Vec<String>>,
     /// What each job's roots are, for their docs.
@@ -142,11 +147,25 @@ impl Types {
                 }
             }
         });
+        let modules: std::collections::BTreeMap<&str, &[shared::Named]> = done
+            .iter()
+            .filter(|(_, t)| t.failed.is_none())
+            .map(|(key, t)| (key.as_str(), t.groups.as_slice()))
+            .collect();
+        let sharing = shared::share(&modules);
         Types {
             done,
+            sharing,
             pointers,
             origins,
         }
+    }
+
+    /// What stands for the module `shared` in the generated tokens, at the top level: a marker that
+    /// [`Types::splice`] replaces with the module, or with nothing when no type is shared.
+    pub(crate) fn shared_module(&self) -> TokenStream {
+        let marker = marker("");
+        quote!(#marker)
     }
 
     /// What stands for the module `key` in the generated tokens: a marker that [`Types::splice`]
@@ -195,12 +214,18 @@ impl Types {
     /// Replaces each marker in `text` (the generated tokens as text) with its module's items, in one
     /// pass over the text.
     pub(crate) fn splice(&self, text: String) -> String {
-        let by_marker: HashMap<String, String> = self
+        let mut by_marker: HashMap<String, String> = self
             .done
             .iter()
             .filter(|(_, t)| t.failed.is_none())
-            .map(|(key, t)| (marker(key).to_string(), self.placed(key, &t.text)))
+            .map(|(key, t)| {
+                (
+                    marker(key).to_string(),
+                    self.placed(key, &self.local(key, t)),
+                )
+            })
             .collect();
+        by_marker.insert(marker("").to_string(), self.shared_text());
         let mut out =
             String::with_capacity(text.len() + by_marker.values().map(|t| t.len()).sum::<usize>());
         let mut rest = text.as_str();
@@ -220,6 +245,68 @@ impl Types {
 }
 
 impl Types {
+    /// The text of module `key` (typed as `t`): its own items, and a `pub use` of those `shared`
+    /// holds for it.
+    fn local(&self, key: &str, t: &Typed) -> String {
+        let Some(shared) = self.sharing.by_module.get(key) else {
+            return t.text.clone();
+        };
+        let mut text = String::with_capacity(t.text.len());
+        for g in &t.groups {
+            if !shared.contains(&g.name) {
+                text.push_str(&g.text);
+                text.push(' ');
+            }
+        }
+        let up = "super::".repeat(key.split('/').count());
+        text.push_str(&format!(
+            "#[doc(inline)] pub use {up}shared::{{{}}};",
+            shared.join(", ")
+        ));
+        text
+    }
+
+    /// The module `shared`, with each shared type written from the first module that has it, and
+    /// a doc line naming every module that has it; empty when no type is shared.
+    fn shared_text(&self) -> String {
+        if self.sharing.shared.is_empty() {
+            return String::new();
+        }
+        let mut items = String::new();
+        for (name, (first, keys)) in &self.sharing.shared {
+            let Some(group) = self
+                .done
+                .get(first)
+                .and_then(|t| t.groups.iter().find(|g| &g.name == name))
+            else {
+                continue;
+            };
+            let mut paths: Vec<String> = keys
+                .iter()
+                .map(|k| format!("`{}`", module_path(k)))
+                .collect();
+            let last = paths.pop().unwrap_or_default();
+            let line = format!(
+                " The same type in {} and {last}: their schemas define it alike, so it is written \
+                 once here and each of those modules names it.",
+                paths.join(", ")
+            );
+            let (docs, rest) = group.text.split_at(group.docs_end);
+            let blank = if docs.is_empty() { "" } else { "#[doc = \"\"]" };
+            let text = format!("{docs} {blank} #[doc = \"{}\"] {rest}", literal_text(&line));
+            items.push_str(&self.placed(first, &text));
+            items.push(' ');
+        }
+        let doc = literal_text(
+            " Types that several of the manifest's schemas define alike, each written once. Every \
+             module whose schema has one names it with a `pub use`, at the path it would have on its \
+             own, so one function can take the type from each of them.",
+        );
+        format!(
+            "#[doc = \"{doc}\"] #[allow(clippy::all, clippy::pedantic, clippy::nursery, unreachable_pub)] pub mod shared {{ {items} }}"
+        )
+    }
+
     /// A module's text with the pointers and origins of the job `key` in its docs.
     fn placed(&self, key: &str, text: &str) -> String {
         if !text.contains(OPEN) {
@@ -237,6 +324,18 @@ impl Types {
         }
         text
     }
+}
+
+/// The Rust path of the module of job `key` (`procedures/list-items` is `procedures::list_items`).
+fn module_path(key: &str) -> String {
+    key.split('/')
+        .enumerate()
+        .map(|(i, part)| match i {
+            0 => part.to_owned(),
+            _ => crate::names::ident(&crate::names::snake(part)).to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 /// A marker identifier unique to a job key.
@@ -294,6 +393,7 @@ fn render(roots: &[(&Value, &'static str)]) -> Typed {
     let names: Vec<String> = reserved.into_iter().collect();
     Typed {
         text: String::new(),
+        groups: Vec::new(),
         failed: Some((
             0,
             format!("typify named several types alike: {}", names.join(", ")),
@@ -350,8 +450,15 @@ fn type_lowered(
     loop {
         match typify_items(&lowered) {
             Ok(items) => {
+                let groups = shared::split(items, without_nullable_marks);
+                let text = groups
+                    .iter()
+                    .map(|g| g.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 return Ok(Typed {
-                    text: without_nullable_marks(items.to_string()),
+                    text,
+                    groups,
                     failed: None,
                     fallbacks,
                 });
@@ -359,6 +466,7 @@ fn type_lowered(
             Err(TypifyFailure::Unreadable(root, why)) => {
                 return Ok(Typed {
                     text: String::new(),
+                    groups: Vec::new(),
                     failed: Some((root, why)),
                     fallbacks: Vec::new(),
                 });
@@ -368,6 +476,7 @@ fn type_lowered(
                 let Some(entry) = lowered.get_mut(root) else {
                     return Ok(Typed {
                         text: String::new(),
+                        groups: Vec::new(),
                         failed: Some((root, why)),
                         fallbacks: Vec::new(),
                     });

@@ -717,6 +717,81 @@ pub mod procedures {
         }
     }
 }
+/// Types that several of the manifest's schemas define alike, each written once. Every module whose schema has one names it with a `pub use`, at the path it would have on its own, so one function can take the type from each of them.
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, unreachable_pub)]
+pub mod shared {
+    /// One sentence shown to the owner.
+    ///
+    /// The same type in `webhooks::rank_collapsed` and `webhooks::rank_dropped`: their schemas define it alike, so it is written once here and each of those modules names it.
+    #[derive(
+        ::host_runtime::__private_0_1_0::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+    #[serde(transparent)]
+    pub struct PayloadWhy(::std::string::String);
+    impl ::std::ops::Deref for PayloadWhy {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PayloadWhy> for ::std::string::String {
+        fn from(value: PayloadWhy) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PayloadWhy {
+        type Err = ::host_runtime::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            if value.chars().count() > 280usize {
+                return Err("longer than 280 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PayloadWhy {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for PayloadWhy {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: ::host_runtime::ConversionError| {
+                    <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
+        }
+    }
+}
 /// A call to an assistant tool, with its typed `input`.
 #[allow(unreachable_pub)]
 pub type ToolCall<I> = ::host_runtime::Call<I, Credentials, Documents>;
@@ -1059,76 +1134,8 @@ pub mod webhooks {
             /// One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        /// One sentence shown to the owner.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct PayloadWhy(::std::string::String);
-        impl ::std::ops::Deref for PayloadWhy {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<PayloadWhy> for ::std::string::String {
-            fn from(value: PayloadWhy) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for PayloadWhy {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() > 280usize {
-                    return Err("longer than 280 characters".into());
-                }
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for PayloadWhy {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
+        #[doc(inline)]
+        pub use super::super::shared::PayloadWhy;
     }
     /// The payload of `rank.collapsed` (`as: "banner"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -1158,76 +1165,8 @@ pub mod webhooks {
             /// One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        /// One sentence shown to the owner.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct PayloadWhy(::std::string::String);
-        impl ::std::ops::Deref for PayloadWhy {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<PayloadWhy> for ::std::string::String {
-            fn from(value: PayloadWhy) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for PayloadWhy {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() > 280usize {
-                    return Err("longer than 280 characters".into());
-                }
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for PayloadWhy {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
+        #[doc(inline)]
+        pub use super::super::shared::PayloadWhy;
     }
     /// The payload of `store.algorithm_updated` (`as: "event"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]

@@ -963,73 +963,6 @@ pub mod actions {
         )]
         #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
-        pub struct InputKeyword(::std::string::String);
-        impl ::std::ops::Deref for InputKeyword {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputKeyword> for ::std::string::String {
-            fn from(value: InputKeyword) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputKeyword {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputKeyword {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for InputKeyword {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
         pub struct InputSummary(::std::string::String);
         impl ::std::ops::Deref for InputSummary {
             type Target = ::std::string::String;
@@ -1087,6 +1020,8 @@ pub mod actions {
                     })
             }
         }
+        #[doc(inline)]
+        pub use super::super::shared::InputKeyword;
     }
 }
 /// Input types of the prompts' owner forms (`contributes.ai.prompts[].input`).
@@ -1113,73 +1048,8 @@ pub mod prompts {
             /// `keyword`.
             pub keyword: InputKeyword,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct InputKeyword(::std::string::String);
-        impl ::std::ops::Deref for InputKeyword {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputKeyword> for ::std::string::String {
-            fn from(value: InputKeyword) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputKeyword {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputKeyword {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for InputKeyword {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
+        #[doc(inline)]
+        pub use super::super::shared::InputKeyword;
     }
 }
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
@@ -1209,73 +1079,6 @@ pub mod procedures {
             /// `keyword`.
             pub keyword: InputKeyword,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct InputKeyword(::std::string::String);
-        impl ::std::ops::Deref for InputKeyword {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputKeyword> for ::std::string::String {
-            fn from(value: InputKeyword) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputKeyword {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputKeyword {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for InputKeyword {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
         /// The output of the procedure `addKeyword`, typed from the schema at `/server/procedures/addKeyword/output` in the manifest.
         #[derive(
             ::host_runtime::__private_0_1_0::serde::Deserialize,
@@ -1289,6 +1092,8 @@ pub mod procedures {
             /// `tracked`.
             pub tracked: bool,
         }
+        #[doc(inline)]
+        pub use super::super::shared::InputKeyword;
     }
     /// Types of the procedure `listWatchlists`, called as `POST /host/procedures/listWatchlists`.
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -1337,6 +1142,149 @@ pub mod procedures {
             pub id: ::std::string::String,
             /// `name`.
             pub name: ::std::string::String,
+        }
+    }
+}
+/// Types that several of the manifest's schemas define alike, each written once. Every module whose schema has one names it with a `pub use`, at the path it would have on its own, so one function can take the type from each of them.
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, unreachable_pub)]
+pub mod shared {
+    /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+    ///
+    /// The same type in `actions::save_rank_insight`, `procedures::add_keyword` and `prompts::why_rank_dropped`: their schemas define it alike, so it is written once here and each of those modules names it.
+    #[derive(
+        ::host_runtime::__private_0_1_0::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+    #[serde(transparent)]
+    pub struct InputKeyword(::std::string::String);
+    impl ::std::ops::Deref for InputKeyword {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InputKeyword> for ::std::string::String {
+        fn from(value: InputKeyword) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InputKeyword {
+        type Err = ::host_runtime::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InputKeyword {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for InputKeyword {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: ::host_runtime::ConversionError| {
+                    <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
+        }
+    }
+    /// One sentence shown to the owner.
+    ///
+    /// The same type in `webhooks::rank_collapsed` and `webhooks::rank_dropped`: their schemas define it alike, so it is written once here and each of those modules names it.
+    #[derive(
+        ::host_runtime::__private_0_1_0::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+    #[serde(transparent)]
+    pub struct PayloadWhy(::std::string::String);
+    impl ::std::ops::Deref for PayloadWhy {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PayloadWhy> for ::std::string::String {
+        fn from(value: PayloadWhy) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for PayloadWhy {
+        type Err = ::host_runtime::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            if value.chars().count() > 280usize {
+                return Err("longer than 280 characters".into());
+            }
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for PayloadWhy {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for PayloadWhy {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: ::host_runtime::ConversionError| {
+                    <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
         }
     }
 }
@@ -1861,76 +1809,8 @@ pub mod webhooks {
             /// One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        /// One sentence shown to the owner.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct PayloadWhy(::std::string::String);
-        impl ::std::ops::Deref for PayloadWhy {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<PayloadWhy> for ::std::string::String {
-            fn from(value: PayloadWhy) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for PayloadWhy {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() > 280usize {
-                    return Err("longer than 280 characters".into());
-                }
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for PayloadWhy {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
+        #[doc(inline)]
+        pub use super::super::shared::PayloadWhy;
     }
     /// The payload of `rank.collapsed` (`as: "banner"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -1960,76 +1840,8 @@ pub mod webhooks {
             /// One sentence shown to the owner.
             pub why: PayloadWhy,
         }
-        /// One sentence shown to the owner.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct PayloadWhy(::std::string::String);
-        impl ::std::ops::Deref for PayloadWhy {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<PayloadWhy> for ::std::string::String {
-            fn from(value: PayloadWhy) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for PayloadWhy {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() > 280usize {
-                    return Err("longer than 280 characters".into());
-                }
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for PayloadWhy {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for PayloadWhy {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for PayloadWhy {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
+        #[doc(inline)]
+        pub use super::super::shared::PayloadWhy;
     }
     /// The payload of `store.algorithm_updated` (`as: "event"`).
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]

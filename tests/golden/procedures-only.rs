@@ -144,72 +144,6 @@ pub mod procedures {
             /// `id`.
             pub id: InputId,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct InputId(::std::string::String);
-        impl ::std::ops::Deref for InputId {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputId> for ::std::string::String {
-            fn from(value: InputId) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputId {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputId {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputId {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for InputId {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
         /// The output of the procedure `get-result`, typed from the schema at `/server/procedures/get-result/output` in the manifest.
         #[derive(
             ::host_runtime::__private_0_1_0::serde::Deserialize,
@@ -228,6 +162,8 @@ pub mod procedures {
             #[serde(skip_serializing_if = "::std::option::Option::is_none")]
             pub uplift: ::std::option::Option<f64>,
         }
+        #[doc(inline)]
+        pub use super::super::shared::InputId;
     }
     /// Types of the procedure `listExperiments`, called as `POST /host/procedures/listExperiments`.
     #[allow(clippy::all, clippy::pedantic, clippy::nursery)]
@@ -368,72 +304,6 @@ pub mod procedures {
             /// `id`.
             pub id: InputId,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct InputId(::std::string::String);
-        impl ::std::ops::Deref for InputId {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputId> for ::std::string::String {
-            fn from(value: InputId) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputId {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputId {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputId {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for InputId {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
         /// The output of the procedure `start_experiment`, typed from the schema at `/server/procedures/start_experiment/output` in the manifest.
         #[derive(
             ::host_runtime::__private_0_1_0::serde::Deserialize,
@@ -451,6 +321,80 @@ pub mod procedures {
                 skip_serializing_if = "::std::option::Option::is_none"
             )]
             pub started_at: ::std::option::Option<::std::string::String>,
+        }
+        #[doc(inline)]
+        pub use super::super::shared::InputId;
+    }
+}
+/// Types that several of the manifest's schemas define alike, each written once. Every module whose schema has one names it with a `pub use`, at the path it would have on its own, so one function can take the type from each of them.
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, unreachable_pub)]
+pub mod shared {
+    /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+    ///
+    /// The same type in `procedures::get_result` and `procedures::start_experiment`: their schemas define it alike, so it is written once here and each of those modules names it.
+    #[derive(
+        ::host_runtime::__private_0_1_0::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+    #[serde(transparent)]
+    pub struct InputId(::std::string::String);
+    impl ::std::ops::Deref for InputId {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<InputId> for ::std::string::String {
+        fn from(value: InputId) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for InputId {
+        type Err = ::host_runtime::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for InputId {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for InputId {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for InputId {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: ::host_runtime::ConversionError| {
+                    <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
         }
     }
 }

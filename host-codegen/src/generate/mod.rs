@@ -91,6 +91,7 @@ pub(crate) fn generate(
     out.extend(credentials::credentials(m));
     out.extend(documents::documents(m, &types, notes));
     out.extend(schemas::modules(m, &types, notes));
+    out.extend(types.shared_module());
     out.extend(calls::aliases(m));
     out.extend(traits::traits(&methods));
     let mut validators = crate::validators::Validators::new(validators);
@@ -125,6 +126,8 @@ fn reachable_or_not(items: TokenStream) -> TokenStream {
                 out.extend(quote! { #[allow(unreachable_pub)] });
                 item_start = false;
             }
+            // A typed module's marker stands for whole items (which say what they allow).
+            TokenTree::Ident(i) if i.to_string().starts_with(crate::sentinels::MODULE_MARKER) => {}
             _ => item_start = false,
         }
         let ends_item = match &tree {
