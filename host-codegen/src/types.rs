@@ -1573,6 +1573,71 @@ mod tests {
     }
 
     #[test]
+    fn a_definition_several_modules_carry_alike_is_one_type_named_in_each() {
+        let owner = json!({
+            "type": "object",
+            "description": "Who owns it.",
+            "properties": { "login": { "type": "string" } },
+            "required": ["login"]
+        });
+        let with = |member: &str| {
+            json!({
+                "type": "object",
+                "properties": { member: { "$ref": "#/$defs/owner" } },
+                "$defs": { "owner": owner.clone() }
+            })
+        };
+        let (a, b) = (with("owner"), with("by"));
+        // Another `Owner`, unlike the others: it stays apart.
+        let c = json!({
+            "type": "object",
+            "properties": { "owner": { "$ref": "#/$defs/owner" } },
+            "$defs": { "owner": { "type": "object", "properties": { "id": { "type": "integer" } } } }
+        });
+        let job = |key: &str, schema| Job {
+            key: key.into(),
+            roots: vec![(schema, "Input", format!("/{key}"))],
+            origins: vec![format!("The input of `{key}`")],
+        };
+        let types = Types::build(vec![
+            job("tools/a", &a),
+            job("procedures/b-c", &b),
+            job("tools/c", &c),
+        ]);
+        let body = |key: &str| types.items(key, &["Input"]).tokens;
+        let (ma, mb, mc, shared) = (
+            body("tools/a"),
+            body("procedures/b-c"),
+            body("tools/c"),
+            types.shared_module(),
+        );
+        let text = types.splice(format!(
+            "pub mod tools {{ pub mod a {{ {ma} }} pub mod c {{ {mc} }} }} \
+             pub mod procedures {{ pub mod b_c {{ {mb} }} }} {shared}"
+        ));
+        assert!(!text.contains("@@host-"), "{text}");
+        let file = syn::parse_file(&text).expect("the modules parse");
+        let pretty = prettyplease::unparse(&file);
+        assert_eq!(pretty.matches("pub struct Owner").count(), 2, "{pretty}");
+        assert_eq!(
+            pretty
+                .matches("pub use super::super::shared::Owner;")
+                .count(),
+            2,
+            "{pretty}"
+        );
+        assert!(
+            pretty.contains(
+                "The same type in `procedures::b_c` and `tools::a`: their schemas define it alike"
+            ),
+            "{pretty}"
+        );
+        // The shared type keeps its docs; `tools::c` keeps its own `Owner`.
+        assert!(pretty.contains("/// Who owns it."), "{pretty}");
+        assert!(pretty.contains("pub id: ::std::option::Option<i64>"), "{pretty}");
+    }
+
+    #[test]
     fn a_panic_in_typify_is_a_failure_of_the_root_it_typed() {
         let fine = json!({ "type": "string" });
         let panics = json!({ "$ref": "#/definitions/absent" });

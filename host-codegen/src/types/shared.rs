@@ -383,3 +383,137 @@ pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
     }
     sharing
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn split_plain(stream: TokenStream) -> Vec<Named> {
+        split(stream, |t| t)
+    }
+
+    #[test]
+    fn impls_go_with_the_type_they_are_for() {
+        let groups = split_plain(quote! {
+            /// An owner.
+            #[derive(Clone)]
+            pub struct Owner(String);
+            impl From<Owner> for String { fn from(o: Owner) -> String { o.0 } }
+            impl From<Login> for Option<Owner> { fn from(l: Login) -> Self { l.0 } }
+            pub struct Login(Option<Owner>);
+            impl Owner { pub fn name(&self) -> &str { &self.0 } }
+            pub struct Unit {};
+            impl Display for Elsewhere {}
+        });
+        let names: Vec<&str> = groups.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["Owner", "Login", "Unit", ""]);
+        // `From<Owner> for String` and `impl Owner` are Owner's; `From<Login> for Option<Owner>`
+        // is Login's, whose type is not Owner, which it only names.
+        assert!(groups[0].text.contains("for String"), "{}", groups[0].text);
+        assert!(groups[0].text.contains("fn name"), "{}", groups[0].text);
+        assert!(!groups[0].text.contains("Login"), "{}", groups[0].text);
+        assert!(
+            groups[1].text.contains("for Option < Owner >"),
+            "{}",
+            groups[1].text
+        );
+        assert_eq!(groups[1].mentions, ["Owner"]);
+        // The `;` after a braced item stays with it.
+        assert!(groups[2].text.ends_with("{ } ;"), "{}", groups[2].text);
+        // Where a doc line goes: after the leading docs.
+        assert_eq!(
+            &groups[0].text[..groups[0].docs_end],
+            "# [doc = r\" An owner.\"]"
+        );
+    }
+
+    fn module(stream: TokenStream) -> Vec<Named> {
+        split_plain(stream)
+    }
+
+    fn shared_names(sharing: &Sharing) -> Vec<(&str, Vec<&str>)> {
+        sharing
+            .shared
+            .iter()
+            .map(|(name, (_, keys))| (name.as_str(), keys.iter().map(String::as_str).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn a_type_alike_in_several_modules_is_shared_and_roots_never_are() {
+        let at = |i: usize| {
+            format!(
+                " Owner, at `{}/$defs/owner`.",
+                crate::sentinels::at_placeholder(i)
+            )
+        };
+        let (a0, a1) = (at(0), at(1));
+        let a = module(quote! {
+            pub struct Input { owner: Owner }
+            #[doc = #a0] pub struct Owner { login: Login }
+            pub struct Login(String);
+        });
+        // The same definition under another root of its module: still alike.
+        let b = module(quote! {
+            pub struct Input { other: u8 }
+            pub struct Output { owner: Owner }
+            #[doc = #a1] pub struct Owner { login: Login }
+            pub struct Login(String);
+        });
+        // A different `Login`: its `Owner` names it, so this module keeps both of its own.
+        let c = module(quote! {
+            pub struct Input { owner: Owner }
+            #[doc = #a0] pub struct Owner { login: Login }
+            pub struct Login(u64);
+        });
+        let modules = BTreeMap::from([
+            ("tools/a", a.as_slice()),
+            ("tools/b", b.as_slice()),
+            ("tools/c", c.as_slice()),
+        ]);
+        let sharing = share(&modules);
+        assert_eq!(
+            shared_names(&sharing),
+            [
+                ("Login", vec!["tools/a", "tools/b"]),
+                ("Owner", vec!["tools/a", "tools/b"])
+            ]
+        );
+        assert_eq!(sharing.by_module.get("tools/c"), None);
+    }
+
+    #[test]
+    fn of_two_types_of_one_name_the_one_more_modules_have_is_shared() {
+        let one = module(quote! { pub struct Tag(String); });
+        let other = module(quote! { pub struct Tag(u8); });
+        let modules = BTreeMap::from([
+            ("tools/a", one.as_slice()),
+            ("tools/b", other.as_slice()),
+            ("tools/c", other.as_slice()),
+        ]);
+        let sharing = share(&modules);
+        assert_eq!(
+            shared_names(&sharing),
+            [("Tag", vec!["tools/b", "tools/c"])]
+        );
+        assert_eq!(sharing.by_module.get("tools/a"), None);
+        // Alone in its module, no type is shared.
+        let modules = BTreeMap::from([("tools/a", one.as_slice()), ("tools/b", other.as_slice())]);
+        assert!(share(&modules).shared.is_empty());
+    }
+
+    #[test]
+    fn a_cycle_of_types_alike_is_shared_whole() {
+        let a = module(quote! {
+            pub struct Node { next: Option<Box<Next>> }
+            pub struct Next { node: Node }
+        });
+        let modules = BTreeMap::from([
+            ("procedures/a", a.as_slice()),
+            ("procedures/b", a.as_slice()),
+        ]);
+        let sharing = share(&modules);
+        assert_eq!(sharing.shared.len(), 2);
+    }
+}
