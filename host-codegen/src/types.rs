@@ -253,15 +253,22 @@ impl Types {
         };
         let mut text = String::with_capacity(t.text.len());
         for g in &t.groups {
-            if !shared.contains(&g.name) {
+            if !shared.iter().any(|(local, _)| *local == g.name) {
                 text.push_str(&g.text);
                 text.push(' ');
             }
         }
         let up = "super::".repeat(key.split('/').count());
+        let names: Vec<String> = shared
+            .iter()
+            .map(|(local, name)| match local == name {
+                true => name.clone(),
+                false => format!("{name} as {local}"),
+            })
+            .collect();
         text.push_str(&format!(
             "#[doc(inline)] pub use {up}shared::{{{}}};",
-            shared.join(", ")
+            names.join(", ")
         ));
         text
     }
@@ -273,17 +280,14 @@ impl Types {
             return String::new();
         }
         let mut items = String::new();
-        for (name, (first, keys)) in &self.sharing.shared {
-            let Some(group) = self
-                .done
-                .get(first)
-                .and_then(|t| t.groups.iter().find(|g| &g.name == name))
-            else {
-                continue;
-            };
-            let mut paths: Vec<String> = keys
+        for (name, shared) in &self.sharing.shared {
+            let mut paths: Vec<String> = shared
+                .places
                 .iter()
-                .map(|k| format!("`{}`", module_path(k)))
+                .map(|(key, local)| match local == name {
+                    true => format!("`{}`", module_path(key)),
+                    false => format!("`{}` (as `{local}`)", module_path(key)),
+                })
                 .collect();
             let last = paths.pop().unwrap_or_default();
             let line = format!(
@@ -291,10 +295,10 @@ impl Types {
                  once here and each of those modules names it.",
                 paths.join(", ")
             );
-            let (docs, rest) = group.text.split_at(group.docs_end);
+            let (docs, rest) = shared.text.split_at(shared.docs_end.min(shared.text.len()));
             let blank = if docs.is_empty() { "" } else { "#[doc = \"\"]" };
             let text = format!("{docs} {blank} #[doc = \"{}\"] {rest}", literal_text(&line));
-            items.push_str(&self.placed(first, &text));
+            items.push_str(&self.placed(&shared.first, &text));
             items.push(' ');
         }
         let doc = literal_text(
@@ -1634,7 +1638,10 @@ mod tests {
         );
         // The shared type keeps its docs; `tools::c` keeps its own `Owner`.
         assert!(pretty.contains("/// Who owns it."), "{pretty}");
-        assert!(pretty.contains("pub id: ::std::option::Option<i64>"), "{pretty}");
+        assert!(
+            pretty.contains("pub id: ::std::option::Option<i64>"),
+            "{pretty}"
+        );
     }
 
     #[test]

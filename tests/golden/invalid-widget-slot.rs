@@ -224,73 +224,8 @@ pub mod storage {
             /// `name`.
             pub name: DocumentName,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct DocumentName(::std::string::String);
-        impl ::std::ops::Deref for DocumentName {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<DocumentName> for ::std::string::String {
-            fn from(value: DocumentName) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for DocumentName {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for DocumentName {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for DocumentName {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for DocumentName {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
+        #[doc(inline)]
+        pub use super::super::shared::DocumentName;
     }
 }
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
@@ -605,73 +540,8 @@ pub mod prompts {
             /// `keyword`.
             pub keyword: InputKeyword,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct InputKeyword(::std::string::String);
-        impl ::std::ops::Deref for InputKeyword {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputKeyword> for ::std::string::String {
-            fn from(value: InputKeyword) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputKeyword {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputKeyword {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputKeyword {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for InputKeyword {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
+        #[doc(inline)]
+        pub use super::super::shared::DocumentName as InputKeyword;
     }
 }
 /// Input and output types of the procedures (`server.procedures`), one module per procedure.
@@ -720,6 +590,74 @@ pub mod procedures {
 /// Types that several of the manifest's schemas define alike, each written once. Every module whose schema has one names it with a `pub use`, at the path it would have on its own, so one function can take the type from each of them.
 #[allow(clippy::all, clippy::pedantic, clippy::nursery, unreachable_pub)]
 pub mod shared {
+    /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
+    ///
+    /// The same type in `prompts::why_drop` (as `InputKeyword`) and `storage::watchlists`: their schemas define it alike, so it is written once here and each of those modules names it.
+    #[derive(
+        ::host_runtime::__private_0_1_0::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd
+    )]
+    #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
+    #[serde(transparent)]
+    pub struct DocumentName(::std::string::String);
+    impl ::std::ops::Deref for DocumentName {
+        type Target = ::std::string::String;
+        fn deref(&self) -> &::std::string::String {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<DocumentName> for ::std::string::String {
+        fn from(value: DocumentName) -> Self {
+            value.0
+        }
+    }
+    impl ::std::str::FromStr for DocumentName {
+        type Err = ::host_runtime::ConversionError;
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            if value.chars().count() < 1usize {
+                return Err("shorter than 1 characters".into());
+            }
+            Ok(Self(value.to_string()))
+        }
+    }
+    impl ::std::convert::TryFrom<&str> for DocumentName {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl ::std::convert::TryFrom<::std::string::String> for DocumentName {
+        type Error = ::host_runtime::ConversionError;
+        fn try_from(
+            value: ::std::string::String,
+        ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
+            value.parse()
+        }
+    }
+    impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de> for DocumentName {
+        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+        where
+            D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
+        {
+            ::std::string::String::deserialize(deserializer)?
+                .parse()
+                .map_err(|e: ::host_runtime::ConversionError| {
+                    <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
+                        e.to_string(),
+                    )
+                })
+        }
+    }
     /// One sentence shown to the owner.
     ///
     /// The same type in `webhooks::rank_collapsed` and `webhooks::rank_dropped`: their schemas define it alike, so it is written once here and each of those modules names it.

@@ -315,73 +315,6 @@ pub mod storage {
         )]
         #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
         #[serde(transparent)]
-        pub struct DocumentKeywordsItem(::std::string::String);
-        impl ::std::ops::Deref for DocumentKeywordsItem {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<DocumentKeywordsItem> for ::std::string::String {
-            fn from(value: DocumentKeywordsItem) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for DocumentKeywordsItem {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for DocumentKeywordsItem {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for DocumentKeywordsItem {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for DocumentKeywordsItem {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
         pub struct DocumentName(::std::string::String);
         impl ::std::ops::Deref for DocumentName {
             type Target = ::std::string::String;
@@ -439,6 +372,8 @@ pub mod storage {
                     })
             }
         }
+        #[doc(inline)]
+        pub use super::super::shared::InputKeyword as DocumentKeywordsItem;
     }
 }
 /// The values owners fill in on the settings panel (`contributes.settings.schema`).
@@ -634,73 +569,8 @@ Default: `30` (not filled in when absent).*/
             /// `keywords`.
             pub keywords: ::std::vec::Vec<InputKeywordsItem>,
         }
-        /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
-        #[derive(
-            ::host_runtime::__private_0_1_0::serde::Serialize,
-            Clone,
-            Debug,
-            Eq,
-            Hash,
-            Ord,
-            PartialEq,
-            PartialOrd
-        )]
-        #[serde(crate = "::host_runtime::__private_0_1_0::serde")]
-        #[serde(transparent)]
-        pub struct InputKeywordsItem(::std::string::String);
-        impl ::std::ops::Deref for InputKeywordsItem {
-            type Target = ::std::string::String;
-            fn deref(&self) -> &::std::string::String {
-                &self.0
-            }
-        }
-        impl ::std::convert::From<InputKeywordsItem> for ::std::string::String {
-            fn from(value: InputKeywordsItem) -> Self {
-                value.0
-            }
-        }
-        impl ::std::str::FromStr for InputKeywordsItem {
-            type Err = ::host_runtime::ConversionError;
-            fn from_str(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                if value.chars().count() < 1usize {
-                    return Err("shorter than 1 characters".into());
-                }
-                Ok(Self(value.to_string()))
-            }
-        }
-        impl ::std::convert::TryFrom<&str> for InputKeywordsItem {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: &str,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl ::std::convert::TryFrom<::std::string::String> for InputKeywordsItem {
-            type Error = ::host_runtime::ConversionError;
-            fn try_from(
-                value: ::std::string::String,
-            ) -> ::std::result::Result<Self, ::host_runtime::ConversionError> {
-                value.parse()
-            }
-        }
-        impl<'de> ::host_runtime::__private_0_1_0::serde::Deserialize<'de>
-        for InputKeywordsItem {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::host_runtime::__private_0_1_0::serde::Deserializer<'de>,
-            {
-                ::std::string::String::deserialize(deserializer)?
-                    .parse()
-                    .map_err(|e: ::host_runtime::ConversionError| {
-                        <D::Error as ::host_runtime::__private_0_1_0::serde::de::Error>::custom(
-                            e.to_string(),
-                        )
-                    })
-            }
-        }
+        #[doc(inline)]
+        pub use super::super::shared::InputKeyword as InputKeywordsItem;
     }
     /// Keywords whose rank changed most over the last days.
     ///
@@ -1150,7 +1020,7 @@ pub mod procedures {
 pub mod shared {
     /// Typed from a part of the schema without a `description`; add one in the manifest to document it here.
     ///
-    /// The same type in `actions::save_rank_insight`, `procedures::add_keyword` and `prompts::why_rank_dropped`: their schemas define it alike, so it is written once here and each of those modules names it.
+    /// The same type in `actions::save_rank_insight`, `procedures::add_keyword`, `prompts::why_rank_dropped`, `storage::watchlists` (as `DocumentKeywordsItem`) and `tools::compare_keywords` (as `InputKeywordsItem`): their schemas define it alike, so it is written once here and each of those modules names it.
     #[derive(
         ::host_runtime::__private_0_1_0::serde::Serialize,
         Clone,

@@ -1,17 +1,20 @@
-//! One Rust type for a definition that several schema modules carry alike.
+//! One Rust type for a type several schema modules have alike.
 //!
 //! Every contribution's schema is a document of its own, so a manifest whose tools and procedures
 //! share a definition (an `Owner`, a `Repository`) carries a copy of it in each, and each copy is
-//! typed in its own module. Those types are equal item for item: typify names a definition after
-//! its name and writes its items from its content. So the modules' items are compared after typing:
-//! a type that several modules have alike, and whose every type it names is also alike in each of
-//! them, is written once in the module `shared`, and each module names it with a `pub use` at the
-//! path it has always had. A vendor's helper can then take the one type from every contribution.
+//! typed in its own module. typify writes a definition's items from its name and content, so the
+//! copies come out alike. The modules' items are therefore compared after typing: types whose
+//! items are equal but for the names of the types they name, and those alike in turn, are one
+//! class; a class found in two modules or more is written once in the module `shared`, and each
+//! module names it with a `pub use` at the path it has always had (`as` its own name where the
+//! module named it otherwise: a copy of a subschema takes its name from the first place the
+//! module holds it, which differs between modules). A vendor's helper can then take one type from
+//! every contribution.
 //!
 //! Compared is everything but where the schema sits in the manifest: the docs' pointers are
-//! placeholders until [`super::Types::splice`], so two copies of one definition compare equal
-//! wherever they sit. The shared type's docs point at the first module's copy and name every module
-//! that shares it.
+//! placeholders until [`super::Types::splice`] and are set aside, so two copies of one definition
+//! compare equal wherever they sit. The shared type's docs point at the first module's copy and
+//! name every module that has it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -28,8 +31,6 @@ pub(super) struct Named {
     pub text: String,
     /// Where the definition's leading `#[doc]` attributes end in `text`: a doc line goes there.
     pub docs_end: usize,
-    /// The other names of the same module that the items mention.
-    pub mentions: Vec<String>,
 }
 
 /// The root types: their names are the same in every module but their contents are not, so they
@@ -37,17 +38,16 @@ pub(super) struct Named {
 const ROOTS: [&str; 5] = ["Input", "Output", "Document", "Settings", "Payload"];
 
 /// The items of a module's `stream`, grouped by the type each defines or implements for, in the
-/// order of the definitions. An `impl` goes with the first name of the module its header mentions;
-/// an `impl` that mentions none, or an item of another kind, is a group of its own that is never
+/// order of the definitions. An `impl` goes with its self type ([`header_name`]); an `impl` that
+/// names no type of the module, or an item of another kind, is a group of its own that is never
 /// shared (its name is empty). `clean` is applied to each item's text.
 pub(super) fn split(stream: TokenStream, clean: impl Fn(String) -> String) -> Vec<Named> {
     let items = items(stream);
     let names: HashSet<String> = items.iter().filter_map(|i| defined_name(i)).collect();
     let mut groups: Vec<Named> = Vec::new();
     let mut by_name: HashMap<String, usize> = HashMap::new();
-    let mut pending_impls: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut pending_impls: Vec<(String, String)> = Vec::new();
     for item in items {
-        let mentions = mentioned(&item, &names);
         let (name, is_impl) = match defined_name(&item) {
             Some(name) => (name, false),
             None => match header_name(&item, &names) {
@@ -59,17 +59,14 @@ pub(super) fn split(stream: TokenStream, clean: impl Fn(String) -> String) -> Ve
         let docs = clean(docs);
         let docs_end = docs.len();
         let text = format!("{docs} {}", clean(rest));
-        let mentions: Vec<String> = mentions.into_iter().filter(|m| *m != name).collect();
         if is_impl {
             match by_name.get(&name) {
                 Some(&g) => {
-                    let group = &mut groups[g];
-                    group.text.push(' ');
-                    group.text.push_str(&text);
-                    group.mentions.extend(mentions);
+                    groups[g].text.push(' ');
+                    groups[g].text.push_str(&text);
                 }
                 // An `impl` before its type: kept until the type comes.
-                None => pending_impls.push((name, text, mentions)),
+                None => pending_impls.push((name, text)),
             }
             continue;
         }
@@ -80,28 +77,20 @@ pub(super) fn split(stream: TokenStream, clean: impl Fn(String) -> String) -> Ve
             name,
             text,
             docs_end,
-            mentions,
         });
     }
-    for (name, text, mentions) in pending_impls {
+    for (name, text) in pending_impls {
         match by_name.get(&name) {
             Some(&g) => {
-                let group = &mut groups[g];
-                group.text.push(' ');
-                group.text.push_str(&text);
-                group.mentions.extend(mentions);
+                groups[g].text.push(' ');
+                groups[g].text.push_str(&text);
             }
             None => groups.push(Named {
                 name: String::new(),
                 text,
                 docs_end: 0,
-                mentions,
             }),
         }
-    }
-    for group in &mut groups {
-        group.mentions.sort();
-        group.mentions.dedup();
     }
     groups
 }
@@ -118,12 +107,14 @@ fn items(stream: TokenStream) -> Vec<Vec<TokenTree>> {
             TokenTree::Group(g) => (false, g.delimiter() == Delimiter::Brace),
             _ => (false, false),
         };
-        if semicolon && after_brace && item.is_empty() {
-            if let Some(last) = out.last_mut() {
-                last.push(tree);
-                after_brace = false;
-                continue;
-            }
+        if semicolon
+            && after_brace
+            && item.is_empty()
+            && let Some(last) = out.last_mut()
+        {
+            last.push(tree);
+            after_brace = false;
+            continue;
         }
         after_brace = brace;
         item.push(tree);
@@ -205,31 +196,6 @@ fn header_name(item: &[TokenTree], names: &HashSet<String>) -> Option<String> {
     self_type.or_else(|| header.iter().find_map(local))
 }
 
-/// Every name of `names` that `item` mentions, anywhere in it.
-fn mentioned(item: &[TokenTree], names: &HashSet<String>) -> Vec<String> {
-    fn walk(
-        trees: &mut dyn Iterator<Item = TokenTree>,
-        names: &HashSet<String>,
-        out: &mut Vec<String>,
-    ) {
-        for tree in trees {
-            match tree {
-                TokenTree::Ident(i) => {
-                    let i = i.to_string();
-                    if names.contains(&i) {
-                        out.push(i);
-                    }
-                }
-                TokenTree::Group(g) => walk(&mut g.stream().into_iter(), names, out),
-                _ => {}
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&mut item.iter().cloned(), names, &mut out);
-    out
-}
-
 /// An item's leading `#[doc = ...]` attributes and the rest, as text.
 fn leading_docs(item: &[TokenTree]) -> (String, String) {
     let mut end = 0;
@@ -251,15 +217,97 @@ fn leading_docs(item: &[TokenTree]) -> (String, String) {
 /// Which groups of which modules are shared.
 #[derive(Debug, Default)]
 pub(super) struct Sharing {
-    /// By module key: the names of its groups that `shared` holds.
-    pub by_module: BTreeMap<String, Vec<String>>,
-    /// The shared groups, by name: the module whose copy is written (the first by key) and every
-    /// module that shares it.
-    pub shared: BTreeMap<String, (String, Vec<String>)>,
+    /// By module key: `(its name for the type, the name in shared)` of each of its groups that
+    /// `shared` holds.
+    pub by_module: BTreeMap<String, Vec<(String, String)>>,
+    /// The shared types, by their name in `shared`.
+    pub shared: BTreeMap<String, Shared>,
 }
 
-/// A group's text with the placeholders' root indexes taken out: two copies of one definition
-/// compare equal whichever root of their module they sit under.
+/// One type of the module `shared`.
+#[derive(Debug)]
+pub(super) struct Shared {
+    /// Its items, written from the first module's copy with the names of `shared`.
+    pub text: String,
+    /// Where the leading docs end in `text`.
+    pub docs_end: usize,
+    /// The module whose copy `text` is: its placeholders are that module's.
+    pub first: String,
+    /// Every module that has it, with the name it has there.
+    pub places: Vec<(String, String)>,
+}
+
+/// `text` with each identifier in `names` replaced by `rename(its node)`; the nodes of the
+/// identifiers replaced, in order, go to `found`. String literals (docs, serde's names) are left
+/// as they are: a doc saying "A GitHub user" does not name the type `User`.
+fn rename(
+    text: &str,
+    names: &HashMap<&str, usize>,
+    found: &mut Vec<usize>,
+    rename: impl Fn(usize) -> String,
+) -> String {
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        if bytes[i] == b'"' {
+            i = string_end(text, i);
+            out.push_str(&text[start..i]);
+        } else if is_word(bytes[i]) {
+            while i < bytes.len() && is_word(bytes[i]) {
+                i += 1;
+            }
+            let word = &text[start..i];
+            match names.get(word) {
+                // A raw string's `r` is a word of its own; it is no type's name.
+                Some(&n) => {
+                    found.push(n);
+                    out.push_str(&rename(n));
+                }
+                None => out.push_str(word),
+            }
+        } else {
+            // Up to the next ASCII word byte or quote: never inside a multi-byte character.
+            while i < bytes.len() && !is_word(bytes[i]) && bytes[i] != b'"' {
+                i += 1;
+            }
+            out.push_str(&text[start..i]);
+        }
+    }
+    out
+}
+
+/// Where the string literal whose opening quote is at `open` ends (after its closing quote, and the
+/// `#`s of a raw string).
+fn string_end(text: &str, open: usize) -> usize {
+    let before = &text[..open];
+    let hashes = before.len() - before.trim_end_matches('#').len();
+    let raw = before[..before.len() - hashes].ends_with('r');
+    let bytes = text.as_bytes();
+    let mut i = open + 1;
+    if raw {
+        let close = format!("\"{}", "#".repeat(hashes));
+        return text[i..]
+            .find(&close)
+            .map_or(text.len(), |at| i + at + close.len());
+    }
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    text.len()
+}
+
+/// A group's text with what depends on where it sits taken out: the placeholders' root indexes,
+/// and the sentences the generator writes around a pointer ("The member `x`, at `...`.", "Written
+/// the same at 2 places in the schema, the first at `...`."), which differ with the place and the
+/// module's other copies. So two copies of one definition compare equal wherever they sit; the
+/// schema's own descriptions are compared.
 fn comparable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -268,118 +316,248 @@ fn comparable(text: &str) -> String {
         let Some(end) = after.find(CLOSE) else { break };
         out.push_str(&rest[..at]);
         let mark = &after[..end];
-        // `at-N` and `root-N`: the index goes; other marks stay as they are.
+        let mut tail = &after[end + CLOSE.len()..];
         let kind = mark.trim_end_matches(|c: char| c.is_ascii_digit());
-        out.push_str(OPEN);
-        out.push_str(if kind.ends_with('-') { kind } else { mark });
+        if kind == "at-" {
+            // The sentence, from its start to the end of the pointer after the mark.
+            let start = ["\"", "\\n", "\n", ". "]
+                .iter()
+                .filter_map(|b| out.rfind(b).map(|at| at + b.len()))
+                .max()
+                .unwrap_or(0);
+            out.truncate(start);
+            let stop = tail.find(['`', '"']).unwrap_or(tail.len());
+            tail = &tail[stop..];
+            tail = tail
+                .strip_prefix("`.")
+                .or_else(|| tail.strip_prefix('`'))
+                .unwrap_or(tail);
+            out.push_str(OPEN);
+            out.push_str("at");
+        } else {
+            out.push_str(OPEN);
+            out.push_str(if kind == "root-" { kind } else { mark });
+        }
         out.push_str(CLOSE);
-        rest = &after[end + CLOSE.len()..];
+        rest = tail;
     }
     out.push_str(rest);
     out
 }
 
-/// Decides which groups are shared: a named group that is not a root, alike in at least two
-/// modules, where every name it mentions is shared too, alike in each of those modules. Of two
-/// different groups of one name, the one more modules have is shared (the other stays apart).
+/// One group of one module, for [`share`].
+struct Node<'a> {
+    key: &'a str,
+    group: &'a Named,
+    /// Whether it may be shared: named, and no root.
+    eligible: bool,
+    /// Its comparable text with every name of its module replaced by one mark.
+    skeleton: String,
+    /// The groups its names stand for, in order (itself included).
+    refs: Vec<usize>,
+}
+
+/// Decides which groups are shared. Two groups are alike when their texts are equal once the
+/// names of their modules' types are set aside, and the types those names stand for are alike in
+/// turn (found by refining classes of groups until no class splits). A class of groups alike in
+/// two modules or more is one shared type, named as most of its groups are: each module names it
+/// with a `pub use` (`as` its own name where that differs). Not shared: the roots, a module's
+/// groups when it has two alike (each stays its own type), a class whose name a larger class
+/// takes, and a group that names a type its module does not share.
 pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
-    // (name, comparable text) -> the modules that have it.
-    let mut copies: HashMap<(&str, String), Vec<&str>> = HashMap::new();
-    // (module, name) -> its comparable text.
-    let mut texts: HashMap<(&str, &str), String> = HashMap::new();
+    let mut nodes: Vec<Node<'_>> = Vec::new();
+    // By module: its types' names, each with its node.
+    let mut module_names: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
     for (key, groups) in modules {
+        let first = nodes.len();
+        let names: HashMap<&str, usize> = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| !g.name.is_empty())
+            .map(|(i, g)| (g.name.as_str(), first + i))
+            .collect();
         for g in groups.iter() {
-            if g.name.is_empty() || ROOTS.contains(&g.name.as_str()) {
-                continue;
-            }
-            let text = comparable(&g.text);
-            texts.insert((*key, g.name.as_str()), text.clone());
-            copies
-                .entry((g.name.as_str(), text))
-                .or_default()
-                .push(*key);
+            let mut refs = Vec::new();
+            let skeleton = comparable(&rename(&g.text, &names, &mut refs, |_| "\u{a7}".into()));
+            nodes.push(Node {
+                key,
+                group: g,
+                eligible: !g.name.is_empty() && !ROOTS.contains(&g.name.as_str()),
+                skeleton,
+                refs,
+            });
         }
+        module_names.insert(key, names);
     }
-    // One candidate per name: the text most modules have (then the shorter, then the first).
-    let mut candidates: BTreeMap<&str, (String, Vec<&str>)> = BTreeMap::new();
-    for ((name, text), keys) in copies {
-        if keys.len() < 2 {
-            continue;
-        }
-        let better = match candidates.get(name) {
-            None => true,
-            Some((t, k)) => {
-                (
-                    keys.len(),
-                    std::cmp::Reverse(text.len()),
-                    std::cmp::Reverse(&text),
-                ) > (k.len(), std::cmp::Reverse(t.len()), std::cmp::Reverse(t))
-            }
-        };
-        if better {
-            candidates.insert(name, (text, keys));
-        }
-    }
-    let mentions: HashMap<(&str, &str), &[String]> = modules
-        .iter()
-        .flat_map(|(key, groups)| {
-            groups
-                .iter()
-                .map(move |g| ((*key, g.name.as_str()), g.mentions.as_slice()))
-        })
-        .collect();
-    // A module keeps its own copy of a candidate when the copy mentions a name that the module does
-    // not share alike; a candidate left with fewer than two modules is not shared. Until nothing
-    // changes.
+    // Classes: first by skeleton (each group that may not be shared a class of its own), then by
+    // the classes of what each names, until the number of classes stays.
+    let mut class: Vec<usize> = {
+        let mut ids: HashMap<&str, usize> = HashMap::new();
+        let mut next = 0;
+        nodes
+            .iter()
+            .map(|n| {
+                if !n.eligible {
+                    next += 1;
+                    return usize::MAX - next;
+                }
+                let len = ids.len();
+                *ids.entry(n.skeleton.as_str()).or_insert(len)
+            })
+            .collect()
+    };
+    let count = |class: &[usize]| class.iter().collect::<HashSet<_>>().len();
+    let mut classes = count(&class);
     loop {
-        let mut changed = false;
-        let names: Vec<&str> = candidates.keys().copied().collect();
-        for name in names {
-            let Some((_, keys)) = candidates.get(name) else {
-                continue;
-            };
-            let kept: Vec<&str> = keys
-                .iter()
-                .copied()
-                .filter(|key| {
-                    mentions.get(&(*key, name)).is_none_or(|ms| {
-                        ms.iter().all(|m| {
-                            candidates.get(m.as_str()).is_some_and(|(text, sharing)| {
-                                sharing.contains(key)
-                                    && texts.get(&(*key, m.as_str())) == Some(text)
-                            })
-                        })
-                    })
-                })
-                .collect();
-            if kept.len() == keys.len() {
-                continue;
-            }
-            changed = true;
-            if kept.len() < 2 {
-                candidates.remove(name);
-            } else if let Some((_, keys)) = candidates.get_mut(name) {
-                *keys = kept;
-            }
-        }
-        if !changed {
+        let mut ids: HashMap<(usize, Vec<usize>), usize> = HashMap::new();
+        let refined: Vec<usize> = nodes
+            .iter()
+            .zip(&class)
+            .map(|(n, c)| {
+                let signature = (*c, n.refs.iter().map(|r| class[*r]).collect());
+                let len = ids.len();
+                *ids.entry(signature).or_insert(len)
+            })
+            .collect();
+        let now = count(&refined);
+        class = refined;
+        if now == classes {
             break;
         }
+        classes = now;
+    }
+    // The members of each class that may be shared: the eligible groups.
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if n.eligible {
+            members.entry(class[i]).or_default().push(i);
+        }
+    }
+    // A name per class: the one most of its groups have (then the first in order).
+    let best_name = |list: &[usize]| {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for i in list {
+            *counts.entry(nodes[*i].group.name.as_str()).or_default() += 1;
+        }
+        counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+            .map_or("", |(name, _)| name)
+    };
+    // One member per module: where a module has two types alike, the one of the class's name (or
+    // the first by name) is shared and the other stays the module's own type.
+    for list in members.values_mut() {
+        let name = best_name(list);
+        let mut kept: BTreeMap<&str, usize> = BTreeMap::new();
+        for &i in list.iter() {
+            let better = kept.get(nodes[i].key).is_none_or(|&k| {
+                let (this, that) = (nodes[i].group.name.as_str(), nodes[k].group.name.as_str());
+                (this != name, this) < (that != name, that)
+            });
+            if better {
+                kept.insert(nodes[i].key, i);
+            }
+        }
+        *list = kept.into_values().collect();
+    }
+    members.retain(|_, list| list.len() >= 2);
+    // A larger class keeps its name first; a class whose name is taken is not shared.
+    let mut order: Vec<(usize, &str)> = members
+        .iter()
+        .map(|(c, list)| (*c, best_name(list)))
+        .collect();
+    order.sort_by(|a, b| {
+        members[&b.0]
+            .len()
+            .cmp(&members[&a.0].len())
+            .then_with(|| a.1.cmp(b.1))
+    });
+    let mut named: HashMap<usize, &str> = HashMap::new();
+    let mut taken: HashSet<&str> = HashSet::new();
+    for (c, name) in order {
+        if taken.insert(name) {
+            named.insert(c, name);
+        } else {
+            members.remove(&c);
+        }
+    }
+    // A shared group's names must all stand for shared groups: drop the others until none is left.
+    let mut shared_node: HashSet<usize> = members.values().flatten().copied().collect();
+    loop {
+        let unfit: Vec<usize> = shared_node
+            .iter()
+            .copied()
+            .filter(|i| nodes[*i].refs.iter().any(|r| !shared_node.contains(r)))
+            .collect();
+        if unfit.is_empty() {
+            break;
+        }
+        for i in unfit {
+            shared_node.remove(&i);
+        }
+        for list in members.values_mut() {
+            list.retain(|i| shared_node.contains(i));
+        }
+        for list in members.values() {
+            if list.len() < 2 {
+                for i in list {
+                    shared_node.remove(i);
+                }
+            }
+        }
+        members.retain(|_, list| list.len() >= 2);
     }
     let mut sharing = Sharing::default();
-    for (name, (_, keys)) in candidates {
-        let mut keys: Vec<String> = keys.into_iter().map(str::to_owned).collect();
-        keys.sort();
-        for key in &keys {
+    for (c, list) in &members {
+        let name = named[c];
+        let mut places: Vec<(String, String)> = list
+            .iter()
+            .map(|i| (nodes[*i].key.to_owned(), nodes[*i].group.name.clone()))
+            .collect();
+        places.sort();
+        // Written from the first module that has it under its shared name.
+        let Some(&first) = list
+            .iter()
+            .filter(|i| nodes[**i].group.name == name)
+            .min_by_key(|i| nodes[**i].key)
+        else {
+            continue;
+        };
+        let node = &nodes[first];
+        let Some(names) = module_names.get(node.key) else {
+            continue;
+        };
+        let shared_name = |n: usize| {
+            named
+                .get(&class[n])
+                .map_or_else(|| nodes[n].group.name.clone(), |s| (*s).to_owned())
+        };
+        let text = rename(&node.group.text, names, &mut Vec::new(), shared_name);
+        let docs = rename(
+            &node.group.text[..node.group.docs_end],
+            names,
+            &mut Vec::new(),
+            shared_name,
+        );
+        for (key, local) in &places {
             sharing
                 .by_module
                 .entry(key.clone())
                 .or_default()
-                .push(name.to_owned());
+                .push((local.clone(), name.to_owned()));
         }
-        sharing
-            .shared
-            .insert(name.to_owned(), (keys[0].clone(), keys));
+        sharing.shared.insert(
+            name.to_owned(),
+            Shared {
+                text,
+                docs_end: docs.len(),
+                first: node.key.to_owned(),
+                places,
+            },
+        );
+    }
+    for names in sharing.by_module.values_mut() {
+        names.sort();
     }
     sharing
 }
@@ -418,7 +596,6 @@ mod tests {
             "{}",
             groups[1].text
         );
-        assert_eq!(groups[1].mentions, ["Owner"]);
         // The `;` after a braced item stays with it.
         assert!(groups[2].text.ends_with("{ } ;"), "{}", groups[2].text);
         // Where a doc line goes: after the leading docs.
@@ -436,7 +613,10 @@ mod tests {
         sharing
             .shared
             .iter()
-            .map(|(name, (_, keys))| (name.as_str(), keys.iter().map(String::as_str).collect()))
+            .map(|(name, s)| {
+                let keys = s.places.iter().map(|(key, _)| key.as_str()).collect();
+                (name.as_str(), keys)
+            })
             .collect()
     }
 
@@ -501,6 +681,87 @@ mod tests {
         // Alone in its module, no type is shared.
         let modules = BTreeMap::from([("tools/a", one.as_slice()), ("tools/b", other.as_slice())]);
         assert!(share(&modules).shared.is_empty());
+    }
+
+    #[test]
+    fn types_alike_but_for_their_names_are_one_type_named_as_most_name_it() {
+        let a = module(quote! {
+            pub struct Repo { perms: Perms }
+            pub struct Perms { admin: bool }
+        });
+        let b = module(quote! {
+            pub struct Repo { perms: MinimalPerms2 }
+            pub struct MinimalPerms2 { admin: bool }
+        });
+        let modules = BTreeMap::from([
+            ("procedures/a", a.as_slice()),
+            ("procedures/b", b.as_slice()),
+            ("procedures/c", a.as_slice()),
+        ]);
+        let sharing = share(&modules);
+        assert_eq!(
+            shared_names(&sharing),
+            [
+                (
+                    "Perms",
+                    vec!["procedures/a", "procedures/b", "procedures/c"]
+                ),
+                ("Repo", vec!["procedures/a", "procedures/b", "procedures/c"])
+            ]
+        );
+        assert_eq!(
+            sharing.by_module["procedures/b"],
+            [
+                ("MinimalPerms2".to_owned(), "Perms".to_owned()),
+                ("Repo".to_owned(), "Repo".to_owned())
+            ]
+        );
+        // Written with the names of `shared`.
+        assert!(sharing.shared["Repo"].text.contains("perms : Perms"));
+        // Of two types alike in one module, one is shared and the other stays its own: they are
+        // two types there.
+        let twice = module(quote! {
+            pub struct One { admin: bool }
+            pub struct Two { admin: bool }
+        });
+        let modules =
+            BTreeMap::from([("tools/a", twice.as_slice()), ("tools/b", twice.as_slice())]);
+        let sharing = share(&modules);
+        assert_eq!(
+            shared_names(&sharing),
+            [("One", vec!["tools/a", "tools/b"])]
+        );
+    }
+
+    #[test]
+    fn docs_compare_without_the_sentences_written_around_a_pointer() {
+        let at = crate::sentinels::at_placeholder;
+        let member = format!(
+            "# [doc = \" A user.\\n\\nThe member `owner`, at `{}/properties/owner`.\"]",
+            at(0)
+        );
+        let copy = format!(
+            "# [doc = \" A user.\\n\\nWritten the same at 2 places in the schema, the first at `{}/$defs/x`.\"]",
+            at(1)
+        );
+        assert_eq!(comparable(&member), comparable(&copy));
+        // The schema's own words are compared.
+        let other = member.replace("A user.", "An owner.");
+        assert_ne!(comparable(&member), comparable(&other));
+    }
+
+    #[test]
+    fn names_in_strings_are_no_types() {
+        let names = HashMap::from([("User", 0), ("Login", 1)]);
+        let mut found = Vec::new();
+        let text =
+            r##"# [doc = "A User, \"User\""] # [doc = r#"User "x" "#] struct User (Login) ;"##;
+        let out = rename(text, &names, &mut found, |n| format!("T{n}"));
+        assert_eq!(
+            out,
+            r##"# [doc = "A User, \"User\""] # [doc = r#"User "x" "#] struct T0 (T1) ;"##
+        );
+        assert_eq!(found, [0, 1]);
     }
 
     #[test]
