@@ -65,8 +65,8 @@ fn failure(why: &str) -> String {
 /// the nodes left untyped.
 #[derive(Clone)]
 struct Typed {
-    text: String,
-    /// The module's items by the type each is of ([`shared::split`]), whose texts make `text`.
+    /// The module's items by the type each is of ([`shared::split`]); their texts, in order, are
+    /// the module's text ([`Typed::text`]).
     groups: Vec<shared::Named>,
     failed: Option<(usize, String)>,
     /// Each with the index of the root it is in; its pointer is from that root.
@@ -244,14 +244,22 @@ impl Types {
     }
 }
 
+impl Typed {
+    /// The module's items as text.
+    fn text(&self) -> String {
+        let groups: Vec<&str> = self.groups.iter().map(|g| g.text.as_str()).collect();
+        groups.join(" ")
+    }
+}
+
 impl Types {
     /// The text of module `key` (typed as `t`): its own items, and a `pub use` of those `shared`
     /// holds for it.
     fn local(&self, key: &str, t: &Typed) -> String {
         let Some(shared) = self.sharing.by_module.get(key) else {
-            return t.text.clone();
+            return t.text();
         };
-        let mut text = String::with_capacity(t.text.len());
+        let mut text = String::new();
         for g in &t.groups {
             if !shared.iter().any(|(local, _)| *local == g.name) {
                 text.push_str(&g.text);
@@ -396,7 +404,6 @@ fn render(roots: &[(&Value, &'static str)]) -> Typed {
     }
     let names: Vec<String> = reserved.into_iter().collect();
     Typed {
-        text: String::new(),
         groups: Vec::new(),
         failed: Some((
             0,
@@ -454,22 +461,14 @@ fn type_lowered(
     loop {
         match typify_items(&lowered) {
             Ok(items) => {
-                let groups = shared::split(items, without_nullable_marks);
-                let text = groups
-                    .iter()
-                    .map(|g| g.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ");
                 return Ok(Typed {
-                    text,
-                    groups,
+                    groups: shared::split(items, without_nullable_marks),
                     failed: None,
                     fallbacks,
                 });
             }
             Err(TypifyFailure::Unreadable(root, why)) => {
                 return Ok(Typed {
-                    text: String::new(),
                     groups: Vec::new(),
                     failed: Some((root, why)),
                     fallbacks: Vec::new(),
@@ -479,7 +478,6 @@ fn type_lowered(
             Err(TypifyFailure::Typify(root, why)) => {
                 let Some(entry) = lowered.get_mut(root) else {
                     return Ok(Typed {
-                        text: String::new(),
                         groups: Vec::new(),
                         failed: Some((root, why)),
                         fallbacks: Vec::new(),
@@ -1464,7 +1462,7 @@ mod tests {
     fn render_one(schema: Value) -> String {
         let typed = render(&[(&schema, "Input")]);
         assert_eq!(typed.failed, None);
-        typed.text
+        typed.text()
     }
 
     #[test]
@@ -1763,7 +1761,11 @@ mod tests {
         });
         let typed = render(&[(&schema, "Input")]);
         assert_eq!(typed.failed, None);
-        assert!(typed.text.contains("pub struct Input"), "{}", typed.text);
+        assert!(
+            typed.text().contains("pub struct Input"),
+            "{}",
+            typed.text()
+        );
         let [(0, fallback)] = typed.fallbacks.as_slice() else {
             panic!("{:?}", typed.fallbacks)
         };
@@ -1928,14 +1930,14 @@ mod tests {
         let typed = render(&[(&schema, "Input")]);
         assert_eq!(typed.fallbacks.len(), 1, "{:?}", typed.fallbacks);
         assert!(
-            typed.text.contains(&format!(
+            typed.text().contains(&format!(
                 "pub n : :: host_runtime :: {} :: Nullable <",
                 crate::runtime::MODULE
             )),
             "{}",
-            typed.text
+            typed.text()
         );
-        assert!(!typed.text.contains("Kept apart."), "{}", typed.text);
+        assert!(!typed.text().contains("Kept apart."), "{}", typed.text());
     }
 
     #[test]
@@ -1949,7 +1951,7 @@ mod tests {
         ))
         .expect("no two types named alike");
         assert_eq!(typed.failed, None);
-        let text = crate::expansion::pretty(&typed.text);
+        let text = crate::expansion::pretty(&typed.text());
         assert!(text.contains("pub struct Input {"), "{text}");
         let newtype = &text[text.find("pub struct Output(").expect(&text)..];
         assert!(

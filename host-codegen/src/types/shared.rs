@@ -33,10 +33,6 @@ pub(super) struct Named {
     pub docs_end: usize,
 }
 
-/// The root types: their names are the same in every module but their contents are not, so they
-/// are never shared, and nor is a type that names one.
-const ROOTS: [&str; 5] = ["Input", "Output", "Document", "Settings", "Payload"];
-
 /// The items of a module's `stream`, grouped by the type each defines or implements for, in the
 /// order of the definitions. An `impl` goes with its self type ([`header_name`]); an `impl` that
 /// names no type of the module, or an item of another kind, is a group of its own that is never
@@ -382,7 +378,9 @@ pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
             nodes.push(Node {
                 key,
                 group: g,
-                eligible: !g.name.is_empty() && !ROOTS.contains(&g.name.as_str()),
+                // A root's name is the same in every module but its content is not: never shared,
+                // and nor is a type that names one.
+                eligible: !g.name.is_empty() && !super::ROOTS.contains(&g.name.as_str()),
                 skeleton,
                 refs,
             });
