@@ -39,7 +39,7 @@ use serde_json::{Map, Value, json};
 
 use crate::sentinels::at_placeholder;
 use description::{add_paragraph, describe, own_description};
-use object::{keep_other_members, widen_other_members};
+use object::{keep_other_members, name_members_apart, widen_other_members};
 use refs::to_definition;
 
 mod arrays;
@@ -50,6 +50,7 @@ mod object;
 mod refs;
 
 pub(crate) use description::add_to_description;
+pub(crate) use object::typify_field;
 
 /// A node typed as `serde_json::Value` (or loosely) because no faithful type exists for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -334,13 +335,14 @@ impl Cx<'_> {
             out: Map::new(),
             description: own_description(map),
         };
-        let members_clash = self.members_clash(map, pointer);
-        self.lower_keywords(&mut draft, members_clash);
+        self.lower_keywords(&mut draft);
         if self.lower_ref(&mut draft, dynamic).is_err() {
             return json!({});
         }
         self.merge_all_of(&mut draft);
-        widen_other_members(&mut draft, members_clash);
+        self.lower_union_beside_keywords(&mut draft);
+        widen_other_members(&mut draft);
+        name_members_apart(&mut draft.out);
         whole_bounds(&mut draft.out);
         self.lower_prefix_items(&mut draft);
         mixed_enum(&mut draft.out);
@@ -350,10 +352,8 @@ impl Cx<'_> {
     }
 
     /// Lowers the node's keywords one by one, in the schema's order: each keyword that holds
-    /// schemas by its own method, every other keyword that typify reads copied as it is. The
-    /// members are left out when their names clash as fields (`members_clash`: the object is a
-    /// map).
-    fn lower_keywords(&mut self, draft: &mut Draft<'_>, members_clash: bool) {
+    /// schemas by its own method, every other keyword that typify reads copied as it is.
+    fn lower_keywords(&mut self, draft: &mut Draft<'_>) {
         let map = draft.map;
         for (key, value) in map {
             let here = format!("{}/{}", draft.pointer, host_manifest::escape_token(key));
@@ -361,7 +361,6 @@ impl Cx<'_> {
                 // Read by `own_description` and `lower_ref`.
                 "description" | "title" | "default" | "$ref" | "$dynamicRef" => {}
                 k if VALIDATION_ONLY.contains(&k) || ANNOTATIONS.contains(&k) => {}
-                "properties" if members_clash => {}
                 "properties" => self.lower_properties(draft, value, &here),
                 "additionalProperties" => {
                     self.lower_each(draft, key, value, &here, "A member not named by the object");
@@ -751,7 +750,7 @@ impl Resources {
 mod tests {
     use super::combinators::only_requires;
     use super::*;
-    use crate::sentinels::{NULLABLE_MARK, member_mark};
+    use crate::sentinels::{NULLABLE_MARK, member_mark, renamed_json_name};
 
     fn lowered(schema: Value) -> Value {
         lower(&schema, "Input", "", 0).schema
@@ -900,7 +899,7 @@ mod tests {
     }
 
     #[test]
-    fn members_typify_names_apart_are_typed_and_those_it_would_merge_are_a_map() {
+    fn members_typify_names_apart_are_typed_and_those_it_would_merge_are_renamed() {
         // GitHub's reaction counts: typify spells `+1` and `-1` `plus1` and `minus1`.
         let l = lower(
             &json!({ "type": "object", "properties": {
@@ -912,21 +911,96 @@ mod tests {
         );
         assert!(l.fallbacks.is_empty(), "{:?}", l.fallbacks);
         assert_eq!(l.schema["properties"]["+1"]["type"], "integer");
-        for (a, b) in [
-            ("a-b", "a_b"),
-            ("fooBar", "foo_bar"),
-            ("type", "type_"),
-            ("1a", "x1a"),
+        assert_eq!(l.schema["properties"]["a_b"]["type"], "integer");
+        for (a, b, field) in [
+            ("a-b", "a_b", "a_b_2"),
+            ("fooBar", "foo_bar", "foo_bar_2"),
+            ("type", "type_", "type_2"),
+            ("1a", "x1a", "x1a_2"),
+            ("Self", "self", "self_2"),
+            ("extra", "n", "extra_member"),
         ] {
-            let l = lower(
-                &json!({ "type": "object", "properties": { a: { "type": "string" }, b: {} } }),
-                "Input",
-                "",
-                0,
-            );
-            assert_eq!(l.fallbacks.len(), 1, "{a} and {b}: {}", l.schema);
-            assert!(l.schema.get("properties").is_none(), "{}", l.schema);
+            for closed in [false, true] {
+                let mut schema = json!({ "type": "object",
+                    "properties": { a: { "type": "string" }, b: {} }, "required": [b] });
+                if closed {
+                    schema["additionalProperties"] = json!(false);
+                }
+                let l = lower(&schema, "Input", "", 0);
+                assert!(l.fallbacks.is_empty(), "{a} and {b}: {:?}", l.fallbacks);
+                let out = &l.schema;
+                assert_eq!(
+                    out["additionalProperties"],
+                    if closed { json!(false) } else { json!({}) },
+                    "{out}"
+                );
+                let members = out["properties"].as_object().expect("typed members");
+                let renamed: Vec<(String, String)> = members
+                    .keys()
+                    .filter_map(|k| renamed_json_name(k).map(|(f, j)| (f.to_owned(), j)))
+                    .collect();
+                if a == "extra" && closed {
+                    // A closed object keeps no map: `extra` is free.
+                    assert!(renamed.is_empty(), "{out}");
+                    continue;
+                }
+                assert_eq!(members.len(), 2, "{out}");
+                let json = if a == "extra" { a } else { b };
+                assert_eq!(renamed, [(field.to_owned(), json.to_owned())], "{out}");
+                // `required` names the member as `properties` does.
+                let required = out["required"][0].as_str().expect("required");
+                assert!(members.contains_key(required), "{out}");
+            }
         }
+    }
+
+    #[test]
+    fn a_member_renamed_in_a_merged_part_is_named_again_for_the_whole() {
+        let out = lowered(json!({
+            "allOf": [
+                { "$ref": "#/$defs/Open" },
+                { "type": "object", "properties": { "extra_member": { "type": "integer" } } }
+            ],
+            "$defs": { "Open": { "type": "object", "properties": { "extra": { "type": "string" } } } }
+        }));
+        let members = out["properties"].as_object().expect("merged");
+        assert_eq!(members.len(), 2, "{out}");
+        assert!(members.contains_key("extra_member"), "{out}");
+        let renamed: Vec<(&str, String)> = members.keys().filter_map(|k| renamed_json_name(k)).collect();
+        assert_eq!(renamed, [("extra_member_2", "extra".to_owned())], "{out}");
+    }
+
+    #[test]
+    fn a_union_beside_its_nodes_keywords_leaves_typify_nothing_to_merge() {
+        let defs = json!({
+            "user": { "type": "object", "properties": { "url": { "type": ["string", "null"] } } },
+            "org": { "type": "object", "properties": { "slug": { "type": "string" } } }
+        });
+        let branches = json!([{ "$ref": "#/$defs/user" }, { "$ref": "#/$defs/org" }]);
+        // A `type` each branch keeps to goes: the branches stay references.
+        let out = lowered(json!({ "type": ["null", "object"], "anyOf": branches, "$defs": defs }));
+        assert!(out.get("type").is_none(), "{out}");
+        assert_eq!(out["anyOf"][0], json!({ "$ref": "#/definitions/User" }), "{out}");
+        // Members beside the union are merged into each branch, with their marks.
+        let out = lowered(json!({
+            "properties": { "id": { "type": ["integer", "null"] } },
+            "anyOf": branches, "$defs": defs
+        }));
+        assert!(out.get("properties").is_none(), "{out}");
+        for branch in out["anyOf"].as_array().expect("branches") {
+            let id = &branch["properties"]["id"];
+            assert!(id["description"].as_str().is_some_and(|d| d.contains(NULLABLE_MARK)), "{out}");
+            assert_eq!(branch["type"], "object", "{out}");
+        }
+        assert!(
+            out["anyOf"][0]["properties"]["url"]["description"]
+                .as_str()
+                .is_some_and(|d| d.contains(NULLABLE_MARK)),
+            "{out}"
+        );
+        // A branch of another type than the node's is left to typify.
+        let out = lowered(json!({ "type": "object", "anyOf": [{ "type": "string" }, { "$ref": "#/$defs/org" }], "$defs": defs }));
+        assert_eq!(out["type"], "object", "{out}");
     }
 
     #[test]

@@ -42,6 +42,50 @@ pub(crate) fn member_mark(name: &str) -> String {
 /// member in their place, which `types::rewrite` turns back into the flattened map `extra`.
 pub(crate) const OTHER_MEMBERS: &str = "__host_sdk_other_members__";
 
+/// Opens the JSON name a renamed member carries in its lowered name ([`renamed_member`]).
+const RENAMED_OPEN: &str = "@@=";
+
+/// Closes the JSON name a renamed member carries in its lowered name.
+const RENAMED_CLOSE: &str = "=@@";
+
+/// The characters that spell the JSON name of a renamed member, one per half byte: none of them
+/// may continue an identifier, so typify's field name (and the names of nested types) leaves them
+/// out, and none is `"`, `\`, `=` or `@`.
+const RENAMED_DIGITS: [char; 16] = [
+    '!', '#', '$', '%', '&', '(', ')', '*', '+', ',', '-', '.', '/', ':', ';', '<',
+];
+
+/// The name under which the lowering pass hands typify a member whose own Rust field name is
+/// taken: `field` followed by the member's JSON name spelled in [`RENAMED_DIGITS`]. typify names
+/// the field `field` (the rest is no identifier) and writes the whole name in
+/// `#[serde(rename = "...")]`, where `types::rewrite` puts the JSON name back
+/// ([`renamed_json_name`]). The JSON name travels in the member's name rather than in its docs,
+/// since typify drops a member's docs where it merges schemas, and the name is what decides which
+/// member goes on the wire.
+pub(crate) fn renamed_member(field: &str, json: &str) -> String {
+    let mut out = format!("{field}{RENAMED_OPEN}");
+    for b in json.bytes() {
+        out.push(RENAMED_DIGITS[usize::from(b >> 4)]);
+        out.push(RENAMED_DIGITS[usize::from(b & 0x0f)]);
+    }
+    out.push_str(RENAMED_CLOSE);
+    out
+}
+
+/// The Rust field name and the JSON name of a [`renamed_member`] name, or `None` for any other name.
+pub(crate) fn renamed_json_name(name: &str) -> Option<(&str, String)> {
+    let (field, rest) = name.split_once(RENAMED_OPEN)?;
+    let spelled = rest.strip_suffix(RENAMED_CLOSE)?;
+    let digit = |c: char| RENAMED_DIGITS.iter().position(|d| *d == c);
+    let digits: Option<Vec<usize>> = spelled.chars().map(digit).collect();
+    let digits = digits.filter(|d| d.len() % 2 == 0)?;
+    let bytes: Vec<u8> = digits
+        .chunks(2)
+        .map(|pair| (pair[0] * 16 + pair[1]) as u8)
+        .collect();
+    Some((field, String::from_utf8(bytes).ok()?))
+}
+
 /// The identifiers the generator leaves where a typed schema module goes; `Types::splice` replaces
 /// each with the module's text.
 pub(crate) const MODULE_MARKER: &str = "__host_generated_types_";
@@ -49,7 +93,7 @@ pub(crate) const MODULE_MARKER: &str = "__host_generated_types_";
 /// The first sentinel left in `text`, if any.
 #[cfg(test)]
 pub(crate) fn first_in(text: &str) -> Option<&'static str> {
-    [OPEN, OTHER_MEMBERS, MODULE_MARKER]
+    [OPEN, OTHER_MEMBERS, MODULE_MARKER, RENAMED_OPEN]
         .into_iter()
         .find(|s| text.contains(s))
 }
@@ -93,6 +137,28 @@ mod tests {
                 assert_eq!(first_in(&e.pretty()), None, "{}", path.display());
             }
         }
+    }
+
+    #[test]
+    fn a_renamed_member_carries_its_json_name() {
+        for json in ["extra", "a-b", "Self", "", "ünï \"quoted\" \\ @@=x=@@"] {
+            let name = renamed_member("extra_member", json);
+            assert_eq!(
+                renamed_json_name(&name),
+                Some(("extra_member", json.to_owned())),
+                "{name}"
+            );
+            // typify's field name and the names it gives nested types keep only `field`.
+            assert!(
+                name["extra_member".len()..]
+                    .chars()
+                    .all(|c| !unicode_ident::is_xid_continue(c) && c != '"' && c != '\\'),
+                "{name}"
+            );
+        }
+        assert_eq!(renamed_json_name("extra"), None);
+        assert_eq!(renamed_json_name("a@@=!x=@@"), None);
+        assert_eq!(first_in(&renamed_member("a", "b")), Some(RENAMED_OPEN));
     }
 
     #[test]

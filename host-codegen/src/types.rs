@@ -1049,8 +1049,12 @@ fn document_members(body: TokenStream, is_enum: bool, nullable: &[String]) -> To
             return;
         }
         if !is_enum {
+            let renamed = renamed_field(member);
             let named = member_name(member).is_some_and(|name| nullable.contains(&name));
             nullable_member(member, named);
+            if let Some(json) = renamed {
+                document_renamed(member, &json);
+            }
         }
         let has_doc = (0..member.len()).any(|i| doc_text(member, i).is_some());
         let public = is_enum
@@ -1125,7 +1129,11 @@ fn optional_collections(fields: TokenStream) -> TokenStream {
             field.clear();
             return;
         }
+        let renamed = renamed_field(field);
         nullable_member(field, false);
+        if let Some(json) = renamed {
+            document_renamed(field, &json);
+        }
         let has_doc = (0..field.len()).any(|i| doc_text(field, i).is_some());
         if !has_doc && let Some(name) = member_name(field) {
             let doc = format!(" `{name}`.");
@@ -1155,6 +1163,64 @@ fn optional_collections(fields: TokenStream) -> TokenStream {
         });
     }
     out.into_iter().collect()
+}
+
+/// A field typify named after a [`renamed_member`](crate::sentinels::renamed_member) name (the
+/// lowering pass gives one to a member whose own Rust field name is taken): its
+/// `#[serde(rename = "...")]` becomes the member's JSON name again, and a line of its doc is to say
+/// which JSON member it holds ([`document_renamed`]). Returns that JSON name.
+fn renamed_field(field: &mut [TokenTree]) -> Option<String> {
+    let mut json = None;
+    for t in field.iter_mut() {
+        let TokenTree::Group(g) = t else { continue };
+        if !is_serde_attribute(g) {
+            continue;
+        }
+        let mut inner: Vec<TokenTree> = g.stream().into_iter().collect();
+        let Some(TokenTree::Group(args)) = inner.get(1) else {
+            continue;
+        };
+        let mut args: Vec<TokenTree> = args.stream().into_iter().collect();
+        for k in 2..args.len() {
+            if let (TokenTree::Ident(key), TokenTree::Literal(lit)) = (&args[k - 2], &args[k])
+                && key == "rename"
+                && let Some((_, name)) =
+                    crate::sentinels::renamed_json_name(lit.to_string().trim_matches('"'))
+            {
+                let mut spelled = Literal::string(&name);
+                spelled.set_span(lit.span());
+                args[k] = TokenTree::Literal(spelled);
+                json = Some(name);
+            }
+        }
+        if json.is_some() {
+            inner[1] = TokenTree::Group(Group::new(
+                Delimiter::Parenthesis,
+                args.into_iter().collect(),
+            ));
+            *g = Group::new(Delimiter::Bracket, inner.into_iter().collect());
+            break;
+        }
+    }
+    json
+}
+
+/// Adds to the docs of a renamed field which JSON member, `json`, it holds.
+fn document_renamed(field: &mut Vec<TokenTree>, json: &str) {
+    let mut at = 0;
+    while doc_text(field, at).is_some() {
+        at += 2;
+    }
+    let own = crate::lower::typify_field(json);
+    let line = format!(
+        " Holds the JSON member `{json}`: its own Rust name, `{own}`, is taken by another member or by a field the generator writes."
+    );
+    let doc: Vec<TokenTree> = if at == 0 {
+        quote!(#[doc = #line]).into_iter().collect()
+    } else {
+        quote!(#[doc = ""] #[doc = #line]).into_iter().collect()
+    };
+    field.splice(at..at, doc);
 }
 
 /// How a variant's other members read once [`optional_collections`] made them the map `extra`.
@@ -1715,6 +1781,48 @@ mod tests {
     }
 
     #[test]
+    fn members_whose_rust_names_are_taken_are_renamed_fields_with_their_json_names() {
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "extra": { "type": "string" },
+                "a-b": { "type": "string" },
+                "a_b": { "type": ["integer", "null"] },
+                "tagged": { "oneOf": [
+                    { "type": "object", "properties": { "kind": { "const": "a" },
+                        "extra": { "type": "string" }, "__host_sdk_other_members__": { "type": "integer" } },
+                      "required": ["kind"] },
+                    { "type": "object", "properties": { "kind": { "const": "b" } }, "required": ["kind"] }
+                ] }
+            },
+            "required": ["extra"]
+        }));
+        assert!(!out.contains("@@="), "{out}");
+        let text = crate::expansion::pretty(&out);
+        for (field, json) in [
+            ("pub extra_member: ::std::string::String", "extra"),
+            ("pub a_b_2: ", "a_b"),
+            ("extra_member: ::std::option::Option<", "extra"),
+            ("host_sdk_other_members_member: ", "__host_sdk_other_members__"),
+        ] {
+            // The field's last doc line names its JSON member, and its attributes rename it.
+            let at = text.find(field).unwrap_or_else(|| panic!("{field}: {text}"));
+            let doc = text[..at].rfind("///").unwrap_or(0);
+            let tail = &text[doc..at];
+            assert!(
+                tail.starts_with(&format!("/// Holds the JSON member `{json}`:")),
+                "{field}: {tail}"
+            );
+            assert!(tail.contains(&format!("rename = \"{json}\"")), "{field}: {tail}");
+        }
+        assert!(text.contains("pub a_b: ::std::option::Option<::std::string::String>"), "{text}");
+        // The member that may be `null` is still told apart from an absent one.
+        assert!(text.contains("pub a_b_2: ::host_runtime::"), "{text}");
+        // The maps of other members keep their name.
+        assert_eq!(text.matches("extra: ::host_runtime::__private_0_1_0::serde_json::Map").count(), 3, "{text}");
+    }
+
+    #[test]
     fn bare_refs_that_may_be_null_are_nullable_whatever_their_names_and_docs() {
         let out = render_one(json!({
             "type": "object",
@@ -1752,7 +1860,7 @@ mod tests {
             "type": "object",
             "properties": {
                 "a": {
-                    "anyOf": [{ "type": "object" }],
+                    "anyOf": [{ "type": ["object", "string"] }],
                     "properties": { "t": { "$ref": "#/$defs/T", "description": "d" } },
                     "required": ["t"]
                 }
@@ -1919,7 +2027,7 @@ mod tests {
             "type": "object",
             "properties": {
                 "a": {
-                    "anyOf": [{ "type": "object" }],
+                    "anyOf": [{ "type": ["object", "string"] }],
                     "properties": { "t": { "$ref": "#/$defs/T", "description": "d" } },
                     "required": ["t"]
                 },

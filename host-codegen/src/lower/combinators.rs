@@ -7,6 +7,8 @@ use serde_json::{Map, Value, json};
 use super::{
     ARRAY_KEYWORDS, Cx, Draft, NUMBER_KEYWORDS, OBJECT_KEYWORDS, STRING_KEYWORDS, is_shape, resolve,
 };
+use super::description::add_to_description;
+use super::object::name_members_apart;
 use crate::sentinels::{NULLABLE_MEMBER_MARK, OTHER_MEMBERS};
 
 /// The branches of a composition that shape a value, lowered.
@@ -50,14 +52,13 @@ impl Cx<'_> {
             return;
         };
         let Branches {
-            mut lowered,
+            lowered,
             accepts_all,
             all_closed,
         } = self.lower_branches(draft.map, branches, here, true);
         if accepts_all || lowered.is_empty() {
             return;
         }
-        tag_open_variants(&mut lowered);
         // typify types an `anyOf` with an object branch as a struct of optional parts, which
         // refuses the strings (or other scalars) another branch accepts. As `oneOf` it is an
         // untagged enum: each value takes the first branch whose type reads it, and every branch's
@@ -76,6 +77,120 @@ impl Cx<'_> {
             key
         };
         draft.out.insert(key.to_owned(), Value::Array(lowered));
+    }
+
+    /// Where a union (`anyOf`, `oneOf`) stands beside keywords of its own node, typify merges
+    /// those keywords into each branch, and the merge drops the docs of the branches' members,
+    /// with the marks that keep a member's `null` apart from its absence (an optional
+    /// `website_url` that may be `null` came back absent from the branch that read it). So the
+    /// SDK leaves typify nothing to merge: a `type` that each branch keeps to already goes (the
+    /// branches stay the named types they refer to), and object keywords (`type`, `properties`,
+    /// `required`, ...) are merged into each branch that is a plain object as an `allOf` of plain
+    /// objects is (see [`Cx::merge_parts`]). A union with a branch of another kind, or beside other
+    /// keywords, is left to typify. Then open object branches told apart by a constant member
+    /// are closed for typify to tag them ([`tag_open_variants`]).
+    pub(super) fn lower_union_beside_keywords(&mut self, draft: &mut Draft<'_>) {
+        let out = &mut draft.out;
+        let key = match (out.get("anyOf"), out.get("oneOf")) {
+            (Some(Value::Array(_)), None) => "anyOf",
+            (None, Some(Value::Array(_))) => "oneOf",
+            _ => return,
+        };
+        let own: Vec<String> = out
+            .keys()
+            .filter(|k| OBJECT_KEYWORDS.contains(&k.as_str()) || *k == "type")
+            .cloned()
+            .collect();
+        let others = out
+            .keys()
+            .any(|k| is_shape(k) && k != key && !own.contains(k));
+        if !own.is_empty() && !others {
+            self.merge_into_branches(out, key, &own);
+        }
+        if let Some(Value::Array(branches)) = out.get_mut(key) {
+            tag_open_variants(branches);
+        }
+    }
+
+    /// [`Cx::lower_union_beside_keywords`] for one node: `out`, whose union is `key`, with the
+    /// keywords `own` beside it.
+    fn merge_into_branches(&mut self, out: &mut Map<String, Value>, key: &str, own: &[String]) {
+        let Some(Value::Array(branches)) = out.get(key) else {
+            return;
+        };
+        let branches = branches.clone();
+        let parent = json_types(out.get("type"));
+        if own == ["type"] {
+            let kept_to = |branch: &Value| {
+                self.branch_types(branch, 0).is_some_and(|types| {
+                    parent.as_ref().is_some_and(|parent| {
+                        types.iter().all(|t| {
+                            parent.contains(t) || (t == "integer" && parent.iter().any(|p| p == "number"))
+                        })
+                    })
+                })
+            };
+            if branches.iter().all(kept_to) {
+                out.remove("type");
+            }
+            return;
+        }
+        let mut keywords: Map<String, Value> = own
+            .iter()
+            .filter_map(|k| Some((k.clone(), out.get(k)?.clone())))
+            .collect();
+        // Object keywords alone take every other JSON value too; the branches (all objects or
+        // `null`, or this is left to typify) decide which.
+        keywords
+            .entry("type".to_owned())
+            .or_insert_with(|| json!(["object", "null"]));
+        let takes_null = json_types(keywords.get("type")).is_some_and(|t| t.iter().any(|t| t == "null"));
+        let mut merged = Vec::with_capacity(branches.len());
+        for branch in branches {
+            if self.branch_types(&branch, 0).as_deref() == Some(&["null".to_owned()][..]) {
+                if takes_null {
+                    merged.push(branch);
+                    continue;
+                }
+                return;
+            }
+            let mut part = keywords.clone();
+            part.insert("allOf".to_owned(), Value::Array(vec![branch]));
+            let Some(marks) = self.merge_parts(&mut part) else {
+                return;
+            };
+            if !marks.is_empty() {
+                add_to_description(&mut part, &marks);
+            }
+            name_members_apart(&mut part);
+            merged.push(Value::Object(part));
+        }
+        out.retain(|k, _| !own.contains(k));
+        out.insert(key.to_owned(), Value::Array(merged));
+    }
+
+    /// The JSON types a lowered branch takes, where its `type` (or that of the definition it
+    /// refers to) says; `None` where that cannot be told.
+    fn branch_types(&self, branch: &Value, depth: usize) -> Option<Vec<String>> {
+        if let Some(types) = json_types(branch.get("type")) {
+            return Some(types);
+        }
+        let name = branch
+            .get("$ref")
+            .and_then(Value::as_str)?
+            .strip_prefix("#/definitions/")?;
+        if depth > 8 {
+            return None;
+        }
+        if let Some(body) = self.definitions.get(name) {
+            return self.branch_types(body, depth + 1);
+        }
+        let pointer = self.names.iter().find(|(_, n)| n.as_str() == name)?.0;
+        let node = resolve(self.root, pointer)?;
+        if node.get("$ref").is_some() || node.get("allOf").is_some() {
+            return None;
+        }
+        json_types(node.get("type"))
     }
 
     /// The branches (at `here`) of a composition in `node` that shape a value, lowered, each once;
@@ -307,6 +422,15 @@ impl Cx<'_> {
         self.fallbacks.truncate(fallbacks);
         self.merging.pop();
         self.definition_body(body, depth + 1)
+    }
+}
+
+/// The JSON types a `type` keyword names, or `None` without one.
+fn json_types(t: Option<&Value>) -> Option<Vec<String>> {
+    match t? {
+        Value::String(t) => Some(vec![t.clone()]),
+        Value::Array(ts) => ts.iter().map(|t| t.as_str().map(str::to_owned)).collect(),
+        _ => None,
     }
 }
 

@@ -3,14 +3,14 @@
 //! type keeps unless the schema forbids them. `additionalProperties` itself is lowered as any
 //! keyword holding one schema is (see `Cx::lower_each`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use heck::ToSnakeCase;
 use serde_json::{Map, Value, json};
 
 use super::description::{describe, mark_nullable};
 use super::{Cx, Draft, resolve};
-use crate::sentinels::member_mark;
+use crate::sentinels::{member_mark, renamed_json_name, renamed_member};
 
 impl Cx<'_> {
     /// `properties`: each member lowered and described, and marked nullable when it is optional
@@ -73,19 +73,6 @@ impl Cx<'_> {
             mark_nullable(&mut node);
         }
         (node, bare_ref)
-    }
-
-    /// Whether members (named or required) of the node at `pointer` would get the same Rust field
-    /// name: then the object is typed as a map instead (reported).
-    pub(super) fn members_clash(&mut self, map: &Map<String, Value>, pointer: &str) -> bool {
-        let Some((a, b)) = clashing_names(map) else {
-            return false;
-        };
-        self.fallback(
-            pointer,
-            format!("members `{a}` and `{b}` would get the same Rust field name: the object is typed as a map of JSON values"),
-        );
-        true
     }
 
     /// Whether `node` (at `pointer`) may accept `null`. Only a `false` matters (an optional member
@@ -151,15 +138,9 @@ impl Cx<'_> {
 }
 
 /// Opens the map of other members to every value where more than the members the schema names
-/// go in it: all of them, when their names `clash` as fields, or those `patternProperties` admits.
-pub(super) fn widen_other_members(draft: &mut Draft<'_>, clash: bool) {
+/// go in it: those `patternProperties` admits.
+pub(super) fn widen_other_members(draft: &mut Draft<'_>) {
     let out = &mut draft.out;
-    if clash {
-        out.remove("required");
-        // The map holds every member, the named ones included: one that forbade other members
-        // would refuse all of them.
-        out.insert("additionalProperties".to_owned(), json!({}));
-    }
     // Members matching `patternProperties` are allowed beside the named ones, whatever
     // `additionalProperties` says of the rest: the map of other members takes any value.
     if draft.map.contains_key("patternProperties") && out.contains_key("additionalProperties") {
@@ -174,12 +155,27 @@ pub(super) fn keep_other_members(out: &mut Map<String, Value>) {
     }
 }
 
-/// The Rust field name typify gives a member, as far as telling two apart goes: typify writes the
-/// name in snake case (words split where the case changes or a character no identifier takes
-/// stands), spells `+1` and `-1` as `plus1` and `minus1` (GitHub's reaction counts), puts `x` before
-/// a name no identifier may start with, and `_` after a keyword. Trailing `_`s are left out, since a
-/// keyword and the same word with a `_` become one field.
-fn field_key(member: &str) -> String {
+/// The fields the generator writes itself in an object that keeps the members it does not name:
+/// the flattened map `extra` (typify's name), and the member that stands for that map in a variant
+/// of a tagged union until the map is put back ([`OTHER_MEMBERS`](crate::sentinels::OTHER_MEMBERS),
+/// as typify names it; it is added after every member is named).
+const MAP_FIELDS: [&str; 2] = ["extra", "host_sdk_other_members"];
+
+/// Rust's keywords, strict and reserved, as typify 0.8 lists them: a member named like one is
+/// the keyword followed by `_` (`type_`).
+const KEYWORDS: [&str; 53] = [
+    "_", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
+    "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if",
+    "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
+    "ref", "return", "Self", "self", "static", "struct", "super", "trait", "true", "try", "type",
+    "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// The Rust field name typify gives a member (its `sanitize`): the name in snake case (words split
+/// where the case changes or a character no identifier takes stands, `'` left out), `+1` and `-1`
+/// spelled `plus1` and `minus1` (GitHub's reaction counts), `x` before a name no identifier may
+/// start with, and `_` after a keyword.
+pub(crate) fn typify_field(member: &str) -> String {
     let words = match member {
         "+1" => "plus1".to_owned(),
         "-1" => "minus1".to_owned(),
@@ -188,46 +184,119 @@ fn field_key(member: &str) -> String {
             .replace(|c: char| !unicode_ident::is_xid_continue(c), "-")
             .to_snake_case(),
     };
-    let key = match words.chars().next() {
+    let name = match words.chars().next() {
+        None => "x".to_owned(),
         Some(c) if unicode_ident::is_xid_start(c) => words,
-        _ => format!("x{words}"),
+        Some(_) => format!("x{words}"),
     };
-    key.trim_end_matches('_').to_owned()
+    if KEYWORDS.contains(&name.as_str()) {
+        format!("{name}_")
+    } else {
+        name
+    }
 }
 
-/// Two member names that typify would give the same Rust field name ([`field_key`]), or a member
-/// named like the map of other members (`extra`) where the object keeps one: every object but one
-/// whose `additionalProperties` is `false` (without `patternProperties`).
-fn clashing_names(node: &Map<String, Value>) -> Option<(String, String)> {
-    let mut names: Vec<&str> = node
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|p| p.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    for r in node
+/// Gives each member (named or required) of a lowered object a Rust field name of its own. A
+/// member whose field name typify would also give an earlier member (`a-b` and `a_b`, `self` and
+/// `Self`, `type` and `type_`), or that the generator writes itself where the object keeps other
+/// members (`extra`, see [`MAP_FIELDS`]), is handed to typify under a [`renamed_member`] name: a
+/// field name free in the object (`a_b_2`, `extra_member`) that carries the JSON name, which the
+/// field is renamed to. The object stays typed, with its `additionalProperties`.
+///
+/// Members renamed by an earlier pass (an `allOf` merged from renamed parts) are read by their
+/// JSON names and named again for the object they are in now; of two parts naming one member, the
+/// first is kept, as `one_schema_per_member` keeps it.
+pub(super) fn name_members_apart(out: &mut Map<String, Value>) {
+    let properties = match out.get("properties") {
+        Some(Value::Object(p)) => p.clone(),
+        _ => Map::new(),
+    };
+    let required: Vec<String> = out
         .get("required")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-    {
-        if let Some(r) = r.as_str()
-            && !names.contains(&r)
-        {
-            names.push(r);
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
+    let json_name = |key: &str| renamed_json_name(key).map_or_else(|| key.to_owned(), |(_, j)| j);
+    // Every member once, by its JSON name, in order: the named ones, then those only required.
+    let mut members: Vec<(String, Option<Value>)> = Vec::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    if out.get("additionalProperties") != Some(&Value::Bool(false)) {
+        taken.extend(MAP_FIELDS.iter().map(|f| (*f).to_owned()));
+    }
+    for (key, schema) in &properties {
+        let json = json_name(key);
+        if !members.iter().any(|(j, _)| *j == json) {
+            members.push((json, Some(schema.clone())));
         }
     }
-    let mut seen: HashMap<String, &str> = HashMap::new();
-    let closed = node.get("additionalProperties") == Some(&Value::Bool(false))
-        && !node.contains_key("patternProperties");
-    if !closed {
-        seen.insert("extra".to_owned(), "(other members)");
-    }
-    for name in names {
-        if let Some(other) = seen.insert(field_key(name), name) {
-            return Some((other.to_owned(), name.to_owned()));
+    for key in &required {
+        let json = json_name(key);
+        if !members.iter().any(|(j, _)| *j == json) {
+            members.push((json, None));
         }
     }
-    None
+    let natural: Vec<String> = members.iter().map(|(j, _)| typify_field(j)).collect();
+    let named_before = properties
+        .keys()
+        .chain(&required)
+        .any(|k| renamed_json_name(k).is_some());
+    let mut keys: HashMap<String, String> = HashMap::new();
+    let mut renamed = false;
+    for ((json, _), field) in members.iter().zip(&natural) {
+        let key = if taken.insert(field.clone()) {
+            json.clone()
+        } else {
+            renamed = true;
+            let own = free_field(field, &taken, &natural);
+            taken.insert(own.clone());
+            renamed_member(&own, json)
+        };
+        keys.insert(json.clone(), key);
+    }
+    if !named_before && !renamed {
+        return;
+    }
+    let mut named = Map::new();
+    for (json, schema) in &members {
+        if let (Some(schema), Some(key)) = (schema, keys.get(json)) {
+            named.insert(key.clone(), schema.clone());
+        }
+    }
+    if out.contains_key("properties") {
+        out.insert("properties".to_owned(), Value::Object(named));
+    }
+    if out.contains_key("required") {
+        let mut kept: Vec<Value> = Vec::new();
+        for key in &required {
+            let key = Value::String(keys.get(&json_name(key)).cloned().unwrap_or_else(|| key.clone()));
+            if !kept.contains(&key) {
+                kept.push(key);
+            }
+        }
+        out.insert("required".to_owned(), Value::Array(kept));
+    }
+}
+
+/// A field name for a member whose own, `field`, is taken: `extra_member` for a field the
+/// generator writes itself, else `field` numbered (`a_b_2`), the first that is neither `taken`
+/// nor the own name of any member of the object (`natural`).
+fn free_field(field: &str, taken: &HashSet<String>, natural: &[String]) -> String {
+    let base = if MAP_FIELDS.contains(&field) {
+        format!("{field}_member")
+    } else {
+        field.trim_end_matches('_').to_owned()
+    };
+    let free = |name: &String| !taken.contains(name) && !natural.contains(name);
+    if MAP_FIELDS.contains(&field) && free(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| format!("{base}_{n}"))
+        .find(free)
+        .unwrap_or(base)
 }
 
 /// Whether a node takes objects by its `type` (`"object"`, or a list with `"object"` in it, such as
