@@ -966,7 +966,10 @@ mod tests {
         let members = out["properties"].as_object().expect("merged");
         assert_eq!(members.len(), 2, "{out}");
         assert!(members.contains_key("extra_member"), "{out}");
-        let renamed: Vec<(&str, String)> = members.keys().filter_map(|k| renamed_json_name(k)).collect();
+        let renamed: Vec<(&str, String)> = members
+            .keys()
+            .filter_map(|k| renamed_json_name(k))
+            .collect();
         assert_eq!(renamed, [("extra_member_2", "extra".to_owned())], "{out}");
     }
 
@@ -980,7 +983,11 @@ mod tests {
         // A `type` each branch keeps to goes: the branches stay references.
         let out = lowered(json!({ "type": ["null", "object"], "anyOf": branches, "$defs": defs }));
         assert!(out.get("type").is_none(), "{out}");
-        assert_eq!(out["anyOf"][0], json!({ "$ref": "#/definitions/User" }), "{out}");
+        assert_eq!(
+            out["anyOf"][0],
+            json!({ "$ref": "#/definitions/User" }),
+            "{out}"
+        );
         // Members beside the union are merged into each branch, with their marks.
         let out = lowered(json!({
             "properties": { "id": { "type": ["integer", "null"] } },
@@ -989,7 +996,12 @@ mod tests {
         assert!(out.get("properties").is_none(), "{out}");
         for branch in out["anyOf"].as_array().expect("branches") {
             let id = &branch["properties"]["id"];
-            assert!(id["description"].as_str().is_some_and(|d| d.contains(NULLABLE_MARK)), "{out}");
+            assert!(
+                id["description"]
+                    .as_str()
+                    .is_some_and(|d| d.contains(NULLABLE_MARK)),
+                "{out}"
+            );
             assert_eq!(branch["type"], "object", "{out}");
         }
         assert!(
@@ -998,8 +1010,29 @@ mod tests {
                 .is_some_and(|d| d.contains(NULLABLE_MARK)),
             "{out}"
         );
+        // A closed node's members merged into branches that only require: an enum of closed
+        // objects (as a struct of optional parts, neither part could refuse the other's value).
+        let out = lowered(json!({
+            "type": "object", "additionalProperties": false,
+            "properties": { "name": { "type": "string" }, "kind": { "type": "string" } },
+            "anyOf": [
+                { "properties": { "name": { "type": "string" } }, "required": ["name"] },
+                { "properties": { "kind": { "type": "string" } }, "required": ["kind"] }
+            ]
+        }));
+        assert!(out.get("anyOf").is_none(), "{out}");
+        for branch in out["oneOf"].as_array().expect("an enum") {
+            assert_eq!(branch["additionalProperties"], false, "{out}");
+            assert_eq!(
+                branch["properties"].as_object().map(Map::len),
+                Some(2),
+                "{out}"
+            );
+        }
         // A branch of another type than the node's is left to typify.
-        let out = lowered(json!({ "type": "object", "anyOf": [{ "type": "string" }, { "$ref": "#/$defs/org" }], "$defs": defs }));
+        let out = lowered(
+            json!({ "type": "object", "anyOf": [{ "type": "string" }, { "$ref": "#/$defs/org" }], "$defs": defs }),
+        );
         assert_eq!(out["type"], "object", "{out}");
     }
 

@@ -1382,7 +1382,10 @@ fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
         }
         i += 1;
     }
-    if !marked {
+    // A member that must be present is `Option<T>` read by `Option::deserialize` (typify's way
+    // for a required member that may be `null`), whatever the marks say: a merge (an `allOf`, a
+    // union's branch with its node's members) can require a member another part left optional.
+    if !marked || required_nullable(member) {
         return;
     }
     let is_absent = format!("{}::Nullable::is_absent", crate::runtime::PATH);
@@ -1461,6 +1464,26 @@ fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
         return nullable_type(member, colon + n);
     }
     nullable_type(member, colon);
+}
+
+/// Whether typify typed `member` as one that must be present and may be `null`: its serde
+/// attributes read it with `deserialize_with = "::std::option::Option::deserialize"`.
+fn required_nullable(member: &[TokenTree]) -> bool {
+    member.iter().any(|t| {
+        let TokenTree::Group(g) = t else { return false };
+        is_serde_attribute(g)
+            && g.stream().into_iter().any(|a| {
+                let TokenTree::Group(args) = a else {
+                    return false;
+                };
+                let args: Vec<TokenTree> = args.stream().into_iter().collect();
+                args.windows(3).any(|w| {
+                    matches!((&w[0], &w[2]), (TokenTree::Ident(key), TokenTree::Literal(lit))
+                        if key == "deserialize_with"
+                            && lit.to_string().ends_with("Option::deserialize\""))
+                })
+            })
+    })
 }
 
 /// Replaces the type after `member[colon]` (`Option<T>`, `Option<Option<T>>` or `T`) with
@@ -1803,23 +1826,39 @@ mod tests {
             ("pub extra_member: ::std::string::String", "extra"),
             ("pub a_b_2: ", "a_b"),
             ("extra_member: ::std::option::Option<", "extra"),
-            ("host_sdk_other_members_member: ", "__host_sdk_other_members__"),
+            (
+                "host_sdk_other_members_member: ",
+                "__host_sdk_other_members__",
+            ),
         ] {
             // The field's last doc line names its JSON member, and its attributes rename it.
-            let at = text.find(field).unwrap_or_else(|| panic!("{field}: {text}"));
+            let at = text
+                .find(field)
+                .unwrap_or_else(|| panic!("{field}: {text}"));
             let doc = text[..at].rfind("///").unwrap_or(0);
             let tail = &text[doc..at];
             assert!(
                 tail.starts_with(&format!("/// Holds the JSON member `{json}`:")),
                 "{field}: {tail}"
             );
-            assert!(tail.contains(&format!("rename = \"{json}\"")), "{field}: {tail}");
+            assert!(
+                tail.contains(&format!("rename = \"{json}\"")),
+                "{field}: {tail}"
+            );
         }
-        assert!(text.contains("pub a_b: ::std::option::Option<::std::string::String>"), "{text}");
+        assert!(
+            text.contains("pub a_b: ::std::option::Option<::std::string::String>"),
+            "{text}"
+        );
         // The member that may be `null` is still told apart from an absent one.
         assert!(text.contains("pub a_b_2: ::host_runtime::"), "{text}");
         // The maps of other members keep their name.
-        assert_eq!(text.matches("extra: ::host_runtime::__private_0_1_0::serde_json::Map").count(), 3, "{text}");
+        assert_eq!(
+            text.matches("extra: ::host_runtime::__private_0_1_0::serde_json::Map")
+                .count(),
+            3,
+            "{text}"
+        );
     }
 
     #[test]
@@ -1944,6 +1983,58 @@ mod tests {
         let field = &out[at..at + out[at..].find(',').unwrap_or(0)];
         assert!(field.contains("Nullable <"), "{field}");
         assert!(out.contains("pub allow_auto_merge :"), "{out}");
+    }
+
+    #[test]
+    fn a_member_one_part_leaves_optional_and_another_requires_is_an_option_read_as_required() {
+        // The GitHub workflow schema's `step`: members beside a `oneOf` whose branches each
+        // require one of them; and the same through an `allOf`, with a bare `$ref` member too.
+        let out = render_one(json!({
+            "type": "object",
+            "properties": {
+                "step": {
+                    "type": "object",
+                    "properties": {
+                        "wait-all": { "anyOf": [{ "type": "boolean" }, { "type": "null" }] },
+                        "run": { "type": "string" }
+                    },
+                    "oneOf": [
+                        { "type": "object", "properties": { "wait-all": true }, "required": ["wait-all"] },
+                        { "type": "object", "properties": { "run": true }, "required": ["run"] }
+                    ]
+                },
+                "merged": { "allOf": [
+                    { "type": "object", "properties": {
+                        "a": { "type": ["string", "null"] }, "n": { "$ref": "#/$defs/N" } } },
+                    { "type": "object", "required": ["a", "n"] }
+                ] }
+            },
+            "$defs": { "N": { "type": ["integer", "null"] } }
+        }));
+        let text = crate::expansion::pretty(&out);
+        // A required bare `$ref` to a type that takes `null` is that type.
+        assert!(text.contains("    pub n: N,\n"), "{text}");
+        for field in ["wait_all: ", "pub a: "] {
+            let fields: Vec<&str> = text
+                .match_indices(field)
+                .map(|(at, _)| {
+                    let attrs = text[..at].rfind("///").unwrap_or(0);
+                    &text[attrs..at + text[at..].find(',').unwrap_or(0)]
+                })
+                .collect();
+            assert!(!fields.is_empty(), "{field}: {text}");
+            // Where the member is required it must be sent, `null` or not; where it is optional
+            // it may be absent, `null` or a value.
+            assert!(
+                fields.iter().any(|f| f.contains("Option::deserialize")),
+                "{field}: {text}"
+            );
+            for f in fields {
+                let required = f.contains("Option::deserialize");
+                assert_eq!(!required, f.contains("Nullable<"), "{f}");
+                assert!(!(required && f.contains("default")), "{f}");
+            }
+        }
     }
 
     #[test]

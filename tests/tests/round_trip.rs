@@ -6,7 +6,11 @@
 //! absent; one of them only a `$ref` to such a schema), a union of an object `$ref` and a string,
 //! unions whose branches overlap, and the same object, enum and member names written out at several
 //! places as published webhook payloads write them (typed once; a required copy, an optional one
-//! that may be `null`, one in an array; members `+1` and `-1`). Each generated value is first
+//! that may be `null`, one in an array; members `+1` and `-1`), members named after every word the
+//! generator or Rust reserves (in closed and open objects and in a tagged union's variants; each
+//! must also be read through its own, renamed, field), values valid against two overlapping
+//! open branches of a union with members that may be `null`, and closed objects whose members
+//! stand beside a union whose branches each require one. Each generated value is first
 //! judged by the `jsonschema` crate (which shares no code with typify): only what it calls valid is
 //! sent, and the answer must be the same JSON.
 
@@ -73,6 +77,12 @@ mod shapes {
             &self,
             call: ProcedureCall<procedures::reserved_names::Input>,
         ) -> Result<procedures::reserved_names::Output, HostError> {
+            echo(call.input)
+        }
+        async fn open_branches(
+            &self,
+            call: ProcedureCall<procedures::open_branches::Input>,
+        ) -> Result<procedures::open_branches::Output, HostError> {
             echo(call.input)
         }
     }
@@ -389,7 +399,8 @@ fn open_members_input() -> impl Strategy<Value = Value> {
 
 /// Objects with members named like what the generator or Rust reserves: `extra` (the map of other
 /// members) and keywords in a closed object, two members that would get one Rust field name in
-/// another, `extra` beside other members in an open one.
+/// another, `extra` beside other members in an open one, every reserved word at once in a closed
+/// and an open object, and in the variants of a tagged union.
 fn reserved_names_input() -> impl Strategy<Value = Value> {
     // Absent or a value: none of these members may be `null`.
     let closed = (
@@ -433,22 +444,231 @@ fn reserved_names_input() -> impl Strategy<Value = Value> {
         )
             .prop_map(|(extra, n)| object(vec![("extra", extra), ("n", n)])),
     );
+    let tagged = prop_oneof![
+        (
+            prop::option::of(text()),
+            prop::option::of(any::<i32>().prop_map(Value::from))
+        )
+            .prop_map(|(extra, other)| object(vec![
+                ("kind", Some(json!("a"))),
+                ("extra", extra),
+                ("__host_sdk_other_members__", other),
+            ])),
+        prop::option::of(text())
+            .prop_map(|extra| object(vec![("kind", Some(json!("b"))), ("Extra", extra)])),
+    ];
     (
         prop::option::of(closed),
         prop::option::of(clashing),
         prop::option::of(open),
+        prop::option::of(every_reserved_word()),
+        prop::option::of(with_extra(every_reserved_word())),
+        prop::option::of(with_extra(tagged)),
     )
-        .prop_map(|(closed, clashing, open)| {
+        .prop_map(
+            |(closed, clashing, open, every_closed, every_open, tagged)| {
+                object(vec![
+                    ("closed", closed),
+                    ("clashing", clashing),
+                    ("open", open),
+                    ("every_closed", every_closed),
+                    ("every_open", every_open),
+                    ("tagged", tagged),
+                ])
+            },
+        )
+}
+
+/// Members named after every word the generator or Rust reserves, and after the names the
+/// generator gives a renamed member (`extra_member`): each absent or a value.
+fn every_reserved_word() -> impl Strategy<Value = Value> {
+    let strings = prop::collection::vec(prop::option::of(text()), 10);
+    (
+        strings,
+        prop::option::of(any::<i32>().prop_map(Value::from)),
+        prop::option::of(any::<i32>().prop_map(Value::from)),
+    )
+        .prop_map(|(s, own, n)| {
+            let names = [
+                "Extra",
+                "extra",
+                "extra_member",
+                "Self",
+                "type",
+                "type_",
+                "a-b",
+                "a_b",
+                "host_sdk_other_members",
+                "__host_sdk_other_members__",
+            ];
+            let mut members: Vec<(&'static str, Option<Value>)> =
+                names.into_iter().zip(s).collect();
+            members.push(("self", own));
+            members.push(("n", n));
+            object(members)
+        })
+}
+
+/// Each member with a reserved name is a typed field of its own that holds it: read through the
+/// fields the generator renamed (`extra_member_3` holds `extra`, beside `Extra`, `extra_member`
+/// and the map of other members `extra`).
+fn reserved_fields_hold_their_members(value: &Value) {
+    use shapes::procedures::reserved_names::{Input, InputTagged};
+    let input: Input = serde_json::from_value(value.clone()).unwrap();
+    let member = |object: &str, name: &str| value[object].get(name).cloned().unwrap_or(Value::Null);
+    if let Some(closed) = &input.every_closed {
+        let fields = [
+            ("Extra", json!(closed.extra)),
+            ("extra", json!(closed.extra_member_2)),
+            ("extra_member", json!(closed.extra_member)),
+            ("Self", json!(closed.self_)),
+            ("self", json!(closed.self_2)),
+            ("type", json!(closed.type_)),
+            ("type_", json!(closed.type_2)),
+            ("a-b", json!(closed.a_b)),
+            ("a_b", json!(closed.a_b_2)),
+            (
+                "__host_sdk_other_members__",
+                json!(closed.host_sdk_other_members),
+            ),
+            (
+                "host_sdk_other_members",
+                json!(closed.host_sdk_other_members_member),
+            ),
+        ];
+        for (name, held) in fields {
+            assert_eq!(held, member("every_closed", name), "{name} in {value}");
+        }
+    }
+    if let Some(open) = &input.every_open {
+        let fields = [
+            ("Extra", json!(open.extra_member_2)),
+            ("extra", json!(open.extra_member_3)),
+            ("extra_member", json!(open.extra_member)),
+            ("Self", json!(open.self_)),
+            ("self", json!(open.self_2)),
+            ("type_", json!(open.type_2)),
+            ("a_b", json!(open.a_b_2)),
+            (
+                "__host_sdk_other_members__",
+                json!(open.host_sdk_other_members_member),
+            ),
+            (
+                "host_sdk_other_members",
+                json!(open.host_sdk_other_members_member_2),
+            ),
+        ];
+        for (name, held) in fields {
+            assert_eq!(held, member("every_open", name), "{name} in {value}");
+        }
+        // Only the members the schema does not name are in the map.
+        assert!(open.extra.keys().all(|k| k.starts_with("x_")), "{value}");
+    }
+    match &input.tagged {
+        Some(InputTagged::A {
+            extra_member,
+            host_sdk_other_members_member,
+            extra,
+        }) => {
+            assert_eq!(json!(extra_member), member("tagged", "extra"), "{value}");
+            assert_eq!(
+                json!(host_sdk_other_members_member),
+                member("tagged", "__host_sdk_other_members__"),
+                "{value}"
+            );
+            assert!(extra.keys().all(|k| k.starts_with("x_")), "{value}");
+        }
+        Some(InputTagged::B { extra_member, .. }) => {
+            assert_eq!(json!(extra_member), member("tagged", "Extra"), "{value}");
+        }
+        None => {}
+    }
+}
+
+/// Objects valid against both of two open branches of an `anyOf` (a user and an enterprise, as
+/// GitHub's `account` is), with members that may be `null` in one branch, in both, or beside the
+/// union: absent, `null` or a value, and sometimes a member neither branch names.
+fn open_branches_input() -> impl Strategy<Value = Value> {
+    let account = || {
+        with_extra(
+            (
+                prop::option::of(text()),
+                prop::option::of(text()),
+                member(text()),
+                member(text()),
+                member(text()),
+            )
+                .prop_map(|(login, slug, website, email, description)| {
+                    object(vec![
+                        ("login", login),
+                        ("slug", slug),
+                        ("website_url", website),
+                        ("email", email),
+                        ("description", description),
+                    ])
+                }),
+        )
+    };
+    let owner = (account(), member(any::<i64>().prop_map(Value::from))).prop_map(|(mut o, id)| {
+        if let (Some(id), Value::Object(map)) = (id, &mut o) {
+            map.insert("id".to_owned(), id);
+        }
+        o
+    });
+    let sponsor = (account(), prop_oneof![Just(Value::Null), text()]).prop_map(|(mut o, since)| {
+        if let Value::Object(map) = &mut o {
+            map.remove("login");
+            map.insert("since".to_owned(), since);
+        }
+        o
+    });
+    (
+        prop::option::of(or_null(account())),
+        prop::option::of(owner),
+        prop::option::of(sponsor),
+    )
+        .prop_map(|(account, owner, sponsor)| {
             object(vec![
-                ("closed", closed),
-                ("clashing", clashing),
-                ("open", open),
+                ("account", account),
+                ("owner", owner),
+                ("sponsor", sponsor),
             ])
         })
 }
 
+/// Values of closed objects whose members stand beside a union whose branches each require one:
+/// items that name a `name`, a `kind` or both (Dependabot's `allow`), and steps with a `run` or
+/// a `wait` that must be there and may be `null` (GitHub's workflow `step`), with an optional
+/// member that may be `null` beside them.
+fn required_by_a_branch_input() -> impl Strategy<Value = Value> {
+    let item = (
+        prop::option::of(text()),
+        prop::option::of(text()),
+        prop::option::of(prop::collection::vec(text(), 0..2).prop_map(Value::from)),
+    )
+        .prop_map(|(name, kind, levels)| {
+            object(vec![("name", name), ("kind", kind), ("levels", levels)])
+        });
+    let step = (
+        prop::option::of(text()),
+        member(any::<bool>().prop_map(Value::from)),
+        member(text()),
+    )
+        .prop_map(|(run, wait, id)| object(vec![("run", run), ("wait", wait), ("id", id)]));
+    (
+        prop::option::of(prop::collection::vec(item, 0..3).prop_map(Value::from)),
+        prop::option::of(step),
+    )
+        .prop_map(|(allow, step)| object(vec![("allow", allow), ("step", step)]))
+}
+
 /// Sends every value `strategy` makes that the validator calls valid; each must echo unchanged.
 fn echoes(name: &'static str, strategy: impl Strategy<Value = Value>) {
+    echoes_and(name, strategy, |_| {});
+}
+
+/// [`echoes`], and `check` sees each value sent.
+fn echoes_and(name: &'static str, strategy: impl Strategy<Value = Value>, check: impl Fn(&Value)) {
     let schema = schema_of(name);
     let validator = jsonschema::validator_for(&schema).expect("the shape's schema compiles");
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -461,6 +681,7 @@ fn echoes(name: &'static str, strategy: impl Strategy<Value = Value>) {
     proptest!(ProptestConfig::with_cases(300), |(value in strategy)| {
         prop_assume!(validator.is_valid(&value));
         sent.set(sent.get() + 1);
+        check(&value);
         let answer = runtime.block_on(host.call_procedure(&handler, name, value.clone()));
         prop_assert_eq!(answer.status, 200, "{} refused {}: {}", name, value, answer.json);
         prop_assert!(same(&answer.json, &value), "{} echoed {} for {}", name, answer.json, value);
@@ -471,7 +692,21 @@ fn echoes(name: &'static str, strategy: impl Strategy<Value = Value>) {
 
 #[test]
 fn members_named_like_what_the_generator_reserves_echo_unchanged() {
-    echoes("reserved_names", reserved_names_input());
+    echoes_and(
+        "reserved_names",
+        reserved_names_input(),
+        reserved_fields_hold_their_members,
+    );
+}
+
+#[test]
+fn values_of_overlapping_open_branches_keep_their_null_members() {
+    echoes("open_branches", open_branches_input());
+}
+
+#[test]
+fn members_a_branch_requires_beside_its_union_echo_unchanged() {
+    echoes("open_branches", required_by_a_branch_input());
 }
 
 /// The case that was refused: a closed object with a member named `extra` is typed, and takes a

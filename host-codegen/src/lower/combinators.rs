@@ -4,12 +4,12 @@
 
 use serde_json::{Map, Value, json};
 
+use super::description::add_to_description;
+use super::object::name_members_apart;
 use super::{
     ARRAY_KEYWORDS, Cx, Draft, NUMBER_KEYWORDS, OBJECT_KEYWORDS, STRING_KEYWORDS, is_shape, resolve,
 };
-use super::description::add_to_description;
-use super::object::name_members_apart;
-use crate::sentinels::{NULLABLE_MEMBER_MARK, OTHER_MEMBERS};
+use crate::sentinels::{NULLABLE_MEMBER_MARK, OTHER_MEMBERS, member_mark};
 
 /// The branches of a composition that shape a value, lowered.
 struct Branches {
@@ -125,7 +125,8 @@ impl Cx<'_> {
                 self.branch_types(branch, 0).is_some_and(|types| {
                     parent.as_ref().is_some_and(|parent| {
                         types.iter().all(|t| {
-                            parent.contains(t) || (t == "integer" && parent.iter().any(|p| p == "number"))
+                            parent.contains(t)
+                                || (t == "integer" && parent.iter().any(|p| p == "number"))
                         })
                     })
                 })
@@ -144,7 +145,8 @@ impl Cx<'_> {
         keywords
             .entry("type".to_owned())
             .or_insert_with(|| json!(["object", "null"]));
-        let takes_null = json_types(keywords.get("type")).is_some_and(|t| t.iter().any(|t| t == "null"));
+        let takes_null =
+            json_types(keywords.get("type")).is_some_and(|t| t.iter().any(|t| t == "null"));
         let mut merged = Vec::with_capacity(branches.len());
         for branch in branches {
             if self.branch_types(&branch, 0).as_deref() == Some(&["null".to_owned()][..]) {
@@ -166,6 +168,17 @@ impl Cx<'_> {
             merged.push(Value::Object(part));
         }
         out.retain(|k, _| !own.contains(k));
+        // The branches are closed now where the node was: as in `lower_union`, an `anyOf` of
+        // closed objects (or with a branch of another type) is an enum, not a struct of optional
+        // parts, none of which could refuse a member another part names.
+        let closed = |b: &Value| b.get("additionalProperties") == Some(&Value::Bool(false));
+        let key =
+            if key == "anyOf" && (merged.iter().any(not_an_object) || merged.iter().all(closed)) {
+                out.remove("anyOf");
+                "oneOf"
+            } else {
+                key
+            };
         out.insert(key.to_owned(), Value::Array(merged));
     }
 
@@ -347,6 +360,11 @@ impl Cx<'_> {
             if let Some(at) = description.and_then(|d| d.find(NULLABLE_MEMBER_MARK)) {
                 marks.push_str(&description.unwrap_or_default()[at..]);
             }
+        }
+        // A member some part requires must be present, `null` or not: the marks that let it be
+        // absent go (a member's own mark is left to the rewrite, which reads typify's type).
+        for r in required.iter().filter_map(Value::as_str) {
+            marks = marks.replace(&member_mark(r), "");
         }
         let mut wrapped: Vec<Value> = properties
             .into_iter()

@@ -271,7 +271,11 @@ pub(super) fn name_members_apart(out: &mut Map<String, Value>) {
     if out.contains_key("required") {
         let mut kept: Vec<Value> = Vec::new();
         for key in &required {
-            let key = Value::String(keys.get(&json_name(key)).cloned().unwrap_or_else(|| key.clone()));
+            let key = Value::String(
+                keys.get(&json_name(key))
+                    .cloned()
+                    .unwrap_or_else(|| key.clone()),
+            );
             if !kept.contains(&key) {
                 kept.push(key);
             }
