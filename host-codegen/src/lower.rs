@@ -140,6 +140,17 @@ pub(crate) fn lower_reserving(
     index: usize,
     reserved: &std::collections::BTreeSet<String>,
 ) -> Lowered {
+    if let Some(pointer) = reserved_text_at(schema, "") {
+        // The marks ride in names and strings through typify: one written by the schema would
+        // be read as the generator's own (a member renamed, a value replaced by a pointer).
+        return Lowered {
+            schema: json!({}),
+            fallbacks: vec![Fallback {
+                pointer,
+                construct: "a name or value holding `@@host-` or `@@=`, which the generator reserves for its own marks: the schema is typed as JSON".to_owned(),
+            }],
+        };
+    }
     let resources = Resources::index(schema);
     let copies = copies::Copies::find(schema, &|pointer| {
         resources
@@ -225,6 +236,115 @@ pub(crate) fn lower_reserving(
     Lowered {
         schema: out,
         fallbacks: cx.fallbacks,
+    }
+}
+
+/// Keywords whose value is a schema.
+const SCHEMA_KEYWORDS: [&str; 12] = [
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "contentSchema",
+];
+
+/// Keywords whose value is a map of names to schemas.
+const SCHEMA_MAP_KEYWORDS: [&str; 6] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+];
+
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LIST_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Keywords whose text only documents: written apart in docs (`description::own_description`),
+/// never read as a mark.
+const DOC_KEYWORDS: [&str; 5] = ["description", "title", "default", "examples", "$comment"];
+
+/// The pointer (from `pointer`, where `schema` is) of the first name or string value in `schema`
+/// that [opens a mark](crate::sentinels::opens_a_mark), its docs aside.
+fn reserved_text_at(schema: &Value, pointer: &str) -> Option<String> {
+    let Value::Object(map) = schema else {
+        return None;
+    };
+    let reserved = crate::sentinels::opens_a_mark;
+    for (key, value) in map {
+        let here = format!("{pointer}/{}", host_manifest::escape_token(key));
+        if reserved(key) {
+            return Some(here);
+        }
+        let k = key.as_str();
+        let found = if DOC_KEYWORDS.contains(&k) {
+            None
+        } else if SCHEMA_KEYWORDS.contains(&k) {
+            match value {
+                Value::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, item)| reserved_text_at(item, &format!("{here}/{i}"))),
+                _ => reserved_text_at(value, &here),
+            }
+        } else if SCHEMA_MAP_KEYWORDS.contains(&k)
+            && let Value::Object(members) = value
+        {
+            members.iter().find_map(|(name, member)| {
+                let at = format!("{here}/{}", host_manifest::escape_token(name));
+                if reserved(name) {
+                    return Some(at);
+                }
+                match member {
+                    // `dependencies` may list required names.
+                    Value::Array(_) => value_reserved_at(member, &at),
+                    _ => reserved_text_at(member, &at),
+                }
+            })
+        } else if SCHEMA_LIST_KEYWORDS.contains(&k)
+            && let Value::Array(items) = value
+        {
+            items
+                .iter()
+                .enumerate()
+                .find_map(|(i, item)| reserved_text_at(item, &format!("{here}/{i}")))
+        } else {
+            value_reserved_at(value, &here)
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+/// The pointer of the first string (or member name) in a JSON value that
+/// [opens a mark](crate::sentinels::opens_a_mark).
+fn value_reserved_at(value: &Value, pointer: &str) -> Option<String> {
+    let reserved = crate::sentinels::opens_a_mark;
+    match value {
+        Value::String(s) if reserved(s) => Some(pointer.to_owned()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| value_reserved_at(item, &format!("{pointer}/{i}"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            let at = format!("{pointer}/{}", host_manifest::escape_token(k));
+            if reserved(k) {
+                Some(at)
+            } else {
+                value_reserved_at(v, &at)
+            }
+        }),
+        _ => None,
     }
 }
 
@@ -952,6 +1072,60 @@ mod tests {
                 assert!(members.contains_key(required), "{out}");
             }
         }
+    }
+
+    #[test]
+    fn a_schema_that_writes_a_mark_is_typed_as_json_at_the_place_it_does() {
+        for (schema, pointer) in [
+            (
+                json!({ "properties": { "a@@=&!=@@": {} } }),
+                "/properties/a@@=&!=@@",
+            ),
+            (json!({ "enum": ["x", "@@host-at-0@@"] }), "/enum/1"),
+            (json!({ "const": { "k": "@@host-nullable@@" } }), "/const/k"),
+            (json!({ "required": ["@@=x"] }), "/required/0"),
+            (
+                json!({ "allOf": [{}, { "$defs": { "D": { "$ref": "#/x@@host-" } } }] }),
+                "/allOf/1/$defs/D/$ref",
+            ),
+            (
+                json!({ "items": { "propertyNames": { "pattern": "^@@=" } } }),
+                "/items/propertyNames/pattern",
+            ),
+            (
+                json!({ "dependencies": { "a": ["b@@host-"] } }),
+                "/dependencies/a/0",
+            ),
+            (json!({ "x-vendor": { "@@=k": 1 } }), "/x-vendor/@@=k"),
+        ] {
+            let l = lower(&schema, "Input", "", 0);
+            assert_eq!(l.schema, json!({}), "{schema}");
+            assert_eq!(l.fallbacks.len(), 1, "{schema}");
+            assert_eq!(l.fallbacks[0].pointer, pointer, "{schema}");
+            assert!(l.fallbacks[0].construct.contains("reserves"), "{schema}");
+        }
+        // Docs may hold it, written apart; a member named `description` is a name like any;
+        // `@@` alone opens no mark.
+        let schema = json!({
+            "title": "@@host-at-0@@", "description": "a@@=b", "default": "@@host-", "examples": ["@@="],
+            "$comment": "@@=", "properties": { "@@odd@@": {}, "description": { "enum": ["@@host-x"] } }
+        });
+        let l = lower(&schema, "Input", "", 0);
+        assert_eq!(l.fallbacks[0].pointer, "/properties/description/enum/0");
+        let l = lower(
+            &json!({ "type": "object", "properties": { "a": {} },
+                "title": "@@host-at-0@@", "description": "a@@@b", "default": "@@" }),
+            "Input",
+            "",
+            0,
+        );
+        assert!(l.fallbacks.is_empty(), "{:?}", l.fallbacks);
+        let text = l.schema["description"].as_str().expect("described");
+        assert!(!text.contains("@@"), "{text}");
+        assert_eq!(
+            text.replace('\u{2060}', ""),
+            "@@host-at-0@@\n\na@@@b\n\nDefault: `\"@@\"` (not filled in when absent)."
+        );
     }
 
     #[test]

@@ -7,6 +7,10 @@
 /// How every mark in a description opens; its end is [`CLOSE`].
 pub(crate) const OPEN: &str = "@@host-";
 
+/// What every mark opens and closes with. The schema's own docs are written with it apart
+/// (`lower::description`).
+pub(crate) const RESERVED: &str = "@@";
+
 /// How every mark in a description closes.
 pub(crate) const CLOSE: &str = "@@";
 
@@ -70,6 +74,13 @@ pub(crate) fn renamed_member(field: &str, json: &str) -> String {
     }
     out.push_str(RENAMED_CLOSE);
     out
+}
+
+/// Whether a name or string value of a schema holds what opens a mark ([`OPEN`] or the opening
+/// of a [`renamed_member`] name): the generator would read it as its own, so such a schema is
+/// typed as JSON (see `lower::reserved_text_at`).
+pub(crate) fn opens_a_mark(text: &str) -> bool {
+    text.contains(OPEN) || text.contains(RENAMED_OPEN)
 }
 
 /// The Rust field name and the JSON name of a [`renamed_member`] name, or `None` for any other name.

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::sentinels::{NULLABLE_MARK, NULLABLE_MEMBER_MARK};
+use crate::sentinels::{NULLABLE_MARK, NULLABLE_MEMBER_MARK, RESERVED};
 
 /// `description` with `paragraph` after it, a blank line between them, or `paragraph` alone when
 /// there is no description. Every sentence a lowered node's docs gain is added by this function.
@@ -31,6 +31,9 @@ pub(crate) fn add_to_description(node: &mut Map<String, Value>, paragraph: &str)
 
 /// The description of a node from its own keywords: its `title`, its `description`, and its
 /// `default`, which is documented rather than filled in.
+///
+/// The schema's own text is written with [`RESERVED`] apart (a word joiner between each two `@`s
+/// in a row), so that no mark can be written by the schema.
 pub(super) fn own_description(node: &Map<String, Value>) -> Option<String> {
     let mut description = None;
     if let Some(title) = node.get("title").and_then(Value::as_str) {
@@ -43,7 +46,24 @@ pub(super) fn own_description(node: &Map<String, Value>) -> Option<String> {
         let line = format!("Default: `{default}` (not filled in when absent).");
         add_paragraph(&mut description, &line);
     }
-    description
+    description.map(|d| written_apart(&d))
+}
+
+/// `text` with a word joiner between each two `@`s in a row: it holds no [`RESERVED`].
+pub(crate) fn written_apart(text: &str) -> String {
+    if !text.contains(RESERVED) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut after_at = false;
+    for c in text.chars() {
+        if c == '@' && after_at {
+            out.push('\u{2060}');
+        }
+        after_at = c == '@';
+        out.push(c);
+    }
+    out
 }
 
 /// Marks a lowered member schema with [`NULLABLE_MARK`].
