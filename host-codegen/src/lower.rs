@@ -37,7 +37,7 @@ use std::collections::{BTreeMap, HashMap};
 use heck::ToUpperCamelCase;
 use serde_json::{Map, Value, json};
 
-use crate::sentinels::at_placeholder;
+use crate::sentinels::{at_placeholder, opens_a_mark};
 use description::{add_paragraph, describe, own_description};
 use object::{keep_other_members, name_members_apart, widen_other_members};
 use refs::to_definition;
@@ -140,7 +140,7 @@ pub(crate) fn lower_reserving(
     index: usize,
     reserved: &std::collections::BTreeSet<String>,
 ) -> Lowered {
-    if let Some(pointer) = reserved_text_at(schema, "") {
+    if let Some(pointer) = reserved_text_at(schema) {
         // The marks ride in names and strings through typify: one written by the schema would
         // be read as the generator's own (a member renamed, a value replaced by a pointer).
         return Lowered {
@@ -272,80 +272,73 @@ const SCHEMA_LIST_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems
 /// never read as a mark.
 const DOC_KEYWORDS: [&str; 5] = ["description", "title", "default", "examples", "$comment"];
 
-/// The pointer (from `pointer`, where `schema` is) of the first name or string value in `schema`
-/// that [opens a mark](crate::sentinels::opens_a_mark), its docs aside.
-fn reserved_text_at(schema: &Value, pointer: &str) -> Option<String> {
+/// The pointer (from `schema`) of the first name or string value in it that
+/// [opens a mark](crate::sentinels::opens_a_mark), its docs aside. The pointer is written on the
+/// way back from a find only: every schema is searched, and almost none holds one.
+fn reserved_text_at(schema: &Value) -> Option<String> {
     let Value::Object(map) = schema else {
         return None;
     };
-    let reserved = crate::sentinels::opens_a_mark;
-    for (key, value) in map {
-        let here = format!("{pointer}/{}", host_manifest::escape_token(key));
-        if reserved(key) {
-            return Some(here);
-        }
+    map.iter().find_map(|(key, value)| {
         let k = key.as_str();
-        let found = if DOC_KEYWORDS.contains(&k) {
+        let inner = if opens_a_mark(key) {
+            Some(String::new())
+        } else if DOC_KEYWORDS.contains(&k) {
             None
         } else if SCHEMA_KEYWORDS.contains(&k) {
             match value {
-                Value::Array(items) => items
-                    .iter()
-                    .enumerate()
-                    .find_map(|(i, item)| reserved_text_at(item, &format!("{here}/{i}"))),
-                _ => reserved_text_at(value, &here),
+                Value::Array(items) => in_each(items, reserved_text_at),
+                _ => reserved_text_at(value),
             }
         } else if SCHEMA_MAP_KEYWORDS.contains(&k)
             && let Value::Object(members) = value
         {
             members.iter().find_map(|(name, member)| {
-                let at = format!("{here}/{}", host_manifest::escape_token(name));
-                if reserved(name) {
-                    return Some(at);
-                }
-                match member {
+                let inner = if opens_a_mark(name) {
+                    Some(String::new())
+                } else if member.is_array() {
                     // `dependencies` may list required names.
-                    Value::Array(_) => value_reserved_at(member, &at),
-                    _ => reserved_text_at(member, &at),
-                }
+                    value_reserved_at(member)
+                } else {
+                    reserved_text_at(member)
+                };
+                inner.map(|rest| format!("/{}{rest}", host_manifest::escape_token(name)))
             })
         } else if SCHEMA_LIST_KEYWORDS.contains(&k)
             && let Value::Array(items) = value
         {
-            items
-                .iter()
-                .enumerate()
-                .find_map(|(i, item)| reserved_text_at(item, &format!("{here}/{i}")))
+            in_each(items, reserved_text_at)
         } else {
-            value_reserved_at(value, &here)
+            value_reserved_at(value)
         };
-        if found.is_some() {
-            return found;
-        }
-    }
-    None
+        inner.map(|rest| format!("/{}{rest}", host_manifest::escape_token(key)))
+    })
 }
 
-/// The pointer of the first string (or member name) in a JSON value that
+/// [`reserved_text_at`] for a JSON value: the pointer of its first string or member name that
 /// [opens a mark](crate::sentinels::opens_a_mark).
-fn value_reserved_at(value: &Value, pointer: &str) -> Option<String> {
-    let reserved = crate::sentinels::opens_a_mark;
+fn value_reserved_at(value: &Value) -> Option<String> {
     match value {
-        Value::String(s) if reserved(s) => Some(pointer.to_owned()),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .find_map(|(i, item)| value_reserved_at(item, &format!("{pointer}/{i}"))),
+        Value::String(s) if opens_a_mark(s) => Some(String::new()),
+        Value::Array(items) => in_each(items, value_reserved_at),
         Value::Object(map) => map.iter().find_map(|(k, v)| {
-            let at = format!("{pointer}/{}", host_manifest::escape_token(k));
-            if reserved(k) {
-                Some(at)
+            let inner = if opens_a_mark(k) {
+                Some(String::new())
             } else {
-                value_reserved_at(v, &at)
-            }
+                value_reserved_at(v)
+            };
+            inner.map(|rest| format!("/{}{rest}", host_manifest::escape_token(k)))
         }),
         _ => None,
     }
+}
+
+/// The first find of `find` among `items`, under its index.
+fn in_each(items: &[Value], find: fn(&Value) -> Option<String>) -> Option<String> {
+    items
+        .iter()
+        .enumerate()
+        .find_map(|(i, item)| find(item).map(|rest| format!("/{i}{rest}")))
 }
 
 struct Cx<'a> {

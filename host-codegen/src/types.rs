@@ -1390,10 +1390,9 @@ fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
     }
     let is_absent = format!("{}::Nullable::is_absent", crate::runtime::PATH);
     // typify may write `default` in an attribute of its own.
-    let defaulted = member.iter().any(|t| {
-        matches!(t, TokenTree::Group(g) if is_serde_attribute(g)
-            && g.stream().into_iter().any(|a| matches!(a, TokenTree::Group(args)
-                if args.stream().into_iter().any(|x| matches!(x, TokenTree::Ident(id) if id == "default")))))
+    let defaulted = serde_arguments(member).any(|args| {
+        args.iter()
+            .any(|x| matches!(x, TokenTree::Ident(id) if id == "default"))
     });
     let mut skips = false;
     for t in member.iter_mut() {
@@ -1466,23 +1465,29 @@ fn nullable_member(member: &mut Vec<TokenTree>, named: bool) {
     nullable_type(member, colon);
 }
 
+/// The arguments of each `#[serde(...)]` attribute of `member`, as tokens.
+fn serde_arguments(member: &[TokenTree]) -> impl Iterator<Item = Vec<TokenTree>> + '_ {
+    member.iter().flat_map(|t| match t {
+        TokenTree::Group(g) if is_serde_attribute(g) => g
+            .stream()
+            .into_iter()
+            .filter_map(|a| match a {
+                TokenTree::Group(args) => Some(args.stream().into_iter().collect()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
 /// Whether typify typed `member` as one that must be present and may be `null`: its serde
 /// attributes read it with `deserialize_with = "::std::option::Option::deserialize"`.
 fn required_nullable(member: &[TokenTree]) -> bool {
-    member.iter().any(|t| {
-        let TokenTree::Group(g) = t else { return false };
-        is_serde_attribute(g)
-            && g.stream().into_iter().any(|a| {
-                let TokenTree::Group(args) = a else {
-                    return false;
-                };
-                let args: Vec<TokenTree> = args.stream().into_iter().collect();
-                args.windows(3).any(|w| {
-                    matches!((&w[0], &w[2]), (TokenTree::Ident(key), TokenTree::Literal(lit))
-                        if key == "deserialize_with"
-                            && lit.to_string().ends_with("Option::deserialize\""))
-                })
-            })
+    serde_arguments(member).any(|args| {
+        args.windows(3).any(|w| {
+            matches!((&w[0], &w[2]), (TokenTree::Ident(key), TokenTree::Literal(lit))
+                if key == "deserialize_with" && lit.to_string().ends_with("Option::deserialize\""))
+        })
     })
 }
 

@@ -14,52 +14,12 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .expect("the repository root")
-}
-
-/// Every folder of corpus files: the suite's draft 2020-12 tests when present (where
-/// `JSON_SCHEMA_TEST_SUITE` points, or beside the repository), then the two in the repository.
-fn corpora() -> Vec<(&'static str, PathBuf)> {
-    let suite = match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
-        Some(dir) => PathBuf::from(dir),
-        None => root().join("../shared/corpora/json-schema-test-suite"),
-    }
-    .join("tests/draft2020-12");
-    let mut out = Vec::new();
-    if suite.is_dir() {
-        out.push(("suite", suite));
-    } else {
-        println!("the JSON Schema Test Suite is not there: the corpora in the repository only");
-    }
-    out.push(("real-world", root().join("tests/schemas/real-world")));
-    out.push(("webhooks", root().join("tests/schemas/webhooks")));
-    out
-}
-
-/// The schemas of every group in the corpus files of `dir`.
-fn schemas(dir: &Path) -> Vec<Value> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("a corpus folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    let mut out = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).expect("a corpus file");
-        let groups: Vec<Value> = serde_json::from_str(&text).expect("the corpus's JSON");
-        out.extend(groups.into_iter().map(|mut g| g["schema"].take()));
-    }
-    out
-}
+mod corpora;
+use corpora::root;
 
 /// A manifest whose procedures take these schemas as input.
 fn manifest(procedures: &[(String, &Value)]) -> Value {
@@ -258,11 +218,18 @@ fn no_closed_struct_refuses_a_member_its_schema_declares() {
     .expect("the icon");
     let mut figures = Figures::default();
     let mut wrong = Vec::new();
-    for (corpus, dir) in corpora() {
-        let all = schemas(&dir);
+    let groups = corpora::groups();
+    let mut names: Vec<&str> = groups.iter().map(|g| g.corpus).collect();
+    names.dedup();
+    for corpus in names {
+        let all: Vec<&Value> = groups
+            .iter()
+            .filter(|g| g.corpus == corpus)
+            .map(|g| &g.schema)
+            .collect();
         figures.schemas += all.len();
         let accepted: Vec<&Value> = all
-            .iter()
+            .into_iter()
             .filter(|schema| {
                 let one = [("probe".to_owned(), *schema)];
                 host_manifest::validate_str(&manifest(&one).to_string(), Some(&work)).is_valid()

@@ -41,10 +41,13 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
+
+mod corpora;
+use corpora::{CORPORA, Group, root};
 
 /// Procedures per manifest (the interface's limit is 30).
 const PER_MANIFEST: usize = 30;
@@ -56,93 +59,6 @@ const SCHEMA_BYTES_PER_MANIFEST: usize = 512 * 1024;
 
 /// Tools and storage collections per manifest (the interface allows 15 tools, 10 collections).
 const OBJECTS_PER_MANIFEST: usize = 10;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .expect("the repository root")
-}
-
-/// The corpora in the repository: (name, which is also their folder under `tests/schemas`, what the
-/// report calls them).
-const CORPORA: [(&str, &str); 2] = [
-    (
-        "real-world",
-        "Published real-world schemas (tests/schemas/real-world)",
-    ),
-    (
-        "webhooks",
-        "Published webhook payload schemas (tests/schemas/webhooks)",
-    ),
-];
-
-/// Whether the corpus `name` runs (`SCHEMA_CORPUS` names one, or all run).
-fn wanted(name: &str) -> bool {
-    std::env::var("SCHEMA_CORPUS").map_or(true, |c| c.is_empty() || c == name)
-}
-
-fn suite_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("JSON_SCHEMA_TEST_SUITE") {
-        Some(dir) => PathBuf::from(dir),
-        None => root().join("../shared/corpora/json-schema-test-suite"),
-    };
-    let tests = dir.join("tests/draft2020-12");
-    tests.is_dir().then_some(tests)
-}
-
-/// One test group of the suite.
-struct Group {
-    /// `suite`, or the name of one of [`CORPORA`].
-    corpus: &'static str,
-    file: String,
-    index: usize,
-    description: String,
-    schema: Value,
-    tests: Vec<(String, Value, bool)>,
-}
-
-fn read_groups(dir: &Path, corpus: &'static str) -> Vec<Group> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("the suite folder")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    let mut groups = Vec::new();
-    for file in files {
-        let stem = file
-            .file_stem()
-            .expect("a file name")
-            .to_string_lossy()
-            .into_owned();
-        let text = std::fs::read_to_string(&file).expect("a suite file");
-        let parsed: Vec<Value> = serde_json::from_str(&text).expect("the suite's JSON");
-        for (index, group) in parsed.into_iter().enumerate() {
-            let tests = group["tests"]
-                .as_array()
-                .expect("tests")
-                .iter()
-                .map(|t| {
-                    (
-                        t["description"].as_str().unwrap_or_default().to_owned(),
-                        t["data"].clone(),
-                        t["valid"].as_bool().expect("valid"),
-                    )
-                })
-                .collect();
-            groups.push(Group {
-                corpus,
-                file: stem.clone(),
-                index,
-                description: group["description"].as_str().unwrap_or_default().to_owned(),
-                schema: group["schema"].clone(),
-                tests,
-            });
-        }
-    }
-    groups
-}
 
 /// A manifest around some procedures (and, for object schemas, tools and storage collections).
 fn manifest(procedures: &[(String, &Value)], objects: &[(String, &Value)]) -> Value {
@@ -270,21 +186,7 @@ fn integer_beyond_64_bits(why: &str) -> bool {
 
 #[test]
 fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
-    let mut groups = Vec::new();
-    let suite = suite_dir();
-    match &suite {
-        Some(dir) if wanted("suite") => groups.extend(read_groups(dir, "suite")),
-        Some(_) => {}
-        None => println!(
-            "the JSON Schema Test Suite is not at ../shared/corpora/json-schema-test-suite \
-             (set JSON_SCHEMA_TEST_SUITE to its folder to run it too): the real-world corpus only"
-        ),
-    }
-    for (name, _) in CORPORA {
-        if wanted(name) {
-            groups.extend(read_groups(&root().join("tests/schemas").join(name), name));
-        }
-    }
+    let mut groups = corpora::groups();
     // `SCHEMA_SKIP=a,b` leaves out the files whose names contain `a` or `b` (for measuring a
     // generator that cannot build them all).
     if let Ok(skip) = std::env::var("SCHEMA_SKIP") {
@@ -507,7 +409,7 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
         f.typed_without_fallback = f.accepted - f.with_fallback;
     }
     let report = json!({
-        "suite": suite.map(|d| d.display().to_string()),
+        "suite": corpora::suite_dir().map(|d| d.display().to_string()),
         "figures": figures,
         "fallbacks": fallbacks,
         "wrong": wrong,

@@ -68,13 +68,10 @@ impl Cx<'_> {
         // member it does not name, so an object meant for another branch of an enclosing union
         // would be read by this one and lose those members; as an enum, each branch's type
         // refuses what it does not name, and a value it reads it keeps whole.
-        let key = if key == "anyOf"
-            && !draft.map.contains_key("oneOf")
-            && (lowered.iter().any(not_an_object) || all_closed)
-        {
-            "oneOf"
-        } else {
+        let key = if draft.map.contains_key("oneOf") {
             key
+        } else {
+            enum_keyword(key, &lowered, all_closed)
         };
         draft.out.insert(key.to_owned(), Value::Array(lowered));
     }
@@ -168,18 +165,14 @@ impl Cx<'_> {
             merged.push(Value::Object(part));
         }
         out.retain(|k, _| !own.contains(k));
-        // The branches are closed now where the node was: as in `lower_union`, an `anyOf` of
-        // closed objects (or with a branch of another type) is an enum, not a struct of optional
-        // parts, none of which could refuse a member another part names.
+        // The branches are closed now where the node was: the choice `lower_union` made on the
+        // branches as they were is made again.
         let closed = |b: &Value| b.get("additionalProperties") == Some(&Value::Bool(false));
-        let key =
-            if key == "anyOf" && (merged.iter().any(not_an_object) || merged.iter().all(closed)) {
-                out.remove("anyOf");
-                "oneOf"
-            } else {
-                key
-            };
-        out.insert(key.to_owned(), Value::Array(merged));
+        let chosen = enum_keyword(key, &merged, merged.iter().all(closed));
+        if chosen != key {
+            out.remove(key);
+        }
+        out.insert(chosen.to_owned(), Value::Array(merged));
     }
 
     /// The JSON types a lowered branch takes, where its `type` (or that of the definition it
@@ -440,6 +433,17 @@ impl Cx<'_> {
         self.fallbacks.truncate(fallbacks);
         self.merging.pop();
         self.definition_body(body, depth + 1)
+    }
+}
+
+/// The keyword typify is to read a union's lowered `branches` under (`key`, `anyOf` or `oneOf`):
+/// an `anyOf` with a branch that is no object, or whose branches are all closed objects
+/// (`all_closed`), as `oneOf` (see [`Cx::lower_union`]).
+fn enum_keyword<'k>(key: &'k str, branches: &[Value], all_closed: bool) -> &'k str {
+    if key == "anyOf" && (branches.iter().any(not_an_object) || all_closed) {
+        "oneOf"
+    } else {
+        key
     }
 }
 

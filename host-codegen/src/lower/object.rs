@@ -207,80 +207,74 @@ pub(crate) fn typify_field(member: &str) -> String {
 /// JSON names and named again for the object they are in now; of two parts naming one member, the
 /// first is kept, as `one_schema_per_member` keeps it.
 pub(super) fn name_members_apart(out: &mut Map<String, Value>) {
-    let properties = match out.get("properties") {
-        Some(Value::Object(p)) => p.clone(),
-        _ => Map::new(),
-    };
-    let required: Vec<String> = out
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_owned)
-        .collect();
     let json_name = |key: &str| renamed_json_name(key).map_or_else(|| key.to_owned(), |(_, j)| j);
+    // The names alone are read first: nothing is copied unless a member is to be named anew,
+    // since this runs for every object the lowering pass writes.
+    let properties = out.get("properties").and_then(Value::as_object);
+    let required = || {
+        out.get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+    };
+    let names = || {
+        properties
+            .into_iter()
+            .flat_map(Map::keys)
+            .map(String::as_str)
+            .chain(required())
+    };
+    let named_before = names().any(|k| renamed_json_name(k).is_some());
     // Every member once, by its JSON name, in order: the named ones, then those only required.
-    let mut members: Vec<(String, Option<Value>)> = Vec::new();
+    let mut members: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for key in names() {
+        let json = json_name(key);
+        if seen.insert(json.clone()) {
+            members.push(json);
+        }
+    }
     let mut taken: HashSet<String> = HashSet::new();
     if out.get("additionalProperties") != Some(&Value::Bool(false)) {
         taken.extend(MAP_FIELDS.iter().map(|f| (*f).to_owned()));
     }
-    for (key, schema) in &properties {
-        let json = json_name(key);
-        if !members.iter().any(|(j, _)| *j == json) {
-            members.push((json, Some(schema.clone())));
-        }
-    }
-    for key in &required {
-        let json = json_name(key);
-        if !members.iter().any(|(j, _)| *j == json) {
-            members.push((json, None));
-        }
-    }
-    let natural: Vec<String> = members.iter().map(|(j, _)| typify_field(j)).collect();
-    let named_before = properties
-        .keys()
-        .chain(&required)
-        .any(|k| renamed_json_name(k).is_some());
+    let natural: Vec<String> = members.iter().map(|j| typify_field(j)).collect();
     let mut keys: HashMap<String, String> = HashMap::new();
     let mut renamed = false;
-    for ((json, _), field) in members.iter().zip(&natural) {
+    for (json, field) in members.into_iter().zip(&natural) {
         let key = if taken.insert(field.clone()) {
             json.clone()
         } else {
             renamed = true;
             let own = free_field(field, &taken, &natural);
             taken.insert(own.clone());
-            renamed_member(&own, json)
+            renamed_member(&own, &json)
         };
-        keys.insert(json.clone(), key);
+        keys.insert(json, key);
     }
     if !named_before && !renamed {
         return;
     }
-    let mut named = Map::new();
-    for (json, schema) in &members {
-        if let (Some(schema), Some(key)) = (schema, keys.get(json)) {
-            named.insert(key.clone(), schema.clone());
+    let key_of = |name: &str| {
+        let json = json_name(name);
+        keys.get(&json).cloned().unwrap_or(json)
+    };
+    if let Some(Value::Object(properties)) = out.get_mut("properties") {
+        // Of two parts naming one member, the first is kept.
+        for (name, schema) in std::mem::take(properties) {
+            properties.entry(key_of(&name)).or_insert(schema);
         }
     }
-    if out.contains_key("properties") {
-        out.insert("properties".to_owned(), Value::Object(named));
-    }
-    if out.contains_key("required") {
-        let mut kept: Vec<Value> = Vec::new();
-        for key in &required {
-            let key = Value::String(
-                keys.get(&json_name(key))
-                    .cloned()
-                    .unwrap_or_else(|| key.clone()),
-            );
+    if let Some(Value::Array(required)) = out.get_mut("required") {
+        let mut kept: Vec<Value> = Vec::with_capacity(required.len());
+        for name in required.iter().filter_map(Value::as_str) {
+            let key = Value::String(key_of(name));
             if !kept.contains(&key) {
                 kept.push(key);
             }
         }
-        out.insert("required".to_owned(), Value::Array(kept));
+        *required = kept;
     }
 }
 
