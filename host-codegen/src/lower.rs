@@ -735,8 +735,9 @@ fn resolve<'v>(root: &'v Value, pointer: &str) -> Option<&'v Value> {
 struct Resources {
     /// Absolute URI without fragment -> pointer.
     ids: HashMap<String, String>,
-    /// (resource URI, anchor name) -> pointer.
-    anchors: HashMap<(String, String), String>,
+    /// (resource URI, anchor name) -> pointer. Ordered: a node may carry several anchors (an
+    /// `$anchor` and a `$dynamicAnchor`), and the first is its definition's name in every build.
+    anchors: BTreeMap<(String, String), String>,
     /// Pointer of each node with an `$id` -> its absolute URI, to find the base at any pointer.
     bases: BTreeMap<String, url::Url>,
     /// How many nodes declare each `$dynamicAnchor` name.
@@ -752,7 +753,7 @@ impl Resources {
     fn index(schema: &Value) -> Resources {
         let mut r = Resources {
             ids: HashMap::new(),
-            anchors: HashMap::new(),
+            anchors: BTreeMap::new(),
             bases: BTreeMap::new(),
             dynamic: HashMap::new(),
             refs: Vec::new(),
@@ -1064,6 +1065,26 @@ mod tests {
                 let required = out["required"][0].as_str().expect("required");
                 assert!(members.contains_key(required), "{out}");
             }
+        }
+    }
+
+    #[test]
+    fn a_node_with_two_anchors_is_named_the_same_in_every_run() {
+        // The JSON Schema Test Suite's unmatched dynamic anchor: `items` is an `$anchor` and its
+        // node's `$dynamicAnchor` is `foo`. Each lowering indexes the anchors afresh (a hash map
+        // was seeded anew each time), so twenty runs must agree.
+        let schema = json!({
+            "$id": "https://example.invalid/root", "$ref": "list",
+            "$defs": {
+                "foo": { "$dynamicAnchor": "items", "type": "string" },
+                "list": { "$id": "list", "type": "array", "items": { "$dynamicRef": "#items" },
+                    "$defs": { "items": { "$anchor": "items", "$dynamicAnchor": "foo" } } }
+            }
+        });
+        let first = lowered(schema.clone());
+        assert!(first["definitions"].get("Foo").is_some(), "{first}");
+        for _ in 0..20 {
+            assert_eq!(lowered(schema.clone()), first);
         }
     }
 
