@@ -33,7 +33,9 @@ impl Settings {
     /// Whether each schema's validator is generated as Rust (the macro's `compiled-validators`
     /// feature; `host-runtime-build` turns it on for wasm32): the runtime then compiles no schema,
     /// and a build without a schema compiler can check calls. Off, the expansion is smaller and
-    /// faster to check, and the runtime compiles each schema on its first use.
+    /// faster to check, and the runtime compiles each schema on its first use. The generator is
+    /// built with this crate's `compiled-validators` feature only: without it, a schema asked for
+    /// is left to the runtime, and the generated code says which feature to turn on.
     pub fn validators(mut self, on: bool) -> Settings {
         self.validators = on;
         self

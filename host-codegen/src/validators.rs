@@ -130,14 +130,31 @@ impl Validators {
 enum NoValidator {
     /// The generator panicked.
     #[error("{0}")]
+    #[cfg_attr(not(feature = "compiled-validators"), allow(dead_code))]
     Panicked(String),
     /// The generator reported it does not support the schema.
     #[error("the validator generator does not support it")]
+    #[cfg_attr(not(feature = "compiled-validators"), allow(dead_code))]
     Unsupported,
+    /// host-codegen was built without the generator.
+    #[error(
+        "the validator generator is not built: turn on the `compiled-validators` feature of \
+         host-runtime (for `host_extension!`) or of host-runtime-build (for a build script)"
+    )]
+    #[cfg_attr(feature = "compiled-validators", allow(dead_code))]
+    NotBuilt,
+}
+
+/// Without this crate's `compiled-validators` feature there is no generator: every schema is left
+/// to the runtime's compiler, and the generated code says why.
+#[cfg(not(feature = "compiled-validators"))]
+fn generate(_schema: &Value) -> Result<TokenStream, NoValidator> {
+    Err(NoValidator::NotBuilt)
 }
 
 /// jsonschema's generated validator for `schema` (a `Validator` struct and its private module), or
 /// why there is none.
+#[cfg(feature = "compiled-validators")]
 fn generate(schema: &Value) -> Result<TokenStream, NoValidator> {
     let schema = schema.clone();
     let generated = std::panic::catch_unwind(move || {
@@ -154,6 +171,7 @@ fn generate(schema: &Value) -> Result<TokenStream, NoValidator> {
 }
 
 /// Whether `tokens` invoke `compile_error!` anywhere.
+#[cfg(feature = "compiled-validators")]
 fn calls_compile_error(tokens: TokenStream) -> bool {
     let mut tokens = tokens.into_iter().peekable();
     while let Some(tree) = tokens.next() {
@@ -178,6 +196,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "compiled-validators")]
     fn each_distinct_schema_gets_one_module_and_repeats_share_it() {
         let mut validators = Validators::new(true);
         let object = json!({"type": "object", "properties": {"q": {"type": "string"}}});
@@ -267,6 +286,22 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(feature = "compiled-validators"))]
+    fn built_without_the_generator_a_schema_is_left_to_the_runtime_with_the_reason() {
+        let mut validators = Validators::new(true);
+        let check = validators.check(&json!({"type": "integer"}), "/server/procedures/p/input", 0);
+        assert_eq!(
+            check.to_string(),
+            quote!(::core::option::Option::None).to_string()
+        );
+        let module = validators.module().to_string();
+        assert!(module.contains("schema_compiler_needed"), "{module}");
+        assert!(module.contains("`compiled-validators` feature"), "{module}");
+        assert!(!module.contains("pub struct Validator"));
+    }
+
+    #[test]
+    #[cfg(feature = "compiled-validators")]
     fn compile_error_is_found_at_any_depth_and_only_as_a_call() {
         assert!(calls_compile_error(quote!(::core::compile_error!("x"))));
         assert!(calls_compile_error(quote!(

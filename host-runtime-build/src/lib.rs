@@ -106,7 +106,8 @@ pub struct Written {
 /// written last stay (its errors still fail the build), so the editor keeps completing while the
 /// manifest is being fixed.
 pub fn write(path: &str, crate_dir: &Path, out_dir: &Path) -> Result<Written, Error> {
-    // A wasm32 build (Workers) has no schema compiler: its validators are generated here. A build
+    // A wasm32 build (Workers) has no schema compiler: its validators are generated here, with this
+    // crate's `compiled-validators` feature (without it, the build's error names the feature). A build
     // script sees its target; elsewhere the runtime compiles each schema on first use.
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|arch| arch == "wasm32");
     let expansion = host_codegen::Settings::new()
