@@ -5,8 +5,8 @@ Writes two crates under target/build-cost/ (or the folder given with --dir):
 
 - hello: the guide's hello-extension crate, exactly as the guide has it (Cargo.toml with
   host-runtime and the host-runtime-build build script, build.rs, the manifest, src/main.rs; the
-  code blocks marked `<!-- anchor: hello-... -->` in host-runtime/docs), depending on this
-  repository by path;
+  code blocks marked `<!-- anchor: hello-... -->` in host-runtime/docs; src/config.rs as
+  `cargo host init` writes it), depending on this repository by path;
 - baseline: scripts/build-cost/baseline, the same tool call by hand on axum, jsonwebtoken and
   jsonschema.
 
@@ -66,7 +66,7 @@ def write_hello(dir):
         f.write(
             '[package]\nname = "hello-extension"\nversion = "0.1.0"\nedition = "2024"\n\n'
             f'[dependencies]\nhost-runtime = {{ path = "{path("host-runtime")}" }}\n'
-            'tokio = { version = "1", features = ["rt-multi-thread", "macros"] }\n\n'
+            'tokio = { version = "1", features = ["rt-multi-thread", "macros", "net"] }\n\n'
             f'[build-dependencies]\nhost-runtime-build = {{ path = "{path("host-runtime-build")}" }}\n\n'
             "[workspace]\n"
         )
@@ -78,6 +78,11 @@ def write_hello(dir):
         f.write(doc_block("hello-build-rs"))
     with open(os.path.join(dir, "src", "main.rs"), "w") as f:
         f.write(doc_block("hello-main-rs"))
+    # The module `cargo host init` writes beside main.rs (the guide's main.rs declares it).
+    shutil.copy(
+        os.path.join(ROOT, "host-cli", "templates", "common", "config.rs"),
+        os.path.join(dir, "src", "config.rs"),
+    )
 
 
 def write_baseline(dir):
