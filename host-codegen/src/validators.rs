@@ -129,19 +129,19 @@ impl Validators {
 #[derive(Debug, thiserror::Error)]
 enum NoValidator {
     /// The generator panicked.
+    #[cfg(feature = "compiled-validators")]
     #[error("{0}")]
-    #[cfg_attr(not(feature = "compiled-validators"), allow(dead_code))]
     Panicked(String),
     /// The generator reported it does not support the schema.
+    #[cfg(feature = "compiled-validators")]
     #[error("the validator generator does not support it")]
-    #[cfg_attr(not(feature = "compiled-validators"), allow(dead_code))]
     Unsupported,
     /// host-codegen was built without the generator.
+    #[cfg(not(feature = "compiled-validators"))]
     #[error(
         "the validator generator is not built: turn on the `compiled-validators` feature of \
          host-runtime (for `host_extension!`) or of host-runtime-build (for a build script)"
     )]
-    #[cfg_attr(feature = "compiled-validators", allow(dead_code))]
     NotBuilt,
 }
 
