@@ -3,10 +3,10 @@
 
 Writes two crates under target/build-cost/ (or the folder given with --dir):
 
-- hello: the guide's hello-extension crate, exactly as the guide has it (Cargo.toml with
-  host-runtime and the host-runtime-build build script, build.rs, the manifest, src/main.rs; the
-  code blocks marked `<!-- anchor: hello-... -->` in host-runtime/docs; src/config.rs as
-  `cargo host init` writes it), depending on this repository by path;
+- hello: the guide's hello-extension crate, made as the guide makes it: `cargo host init` (built
+  from this checkout, not timed, with `--sdk` this checkout, so the crates are path dependencies)
+  writes Cargo.toml, src/config.rs and the icon; the manifest, build.rs and src/main.rs are then
+  the guide's (the code blocks marked `<!-- anchor: hello-... -->` in host-runtime/docs);
 - baseline: scripts/build-cost/baseline, the same tool call by hand on axum, jsonwebtoken and
   jsonschema.
 
@@ -60,29 +60,23 @@ def doc_block(anchor):
 
 
 def write_hello(dir):
-    os.makedirs(os.path.join(dir, "src"), exist_ok=True)
-    path = lambda krate: os.path.join(ROOT, krate)
-    with open(os.path.join(dir, "Cargo.toml"), "w") as f:
-        f.write(
-            '[package]\nname = "hello-extension"\nversion = "0.1.0"\nedition = "2024"\n\n'
-            f'[dependencies]\nhost-runtime = {{ path = "{path("host-runtime")}" }}\n'
-            'tokio = { version = "1", features = ["rt-multi-thread", "macros", "net"] }\n\n'
-            f'[build-dependencies]\nhost-runtime-build = {{ path = "{path("host-runtime-build")}" }}\n\n'
-            "[workspace]\n"
-        )
-    with open(os.path.join(dir, "icon.svg"), "w") as f:
-        f.write('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>\n')
-    with open(os.path.join(dir, "host.extension.json"), "w") as f:
-        f.write(doc_block("hello-manifest"))
-    with open(os.path.join(dir, "build.rs"), "w") as f:
-        f.write(doc_block("hello-build-rs"))
-    with open(os.path.join(dir, "src", "main.rs"), "w") as f:
-        f.write(doc_block("hello-main-rs"))
-    # The module `cargo host init` writes beside main.rs (the guide's main.rs declares it).
-    shutil.copy(
-        os.path.join(ROOT, "host-cli", "templates", "common", "config.rs"),
-        os.path.join(dir, "src", "config.rs"),
+    """The crate as a new user gets it: `cargo host init` (this checkout's CLI, on this checkout's
+    crates), then the guide's manifest, build script and main.rs in place of the template's."""
+    shutil.rmtree(dir, ignore_errors=True)
+    subprocess.run(["cargo", "build", "--quiet", "-p", "host-cli"], cwd=ROOT, check=True)
+    cli = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "debug", "cargo-host")
+    subprocess.run(
+        [cli, "host", "init", dir, "--name", "hello-extension", "--sdk", ROOT],
+        check=True,
+        capture_output=True,
     )
+    for name, anchor in [
+        ("host.extension.json", "hello-manifest"),
+        ("build.rs", "hello-build-rs"),
+        (os.path.join("src", "main.rs"), "hello-main-rs"),
+    ]:
+        with open(os.path.join(dir, name), "w") as f:
+            f.write(doc_block(anchor))
 
 
 def write_baseline(dir):
