@@ -73,6 +73,15 @@ impl Database {
         Ok(Database { pool, lease: None })
     }
 
+    /// The database behind `pool` (one built with settings of your own), after applying the
+    /// runtime's migrations and the example's own.
+    pub async fn from_pool(pool: sqlx::PgPool) -> Result<Self, ConfigError> {
+        postgres::migrate_with(&pool, COMPONENT, MIGRATIONS)
+            .await
+            .map_err(|e| ConfigError(format!("HOST_DATABASE_URL cannot be used: {}", chain(&e))))?;
+        Ok(Database { pool, lease: None })
+    }
+
     /// Sets how long a claim on a host event lasts without renewal (`HOST_DEDUPE_LEASE_SECS`; the
     /// store's default, a minute, when `None`).
     pub fn with_dedupe_lease(mut self, lease: Option<std::time::Duration>) -> Self {

@@ -556,3 +556,70 @@ fn random_crash_points_over_deliveries_leave_rows_and_events_once_per_delivery()
         .unwrap();
     eprintln!("12 plans of crash points in {:?}", started.elapsed());
 }
+
+/// Deliveries in flight eight times the pool's size, each writing its alerts and sending four
+/// events in its transaction: every one is answered, none waits for a second connection while its
+/// transaction holds one (the pool's two connections would never come back), and every event is
+/// posted once. The bound is far from both sides: the deliveries take well under a second here,
+/// and a send that waited for a connection would wait out the pool's 30 s.
+#[tokio::test]
+async fn deliveries_eight_times_the_pool_size_are_all_answered() {
+    const POOL: u32 = 2;
+    const IN_FLIGHT: usize = 16;
+    let Some(server) = PostgresServer::start_or_skip() else {
+        return;
+    };
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(POOL)
+        .acquire_timeout(Duration::from_secs(30))
+        .connect(&server.url())
+        .await
+        .unwrap();
+    let (url, shared) = stand_in_host(false, Duration::ZERO).await;
+    let database_url = server.url();
+    let config = keyword_tracker::config::Config::load(None, false, |k| match k {
+        "HOST_EVENT_POST_URL" => Some(url.clone()),
+        "HOST_DATABASE_URL" => Some(database_url.clone()),
+        _ => None,
+    })
+    .unwrap();
+    let database = keyword_tracker::database::Database::from_pool(pool.clone())
+        .await
+        .unwrap();
+    let outbox = database.outbox().await.unwrap();
+    let tracker = keyword_tracker::Tracker::from_config(&config, outbox)
+        .unwrap()
+        .with_database(database);
+    let handler = keyword_tracker::app(Arc::new(tracker), &config);
+
+    let started = Instant::now();
+    let answers = futures_util::future::join_all((0..IN_FLIGHT).map(|n| {
+        let handler = handler.clone();
+        async move {
+            let install = format!("ins_pool_{n}");
+            let (host, body) = release_host(&install);
+            host.send(&handler, delivery(&host, &body, 1)).await
+        }
+    }))
+    .await;
+    let took = started.elapsed();
+    for answer in &answers {
+        assert_eq!(answer.status, 204, "{}", answer.json);
+    }
+    assert!(
+        took < Duration::from_secs(20),
+        "{IN_FLIGHT} deliveries on a pool of {POOL} took {took:?}"
+    );
+    for n in 0..IN_FLIGHT {
+        assert_eq!(alert_rows(&pool, &format!("ins_pool_{n}")).await, ALERTS);
+    }
+    wait_for(
+        &shared,
+        Duration::from_secs(20),
+        "every event acknowledged",
+        |s| acknowledged(s).len() == IN_FLIGHT * EVENTS,
+    )
+    .await;
+    let acks = acknowledged(&shared.lock().unwrap());
+    assert!(acks.values().all(|&n| n == 1), "{acks:?}");
+}

@@ -295,6 +295,22 @@ pub trait OutboxStore: Send + Sync + 'static {
         settlement: Settlement,
     ) -> BoxFuture<'a, Result<bool, StoreError>>;
 
+    /// Settles attempts of `owner` on several events, each as [`settle`](Self::settle) would: one
+    /// answer per settlement, in their order. The background dispatcher hands over together the
+    /// attempts that ended while the store was settling earlier ones, so a store that settles them
+    /// in one request (one statement, one commit) makes one request where it would make many. The
+    /// default settles them all at once, each on its own (a store that groups concurrent writes,
+    /// as the file outbox does, commits them together).
+    fn settle_all<'a>(
+        &'a self,
+        owner: &'a str,
+        settlements: &'a [(String, Settlement)],
+    ) -> BoxFuture<'a, Vec<Result<bool, StoreError>>> {
+        Box::pin(futures_util::future::join_all(settlements.iter().map(
+            |(id, settlement)| self.settle(id, owner, settlement.clone()),
+        )))
+    }
+
     /// When the earliest pending event is due (claimed ones count at their lease's end).
     fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>>;
 
@@ -395,6 +411,13 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
         settlement: Settlement,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         (**self).settle(id, owner, settlement)
+    }
+    fn settle_all<'a>(
+        &'a self,
+        owner: &'a str,
+        settlements: &'a [(String, Settlement)],
+    ) -> BoxFuture<'a, Vec<Result<bool, StoreError>>> {
+        (**self).settle_all(owner, settlements)
     }
     fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
         (**self).next_due()

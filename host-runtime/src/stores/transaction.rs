@@ -96,10 +96,14 @@ pub(crate) enum Failed {
 pub(crate) struct Scope {
     database: Arc<dyn Database>,
     slot: Mutex<Slot>,
-    /// Events accepted by an outbox of the same database, by id, with their writes.
-    writes: Mutex<Vec<(String, Write)>>,
+    /// Events accepted by an outbox of the same database, by id, with their writes when these
+    /// wait for the commit (`None`: written in the transaction already).
+    writes: Mutex<Vec<(String, Option<Write>)>>,
     /// Hand-overs to run before the commit (events sent with `spawn`).
     deferred: Mutex<Vec<BoxFuture<'static, ()>>>,
+    /// What to do once the transaction committed (wake the dispatcher of an outbox whose events
+    /// it wrote).
+    committed: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -119,6 +123,7 @@ impl Scope {
             slot: Mutex::new(Slot::Idle),
             writes: Mutex::new(Vec::new()),
             deferred: Mutex::new(Vec::new()),
+            committed: Mutex::new(Vec::new()),
         })
     }
 
@@ -181,7 +186,35 @@ impl Scope {
     #[cfg_attr(not(feature = "postgres"), allow(dead_code))] // Only PostgreSQL lends and writes yet.
     /// Notes event `id`'s write, made in the transaction before it commits.
     pub(crate) fn write(&self, id: &str, write: Write) {
-        lock(&self.writes).push((id.to_owned(), write));
+        lock(&self.writes).push((id.to_owned(), Some(write)));
+    }
+
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))] // Only PostgreSQL lends and writes yet.
+    /// Notes that event `id` was written in the transaction already: it exists once that commits.
+    pub(crate) fn hold(&self, id: &str) {
+        lock(&self.writes).push((id.to_owned(), None));
+    }
+
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))] // Only PostgreSQL lends and writes yet.
+    /// Where the transaction is, for a store that would make a statement in it while the handler
+    /// waits on that store: taken when it is open (and given back when the [`Borrowed`] is
+    /// dropped), else whether the handler holds a connection through it.
+    pub(crate) fn borrow(&self) -> Held<'_> {
+        let mut slot = lock(&self.slot);
+        match std::mem::replace(&mut *slot, Slot::Lent) {
+            Slot::Open(transaction) => Held::Open(Borrowed {
+                scope: self,
+                transaction: Some(transaction),
+            }),
+            Slot::Idle => {
+                *slot = Slot::Idle;
+                Held::NotBegun
+            }
+            other => {
+                *slot = other;
+                Held::Elsewhere
+            }
+        }
     }
 
     /// Whether event `id` waits in this scope for the commit.
@@ -210,7 +243,7 @@ impl Scope {
             Slot::Lent => return Err(Failed::StillLent),
             Slot::Closed => return Err(Failed::Store(refused("the transaction was closed"))),
         };
-        for (_, write) in writes {
+        for write in writes.into_iter().filter_map(|(_, write)| write) {
             if let Err(e) = write(&mut *transaction).await {
                 transaction.rollback().await;
                 return Err(Failed::Store(e));
@@ -230,6 +263,9 @@ impl Scope {
             }
         }
         transaction.commit().await.map_err(Failed::Store)?;
+        for then in std::mem::take(&mut *lock(&self.committed)) {
+            then();
+        }
         Ok(record.is_some())
     }
 
@@ -237,9 +273,48 @@ impl Scope {
     pub(crate) async fn roll_back(&self) {
         lock(&self.writes).clear();
         lock(&self.deferred).clear();
+        lock(&self.committed).clear();
         let slot = std::mem::replace(&mut *lock(&self.slot), Slot::Closed);
         if let Slot::Open(transaction) = slot {
             transaction.rollback().await;
+        }
+    }
+}
+
+/// Where a scope's transaction is, as [`Scope::borrow`] finds it.
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))] // Only PostgreSQL lends and writes yet.
+pub(crate) enum Held<'s> {
+    /// Open, and taken for the store's statement.
+    Open(Borrowed<'s>),
+    /// Not begun: the handler holds no connection through it.
+    NotBegun,
+    /// Lent to the handler (which holds its connection across the store's call), or the call is
+    /// over.
+    Elsewhere,
+}
+
+/// A scope's open transaction, taken for a store's statement; given back when dropped, also when
+/// the store's future is dropped half-way.
+pub(crate) struct Borrowed<'s> {
+    scope: &'s Scope,
+    transaction: Option<Box<dyn Transaction>>,
+}
+
+impl Borrowed<'_> {
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))] // Only PostgreSQL lends and writes yet.
+    /// The transaction.
+    pub(crate) fn transaction(&mut self) -> &mut dyn Transaction {
+        match &mut self.transaction {
+            Some(transaction) => &mut **transaction,
+            None => unreachable!("a borrowed transaction is only given back when dropped"),
+        }
+    }
+}
+
+impl Drop for Borrowed<'_> {
+    fn drop(&mut self) {
+        if let Some(transaction) = self.transaction.take() {
+            self.scope.give_back(transaction);
         }
     }
 }
@@ -258,6 +333,18 @@ pub(crate) fn current() -> Option<Arc<Scope>> {
 /// once that commits.
 pub(crate) fn holds(id: &str) -> bool {
     current().is_some_and(|scope| scope.holds(id))
+}
+
+/// Runs `then` once the current handler's transaction committed, if event `id` waits for that
+/// commit; gives it back when it does not (no scope, or the event is not in its transaction).
+pub(crate) fn once_committed<F: FnOnce() + Send + 'static>(id: &str, then: F) -> Result<(), F> {
+    match current() {
+        Some(scope) if scope.holds(id) => {
+            lock(&scope.committed).push(Box::new(then));
+            Ok(())
+        }
+        _ => Err(then),
+    }
 }
 
 /// Runs `hand_over` inside the current handler's scope just before its transaction commits; gives

@@ -143,6 +143,84 @@ pub(crate) struct Outbox {
     claim_floor: usize,
     running: AtomicBool,
     store_failures: AtomicU32,
+    /// The background dispatcher's settler, once it runs ([`settle_together`]).
+    settler: std::sync::OnceLock<Settler>,
+}
+
+/// An attempt to record, and where its answer goes.
+type ToSettle = (
+    String,
+    Settlement,
+    futures_channel::oneshot::Sender<Result<bool, StoreError>>,
+);
+
+/// Hands attempts that ended to [`settle_together`].
+type Settler = futures_channel::mpsc::UnboundedSender<ToSettle>;
+
+/// The most attempts settled in one request.
+const SETTLE_BATCH: usize = 256;
+
+/// Records the attempts handed over, one request at a time, each holding every attempt that ended
+/// while the one before was under way ([`OutboxStore::settle_all`]). So attempts that end one at
+/// a time are settled at once, each on its own, and under load a store that can settle many in one
+/// request (PostgreSQL: one statement) makes one request where it would make one per attempt.
+/// Ends when the outbox is gone.
+async fn settle_together(
+    store: Arc<dyn OutboxStore>,
+    owner: String,
+    mut handed: futures_channel::mpsc::UnboundedReceiver<ToSettle>,
+) {
+    use futures_util::StreamExt as _;
+    while let Some(first) = handed.next().await {
+        let mut batch = vec![first];
+        while batch.len() < SETTLE_BATCH {
+            match handed.try_recv() {
+                Ok(more) => batch.push(more),
+                Err(_) => break,
+            }
+        }
+        settle_batch(&*store, &owner, batch).await;
+    }
+}
+
+/// Settles `batch` in one [`OutboxStore::settle_all`], and tells each its answer.
+async fn settle_batch(store: &dyn OutboxStore, owner: &str, batch: Vec<ToSettle>) {
+    let (settlements, tells): (Vec<_>, Vec<_>) = batch
+        .into_iter()
+        .map(|(id, settlement, tell)| ((id, settlement), tell))
+        .unzip();
+    let answers =
+        match crate::platform::rt::timeout(STORE_TIMEOUT, store.settle_all(owner, &settlements))
+            .await
+        {
+            Ok(answers) if answers.len() == tells.len() => answers,
+            Ok(answers) => vec![
+                Err(StoreError::new(
+                    "outbox",
+                    super::StoreErrorKind::Corrupt,
+                    format!(
+                        "the store answered {} settlements for {} attempts",
+                        answers.len(),
+                        tells.len()
+                    ),
+                ));
+                tells.len()
+            ],
+            Err(_) => vec![
+                Err(StoreError::new(
+                    "outbox",
+                    super::StoreErrorKind::Timeout,
+                    format!(
+                        "the store did not answer within {} s",
+                        STORE_TIMEOUT.as_secs_f64()
+                    ),
+                ));
+                tells.len()
+            ],
+        };
+    for (tell, answer) in tells.into_iter().zip(answers) {
+        let _ = tell.send(answer);
+    }
 }
 
 impl std::fmt::Debug for Outbox {
@@ -185,6 +263,7 @@ impl Outbox {
             claim_floor: (concurrency / 4).max(1),
             running: AtomicBool::new(false),
             store_failures: AtomicU32::new(0),
+            settler: std::sync::OnceLock::new(),
         }
     }
 
@@ -239,7 +318,14 @@ impl Outbox {
         }
         super::invocation::accepted(self, id);
         self.start();
-        self.wake.notify_one();
+        // An event written in the handler's transaction is claimable once that commits: woken
+        // then, rather than now for a claim that would find nothing.
+        let outbox = Arc::clone(self);
+        if let Err(wake) =
+            crate::stores::transaction::once_committed(id, move || outbox.wake.notify_one())
+        {
+            wake();
+        }
         Ok(put)
     }
 
@@ -254,6 +340,14 @@ impl Outbox {
         }
         let outbox = Arc::clone(self);
         if crate::platform::rt::spawn(outbox.run()) {
+            let (settler, handed) = futures_channel::mpsc::unbounded();
+            if crate::platform::rt::spawn(settle_together(
+                Arc::clone(&self.store),
+                self.owner.clone(),
+                handed,
+            )) {
+                let _ = self.settler.set(settler);
+            }
             true
         } else {
             self.running.store(false, Ordering::Release);
@@ -539,8 +633,29 @@ impl Outbox {
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let store = Arc::clone(&self.store);
         let owner = self.owner.clone();
+        let settler = self.settler.get().cloned();
         async move {
-            match answered(STORE_TIMEOUT, store.settle(&id, &owner, settlement)).await {
+            let settled = match settler {
+                // The background dispatcher's attempts: settled with those that end meanwhile.
+                Some(settler) => {
+                    let (tell, told) = futures_channel::oneshot::channel();
+                    match settler.unbounded_send((id.clone(), settlement, tell)) {
+                        Ok(()) => told.await.unwrap_or_else(|_| {
+                            Err(StoreError::new(
+                                "outbox",
+                                super::StoreErrorKind::Unavailable,
+                                "the settler stopped before the store answered",
+                            ))
+                        }),
+                        Err(e) => {
+                            let (_, settlement, _) = e.into_inner();
+                            answered(STORE_TIMEOUT, store.settle(&id, &owner, settlement)).await
+                        }
+                    }
+                }
+                None => answered(STORE_TIMEOUT, store.settle(&id, &owner, settlement)).await,
+            };
+            match settled {
                 Ok(true) => {}
                 Ok(false) => tracing::debug!(
                     event_id = %id,

@@ -43,6 +43,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "one id, one event: digests and delivered ids in the outbox",
         sql: include_str!("migrations/0002_outbox_ids.sql"),
     },
+    Migration {
+        version: 3,
+        name: "no NOTIFY in the commits that add events",
+        sql: include_str!("migrations/0003_outbox_no_notify_on_commit.sql"),
+    },
 ];
 
 /// The table that records which migrations a database has, of the SDK (`component` `host`) and of

@@ -14,7 +14,7 @@ use crate::stores::outbox::{Entry, OutboxStore, Put, Settlement, StoreError, Whi
 use crate::stores::postgres::{PgTransaction, failed, name_of, pool_of};
 use crate::stores::transaction::{self, Transaction};
 
-/// The channel the table's trigger notifies when events are added or revived.
+/// The channel a revived dead letter is announced on.
 const CHANNEL: &str = "host_outbox";
 
 /// Stores a new event, claimed by $8 when it is not NULL; over a dead letter of the same id, or an
@@ -58,6 +58,13 @@ const DELIVERED: &str = "UPDATE host_outbox SET sent_until = $3, owner = NULL, l
     body = CASE WHEN digest IS NULL THEN body ELSE ''::bytea END
 WHERE id = $1 AND owner = $2 AND NOT dead AND sent_until IS NULL";
 
+/// [`DELIVERED`] for every id of $1 that owner $2 holds; returns those settled.
+const DELIVERED_ALL: &str =
+    "UPDATE host_outbox SET sent_until = $3, owner = NULL, last_error = NULL,
+    body = CASE WHEN digest IS NULL THEN body ELSE ''::bytea END
+WHERE id = ANY($1) AND owner = $2 AND NOT dead AND sent_until IS NULL
+RETURNING id";
+
 const RETRY: &str = "UPDATE host_outbox SET attempts = $3, due = $4, last_error = $5, owner = NULL
 WHERE id = $1 AND owner = $2 AND NOT dead";
 
@@ -70,8 +77,13 @@ const NEXT_DUE: &str = "SELECT min(due) FROM host_outbox WHERE NOT dead AND sent
 const LIST: &str = "SELECT id, body, attempts, due, accepted, last_error FROM host_outbox
 WHERE dead = $1 AND sent_until IS NULL ORDER BY due, id LIMIT $2";
 
-const REVIVE: &str = "UPDATE host_outbox SET dead = false, attempts = 0, due = $2, owner = NULL
-WHERE id = $1 AND dead";
+/// Brings dead letter $1 back, due at $2, and wakes the dispatchers listening (when it did).
+const REVIVE: &str = "WITH revived AS (
+    UPDATE host_outbox SET dead = false, attempts = 0, due = $2, owner = NULL
+    WHERE id = $1 AND dead
+    RETURNING id
+)
+SELECT count(*), pg_notify('host_outbox', '') FROM revived HAVING count(*) > 0";
 
 const DISCARD: &str = "DELETE FROM host_outbox WHERE id = $1 AND sent_until IS NULL";
 
@@ -85,10 +97,6 @@ const FORGET_DEAD: &str = "DELETE FROM host_outbox WHERE id IN (
     SELECT id FROM host_outbox WHERE dead AND due < $1 LIMIT 1000
 )";
 
-/// How long a send inside a handler's transaction waits for a connection to look at what holds
-/// its event's id before it leaves that to the commit.
-const LOOK_WAIT: Duration = Duration::from_millis(100);
-
 /// Claims made between two sweeps of dead letters past their retention.
 const SWEEP_EVERY: u32 = 500;
 
@@ -100,10 +108,13 @@ const SWEEP_EVERY: u32 = 500;
 ///   due time to the end of a lease, so instances claiming at once take different events and an
 ///   event is in flight at one instance at a time; a crashed instance's events come due again when
 ///   the lease ends.
-/// - **Woken, not only polling.** The table's trigger notifies the channel `host_outbox` when
-///   events are added or revived, and every instance listens on it (`LISTEN`, on a connection of
-///   its own that reconnects), so an event another instance accepted is posted at once rather than
-///   at the next look (a second at most).
+/// - **Woken, and polling.** The instance that adds an event posts it: its dispatcher is woken in
+///   process once the event is stored (for an event of a handler's transaction, once that
+///   commits). Every instance also looks at the table at least once a second, and a dead letter
+///   revived through [`revive`](OutboxStore::revive) (`cargo host outbox retry`) notifies the
+///   channel `host_outbox`, on which every instance listens (`LISTEN`, on a connection of its own
+///   that reconnects). Commits carry no notification: PostgreSQL commits the transactions that
+///   notify one at a time.
 /// - **In the handler's transaction.** While a handler runs with a
 ///   [`PostgresDedupe`](crate::dedupe::PostgresDedupe) of the same database, an event it sends is
 ///   written in the handler's transaction: it exists once that commits, with the vendor's writes
@@ -239,6 +250,19 @@ async fn holder(
     Ok(Some(Put::found(&found, digest, sent_until.is_none())))
 }
 
+/// `open` as the PostgreSQL transaction it is.
+fn pg_transaction(open: &mut dyn Transaction) -> Result<&mut PgTransaction, StoreError> {
+    (open as &mut dyn Any)
+        .downcast_mut::<PgTransaction>()
+        .ok_or_else(|| {
+            StoreError::new(
+                "postgres",
+                crate::stores::store::StoreErrorKind::Refused,
+                "the handler's transaction is not PostgreSQL's",
+            )
+        })
+}
+
 /// The write that stores `entry` in a handler's transaction before it commits. An id another
 /// event took meanwhile fails the commit, naming the id.
 fn in_transaction(entry: Entry) -> transaction::Write {
@@ -251,13 +275,7 @@ fn in_transaction(entry: Entry) -> transaction::Write {
     }
     Box::new(write(move |open: &mut dyn Transaction| {
         Box::pin(async move {
-            let Some(open) = (open as &mut dyn Any).downcast_mut::<PgTransaction>() else {
-                return Err(StoreError::new(
-                    "postgres",
-                    crate::stores::store::StoreErrorKind::Refused,
-                    "the handler's transaction is not PostgreSQL's",
-                ));
-            };
+            let open = pg_transaction(open)?;
             match put_on(&mut open.tx, &entry, None).await? {
                 Put::Conflict => Err(StoreError::new(
                     "postgres",
@@ -275,7 +293,13 @@ impl PostgresOutbox {
     /// ([`postgres::migrate`](crate::postgres::migrate)). Starts listening for new events on a
     /// connection of its own; fails when that connection cannot be made.
     pub async fn new(pool: PgPool) -> Result<Self, StoreError> {
-        let mut listener = PgListener::connect_with(&pool)
+        // A connection of its own, outside the pool: held for as long as the outbox lives, it
+        // would take one of the connections the handlers and the dispatcher share.
+        let own = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(pool.options().get_acquire_timeout())
+            .connect_lazy_with((*pool.connect_options()).clone());
+        let mut listener = PgListener::connect_with(&own)
             .await
             .map_err(|e| failed("cannot connect the outbox's listener", e))?;
         listener
@@ -294,6 +318,54 @@ impl PostgresOutbox {
             woken,
             listener,
         })
+    }
+}
+
+impl PostgresOutbox {
+    /// Stores `entry` in the handler's transaction `scope` of this outbox's pool, answering what
+    /// holds its id. No connection is waited for while the handler holds one:
+    ///
+    /// - **Begun** (the handler wrote through it, and gave it back): the event is written now on
+    ///   the transaction's own connection, and the same statement answers for its id. An event of
+    ///   that id waiting in another handler's transaction makes this one wait until that commits
+    ///   or rolls back, as any unique key does, then answers as of then.
+    /// - **Not begun**: the handler holds no connection, so what holds the id is read on one of the
+    ///   pool's; the event is written just before the commit (beginning nothing earlier keeps the
+    ///   handler free to choose its isolation level), where an id another event took meanwhile
+    ///   fails the commit, naming it.
+    /// - **Held by the handler** across the send (a [`postgres::Transaction`] not dropped yet):
+    ///   its connection is busy and a second one is not waited for (with every connection of the
+    ///   pool held so, none would come), so the id is checked by the write at the commit alone.
+    ///
+    /// [`postgres::Transaction`]: crate::postgres::Transaction
+    async fn put_in(&self, scope: &transaction::Scope, entry: Entry) -> Result<Put, StoreError> {
+        match scope.borrow() {
+            transaction::Held::Open(mut borrowed) => {
+                let open = pg_transaction(borrowed.transaction())?;
+                let put = put_on(&mut open.tx, &entry, None).await?;
+                drop(borrowed);
+                if put.is_stored() {
+                    scope.hold(&entry.id);
+                }
+                return Ok(put);
+            }
+            transaction::Held::NotBegun => {
+                let found = holder(
+                    &mut *self.connection().await?,
+                    &entry.id,
+                    &entry.digest(),
+                    crate::stores::outbox::now_ms(),
+                )
+                .await?;
+                if let Some(found) = found {
+                    return Ok(found);
+                }
+            }
+            transaction::Held::Elsewhere => {}
+        }
+        let id = entry.id.clone();
+        scope.write(&id, in_transaction(entry));
+        Ok(Put::Stored(()))
     }
 }
 
@@ -407,28 +479,10 @@ impl OutboxStore for PostgresOutbox {
     fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
         Box::pin(async move {
             if let Some(scope) = transaction::current() {
-                // Inside a handler's transaction of this pool: written there just before it
-                // commits, so the event exists only if the handler's effects do. What holds its
-                // id now is answered at once, on a connection of the pool if one comes within
-                // `LOOK_WAIT` (waiting longer while the handler holds its own could starve the
-                // pool under load); the write at the commit checks again, and an id taken by
-                // another event fails the commit, naming it.
+                // Inside a handler's transaction of this pool: the event exists only if the
+                // handler's effects do.
                 if scope.pool() == self.pool_id {
-                    let idle = tokio::time::timeout(LOOK_WAIT, self.pool.acquire()).await;
-                    if let Ok(Ok(mut conn)) = idle
-                        && let Some(found) = holder(
-                            &mut conn,
-                            &entry.id,
-                            &entry.digest(),
-                            crate::stores::outbox::now_ms(),
-                        )
-                        .await?
-                    {
-                        return Ok(found);
-                    }
-                    let id = entry.id.clone();
-                    scope.write(&id, in_transaction(entry));
-                    return Ok(Put::Stored(()));
+                    return self.put_in(&scope, entry).await;
                 }
                 // The same database and settings through another pool: the vendor meant one
                 // transaction and built two pools. Refused rather than committed apart.
@@ -568,6 +622,47 @@ impl OutboxStore for PostgresOutbox {
         })
     }
 
+    /// The delivered ones in one statement (the dispatcher's common case, many at a time under
+    /// load), the others one by one.
+    fn settle_all<'a>(
+        &'a self,
+        owner: &'a str,
+        settlements: &'a [(String, Settlement)],
+    ) -> BoxFuture<'a, Vec<Result<bool, StoreError>>> {
+        Box::pin(async move {
+            let delivered: Vec<&str> = settlements
+                .iter()
+                .filter(|(_, s)| matches!(s, Settlement::Delivered))
+                .map(|(id, _)| id.as_str())
+                .collect();
+            let settled: Result<std::collections::HashSet<String>, StoreError> =
+                if delivered.is_empty() {
+                    Ok(Default::default())
+                } else {
+                    let until = crate::stores::outbox::now_ms().saturating_add(
+                        crate::stores::outbox::millis(crate::stores::outbox::SENT_WINDOW),
+                    );
+                    sqlx::query_scalar::<_, String>(DELIVERED_ALL)
+                        .bind(&delivered)
+                        .bind(owner)
+                        .bind(until)
+                        .fetch_all(&self.pool)
+                        .await
+                        .map(|ids| ids.into_iter().collect())
+                        .map_err(|e| failed("cannot settle attempts", e))
+                };
+            let mut held = Vec::with_capacity(settlements.len());
+            for (id, settlement) in settlements {
+                held.push(match (settlement, &settled) {
+                    (Settlement::Delivered, Ok(settled)) => Ok(settled.contains(id)),
+                    (Settlement::Delivered, Err(e)) => Err(e.clone()),
+                    (other, _) => self.settle(id, owner, other.clone()).await,
+                });
+            }
+            held
+        })
+    }
+
     fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
         Box::pin(async move {
             sqlx::query_scalar(NEXT_DUE)
@@ -591,13 +686,13 @@ impl OutboxStore for PostgresOutbox {
 
     fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let done = sqlx::query(REVIVE)
+            let revived = sqlx::query(REVIVE)
                 .bind(id)
                 .bind(now)
-                .execute(&self.pool)
+                .fetch_optional(&self.pool)
                 .await
                 .map_err(|e| failed("cannot revive a dead letter", e))?;
-            Ok(done.rows_affected() == 1)
+            Ok(revived.is_some())
         })
     }
 
@@ -670,30 +765,52 @@ mod tests {
         assert_eq!(seen.len(), 300);
     }
 
+    /// Adding an event notifies nobody (its own instance posts it); reviving a dead letter, from
+    /// any instance, wakes every listener.
     #[tokio::test]
-    async fn an_event_another_instance_puts_wakes_the_listener() {
+    async fn a_dead_letter_revived_elsewhere_wakes_the_listener_and_an_added_event_does_not() {
         let Some((_server, pool)) = database().await else {
             return;
         };
         let listening = PostgresOutbox::new(pool.clone()).await.unwrap();
         let other = PostgresOutbox::new(pool).await.unwrap();
-        let woken = listening.changed();
-        let put = async {
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        let quiet = listening.changed();
+        assert!(
             other
                 .put(Entry::new("evt", b"{}".to_vec(), 0))
                 .await
                 .unwrap()
+                .is_stored()
+        );
+        assert!(
+            tokio::time::timeout(Duration::from_millis(300), quiet)
+                .await
+                .is_err(),
+            "an added event notified the listeners"
+        );
+        let claimed = other.claim(1, 1, 60_000, "me").await.unwrap();
+        assert_eq!(claimed.len(), 1);
+        let dead = Settlement::Dead {
+            attempts: 1,
+            at: 1,
+            reason: "refused".to_owned(),
         };
-        let (_, stored) = tokio::join!(
+        assert!(other.settle("evt", "me", dead).await.unwrap());
+        let woken = listening.changed();
+        let revive = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            other.revive("evt", 2).await.unwrap()
+        };
+        let (_, revived) = tokio::join!(
             async {
                 tokio::time::timeout(Duration::from_secs(5), woken)
                     .await
                     .expect("woken by the notification")
             },
-            put
+            revive
         );
-        assert!(stored.is_stored());
+        assert!(revived);
+        assert!(!other.revive("evt", 3).await.unwrap(), "revived twice");
     }
 
     #[tokio::test]
@@ -732,15 +849,22 @@ mod tests {
         }
     }
 
-    /// One id, one event, inside a handler's transaction too: an id another event holds is refused
-    /// at the send; one another event takes between the send and the commit fails the commit,
-    /// naming the id, so the handler's writes do not commit without their event.
+    /// One id, one event, inside a handler's transaction too, whatever the transaction's state
+    /// at the send:
+    ///
+    /// - begun: an id another event holds is refused at the send; the event is written at once,
+    ///   so another instance sending other content under its id waits for the commit and is
+    ///   refused then;
+    /// - not begun: the id is looked up on a connection of the pool and refused at the send; one
+    ///   another event takes between the send and the commit fails the commit, naming the id, so
+    ///   the handler's writes do not commit without their event.
     #[tokio::test]
     async fn an_id_taken_by_another_event_is_refused_inside_a_handlers_transaction() {
         let Some((_server, pool)) = database().await else {
             return;
         };
         let outbox = PostgresOutbox::new(pool.clone()).await.unwrap();
+        let other = PostgresOutbox::new(pool.clone()).await.unwrap();
         let dedupe = crate::dedupe::PostgresDedupe::new(pool.clone());
         let envelope = |why: &str| {
             format!(r#"{{"dedupeKey":"evt","payload":{{"why":"{why}"}}}}"#).into_bytes()
@@ -752,7 +876,98 @@ mod tests {
                 .unwrap()
                 .is_stored()
         );
+        for begun in [true, false] {
+            let later = if begun { "later-begun" } else { "later-idle" };
+            let scope = transaction::Scope::new(dedupe.transactions().unwrap());
+            scope
+                .enter(async {
+                    if begun {
+                        let mut tx = crate::postgres::transaction().await.unwrap();
+                        sqlx::query("CREATE TABLE effect (n int)")
+                            .execute(&mut *tx)
+                            .await
+                            .unwrap();
+                    }
+                    let held = outbox.put(Entry::new("held", envelope("other"), 0)).await;
+                    assert_eq!(held.unwrap(), Put::Conflict, "refused at the send");
+                    let same = outbox.put(Entry::new("held", envelope("first"), 0)).await;
+                    assert_eq!(same.unwrap(), Put::AlreadyPending);
+                    let free = outbox.put(Entry::new(later, envelope("mine"), 0)).await;
+                    assert!(free.unwrap().is_stored());
+                    assert!(transaction::holds(later));
+                    let again = outbox.put(Entry::new(later, envelope("mine"), 0)).await;
+                    let again = again.unwrap();
+                    if begun {
+                        assert_eq!(again, Put::AlreadyPending, "its own write, seen in it");
+                    }
+                })
+                .await;
+            if begun {
+                // Written at the send: another instance's event of that id waits for the commit,
+                // then is refused.
+                let theirs = tokio::spawn({
+                    let other = PostgresOutbox::new(pool.clone()).await.unwrap();
+                    async move {
+                        other
+                            .put(Entry::new("later-begun", envelope("theirs"), 0))
+                            .await
+                    }
+                });
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                assert!(
+                    !theirs.is_finished(),
+                    "the other send did not wait for the commit"
+                );
+                scope.commit(None).await.unwrap();
+                assert_eq!(theirs.await.unwrap().unwrap(), Put::Conflict);
+                let effect: Option<String> =
+                    sqlx::query_scalar("SELECT to_regclass('effect')::text")
+                        .fetch_one(&pool)
+                        .await
+                        .unwrap();
+                assert_eq!(
+                    effect.as_deref(),
+                    Some("effect"),
+                    "the handler's writes committed"
+                );
+            } else {
+                // Written at the commit: another instance takes the id first.
+                assert!(
+                    other
+                        .put(Entry::new(later, envelope("theirs"), 0))
+                        .await
+                        .unwrap()
+                        .is_stored()
+                );
+                let Err(transaction::Failed::Store(e)) = scope.commit(None).await else {
+                    panic!("the commit went through with its event refused");
+                };
+                let said = crate::calls::error::Chain(&e).to_string();
+                assert!(said.contains("`later-idle`"), "{said}");
+            }
+        }
+    }
+
+    /// A send inside a handler's transaction never waits for a connection of the pool while the
+    /// transaction holds one: on a pool of one connection, begun and given back, or held by the
+    /// handler across the send, the send answers at once (a send that waited would wait out the
+    /// pool's 30 s, as every handler holding a connection would under load), and the events commit
+    /// with the handler's write.
+    #[tokio::test]
+    async fn a_send_in_a_transaction_never_waits_for_a_second_connection() {
+        let Some((server, _)) = database().await else {
+            return;
+        };
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(Duration::from_secs(30))
+            .connect(&server.url())
+            .await
+            .unwrap();
+        let outbox = PostgresOutbox::new(pool.clone()).await.unwrap();
+        let dedupe = crate::dedupe::PostgresDedupe::new(pool.clone());
         let scope = transaction::Scope::new(dedupe.transactions().unwrap());
+        let bound = Duration::from_secs(10);
         scope
             .enter(async {
                 let mut tx = crate::postgres::transaction().await.unwrap();
@@ -760,34 +975,30 @@ mod tests {
                     .execute(&mut *tx)
                     .await
                     .unwrap();
+                // Held by the handler across the send: checked at the commit.
+                let held = tokio::time::timeout(
+                    bound,
+                    outbox.put(Entry::new("while-held", b"{}".to_vec(), 0)),
+                )
+                .await
+                .expect("a send while the handler holds the only connection waited for another");
+                assert!(held.unwrap().is_stored());
                 drop(tx);
-                let held = outbox.put(Entry::new("held", envelope("other"), 0)).await;
-                assert_eq!(held.unwrap(), Put::Conflict, "refused at the send");
-                let same = outbox.put(Entry::new("held", envelope("first"), 0)).await;
-                assert_eq!(same.unwrap(), Put::AlreadyPending);
-                let free = outbox.put(Entry::new("later", envelope("mine"), 0)).await;
-                assert!(free.unwrap().is_stored());
+                // Begun and given back: written on the transaction's own connection.
+                let begun =
+                    tokio::time::timeout(bound, outbox.put(Entry::new("after", b"{}".to_vec(), 0)))
+                        .await
+                        .expect("a send in a begun transaction waited for another connection");
+                assert!(begun.unwrap().is_stored());
+                assert!(transaction::holds("while-held") && transaction::holds("after"));
             })
             .await;
-        // Another instance takes the id before the commit.
-        let other = PostgresOutbox::new(pool.clone()).await.unwrap();
-        assert!(
-            other
-                .put(Entry::new("later", envelope("theirs"), 0))
-                .await
-                .unwrap()
-                .is_stored()
-        );
-        let Err(transaction::Failed::Store(e)) = scope.commit(None).await else {
-            panic!("the commit went through with its event refused");
-        };
-        let said = crate::calls::error::Chain(&e).to_string();
-        assert!(said.contains("`later`"), "{said}");
-        let effect: Option<String> = sqlx::query_scalar("SELECT to_regclass('effect')::text")
-            .fetch_one(&pool)
+        scope.commit(None).await.unwrap();
+        let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM host_outbox ORDER BY id")
+            .fetch_all(&pool)
             .await
             .unwrap();
-        assert_eq!(effect, None, "the handler's writes did not commit");
+        assert_eq!(ids, ["after", "while-held"]);
     }
 
     /// Two senders in one database, each outbox in a schema of its own: an event sent inside a

@@ -435,9 +435,80 @@ pub async fn outbox_store(store: &dyn OutboxStore) -> Result<(), Violation> {
         Put::AlreadyDelivered,
     )?;
 
+    settle_all(store).await?;
+
     let pending = answered("list pending", store.list(Which::Pending, 10).await)?;
     expect("nothing is left pending", pending.len(), 0)?;
     let next = answered("next_due", store.next_due().await)?;
     expect("next_due of an empty store is none", next, None)?;
+    Ok(())
+}
+
+/// `settle_all` answers each settlement as `settle` would, in order: the holder's are settled
+/// (delivered, retried, dead), another owner's and an unknown id's are not. Leaves nothing pending.
+async fn settle_all(store: &dyn OutboxStore) -> Result<(), Violation> {
+    for (id, n) in [("s1", 11), ("s2", 12), ("s3", 13), ("s4", 14)] {
+        let stored = answered(
+            "put",
+            store
+                .put(Entry::new(id, vec![b'{', n, b'}'], t(20_000)))
+                .await,
+        )?;
+        expect("put stores a new event", stored, Put::Stored(()))?;
+    }
+    let claimed = answered("claim", store.claim(t(20_000), 3, t(30_000), "one").await)?;
+    expect("claim takes three of four", claimed.len(), 3)?;
+    let theirs = answered("claim", store.claim(t(20_000), 3, t(30_000), "two").await)?;
+    expect("another claimer takes the fourth", theirs.len(), 1)?;
+    let retry = Settlement::Retry {
+        attempts: 1,
+        due: t(25_000),
+        error: "503".to_owned(),
+    };
+    let settlements = [
+        ("s1".to_owned(), Settlement::Delivered),
+        ("s4".to_owned(), Settlement::Delivered),
+        ("s2".to_owned(), retry),
+        ("unknown".to_owned(), Settlement::Delivered),
+        ("s3".to_owned(), Settlement::Delivered),
+    ];
+    let answers: Result<Vec<bool>, _> = store
+        .settle_all("one", &settlements)
+        .await
+        .into_iter()
+        .collect();
+    let answers = answered("settle_all", answers)?;
+    expect(
+        "settle_all answers each settlement in order: the holder's settle, another's and an unknown id do not",
+        answers,
+        vec![true, false, true, false, true],
+    )?;
+    let again = answered(
+        "put",
+        store
+            .put(Entry::new("s1", vec![b'{', 11, b'}'], t(21_000)))
+            .await,
+    )?;
+    expect(
+        "an event settled as delivered by settle_all is remembered as delivered",
+        again,
+        Put::AlreadyDelivered,
+    )?;
+    let retried = answered("claim", store.claim(t(25_000), 10, t(40_000), "one").await)?;
+    expect(
+        "an event settled as a retry by settle_all is due again at its new time, with its attempt",
+        retried
+            .iter()
+            .map(|e| (e.id.clone(), e.attempts))
+            .collect::<Vec<_>>(),
+        vec![("s2".to_owned(), 1)],
+    )?;
+    for (id, owner) in [("s2", "one"), ("s4", "two")] {
+        let settled = answered(
+            "settle",
+            store.settle(id, owner, Settlement::Delivered).await,
+        )?;
+        expect("the holder settles what is left", settled, true)?;
+    }
     Ok(())
 }
