@@ -132,6 +132,12 @@ impl PostgresServer {
         self.port
     }
 
+    /// A client program of the same PostgreSQL installation as the server (`pgbench`, `psql`):
+    /// its path, to run against [`url`](Self::url).
+    pub fn tool(&self, name: &str) -> PathBuf {
+        self.bin.join(name)
+    }
+
     /// The server's process id, for signals (`kill -STOP`), or `None` once stopped.
     pub fn pid(&self) -> Option<u32> {
         self.child.as_ref().map(Child::id)

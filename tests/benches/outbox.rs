@@ -6,7 +6,12 @@
 //! of the rate runs, `OUTBOX_SOAK` (default 1,000,000, 0 skips) those of the memory run,
 //! `OUTBOX_PRODUCERS` (default 256) how many tasks send at once, `OUTBOX_SOAK_DRAIN=0` leaves the
 //! memory run's events unposted, `OUTBOX_SOAK_STORE=postgres` runs it on PostgreSQL rather than the
-//! file, `OUTBOX_STORES` (default `file,redis,postgres`) picks the rate runs' stores.
+//! file, `OUTBOX_STORES` (default `memory,file,redis,postgres`) picks the rate runs' stores.
+//!
+//! `OUTBOX_TRIPWIRE=1` is CI's check: each durable store's accepted rate over the memory store's (the
+//! outbox's simplest store, measured in the same run) must stay above a floor an order of
+//! magnitude under what it is ([`FLOORS`]), so that a loss like one that once took a path from
+//! 941 to 37 a second fails the build, and the noise of a shared machine does not.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic, missing_docs)]
 
@@ -16,8 +21,13 @@ use std::time::{Duration, Instant};
 
 use host_runtime::EventSender;
 use host_runtime::outbox::{
-    DrainMode, FileOutbox, OutboxStore, PostgresOutbox, RedisOutbox, Which,
+    DrainMode, FileOutbox, MemoryOutbox, OutboxStore, PostgresOutbox, RedisOutbox, Which,
 };
+
+/// The lowest accepted rate each durable store may have, over the memory store's, with
+/// `OUTBOX_TRIPWIRE=1`: about a tenth of the ratio measured when they were set (release build,
+/// 2 cores; a debug build's ratios are higher, the stores' own work weighing more in them).
+const FLOORS: &[(&str, f64)] = &[("file", 0.02), ("redis", 0.02), ("postgres", 0.002)];
 use host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET;
 use host_runtime::webhook::PayloadSchema;
 
@@ -125,17 +135,82 @@ async fn rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
     println!("| outbox | accepted/s (no delivery) | end to end: delivered/s to a 200 receiver |");
     println!("|---|---|---|");
 
-    let stores = std::env::var("OUTBOX_STORES").unwrap_or_else(|_| "file,redis,postgres".into());
+    let stores =
+        std::env::var("OUTBOX_STORES").unwrap_or_else(|_| "memory,file,redis,postgres".into());
+    let tripwire = std::env::var("OUTBOX_TRIPWIRE").is_ok_and(|v| v == "1");
+    let mut accepted = Vec::new();
+    if stores.contains("memory") || tripwire {
+        accepted.push(("memory", memory_rates(&url, count, events, producers).await));
+    }
     if stores.contains("file") {
-        file_rates(&url, count, events, producers).await;
+        accepted.push(("file", file_rates(&url, count, events, producers).await));
     }
     if stores.contains("redis") {
-        redis_rates(&url, count, events, producers).await;
+        accepted.push(("redis", redis_rates(&url, count, events, producers).await));
     }
     if stores.contains("postgres") {
-        postgres_rates(&url, count, events, producers, false).await;
-        postgres_rates(&url, count, events, producers, true).await;
+        accepted.push((
+            "postgres",
+            postgres_rates(&url, count, events, producers, false).await,
+        ));
+        if !tripwire {
+            postgres_rates(&url, count, events, producers, true).await;
+        }
     }
+    if tripwire {
+        check_floors(&accepted);
+    }
+}
+
+/// Fails the run when a store's accepted rate over the memory store's is under its floor.
+fn check_floors(accepted: &[(&str, f64)]) {
+    let memory = accepted
+        .iter()
+        .find(|(store, _)| *store == "memory")
+        .map(|(_, rate)| *rate)
+        .expect("the memory store ran");
+    println!();
+    let mut under = Vec::new();
+    for (store, floor) in FLOORS {
+        let Some((_, rate)) = accepted.iter().find(|(s, _)| s == store) else {
+            continue;
+        };
+        let ratio = rate / memory;
+        println!(
+            "tripwire: {store} accepted {rate:.0}/s, {ratio:.4} of memory's {memory:.0}/s (floor {floor})"
+        );
+        if ratio < *floor {
+            under.push(format!(
+                "{store}: {rate:.0} events/s accepted, {ratio:.4} of the memory store's {memory:.0}/s, under the floor of {floor}"
+            ));
+        }
+    }
+    if !under.is_empty() {
+        eprintln!(
+            "error: an outbox store accepts events far slower than it did (something waits, or \
+             makes far more requests; see BENCHMARKS.md):\n  {}",
+            under.join("\n  ")
+        );
+        std::process::exit(1);
+    }
+}
+
+/// The memory store: what the sender itself costs, for the other stores' tripwire.
+async fn memory_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) -> f64 {
+    let accept = {
+        let s = sender(url, MemoryOutbox::new(), DrainMode::OnDemand);
+        events as f64 / produce(&s, 0, events, producers).await
+    };
+    let end_to_end = {
+        let before = count.load(Ordering::Relaxed);
+        let s = sender(url, MemoryOutbox::new(), DrainMode::Background);
+        let started = Instant::now();
+        produce(&s, 0, events, producers).await;
+        wait_delivered(count, before + events).await;
+        events as f64 / started.elapsed().as_secs_f64()
+    };
+    println!("| memory (`MemoryOutbox`, nothing durable) | {accept:.0} | {end_to_end:.0} |");
+    accept
 }
 
 /// A fresh PostgreSQL server (fsync on, as in production), its schema applied, and a pool on it;
@@ -163,7 +238,13 @@ async fn postgres(
     (server, pool, dir)
 }
 
-async fn postgres_rates(url: &str, count: &AtomicU64, events: u64, producers: u64, tls: bool) {
+async fn postgres_rates(
+    url: &str,
+    count: &AtomicU64,
+    events: u64,
+    producers: u64,
+    tls: bool,
+) -> f64 {
     let (_server, pool, _dir) = postgres(tls).await;
     let store = || async { PostgresOutbox::new(pool.clone()).await.unwrap() };
     let accept = {
@@ -187,9 +268,10 @@ async fn postgres_rates(url: &str, count: &AtomicU64, events: u64, producers: u6
     println!(
         "| PostgreSQL (`PostgresOutbox`, local server, fsync and synchronous commit on; {connection}) | {accept:.0} | {end_to_end:.0} |"
     );
+    accept
 }
 
-async fn file_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
+async fn file_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) -> f64 {
     let url = url.to_owned();
     // Embedded: acceptance alone (nothing drains), then end to end in a fresh file.
     let dir = tempfile::tempdir().unwrap();
@@ -222,30 +304,31 @@ async fn file_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
         rate
     };
     println!("| embedded (redb file, fsync per commit) | {accept:.0} | {end_to_end:.0} |");
+    accept
 }
 
-async fn redis_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) {
+async fn redis_rates(url: &str, count: &AtomicU64, events: u64, producers: u64) -> f64 {
     let url = url.to_owned();
-    if let Ok(redis) = host_test_support::RedisServer::start() {
-        let store = RedisOutbox::connect(&redis.url()).await.unwrap();
-        let accept = {
-            let s = sender(
-                &url,
-                store.clone().with_prefix("accept:"),
-                DrainMode::OnDemand,
-            );
-            events as f64 / produce(&s, 0, events, producers).await
-        };
-        let end_to_end = {
-            let before = count.load(Ordering::Relaxed);
-            let s = sender(&url, store.with_prefix("e2e:"), DrainMode::Background);
-            let started = Instant::now();
-            produce(&s, 0, events, producers).await;
-            wait_delivered(count, before + events).await;
-            events as f64 / started.elapsed().as_secs_f64()
-        };
-        println!("| Redis (one instance, local redis-server) | {accept:.0} | {end_to_end:.0} |");
-    }
+    let redis = host_test_support::RedisServer::start().expect("a Redis server");
+    let store = RedisOutbox::connect(&redis.url()).await.unwrap();
+    let accept = {
+        let s = sender(
+            &url,
+            store.clone().with_prefix("accept:"),
+            DrainMode::OnDemand,
+        );
+        events as f64 / produce(&s, 0, events, producers).await
+    };
+    let end_to_end = {
+        let before = count.load(Ordering::Relaxed);
+        let s = sender(&url, store.with_prefix("e2e:"), DrainMode::Background);
+        let started = Instant::now();
+        produce(&s, 0, events, producers).await;
+        wait_delivered(count, before + events).await;
+        events as f64 / started.elapsed().as_secs_f64()
+    };
+    println!("| Redis (one instance, local redis-server) | {accept:.0} | {end_to_end:.0} |");
+    accept
 }
 
 async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {

@@ -3,23 +3,48 @@
 //! PostgreSQL database, one commit per delivery) against the Redis deduplication store and the
 //! file outbox (no alert rows: the path a vendor without the database has).
 //!
-//! `cargo bench -p keyword-tracker --bench deliveries`. `DELIVERIES` (default 2,000) sets how many
-//! deliveries each path gets, each for an install of its own (3 alerts and a banner each),
-//! `CONCURRENCY` (default 32) how many are in flight at once.
+//! Beside each PostgreSQL path, on the same server and in the same run, `pgbench` gives the
+//! database's own rate: its TPC-B-like transaction (32 clients, a common reference for what a
+//! server commits per second) and `delivery.pgbench`, the statements the SDK sends for one delivery
+//! of this path, at the 16 connections of the SDK's pool (the fairer limit: what the database
+//! could do for these deliveries if the SDK cost nothing). The table gives deliveries/s over each,
+//! and the statements a delivery took (PostgreSQL's `pg_stat_statements`).
+//!
+//! `cargo bench -p keyword-tracker --bench deliveries`. Settings, from the environment:
+//!
+//! - `DELIVERIES` (default 2,000): deliveries per path, each for an install of its own (3 alerts
+//!   and a banner each); `CONCURRENCY` (default 32): how many are in flight at once;
+//! - `PGBENCH_SECONDS` (default 20; 0 leaves pgbench out): how long each pgbench run lasts;
+//! - `PATHS` (default `plaintext,tls,redis`): which paths run;
+//! - `FLOOR`: CI's tripwire. When set (say `0.05`), the run fails when the plaintext transactional
+//!   path's deliveries/s fall under `FLOOR` times pgbench's TPC-B rate measured beside it: a floor
+//!   an order of magnitude under the target (0.5), so that a loss like the one that once took
+//!   this path from 941 to 37 deliveries/s fails the build, and the noise of a shared machine
+//!   does not.
 
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic, missing_docs)]
 
+use std::path::Path;
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use host_runtime::Handler;
+use host_runtime::postgres::sqlx;
 use host_runtime::testing::TestHost;
 use host_test_support::{PostgresServer, RedisServer};
 use keyword_tracker::Tracker;
 use keyword_tracker::config::Config;
 use serde_json::json;
+
+/// The statements of one delivery of the transactional path, as a pgbench script.
+const DELIVERY_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/delivery.pgbench");
+
+/// pgbench's clients for TPC-B, and for the delivery script (the SDK pool's connections).
+const TPCB_CLIENTS: u32 = 32;
+const SCRIPT_CLIENTS: u32 = 16;
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -89,10 +114,14 @@ async fn wait_delivered(count: &AtomicU64, target: u64) -> Duration {
     started.elapsed()
 }
 
-/// A PostgreSQL server with `fsync` on and its URL; with `tls`, it serves a certificate of a CA
-/// made here (its file written in `dir`), refuses plaintext, and the URL asks for `verify-full`.
-fn postgres(tls: bool, dir: &std::path::Path) -> (PostgresServer, String) {
-    let settings = [("fsync", "on")];
+/// A PostgreSQL server with `fsync` on, counting statements, and its URL; with `tls`, it serves a
+/// certificate of a CA made here (its file written in `dir`), refuses plaintext, and the URL asks
+/// for `verify-full`.
+fn postgres(tls: bool, dir: &Path) -> (PostgresServer, String) {
+    let settings = [
+        ("fsync", "on"),
+        ("shared_preload_libraries", "pg_stat_statements"),
+    ];
     if !tls {
         let server = PostgresServer::start_with(&settings).unwrap();
         let url = server.url();
@@ -101,46 +130,160 @@ fn postgres(tls: bool, dir: &std::path::Path) -> (PostgresServer, String) {
     PostgresServer::start_verified_tls(&settings, dir).unwrap()
 }
 
+/// Statements the server ran since `pg_stat_statements` was last reset.
+async fn statements(pool: &sqlx::PgPool) -> i64 {
+    sqlx::query_scalar("SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements")
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
+/// Runs pgbench against `url` for `seconds` with `clients`, on `script` (TPC-B-like when `None`,
+/// its tables made first); its transactions per second.
+fn pgbench(
+    server: &PostgresServer,
+    url: &str,
+    script: Option<&str>,
+    clients: u32,
+    seconds: usize,
+) -> f64 {
+    let tool = server.tool("pgbench");
+    let run = |args: &[&str]| {
+        let out = Command::new(&tool)
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{} cannot run: {e}", tool.display()));
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "pgbench {args:?} failed:\n{said}");
+        said
+    };
+    let (clients, seconds) = (clients.to_string(), seconds.to_string());
+    let mut args = vec!["-M", "prepared", "-c", &clients, "-j", "2", "-T", &seconds];
+    match script {
+        Some(script) => args.extend(["-n", "-f", script]),
+        None => {
+            run(&["-i", "-q", "-s", "10", url]);
+        }
+    }
+    args.push(url);
+    let said = run(&args);
+    said.lines()
+        .find_map(|l| l.strip_prefix("tps = "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|tps| tps.parse().ok())
+        .unwrap_or_else(|| panic!("no rate in pgbench's answer:\n{said}"))
+}
+
+/// What one PostgreSQL path measured.
+struct Measured {
+    deliveries: f64,
+    tpcb: Option<f64>,
+}
+
+/// The transactional path on a server of its own (TLS or not); prints its row.
+async fn transactional(
+    tls: bool,
+    n: usize,
+    concurrency: usize,
+    seconds: usize,
+    url: &str,
+    count: &AtomicU64,
+) -> Measured {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, database_url) = postgres(tls, dir.path());
+    let config = Config::load(None, false, |k| match k {
+        "HOST_EVENT_POST_URL" => Some(url.to_owned()),
+        "HOST_DATABASE_URL" => Some(database_url.clone()),
+        _ => None,
+    })
+    .unwrap();
+    let database = keyword_tracker::database::Database::open(&database_url)
+        .await
+        .unwrap();
+    let pool = database.pool().clone();
+    sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let outbox = database.outbox().await.unwrap();
+    let tracker = Tracker::from_config(&config, outbox)
+        .unwrap()
+        .with_database(database);
+    let handler = keyword_tracker::app(Arc::new(tracker), &config);
+    let before = count.load(Ordering::Relaxed);
+    let prefix = if tls { "tls" } else { "pg" };
+    let requests = deliveries(prefix, n);
+    let statements_before = statements(&pool).await;
+    let seconds_taken = run(&handler, requests, concurrency).await;
+    let drained = wait_delivered(count, before + 4 * n as u64).await;
+    // The query counting them is one more.
+    let per_delivery = (statements(&pool).await - statements_before - 1) as f64 / n as f64;
+    let rate = n as f64 / seconds_taken;
+    let (tpcb, script) = if seconds == 0 {
+        (None, None)
+    } else {
+        (
+            Some(pgbench(&server, &database_url, None, TPCB_CLIENTS, seconds)),
+            Some(pgbench(
+                &server,
+                &database_url,
+                Some(DELIVERY_SCRIPT),
+                SCRIPT_CLIENTS,
+                seconds,
+            )),
+        )
+    };
+    let over =
+        |limit: Option<f64>| limit.map_or("-".to_owned(), |l| format!("{l:.0} ({:.2})", rate / l));
+    println!(
+        "| transactional, {} | {rate:.0} | {per_delivery:.1} | {} | {} | {:.1} s |",
+        if tls { "TLS verify-full" } else { "plaintext" },
+        over(tpcb),
+        over(script),
+        drained.as_secs_f64()
+    );
+    Measured {
+        deliveries: rate,
+        tpcb,
+    }
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let n = env("DELIVERIES", 2_000);
     let concurrency = env("CONCURRENCY", 32);
+    let seconds = env("PGBENCH_SECONDS", 20);
+    let paths = std::env::var("PATHS").unwrap_or_else(|_| "plaintext,tls,redis".to_owned());
+    let floor: Option<f64> = std::env::var("FLOOR")
+        .ok()
+        .map(|f| f.parse().expect("FLOOR: a number"));
     let (url, count) = receiver().await;
     println!("{n} deliveries per path, {concurrency} at once; 3 alerts and a banner each");
+    println!(
+        "pgbench beside each PostgreSQL path, {seconds} s a run: TPC-B-like with {TPCB_CLIENTS} clients, \
+         delivery.pgbench with {SCRIPT_CLIENTS}; deliveries/s over each in brackets"
+    );
     println!();
-    println!("| path | deliveries/s | events posted, after the last delivery |");
-    println!("|---|---|---|");
+    println!(
+        "| path | deliveries/s | statements a delivery | pgbench TPC-B tps (ratio) | delivery.pgbench tps (ratio) | last event posted after the last delivery |"
+    );
+    println!("|---|---|---|---|---|---|");
 
-    for tls in [false, true] {
-        let dir = tempfile::tempdir().unwrap();
-        let (_postgres, database_url) = postgres(tls, dir.path());
-        let config = Config::load(None, false, |k| match k {
-            "HOST_EVENT_POST_URL" => Some(url.clone()),
-            "HOST_DATABASE_URL" => Some(database_url.clone()),
-            _ => None,
-        })
-        .unwrap();
-        let database = keyword_tracker::database::Database::open(&database_url)
-            .await
-            .unwrap();
-        let outbox = database.outbox().await.unwrap();
-        let tracker = Tracker::from_config(&config, outbox)
-            .unwrap()
-            .with_database(database);
-        let handler = keyword_tracker::app(Arc::new(tracker), &config);
-        let before = count.load(Ordering::Relaxed);
-        let prefix = if tls { "tls" } else { "pg" };
-        let seconds = run(&handler, deliveries(prefix, n), concurrency).await;
-        let drained = wait_delivered(&count, before + 4 * n as u64).await;
-        println!(
-            "| transactional: alerts, deduplication and outbox in PostgreSQL, one commit ({}) | {:.0} | {:.1} s later |",
-            if tls { "TLS, verify-full" } else { "plaintext" },
-            n as f64 / seconds,
-            drained.as_secs_f64()
-        );
+    let mut plaintext = None;
+    for (name, tls) in [("plaintext", false), ("tls", true)] {
+        if paths.split(',').any(|p| p == name) {
+            let measured = transactional(tls, n, concurrency, seconds, &url, &count).await;
+            if !tls {
+                plaintext = Some(measured);
+            }
+        }
     }
 
-    {
+    if paths.split(',').any(|p| p == "redis") {
         let redis = RedisServer::start().unwrap();
         let dir = tempfile::tempdir().unwrap();
         let config = Config::load(None, false, |k| match k {
@@ -155,12 +298,34 @@ async fn main() {
             .unwrap();
         let handler = keyword_tracker::app(Arc::new(tracker), &config).with_dedupe_store(dedupe);
         let before = count.load(Ordering::Relaxed);
-        let seconds = run(&handler, deliveries("redis", n), concurrency).await;
+        let seconds_taken = run(&handler, deliveries("redis", n), concurrency).await;
         let drained = wait_delivered(&count, before + 4 * n as u64).await;
         println!(
-            "| Redis deduplication, file outbox (no alert rows) | {:.0} | {:.1} s later |",
-            n as f64 / seconds,
+            "| Redis deduplication, file outbox (no alert rows) | {:.0} | - | - | - | {:.1} s |",
+            n as f64 / seconds_taken,
             drained.as_secs_f64()
         );
+    }
+
+    if let Some(floor) = floor {
+        let Some(Measured {
+            deliveries,
+            tpcb: Some(tpcb),
+        }) = plaintext
+        else {
+            panic!("FLOOR needs the plaintext path and pgbench (PATHS, PGBENCH_SECONDS)");
+        };
+        let ratio = deliveries / tpcb;
+        println!();
+        if ratio < floor {
+            eprintln!(
+                "error: the transactional path ran {deliveries:.0} deliveries/s beside pgbench's \
+                 {tpcb:.0} TPC-B transactions/s on the same server: {ratio:.3} of it, under the floor \
+                 of {floor}. Something on that path waits, or sends far more statements than it \
+                 did: compare `statements a delivery` with BENCHMARKS.md"
+            );
+            std::process::exit(1);
+        }
+        println!("tripwire: {ratio:.3} of pgbench's TPC-B rate, over the floor of {floor}");
     }
 }
