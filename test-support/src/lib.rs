@@ -1,4 +1,5 @@
-//! Test support for this repository's own tests: throwaway PostgreSQL and Redis servers and a
+//! Test support for this repository's own tests: throwaway PostgreSQL and Redis servers (and a
+//! PgBouncer in front of PostgreSQL) and a
 //! DynamoDB emulator, started from the programs on the machine for one test and removed with it;
 //! certificates from a CA made on the spot for tests of TLS; and [`http::serve`], the accept loop
 //! of the tests' stand-in HTTP servers. Not published: a vendor's tests use `host_runtime::testing`
@@ -10,11 +11,13 @@
 
 mod dynamodb;
 pub mod http;
+mod pgbouncer;
 mod postgres;
 mod redis;
 mod tls;
 
 pub use dynamodb::DynamoDbEmulator;
+pub use pgbouncer::PgBouncer;
 pub use postgres::PostgresServer;
 pub use redis::RedisServer;
 pub use tls::Certificates;

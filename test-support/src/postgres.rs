@@ -73,7 +73,22 @@ impl PostgresServer {
         )
     }
 
+    /// [`start_with`](Self::start_with), where every role but `postgres` signs in with its
+    /// password (SCRAM), as managed databases ask: for tests of credentials that change.
+    /// `postgres` still connects without one.
+    pub fn start_with_passwords(settings: &[(&str, &str)]) -> io::Result<Self> {
+        Self::make_with(settings, None, true)
+    }
+
     fn make(settings: &[(&str, &str)], tls: Option<Tls<'_>>) -> io::Result<Self> {
+        Self::make_with(settings, tls, false)
+    }
+
+    fn make_with(
+        settings: &[(&str, &str)],
+        tls: Option<Tls<'_>>,
+        passwords: bool,
+    ) -> io::Result<Self> {
         let bin = binaries()?;
         let user = run_as()?;
         let dir = scratch_dir()
@@ -98,6 +113,17 @@ impl PostgresServer {
             .collect();
         if let Some(tls) = tls {
             settings.extend(tls.install(&dir.join("data"), user)?);
+        }
+        if passwords {
+            let hba = dir.join("data").join("pg_hba.conf");
+            std::fs::write(
+                &hba,
+                "host all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n",
+            )?;
+            if let Some((uid, gid)) = user {
+                std::os::unix::fs::chown(&hba, Some(uid), Some(gid))?;
+            }
+            settings.push(("password_encryption".to_owned(), "scram-sha-256".to_owned()));
         }
         let mut server = PostgresServer {
             child: None,
@@ -136,6 +162,11 @@ impl PostgresServer {
     /// its path, to run against [`url`](Self::url).
     pub fn tool(&self, name: &str) -> PathBuf {
         self.bin.join(name)
+    }
+
+    /// What the server logged so far (its errors among them).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
     }
 
     /// The server's process id, for signals (`kill -STOP`), or `None` once stopped.
@@ -295,7 +326,7 @@ fn binaries() -> io::Result<PathBuf> {
 }
 
 /// The user and group the server runs as when this process is root (PostgreSQL refuses root).
-fn run_as() -> io::Result<Option<(u32, u32)>> {
+pub(crate) fn run_as() -> io::Result<Option<(u32, u32)>> {
     let id = |args: &[&str]| -> Option<u32> {
         let out = Command::new("id").args(args).output().ok()?;
         String::from_utf8(out.stdout).ok()?.trim().parse().ok()
@@ -315,7 +346,7 @@ fn run_as() -> io::Result<Option<(u32, u32)>> {
 }
 
 /// A new, empty folder for one cluster.
-fn scratch_dir() -> io::Result<PathBuf> {
+pub(crate) fn scratch_dir() -> io::Result<PathBuf> {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let dir = std::env::temp_dir().join(format!(
         "host-sdk-postgres-{}-{}-{}",
@@ -331,7 +362,7 @@ fn scratch_dir() -> io::Result<PathBuf> {
 
 /// `program`, run as `user` when there is one (through `setpriv`, which leaves no process of its
 /// own between this one and the program, so the child's id is the program's).
-fn command(user: Option<(u32, u32)>, program: &Path) -> Command {
+pub(crate) fn command(user: Option<(u32, u32)>, program: &Path) -> Command {
     match user {
         Some((uid, gid)) => {
             let mut c = Command::new("setpriv");

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // Tests fail loudly on purpose.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use host_runtime::postgres::{self, sqlx};
 use host_test_support::{Certificates, PostgresServer};
@@ -633,5 +634,138 @@ async fn processed_keys_are_kept_for_their_retention() {
             store.claim(key, "other").await.unwrap(),
             Claim::Done
         ));
+    }
+}
+
+/// The stores with nothing but a pooler's URL: PgBouncer 1.18 in transaction mode, three server
+/// connections for many clients, so consecutive statements of one client run on different server
+/// connections. Two pools migrate at the same moment; keys are claimed and recorded; events are
+/// put, claimed and settled; a handler's transaction commits its row, its events and its record
+/// together. Neither the pooler nor PostgreSQL logs an error, and the outbox says its listener hears
+/// nothing there (the dispatcher's look finds revived events).
+#[tokio::test]
+async fn the_stores_work_through_a_pooler_in_transaction_mode() {
+    use host_runtime::dedupe::{Claim, DedupeStore, PostgresDedupe};
+    use host_runtime::outbox::{Entry, OutboxStore, PostgresOutbox, Put, Settlement};
+    let Some(server) = PostgresServer::start_or_skip() else {
+        return;
+    };
+    let Some(bouncer) = host_test_support::PgBouncer::start_or_skip(&server, 3) else {
+        return;
+    };
+    let url = bouncer.url();
+    let (a, b) = tokio::join!(postgres::connect(&url), postgres::connect(&url));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let (ma, mb) = tokio::join!(postgres::migrate(&a), postgres::migrate(&b));
+    let applied = [ma.unwrap(), mb.unwrap()];
+    assert!(
+        applied.iter().any(|v| !v.is_empty()) && applied.iter().any(Vec::is_empty),
+        "one pool migrated, the other found it done: {applied:?}"
+    );
+    postgres::check(&a).await.unwrap();
+    sqlx::raw_sql("CREATE TABLE effects (n int)")
+        .execute(&a)
+        .await
+        .unwrap();
+
+    // Many clients at once, each doing several statements.
+    let dedupe = PostgresDedupe::new(a.clone());
+    let outbox = PostgresOutbox::new(a.clone()).await.unwrap();
+    assert!(
+        !outbox.listening(),
+        "a listener behind the pooler hears nothing"
+    );
+    let (dedupe, outbox) = (Arc::new(dedupe), Arc::new(outbox));
+    let work = (0..40).map(|n| {
+        let (dedupe, outbox) = (Arc::clone(&dedupe), Arc::clone(&outbox));
+        async move {
+            let key = format!("key-{n}");
+            assert!(matches!(
+                dedupe.claim(&key, "me").await.unwrap(),
+                Claim::Run
+            ));
+            dedupe.complete(&key, "me").await;
+            assert!(matches!(
+                dedupe.claim(&key, "other").await.unwrap(),
+                Claim::Done
+            ));
+            let entry = Entry::new(format!("evt-{n}"), format!("{{\"n\":{n}}}").into_bytes(), 0);
+            assert!(outbox.put(entry.clone()).await.unwrap().is_stored());
+            assert_eq!(outbox.put(entry).await.unwrap(), Put::AlreadyPending);
+        }
+    });
+    let mut work: tokio::task::JoinSet<()> = work.collect();
+    while let Some(done) = work.join_next().await {
+        done.unwrap();
+    }
+    let mut claimed = Vec::new();
+    loop {
+        let batch = outbox.claim(1, 16, 60_000, "me").await.unwrap();
+        if batch.is_empty() {
+            break;
+        }
+        claimed.extend(batch);
+    }
+    assert_eq!(claimed.len(), 40);
+    let settlements: Vec<(String, Settlement)> = claimed
+        .iter()
+        .map(|e| (e.id.clone(), Settlement::Delivered))
+        .collect();
+    let settled = outbox.settle_all("me", &settlements).await;
+    assert!(settled.iter().all(|s| *s == Ok(true)), "{settled:?}");
+
+    // A handler's transaction through the pooler: its row, its event and its record commit.
+    let host = host_runtime::testing::TestHost::new("release-counter");
+    let handler = host
+        .configure(counter::handler(Effects))
+        .with_dedupe_store(PostgresDedupe::new(b.clone()));
+    let release = host_runtime::events::example_payload("release.shipped").unwrap();
+    for attempt in 0..3 {
+        let answer = host
+            .deliver(
+                &handler,
+                "release.shipped",
+                release.clone(),
+                &format!("evt_t{attempt}"),
+            )
+            .await;
+        assert_eq!(answer.status, 204, "{}", answer.json);
+    }
+    let effects: i64 = sqlx::raw_sql("SELECT count(*) FROM effects")
+        .fetch_one(&a)
+        .await
+        .and_then(|row| sqlx::Row::try_get(&row, 0))
+        .unwrap();
+    assert_eq!(effects, 1, "the handler ran once for three deliveries");
+
+    for line in server.log().lines() {
+        assert!(!line.contains("ERROR:"), "PostgreSQL logged: {line}");
+    }
+    let said = bouncer.log();
+    for line in said.lines() {
+        assert!(
+            !line.contains("ERROR") && !line.contains("WARNING"),
+            "the pooler logged: {line}"
+        );
+    }
+}
+
+/// A handler that writes one row in its transaction, with a statement that names no prepared
+/// statement (`persistent(false)`), as the guide asks behind a pooler.
+struct Effects;
+
+impl counter::Events for Effects {
+    async fn release_shipped(
+        &self,
+        _call: counter::EventCall<host_runtime::events::ReleaseShipped>,
+    ) -> Result<(), host_runtime::HostError> {
+        let mut tx = postgres::transaction().await?;
+        sqlx::query("INSERT INTO effects (n) VALUES ($1)")
+            .bind(1)
+            .persistent(false)
+            .execute(&mut *tx)
+            .await
+            .map_err(postgres::failed_write)?;
+        Ok(())
     }
 }

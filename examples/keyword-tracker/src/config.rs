@@ -10,6 +10,11 @@
 //! | event signing secret | | `HOST_SIGNING_SECRET` | the development secret |
 //! | outbox | | `HOST_OUTBOX` | the folder `.host-outbox` in the working directory |
 //! | database | | `HOST_DATABASE_URL` | none |
+//! | the database without its pooler (for migrations and the outbox's listener) | | `HOST_DATABASE_DIRECT_URL` | none: `HOST_DATABASE_URL` |
+//! | migrations at start: `apply` (what is missing; nothing when up to date) or `check` (reads only) | | `HOST_DATABASE_MIGRATIONS` | `apply` |
+//! | database connections at most | | `HOST_DATABASE_POOL_SIZE` | 16 |
+//! | how long a call waits for a database connection (seconds) | | `HOST_DATABASE_ACQUIRE_TIMEOUT_SECS` | 2 |
+//! | how long the start waits for the database to answer (seconds; 0: not at all) | | `HOST_DATABASE_START_TIMEOUT_SECS` | 60 |
 //! | how long a crashed instance holds a host event (seconds) | | `HOST_DEDUPE_LEASE_SECS` | 60 |
 //! | how long a crashed instance holds its own events (seconds) | | `HOST_OUTBOX_LEASE_SECS` | 60 |
 //!
@@ -21,6 +26,15 @@
 //! PostgreSQL, with the deduplication of host events and the outbox in the same database: an
 //! alert's row, its `rank.dropped` event and the record that the delivery ran commit in one
 //! transaction. `HOST_OUTBOX` must then be unset (or name the same URL). Unset, nothing changes.
+//!
+//! Behind a pooler in transaction mode (Supabase's and Neon's pooled URLs, RDS Proxy, PgBouncer),
+//! `HOST_DATABASE_URL` may be the pooled URL alone: the SDK's statements and the example's need no
+//! session. `HOST_DATABASE_DIRECT_URL`, when set, is used to migrate at start and for the outbox's
+//! listener (which hears nothing through such a pooler; the dispatcher then looks once a second).
+//! With `HOST_DATABASE_MIGRATIONS=check` the server changes no schema and needs rights on the rows
+//! alone (`cargo host postgres grants` prints them): migrate first with `cargo host postgres
+//! migrate`, as the schema's owner; a missing or edited migration then refuses the start, naming
+//! it.
 //!
 //! The deduplication keys of host events follow the other stores: in the database with
 //! `HOST_DATABASE_URL`; otherwise, in production, in the Redis of a `redis://` `HOST_OUTBOX` (shared
@@ -181,7 +195,7 @@ pub struct Config {
     /// Where those events wait until the host takes them.
     pub outbox: OutboxSetting,
     /// The PostgreSQL database of the alerts, the deduplication keys and the outbox, if any.
-    pub database_url: Option<String>,
+    pub database: Option<DatabaseConfig>,
     /// How long a claim on a host event lasts without renewal, in the database: what an instance
     /// that crashed holds a delivery for before the host's retry may run it.
     pub dedupe_lease: Option<std::time::Duration>,
@@ -189,6 +203,29 @@ pub struct Config {
     /// instance that crashed holds them for before another posts them. At least 20 s (two attempt
     /// timeouts); a shorter one is raised to that, with a warning.
     pub outbox_lease: Option<std::time::Duration>,
+}
+
+/// How the PostgreSQL database is reached and migrated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatabaseConfig {
+    /// `HOST_DATABASE_URL`: the database, or its pooler.
+    pub url: String,
+    /// `HOST_DATABASE_DIRECT_URL`: the database itself, where `url` is a pooler's.
+    pub direct_url: Option<String>,
+    /// The pool's size and timeouts.
+    pub pool: host_runtime::postgres::Settings,
+    /// What the start does about migrations.
+    pub migrations: Migrations,
+}
+
+/// What the start does about the database's migrations (`HOST_DATABASE_MIGRATIONS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Migrations {
+    /// Applies what is missing (and changes nothing when the schema is up to date).
+    Apply,
+    /// Only checks, with reads: a role without the right to change the schema starts; a missing or
+    /// edited migration refuses the start.
+    Check,
 }
 
 /// Where a production server keeps the deduplication keys of host events when it has no database
@@ -266,6 +303,55 @@ fn seconds(name: &str, value: Option<String>) -> Result<Option<std::time::Durati
     }
 }
 
+/// The database settings, if `HOST_DATABASE_URL` names one.
+fn database(var: &impl Fn(&str) -> Option<String>) -> Result<Option<DatabaseConfig>, ConfigError> {
+    let Some(url) = var("HOST_DATABASE_URL") else {
+        return Ok(None);
+    };
+    let mut pool = host_runtime::postgres::Settings::default();
+    if let Some(size) = var("HOST_DATABASE_POOL_SIZE") {
+        match size.trim().parse::<u32>() {
+            Ok(n) if n > 0 => pool = pool.with_max_connections(n),
+            _ => {
+                return Err(ConfigError(format!(
+                    "HOST_DATABASE_POOL_SIZE is `{size}`; give a whole number of connections, such as 16"
+                )));
+            }
+        }
+    }
+    let name = "HOST_DATABASE_ACQUIRE_TIMEOUT_SECS";
+    if let Some(secs) = seconds(name, var(name))? {
+        pool = pool.with_acquire_timeout(secs);
+    }
+    let name = "HOST_DATABASE_START_TIMEOUT_SECS";
+    if let Some(secs) = var(name) {
+        match secs.trim().parse::<u64>() {
+            Ok(n) => pool = pool.with_start_timeout(std::time::Duration::from_secs(n)),
+            Err(_) => {
+                return Err(ConfigError(format!(
+                    "{name} is `{secs}`; give a whole number of seconds, such as 60 (0: do not wait)"
+                )));
+            }
+        }
+    }
+    let migrations = match var("HOST_DATABASE_MIGRATIONS").as_deref().map(str::trim) {
+        None | Some("apply") => Migrations::Apply,
+        Some("check") => Migrations::Check,
+        Some(other) => {
+            return Err(ConfigError(format!(
+                "HOST_DATABASE_MIGRATIONS is `{other}`; use `apply` (migrate at start what is \
+                 missing) or `check` (change nothing; refuse to start unless migrated)"
+            )));
+        }
+    };
+    Ok(Some(DatabaseConfig {
+        url: url.trim().to_owned(),
+        direct_url: var("HOST_DATABASE_DIRECT_URL").map(|u| u.trim().to_owned()),
+        pool,
+        migrations,
+    }))
+}
+
 /// The settings production mode requires, with what each is for.
 const REQUIRED_IN_PRODUCTION: [(&str, &str); 4] = [
     ("HOST_JWKS_URL", "the host's key set URL"),
@@ -337,11 +423,11 @@ impl Config {
             signing_secret: var("HOST_SIGNING_SECRET")
                 .unwrap_or_else(|| host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET.to_owned()),
             outbox: OutboxSetting::parse(var("HOST_OUTBOX").as_deref()),
-            database_url: var("HOST_DATABASE_URL").map(|url| url.trim().to_owned()),
+            database: database(&var)?,
             dedupe_lease: seconds("HOST_DEDUPE_LEASE_SECS", var("HOST_DEDUPE_LEASE_SECS"))?,
             outbox_lease: seconds("HOST_OUTBOX_LEASE_SECS", var("HOST_OUTBOX_LEASE_SECS"))?,
         };
-        if let Some(url) = &config.database_url {
+        if let Some(url) = config.database.as_ref().map(|d| &d.url) {
             match var("HOST_OUTBOX").map(|o| o.trim().to_owned()) {
                 None => config.outbox = OutboxSetting::Database(url.clone()),
                 Some(same) if &same == url => config.outbox = OutboxSetting::Database(url.clone()),
@@ -429,7 +515,11 @@ mod tests {
     fn a_database_holds_the_outbox_too() {
         let url = "postgres://tracker@127.0.0.1:5432/tracker";
         let c = load(None, false, &[("HOST_DATABASE_URL", url)]).unwrap();
-        assert_eq!(c.database_url.as_deref(), Some(url));
+        let database = c.database.as_ref().unwrap();
+        assert_eq!(database.url, url);
+        assert_eq!(database.migrations, Migrations::Apply);
+        assert_eq!(database.pool, host_runtime::postgres::Settings::default());
+        assert_eq!(database.direct_url, None);
         assert_eq!(c.outbox, OutboxSetting::Database(url.into()));
         let c = load(
             None,
@@ -449,7 +539,49 @@ mod tests {
         .unwrap_err();
         assert!(e.0.contains("unset HOST_OUTBOX"), "{e}");
         let c = load(None, false, &[]).unwrap();
-        assert_eq!(c.database_url, None);
+        assert_eq!(c.database, None);
+    }
+
+    #[test]
+    fn the_database_pool_and_migrations_are_settings() {
+        let url = "postgres://tracker@pooler.example:6543/tracker";
+        let c = load(
+            None,
+            false,
+            &[
+                ("HOST_DATABASE_URL", url),
+                (
+                    "HOST_DATABASE_DIRECT_URL",
+                    "postgres://tracker@db.example:5432/tracker",
+                ),
+                ("HOST_DATABASE_MIGRATIONS", "check"),
+                ("HOST_DATABASE_POOL_SIZE", "4"),
+                ("HOST_DATABASE_ACQUIRE_TIMEOUT_SECS", "5"),
+                ("HOST_DATABASE_START_TIMEOUT_SECS", "0"),
+            ],
+        )
+        .unwrap();
+        let database = c.database.unwrap();
+        assert_eq!(database.migrations, Migrations::Check);
+        assert_eq!(
+            database.direct_url.as_deref(),
+            Some("postgres://tracker@db.example:5432/tracker")
+        );
+        assert_eq!(database.pool.max_connections, 4);
+        assert_eq!(
+            database.pool.acquire_timeout,
+            std::time::Duration::from_secs(5)
+        );
+        assert_eq!(database.pool.start_timeout, std::time::Duration::ZERO);
+        for (name, bad) in [
+            ("HOST_DATABASE_MIGRATIONS", "later"),
+            ("HOST_DATABASE_POOL_SIZE", "0"),
+            ("HOST_DATABASE_ACQUIRE_TIMEOUT_SECS", "soon"),
+            ("HOST_DATABASE_START_TIMEOUT_SECS", "-1"),
+        ] {
+            let e = load(None, false, &[("HOST_DATABASE_URL", url), (name, bad)]).unwrap_err();
+            assert!(e.0.starts_with(&format!("{name} is `{bad}`")), "{e}");
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use host_runtime::dedupe::PostgresDedupe;
 use host_runtime::outbox::{OutboxStore, PostgresOutbox};
 use host_runtime::postgres::{self, sqlx};
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, DatabaseConfig, Migrations};
 
 /// The example's own tables, as migrations applied under the runtime's migration lock (so that
 /// instances starting at the same moment never create a table twice), each checked against its
@@ -45,6 +45,8 @@ const COMPONENT: &str = "keyword-tracker";
 pub struct Database {
     pool: sqlx::PgPool,
     lease: Option<std::time::Duration>,
+    /// The database without its pooler, for the outbox's listener.
+    direct_url: Option<String>,
 }
 
 /// One alert, as stored.
@@ -61,16 +63,56 @@ pub(crate) struct Alert<'a> {
 }
 
 impl Database {
-    /// Connects, and applies the runtime's migrations and the example's own.
+    /// Connects with the default settings, and applies the runtime's migrations and the
+    /// example's own.
     pub async fn open(url: &str) -> Result<Self, ConfigError> {
+        Self::open_with(&DatabaseConfig {
+            url: url.to_owned(),
+            direct_url: None,
+            pool: postgres::Settings::default(),
+            migrations: Migrations::Apply,
+        })
+        .await
+    }
+
+    /// Connects as `config` says, then migrates (through the direct URL when there is one) or
+    /// only checks that the schema is up to date.
+    pub async fn open_with(config: &DatabaseConfig) -> Result<Self, ConfigError> {
         let unusable = |e: &dyn std::error::Error| {
             ConfigError(format!("HOST_DATABASE_URL cannot be used: {}", chain(e)))
         };
-        let pool = postgres::connect(url).await.map_err(|e| unusable(&e))?;
-        postgres::migrate_with(&pool, COMPONENT, MIGRATIONS)
+        let pool = postgres::connect_with(&config.url, &config.pool)
             .await
             .map_err(|e| unusable(&e))?;
-        Ok(Database { pool, lease: None })
+        match config.migrations {
+            Migrations::Check => postgres::check_with(&pool, COMPONENT, MIGRATIONS)
+                .await
+                .map_err(|e| unusable(&e))?,
+            Migrations::Apply => {
+                let direct = match &config.direct_url {
+                    Some(url) => Some(postgres::connect_with(url, &config.pool).await.map_err(
+                        |e| {
+                            ConfigError(format!(
+                                "HOST_DATABASE_DIRECT_URL cannot be used: {}",
+                                chain(&e)
+                            ))
+                        },
+                    )?),
+                    None => None,
+                };
+                postgres::migrate_with(direct.as_ref().unwrap_or(&pool), COMPONENT, MIGRATIONS)
+                    .await
+                    .map_err(|e| unusable(&e))?;
+                if let Some(direct) = direct {
+                    direct.close().await;
+                }
+            }
+        }
+        Ok(Database {
+            pool,
+            lease: None,
+            direct_url: config.direct_url.clone(),
+        })
     }
 
     /// The database behind `pool` (one built with settings of your own), after applying the
@@ -79,7 +121,11 @@ impl Database {
         postgres::migrate_with(&pool, COMPONENT, MIGRATIONS)
             .await
             .map_err(|e| ConfigError(format!("HOST_DATABASE_URL cannot be used: {}", chain(&e))))?;
-        Ok(Database { pool, lease: None })
+        Ok(Database {
+            pool,
+            lease: None,
+            direct_url: None,
+        })
     }
 
     /// Sets how long a claim on a host event lasts without renewal (`HOST_DEDUPE_LEASE_SECS`; the
@@ -96,7 +142,11 @@ impl Database {
 
     /// The outbox in this database.
     pub async fn outbox(&self) -> Result<Arc<dyn OutboxStore>, ConfigError> {
-        let outbox = PostgresOutbox::new(self.pool.clone()).await.map_err(|e| {
+        let outbox = match &self.direct_url {
+            Some(direct) => PostgresOutbox::new_listening_at(self.pool.clone(), direct).await,
+            None => PostgresOutbox::new(self.pool.clone()).await,
+        };
+        let outbox = outbox.map_err(|e| {
             ConfigError(format!(
                 "the outbox in HOST_DATABASE_URL cannot be opened: {}",
                 chain(&e)
@@ -129,6 +179,9 @@ impl Database {
         .bind(i32::try_from(alert.previous).unwrap_or(i32::MAX))
         .bind(i32::try_from(alert.current).unwrap_or(i32::MAX))
         .bind(alert.event_id)
+        // No prepared statement left on the server: through a pooler in transaction mode the
+        // next transaction may run on another server connection.
+        .persistent(false)
         .execute(&mut *tx)
         .await
         .map_err(postgres::failed_write)?;

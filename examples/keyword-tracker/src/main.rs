@@ -46,8 +46,8 @@ async fn main() -> ExitCode {
         }
     };
     // With HOST_DATABASE_URL the alerts, the deduplication keys and the outbox share one database.
-    let database = match &config.database_url {
-        Some(url) => match keyword_tracker::database::Database::open(url).await {
+    let database = match &config.database {
+        Some(settings) => match keyword_tracker::database::Database::open_with(settings).await {
             Ok(database) => Some(database.with_dedupe_lease(config.dedupe_lease)),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -129,11 +129,11 @@ fn banner(config: &Config, addr: std::net::SocketAddr) -> String {
         "  outbox  {} (HOST_OUTBOX: a folder, or redis://host:port)\n",
         config.outbox
     );
-    if config.database_url.is_some() {
+    if config.database.is_some() {
         out += "  alerts  in the database of HOST_DATABASE_URL, committed with their events and the delivery's record\n";
     }
     out += match config.dedupe_setting() {
-        None if config.database_url.is_some() => "  dedupe  host events, in the database\n",
+        None if config.database.is_some() => "  dedupe  host events, in the database\n",
         None => "  dedupe  host events, in this process's memory (development defaults)\n",
         Some(keyword_tracker::config::DedupeSetting::Redis) => {
             "  dedupe  host events, in the Redis of HOST_OUTBOX (shared by every instance)\n"

@@ -623,3 +623,64 @@ async fn deliveries_eight_times_the_pool_size_are_all_answered() {
     let acks = acknowledged(&shared.lock().unwrap());
     assert!(acks.values().all(|&n| n == 1), "{acks:?}");
 }
+
+/// With nothing but a pooler's URL (PgBouncer in transaction mode, four server connections), two
+/// instances started at the same moment both start, and thirty deliveries sent to both at once are
+/// all answered 204: each runs once, and each event is acknowledged once. Neither PostgreSQL nor
+/// the pooler logs an error (a prepared statement of one client reaching another's server
+/// connection shows there first).
+#[tokio::test]
+async fn two_instances_behind_a_pooler_in_transaction_mode_deliver_everything_once() {
+    let Some((server, pool)) = database().await else {
+        return;
+    };
+    let Some(bouncer) = host_test_support::PgBouncer::start_or_skip(&server, 4) else {
+        return;
+    };
+    let (url, shared) = stand_in_host(false, Duration::ZERO).await;
+    let pooled = bouncer.url();
+    let servers: Vec<(Proc, String)> = {
+        let (url, pooled) = (url.clone(), pooled.clone());
+        tokio::task::spawn_blocking(move || start_together(&url, &pooled, 2))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|why| panic!("{why}")))
+            .collect()
+    };
+    let installs: Vec<String> = (0..15).map(|n| format!("ins_pooled_{n}")).collect();
+    let answers = futures_util::future::join_all(installs.iter().flat_map(|install| {
+        servers
+            .iter()
+            .enumerate()
+            .map(move |(i, (_, base))| ship(base, install, i as u32))
+    }))
+    .await;
+    assert!(answers.iter().all(|&s| s == 204), "{answers:?}");
+    for install in &installs {
+        assert_eq!(
+            alert_rows(&pool, install).await,
+            ALERTS,
+            "{install}: one run"
+        );
+    }
+    wait_for(
+        &shared,
+        Duration::from_secs(30),
+        "every event acknowledged",
+        |s| acknowledged(s).len() == installs.len() * EVENTS,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let acks = acknowledged(&shared.lock().unwrap());
+    assert!(acks.values().all(|&n| n == 1), "{acks:?}");
+    for line in server.log().lines() {
+        assert!(!line.contains("ERROR:"), "PostgreSQL logged: {line}");
+    }
+    for line in bouncer.log().lines() {
+        assert!(
+            !line.contains("ERROR") && !line.contains("WARNING"),
+            "the pooler logged: {line}"
+        );
+    }
+}

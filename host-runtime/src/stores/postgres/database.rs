@@ -1,5 +1,5 @@
-//! The connection pool, the migrations, what a PostgreSQL error means for a caller, and the
-//! handler's transaction as a vendor's handler holds it.
+//! The connection pool, what a PostgreSQL error means for a caller, and the handler's transaction
+//! as a vendor's handler holds it.
 
 use std::any::Any;
 use std::ops::{Deref, DerefMut};
@@ -9,211 +9,197 @@ use std::time::Duration;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::{PgConnection, Postgres};
 
-use super::migrations::{COMPONENT, HISTORY, MIGRATIONS, Migration};
 use super::tls;
 use crate::stores::store::{StoreError, StoreErrorKind};
 use crate::stores::transaction::{self as scope, Scope};
 
-/// How long [`connect`] may take, and how long a call waits for a connection of the pool: a
-/// database that does not answer makes a delivery `503` within it, which the host retries.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Connections [`connect`] opens at most.
-const MAX_CONNECTIONS: u32 = 16;
-/// The advisory lock [`migrate`] holds, so that instances starting together migrate one at a time.
-const MIGRATION_LOCK: i64 = 0x686f_7374_5f73_646b; // "host_sdk"
+/// How a pool of [`connect_with`] is sized and timed, and how long its start waits for the
+/// database. [`Settings::default()`] is what [`connect`] uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Settings {
+    /// Connections the pool opens at most (default 16). Each handler call holds one while its
+    /// transaction is open, the dispatcher one per claim or settlement, and the outbox's listener
+    /// one of its own beside them. Behind a pooler, the pooler's pool size is what reaches the
+    /// database.
+    pub max_connections: u32,
+    /// How long a call waits for a connection of the pool, a new one included (default 2 s): a
+    /// database that does not answer makes a delivery `503` within it, which the host retries.
+    pub acquire_timeout: std::time::Duration,
+    /// How long the start waits for a database that does not answer yet (default 60 s), trying
+    /// again with a pause growing to 5 s and saying so in the log each time: a database started
+    /// beside the server, or a serverless one waking from cold. Zero fails at the first refusal. A
+    /// refusal that waiting does not cure (a wrong password, an unknown database, a certificate
+    /// that does not verify) fails at once.
+    pub start_timeout: std::time::Duration,
+    /// How long a connection is kept at most before it is closed and made anew (default 30
+    /// minutes): with credentials that rotate, how long a connection made with the old ones lives.
+    pub max_lifetime: std::time::Duration,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            max_connections: 16,
+            acquire_timeout: std::time::Duration::from_secs(2),
+            start_timeout: std::time::Duration::from_secs(60),
+            max_lifetime: std::time::Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+impl Settings {
+    /// [`max_connections`](Self::max_connections), at least 1.
+    pub fn with_max_connections(mut self, n: u32) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+
+    /// [`acquire_timeout`](Self::acquire_timeout).
+    pub fn with_acquire_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.acquire_timeout = timeout;
+        self
+    }
+
+    /// [`start_timeout`](Self::start_timeout).
+    pub fn with_start_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.start_timeout = timeout;
+        self
+    }
+
+    /// [`max_lifetime`](Self::max_lifetime).
+    pub fn with_max_lifetime(mut self, lifetime: std::time::Duration) -> Self {
+        self.max_lifetime = lifetime;
+        self
+    }
+}
 
 /// Connects a pool to `url` (`postgres://user:password@host:port/database?sslmode=verify-full`)
-/// for the stores and the handlers' transactions: up to 16 connections, each call waiting at most
-/// 2 s for one. Fails within 2 s when the database cannot be reached.
+/// for the stores and the handlers' transactions, with the default [`Settings`]: up to 16
+/// connections, each call waiting at most 2 s for one, the start waiting up to 60 s for a
+/// database that does not answer yet.
 ///
 /// TLS follows the URL's `sslmode` (`disable`, `prefer`, the default, `require`, `verify-ca`,
-/// `verify-full`) and `sslrootcert` (a CA to trust beside the public ones); as in libpq, `require`
-/// with a root certificate checks the certificate. A database across a network reached with less
-/// than `verify-full`, or a `prefer` that fell back to plaintext, is logged at start (a warning
-/// that says what to ask for); a failed handshake says why (an unknown CA, a name the certificate
-/// does not carry, a server without TLS). A pool of your own works as well; the stores take any
-/// [`PgPool`](sqlx::PgPool).
+/// `verify-full`) and `sslrootcert` (a CA to trust beside the public ones); as in libpq,
+/// `require` with a root certificate checks the certificate. A database across a network reached
+/// with less than `verify-full`, or a `prefer` that fell back to plaintext, is logged at start (a
+/// warning that says what to ask for); a failed handshake says why (an unknown CA, a name the
+/// certificate does not carry, a server without TLS).
+///
+/// The URL may be a pooler's (PgBouncer, Supavisor, RDS Proxy, in transaction mode): the stores
+/// send no prepared statement and keep no session state, and the connections send no startup
+/// parameter a pooler refuses (`extra_float_digits`). A pool of your own works as well (the
+/// stores take any [`PgPool`](sqlx::PgPool)), without the waiting, the TLS rules and warnings
+/// above.
 pub async fn connect(url: &str) -> Result<PgPool, StoreError> {
-    let options: PgConnectOptions = url.parse().map_err(|e| {
-        failed(
-            "the database URL cannot be read (postgres://user:password@host:port/database)",
-            e,
-        )
-    })?;
-    let options = tls::effective(options, tls::root_cert_given(url));
+    connect_with(url, &Settings::default()).await
+}
+
+/// [`connect`] with `settings`.
+pub async fn connect_with(url: &str, settings: &Settings) -> Result<PgPool, StoreError> {
+    let options = options_of(url)?;
     let name = name_of_options(&options);
     let mode = options.get_ssl_mode();
     let local = tls::local(&options);
-    let pool = PgPoolOptions::new()
-        .max_connections(MAX_CONNECTIONS)
-        .acquire_timeout(CONNECT_TIMEOUT)
-        .connect_with(options)
-        .await
-        .map_err(|e| match tls::explain(&e, mode) {
-            Some(why) => failed(
-                format!(
-                    "cannot connect to {name} (sslmode={}): {why}",
-                    tls::mode_name(mode)
-                ),
-                e,
+    let started = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_millis(500);
+    let pool = loop {
+        let made = PgPoolOptions::new()
+            .max_connections(settings.max_connections.max(1))
+            .acquire_timeout(settings.acquire_timeout)
+            .max_lifetime(settings.max_lifetime)
+            .connect_with(options.clone())
+            .await;
+        let e = match made {
+            Ok(pool) => break pool,
+            Err(e) => e,
+        };
+        let why = match tls::explain(&e, mode) {
+            Some(why) => format!(
+                "cannot connect to {name} (sslmode={}): {why}",
+                tls::mode_name(mode)
             ),
-            None => failed(format!("cannot connect to {name}"), e),
-        })?;
+            None => format!("cannot connect to {name}"),
+        };
+        let waited = started.elapsed();
+        let explained = tls::explain(&e, mode).is_some();
+        if explained || !worth_waiting(&e) || waited + pause > settings.start_timeout {
+            let why = if waited.as_secs() > 0 {
+                format!("{why} (tried for {} s)", waited.as_secs())
+            } else {
+                why
+            };
+            return Err(failed(why, e));
+        }
+        tracing::warn!(
+            database = %name,
+            error = %e,
+            waited_s = waited.as_secs(),
+            "the database does not answer yet; trying again in {} ms (the start waits up to {} s)",
+            pause.as_millis(),
+            settings.start_timeout.as_secs()
+        );
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(std::time::Duration::from_secs(5));
+    };
+    if started.elapsed().as_secs() > 0 {
+        tracing::info!(database = %name, waited_s = started.elapsed().as_secs(), "the database answers");
+    }
     // What the connection got, which `prefer` does not say.
-    let secured =
-        sqlx::query_scalar::<_, bool>("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
-            .fetch_optional(&pool)
-            .await
-            .ok()
-            .flatten();
+    let secured = match pool.acquire().await {
+        Ok(mut conn) => {
+            super::Statement::new("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+                .fetch_optional(&mut conn)
+                .await
+                .ok()
+                .flatten()
+                .and_then(|row| sqlx::Row::try_get::<bool, _>(&row, 0).ok())
+        }
+        Err(_) => None,
+    };
     if let Some(advice) = tls::advice(mode, local, secured) {
         tracing::warn!(database = %name, tls = ?secured, "{advice}");
     }
     Ok(pool)
 }
 
-/// Brings the database's schema up to date: applies the [`MIGRATIONS`](super::MIGRATIONS) it
-/// lacks, each once, in one transaction, while holding a lock so that instances starting together
-/// take turns. Returns the versions it applied (none when the schema was up to date).
-///
-/// Refuses to start when a migration the database applied differs from this build's (its
-/// checksum), naming it: an edited migration would otherwise go unnoticed.
-pub async fn migrate(pool: &PgPool) -> Result<Vec<i32>, StoreError> {
-    Ok(run(pool, COMPONENT, &[]).await?.0)
+/// The connection options of `url`: TLS as libpq reads the URL (`require` with a root certificate
+/// verifies it), and no startup parameter a pooler refuses.
+pub(crate) fn options_of(url: &str) -> Result<PgConnectOptions, StoreError> {
+    let options: PgConnectOptions = url.parse().map_err(|e| {
+        failed(
+            "the database URL cannot be read (postgres://user:password@host:port/database)",
+            e,
+        )
+    })?;
+    Ok(tls::effective(options, tls::root_cert_given(url)).extra_float_digits(None))
 }
 
-/// [`migrate`], then `migrations`, an application's own (its tables beside the stores'), recorded
-/// under `component` (the application's name; not `host`): all under the same lock and in the same
-/// transaction, so that instances starting at the same moment never create a table twice. Returns
-/// the versions of `migrations` it applied.
-///
-/// ```no_run
-/// # #[cfg(feature = "postgres")]
-/// # async fn start(pool: host_runtime::postgres::sqlx::PgPool) -> Result<(), Box<dyn std::error::Error>> {
-/// use host_runtime::postgres::{self, Migration};
-/// const MINE: &[Migration] = &[Migration {
-///     version: 1,
-///     name: "alerts",
-///     sql: "CREATE TABLE alerts (id bigserial PRIMARY KEY, install text NOT NULL)",
-/// }];
-/// postgres::migrate_with(&pool, "keyword-tracker", MINE).await?;
-/// # Ok(())
-/// # }
-/// ```
-pub async fn migrate_with(
-    pool: &PgPool,
-    component: &str,
-    migrations: &[Migration],
-) -> Result<Vec<i32>, StoreError> {
-    Ok(run(pool, component, migrations).await?.1)
-}
-
-/// Applies the SDK's migrations, then `component`'s, under the lock; gives the versions applied
-/// of each.
-async fn run(
-    pool: &PgPool,
-    component: &str,
-    migrations: &[Migration],
-) -> Result<(Vec<i32>, Vec<i32>), StoreError> {
-    if component == COMPONENT && !migrations.is_empty() {
-        return Err(StoreError::new(
-            "postgres",
-            StoreErrorKind::Refused,
-            format!(
-                "`{COMPONENT}` names the SDK's own migrations: record yours under your application's name"
-            ),
-        ));
+/// Whether a failed connection may pass if the start waits: the database is not there yet, is
+/// starting, or has no room yet; not a refusal of who connects or of the certificate.
+fn worth_waiting(e: &sqlx::Error) -> bool {
+    use std::io::ErrorKind;
+    match e {
+        // Nobody listens there yet, or the connection was cut while the server starts; not a
+        // handshake that ended badly (a TLS refusal reads as an early end of the stream).
+        sqlx::Error::Io(io) => matches!(
+            io.kind(),
+            ErrorKind::ConnectionRefused
+                | ErrorKind::ConnectionReset
+                | ErrorKind::ConnectionAborted
+                | ErrorKind::NotConnected
+                | ErrorKind::TimedOut
+                | ErrorKind::AddrNotAvailable
+                | ErrorKind::HostUnreachable
+                | ErrorKind::NetworkUnreachable
+        ),
+        sqlx::Error::PoolTimedOut | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            // Starting up or shutting down, too many connections, connection failures.
+            code == "57P03" || code == "53300" || code.starts_with("08")
+        }),
+        _ => false,
     }
-    let step = |what: &'static str| move |e| failed(format!("cannot migrate: {what}"), e);
-    let mut tx = pool.begin().await.map_err(step("no connection"))?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(MIGRATION_LOCK)
-        .execute(&mut *tx)
-        .await
-        .map_err(step("the migration lock"))?;
-    sqlx::raw_sql(HISTORY)
-        .execute(&mut *tx)
-        .await
-        .map_err(step("the table host_migrations"))?;
-    let host = apply(&mut tx, COMPONENT, MIGRATIONS).await?;
-    let mine = apply(&mut tx, component, migrations).await?;
-    tx.commit().await.map_err(step("the commit"))?;
-    if !host.is_empty() {
-        tracing::info!(versions = ?host, "PostgreSQL stores migrated");
-    }
-    if !mine.is_empty() {
-        tracing::info!(component, versions = ?mine, "PostgreSQL migrations applied");
-    }
-    Ok((host, mine))
-}
-
-/// Applies `component`'s migrations the database lacks in `tx`, after checking the ones it has
-/// against their checksums. Gives the versions applied.
-async fn apply(
-    tx: &mut sqlx::Transaction<'static, Postgres>,
-    component: &str,
-    migrations: &[Migration],
-) -> Result<Vec<i32>, StoreError> {
-    let have: Vec<(i32, String, Option<String>)> =
-        sqlx::query_as("SELECT version, name, checksum FROM host_migrations WHERE component = $1")
-            .bind(component)
-            .fetch_all(&mut **tx)
-            .await
-            .map_err(|e| failed("cannot migrate: reading host_migrations", e))?;
-    let mut applied = Vec::new();
-    for m in migrations {
-        let checksum = m.checksum();
-        match have.iter().find(|(version, _, _)| *version == m.version) {
-            Some((_, _, Some(recorded))) if *recorded != checksum => {
-                return Err(StoreError::new(
-                    "postgres",
-                    StoreErrorKind::Refused,
-                    format!(
-                        "migration {} of `{component}` ({}) is not the one this database applied: \
-                         its SQL changed since (checksum {recorded} recorded, {checksum} now). \
-                         Put the migration back as it was and make the change a new migration",
-                        m.version, m.name
-                    ),
-                ));
-            }
-            // Recorded by a release that kept no checksums: it is taken as applied.
-            Some((_, _, None)) => {
-                sqlx::query(
-                    "UPDATE host_migrations SET checksum = $3 WHERE component = $1 AND version = $2",
-                )
-                .bind(component)
-                .bind(m.version)
-                .bind(&checksum)
-                .execute(&mut **tx)
-                .await
-                .map_err(|e| failed("cannot migrate: recording a checksum", e))?;
-            }
-            Some(_) => {}
-            None => {
-                sqlx::raw_sql(m.sql).execute(&mut **tx).await.map_err(|e| {
-                    failed(
-                        format!(
-                            "migration {} of `{component}` ({}) failed",
-                            m.version, m.name
-                        ),
-                        e,
-                    )
-                })?;
-                sqlx::query(
-                    "INSERT INTO host_migrations (component, version, name, checksum) VALUES ($1, $2, $3, $4)",
-                )
-                .bind(component)
-                .bind(m.version)
-                .bind(m.name)
-                .bind(&checksum)
-                .execute(&mut **tx)
-                .await
-                .map_err(|e| failed("cannot migrate: recording a migration", e))?;
-                applied.push(m.version);
-            }
-        }
-    }
-    Ok(applied)
 }
 
 /// The database `pool` connects to, as messages show it: `host:port/database`, and the
@@ -228,10 +214,11 @@ pub(crate) fn name_of(pool: &PgPool) -> String {
 }
 
 /// The identity of `pool`: equal for its clones, different for every other pool, even one built
-/// from the same URL. The options a pool keeps are shared by its clones and made anew for each
-/// pool, so their address tells pools apart.
+/// from the same URL. The pool's settings live in the pool itself, shared by its clones and made
+/// anew for each pool, so their address tells pools apart for as long as the pool lives. (Not its
+/// connect options: `PgPool::set_connect_options`, how credentials rotate, replaces those.)
 pub(crate) fn pool_of(pool: &PgPool) -> usize {
-    Arc::as_ptr(&pool.connect_options()) as usize
+    std::ptr::from_ref(pool.options()) as usize
 }
 
 fn name_of_options(options: &PgConnectOptions) -> String {
@@ -327,8 +314,7 @@ impl PgTransaction {
     /// `async fn` of ours would not be `Send` for every lifetime, and handlers must be.
     fn set_isolation(&mut self, level: Isolation) -> crate::BoxFuture<'_, Result<(), sqlx::Error>> {
         Box::pin(async move {
-            sqlx::query(level.set_sql())
-                .execute(&mut *self.tx)
+            sqlx::Executor::execute(&mut *self.tx, sqlx::raw_sql(level.set_sql()))
                 .await
                 .map(|_| ())
         })

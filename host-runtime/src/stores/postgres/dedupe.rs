@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
-use sqlx::PgPool;
+use sqlx::{PgPool, Row as _};
 
 use crate::BoxFuture;
 use crate::stores::dedupe::{Claim, DedupeStore, StoreError, WINDOW};
-use crate::stores::postgres::{PgDatabase, PgTransaction, failed, pool_of};
+use crate::stores::postgres::{PgDatabase, PgTransaction, Statement, failed, pool_of};
 use crate::stores::transaction::{Database, Transaction};
 
 /// Takes the key for an attempt: a new row, or a row whose lease or window ran out. Returns a row
@@ -140,18 +140,19 @@ impl PostgresDedupe {
         }
         let pool = self.pool.clone();
         crate::platform::rt::spawn(async move {
-            if let Err(e) = sqlx::query(SWEEP).execute(&pool).await {
+            if let Err(e) = Statement::new(SWEEP).execute_in(&pool).await {
                 tracing::debug!(error = %e, "expired deduplication keys were not swept this time");
             }
         });
     }
 
-    async fn settle(&self, sql: &str, key: &str, owner: &str, ms: i64, what: &str) {
-        let done = sqlx::query(sql)
-            .bind(id_of(key))
-            .bind(owner)
-            .bind(ms)
-            .execute(&self.pool)
+    async fn settle(&self, sql: &'static str, key: &str, owner: &str, ms: i64, what: &str) {
+        let id = id_of(key);
+        let done = Statement::new(sql)
+            .bytes(&id)
+            .text(owner)
+            .int(ms)
+            .execute_in(&self.pool)
             .await;
         if let Err(e) = done {
             let e = failed(what, e);
@@ -169,21 +170,22 @@ impl DedupeStore for PostgresDedupe {
         Box::pin(async move {
             self.sweep_now_and_then();
             let id = id_of(key);
-            let claimed = sqlx::query(CLAIM)
-                .bind(&id)
-                .bind(key)
-                .bind(owner)
-                .bind(millis(self.lease))
-                .fetch_optional(&self.pool)
+            let claimed = Statement::new(CLAIM)
+                .bytes(&id)
+                .text(key)
+                .text(owner)
+                .int(millis(self.lease))
+                .fetch_optional_in(&self.pool)
                 .await
                 .map_err(|e| failed("cannot claim the event key", e))?;
             if claimed.is_some() {
                 return Ok(Claim::Run);
             }
-            let done: Option<bool> = sqlx::query_scalar(DONE)
-                .bind(&id)
-                .fetch_optional(&self.pool)
+            let done: Option<bool> = Statement::new(DONE)
+                .bytes(&id)
+                .fetch_optional_in(&self.pool)
                 .await
+                .and_then(|row| row.map(|row| row.try_get(0)).transpose())
                 .map_err(|e| failed("cannot read the event key", e))?;
             Ok(match done {
                 Some(true) => Claim::Done,
@@ -258,11 +260,12 @@ impl Transaction for PgTransaction {
         owner: &'a str,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let done = sqlx::query(RECORD)
-                .bind(id_of(key))
-                .bind(owner)
-                .bind(millis(self.remember))
-                .execute(&mut *self.tx)
+            let id = id_of(key);
+            let done = Statement::new(RECORD)
+                .bytes(&id)
+                .text(owner)
+                .int(millis(self.remember))
+                .execute(&mut self.tx)
                 .await
                 .map_err(|e| failed("cannot record the event in the transaction", e))?;
             Ok(done.rows_affected() == 1)

@@ -41,14 +41,22 @@ pub(crate) mod dedupe;
 #[cfg(feature = "postgres")]
 pub(crate) mod outbox;
 #[cfg(feature = "postgres")]
+mod statement;
+#[cfg(feature = "postgres")]
 mod tls;
 #[cfg(feature = "postgres")]
 pub use database::{
-    Isolation, Transaction, connect, failed_write, migrate, migrate_with, transaction,
+    Isolation, Settings, Transaction, connect, connect_with, failed_write, transaction,
     transaction_with,
 };
 #[cfg(feature = "postgres")]
-pub(crate) use database::{PgDatabase, PgTransaction, failed, name_of, pool_of};
+mod migrate;
+#[cfg(feature = "postgres")]
+pub(crate) use database::{PgDatabase, PgTransaction, failed, name_of, options_of, pool_of};
+#[cfg(feature = "postgres")]
+pub use migrate::{check, check_with, grants, migrate, migrate_with};
+#[cfg(feature = "postgres")]
+pub(crate) use statement::Statement;
 
 /// The PostgreSQL driver the stores use, for the queries of a handler's own writes.
 #[cfg(feature = "postgres")]

@@ -11,7 +11,7 @@ use tokio::sync::Notify;
 
 use crate::BoxFuture;
 use crate::stores::outbox::{Entry, OutboxStore, Put, Settlement, StoreError, Which};
-use crate::stores::postgres::{PgTransaction, failed, name_of, pool_of};
+use crate::stores::postgres::{PgTransaction, Statement, failed, name_of, pool_of};
 use crate::stores::transaction::{self, Transaction};
 
 /// The channel a revived dead letter is announced on.
@@ -134,7 +134,8 @@ pub struct PostgresOutbox {
     dead_retention: Option<Duration>,
     claims: std::sync::atomic::AtomicU32,
     woken: Arc<Notify>,
-    listener: tokio::task::AbortHandle,
+    /// The listener's task; `None` where notifications do not reach one.
+    listener: Option<tokio::task::AbortHandle>,
 }
 
 impl std::fmt::Debug for PostgresOutbox {
@@ -147,7 +148,9 @@ impl std::fmt::Debug for PostgresOutbox {
 
 impl Drop for PostgresOutbox {
     fn drop(&mut self) {
-        self.listener.abort();
+        if let Some(listener) = &self.listener {
+            listener.abort();
+        }
     }
 }
 
@@ -190,16 +193,16 @@ async fn put_on(
     let digest = entry.digest();
     for _ in 0..3 {
         let now = crate::stores::outbox::now_ms();
-        let stored = sqlx::query(PUT)
-            .bind(&entry.id)
-            .bind(&entry.body)
-            .bind(attempts(entry.attempts))
-            .bind(entry.due)
-            .bind(entry.accepted)
-            .bind(&entry.last_error)
-            .bind(digest.as_slice())
-            .bind(owner)
-            .bind(now)
+        let stored = Statement::new(PUT)
+            .text(&entry.id)
+            .bytes(&entry.body)
+            .int(attempts(entry.attempts).into())
+            .int(entry.due)
+            .int(entry.accepted)
+            .text_or_null(entry.last_error.as_deref())
+            .bytes(digest.as_slice())
+            .text_or_null(owner)
+            .int(now)
             .fetch_optional(&mut *conn)
             .await
             .map_err(|e| failed("cannot store the event", e))?;
@@ -227,8 +230,8 @@ async fn holder(
     digest: &[u8; 32],
     now: i64,
 ) -> Result<Option<Put>, StoreError> {
-    let Some(row) = sqlx::query(HOLDER)
-        .bind(id)
+    let Some(row) = Statement::new(HOLDER)
+        .text(id)
         .fetch_optional(conn)
         .await
         .map_err(|e| failed("cannot read what holds an event's id", e))?
@@ -290,24 +293,37 @@ fn in_transaction(entry: Entry) -> transaction::Write {
 
 impl PostgresOutbox {
     /// An outbox over `pool`'s database, whose schema is up to date
-    /// ([`postgres::migrate`](crate::postgres::migrate)). Starts listening for new events on a
-    /// connection of its own; fails when that connection cannot be made.
+    /// ([`postgres::migrate`](crate::postgres::migrate)).
+    ///
+    /// It listens for dead letters revived elsewhere on a connection of its own (made with the
+    /// pool's settings as they are then, so a rotated password reaches it), once a probe shows that
+    /// notifications reach that connection: through a pooler in transaction mode they do not, and
+    /// it then says so once and relies on the dispatcher's look at the table, once a second
+    /// ([`new_listening_at`](Self::new_listening_at) listens on a direct URL instead). Fails when
+    /// the database cannot be reached.
     pub async fn new(pool: PgPool) -> Result<Self, StoreError> {
-        // A connection of its own, outside the pool: held for as long as the outbox lives, it
-        // would take one of the connections the handlers and the dispatcher share.
-        let own = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(1)
-            .acquire_timeout(pool.options().get_acquire_timeout())
-            .connect_lazy_with((*pool.connect_options()).clone());
-        let mut listener = PgListener::connect_with(&own)
-            .await
-            .map_err(|e| failed("cannot connect the outbox's listener", e))?;
-        listener
-            .listen(CHANNEL)
-            .await
-            .map_err(|e| failed("cannot listen for new outbox events", e))?;
+        Self::make(pool, ListenAt::Pool).await
+    }
+
+    /// [`new`](Self::new), listening on a connection to `direct_url`: the database itself, where
+    /// `pool` reaches it through a pooler in transaction mode, on which a listener hears nothing.
+    pub async fn new_listening_at(pool: PgPool, direct_url: &str) -> Result<Self, StoreError> {
+        let direct = crate::stores::postgres::options_of(direct_url)?;
+        Self::make(pool, ListenAt::Direct(Box::new(direct))).await
+    }
+
+    async fn make(pool: PgPool, at: ListenAt) -> Result<Self, StoreError> {
         let woken = Arc::new(Notify::new());
-        let listener = tokio::spawn(listen(listener, Arc::clone(&woken))).abort_handle();
+        let listener = match listener(&at, &pool).await {
+            Ok(Some(listener)) => Some(
+                tokio::spawn(listen(listener, at, pool.clone(), Arc::clone(&woken))).abort_handle(),
+            ),
+            Ok(None) => {
+                unheard(&pool);
+                None
+            }
+            Err(e) => return Err(failed("cannot connect the outbox's listener", e)),
+        };
         Ok(PostgresOutbox {
             database: name_of(&pool),
             pool_id: pool_of(&pool),
@@ -319,6 +335,105 @@ impl PostgresOutbox {
             listener,
         })
     }
+
+    /// Whether notifications reach this outbox's listener (a revived dead letter wakes it at
+    /// once); `false` through a pooler in transaction mode, where the dispatcher's look, once a
+    /// second, finds it.
+    pub fn listening(&self) -> bool {
+        self.listener.as_ref().is_some_and(|l| !l.is_finished())
+    }
+}
+
+/// Where an outbox's listener connects.
+enum ListenAt {
+    /// With the pool's settings as they are when it connects.
+    Pool,
+    /// To a direct URL's.
+    Direct(Box<sqlx::postgres::PgConnectOptions>),
+}
+
+/// How long the probe waits for its own notification.
+const PROBE_WAIT: Duration = Duration::from_secs(2);
+
+/// A listener on [`CHANNEL`], once a probe showed that a notification sent through `pool`
+/// reaches it; `None` when it did not (a pooler in transaction mode runs each statement on
+/// whichever server connection is free, and a notification goes to the one that listened).
+async fn listener(at: &ListenAt, pool: &PgPool) -> Result<Option<PgListener>, sqlx::Error> {
+    let options = match at {
+        ListenAt::Pool => (*pool.connect_options()).clone(),
+        ListenAt::Direct(options) => (**options).clone(),
+    };
+    // A connection of its own, outside the pool: held for as long as the outbox lives, it would
+    // take one of the connections the handlers and the dispatcher share.
+    let own = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(pool.options().get_acquire_timeout())
+        .connect_lazy_with(options);
+    let mut listener = PgListener::connect_with(&own).await?;
+    if !own_session(&mut listener, pool).await? {
+        return Ok(None);
+    }
+    // A channel of its own, so that nothing else is woken by the probe.
+    let probe = format!("host_outbox_probe_{}", crate::platform::rt::random_token());
+    listener.listen(&probe).await?;
+    Statement::new("SELECT pg_notify($1, '')")
+        .text(&probe)
+        .execute_in(pool)
+        .await?;
+    let heard = tokio::time::timeout(PROBE_WAIT, async {
+        loop {
+            match listener.try_recv().await {
+                Ok(Some(n)) if n.channel() == probe => return true,
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return false,
+            }
+        }
+    })
+    .await
+    .unwrap_or(false);
+    if !heard {
+        return Ok(None);
+    }
+    listener.unlisten(&probe).await?;
+    listener.listen(CHANNEL).await?;
+    Ok(Some(listener))
+}
+
+/// Whether `listener`'s connection is a server session of its own, rather than a pooler's client
+/// connection whose statements run on whichever server connection is free (transaction mode).
+/// There a `LISTEN` would stay on a server connection that other clients then use, and a
+/// notification would reach one of them in the middle of its statement. So the listener asks which
+/// server process it is on, and connections of `pool` ask right after: a pooler hands the server
+/// connection just used to the next client (PgBouncer's default), a server session is never
+/// shared. Three rounds, two connections of the pool each (one, for a pool of one).
+async fn own_session(listener: &mut PgListener, pool: &PgPool) -> Result<bool, sqlx::Error> {
+    use sqlx::Executor as _;
+    const PID: &str = "SELECT pg_backend_pid()";
+    let others = pool.options().get_max_connections().min(2);
+    for _ in 0..3 {
+        let mine: i32 = listener.fetch_one(sqlx::raw_sql(PID)).await?.try_get(0)?;
+        let mut held = Vec::new();
+        for _ in 0..others {
+            let mut tx = pool.begin().await?;
+            let theirs: i32 = tx.fetch_one(sqlx::raw_sql(PID)).await?.try_get(0)?;
+            held.push(tx);
+            if theirs == mine {
+                return Ok(false);
+            }
+        }
+        drop(held);
+    }
+    Ok(true)
+}
+
+/// Says once that notifications do not reach `pool`'s listener, and what finds revived events.
+fn unheard(pool: &PgPool) {
+    tracing::info!(
+        database = %name_of(pool),
+        "notifications do not reach the outbox's listener (a pooler in transaction mode?): a dead \
+         letter revived elsewhere is found by the dispatcher's look at the table, within a second; \
+         events this instance adds are posted at once as always"
+    );
 }
 
 impl PostgresOutbox {
@@ -397,9 +512,9 @@ impl PostgresOutbox {
             return Ok(0);
         };
         let before = now.saturating_sub(i64::try_from(retention.as_millis()).unwrap_or(i64::MAX));
-        let done = sqlx::query(FORGET_DEAD)
-            .bind(before)
-            .execute(&self.pool)
+        let done = Statement::new(FORGET_DEAD)
+            .int(before)
+            .execute_in(&self.pool)
             .await
             .map_err(|e| failed("cannot delete old dead letters", e))?;
         Ok(done.rows_affected())
@@ -422,7 +537,10 @@ impl PostgresOutbox {
         });
         crate::platform::rt::spawn(async move {
             if let Some(before) = dead_before
-                && let Err(e) = sqlx::query(FORGET_DEAD).bind(before).execute(&pool).await
+                && let Err(e) = Statement::new(FORGET_DEAD)
+                    .int(before)
+                    .execute_in(&pool)
+                    .await
             {
                 tracing::debug!(error = %e, "old dead letters were not deleted this time");
             }
@@ -443,9 +561,9 @@ impl PostgresOutbox {
 async fn forget_sent(pool: &PgPool, now: i64) -> Result<u64, StoreError> {
     let mut forgotten = 0;
     loop {
-        let done = sqlx::query(FORGET_SENT)
-            .bind(now)
-            .execute(pool)
+        let done = Statement::new(FORGET_SENT)
+            .int(now)
+            .execute_in(pool)
             .await
             .map_err(|e| failed("cannot forget delivered events", e))?;
         forgotten += done.rows_affected();
@@ -455,21 +573,40 @@ async fn forget_sent(pool: &PgPool, now: i64) -> Result<u64, StoreError> {
     }
 }
 
-/// Wakes the dispatcher on every notification, and once the connection is back after it was lost
-/// (what was notified meanwhile is gone). Ends when the pool is closed.
-async fn listen(mut listener: PgListener, woken: Arc<Notify>) {
+/// Wakes the dispatcher on every notification. A lost connection is made anew (with the pool's
+/// settings as they are then) and probed again; the dispatcher is woken meanwhile, since what was
+/// notified in between is gone. Ends when the pool is closed, or when notifications no longer
+/// reach a new connection.
+async fn listen(mut listener: PgListener, at: ListenAt, pool: PgPool, woken: Arc<Notify>) {
     loop {
         match listener.try_recv().await {
-            Ok(Some(_)) => woken.notify_one(),
-            Ok(None) => {
-                tracing::debug!("the outbox's listener lost its connection; reconnecting");
+            Ok(Some(_)) => {
                 woken.notify_one();
+                continue;
             }
             Err(sqlx::Error::PoolClosed) => return,
-            Err(e) => {
-                tracing::debug!(error = %e, "the outbox's listener cannot reconnect yet");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                woken.notify_one();
+            Ok(None) => tracing::debug!("the outbox's listener lost its connection; reconnecting"),
+            Err(e) => tracing::debug!(error = %e, "the outbox's listener failed; reconnecting"),
+        }
+        woken.notify_one();
+        loop {
+            if pool.is_closed() {
+                return;
+            }
+            match self::listener(&at, &pool).await {
+                Ok(Some(new)) => {
+                    listener = new;
+                    break;
+                }
+                Ok(None) => {
+                    unheard(&pool);
+                    return;
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, "the outbox's listener cannot reconnect yet");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    woken.notify_one();
+                }
             }
         }
     }
@@ -545,12 +682,12 @@ impl OutboxStore for PostgresOutbox {
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         Box::pin(async move {
             self.sweep_now_and_then(now);
-            let rows = sqlx::query(CLAIM)
-                .bind(now)
-                .bind(limit(limit_to))
-                .bind(lease_until)
-                .bind(owner)
-                .fetch_all(&self.pool)
+            let rows = Statement::new(CLAIM)
+                .int(now)
+                .int(limit(limit_to))
+                .int(lease_until)
+                .text(owner)
+                .fetch_all_in(&self.pool)
                 .await
                 .map_err(|e| failed("cannot claim due events", e))?;
             entries(&rows)
@@ -568,12 +705,12 @@ impl OutboxStore for PostgresOutbox {
             if ids.is_empty() {
                 return Ok(Vec::new());
             }
-            let rows = sqlx::query(CLAIM_IDS)
-                .bind(ids)
-                .bind(now)
-                .bind(lease_until)
-                .bind(owner)
-                .fetch_all(&self.pool)
+            let rows = Statement::new(CLAIM_IDS)
+                .texts(ids.iter().map(String::as_str))
+                .int(now)
+                .int(lease_until)
+                .text(owner)
+                .fetch_all_in(&self.pool)
                 .await
                 .map_err(|e| failed("cannot claim events by id", e))?;
             entries(&rows)
@@ -587,8 +724,8 @@ impl OutboxStore for PostgresOutbox {
         settlement: Settlement,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let query = match &settlement {
-                Settlement::Delivered => sqlx::query(DELIVERED).bind(id).bind(owner).bind(
+            let statement = match &settlement {
+                Settlement::Delivered => Statement::new(DELIVERED).text(id).text(owner).int(
                     crate::stores::outbox::now_ms().saturating_add(crate::stores::outbox::millis(
                         crate::stores::outbox::SENT_WINDOW,
                     )),
@@ -597,25 +734,25 @@ impl OutboxStore for PostgresOutbox {
                     attempts: n,
                     due,
                     error,
-                } => sqlx::query(RETRY)
-                    .bind(id)
-                    .bind(owner)
-                    .bind(attempts(*n))
-                    .bind(*due)
-                    .bind(error),
+                } => Statement::new(RETRY)
+                    .text(id)
+                    .text(owner)
+                    .int(attempts(*n).into())
+                    .int(*due)
+                    .text(error),
                 Settlement::Dead {
                     attempts: n,
                     at,
                     reason,
-                } => sqlx::query(BURY)
-                    .bind(id)
-                    .bind(owner)
-                    .bind(attempts(*n))
-                    .bind(*at)
-                    .bind(reason),
+                } => Statement::new(BURY)
+                    .text(id)
+                    .text(owner)
+                    .int(attempts(*n).into())
+                    .int(*at)
+                    .text(reason),
             };
-            let done = query
-                .execute(&self.pool)
+            let done = statement
+                .execute_in(&self.pool)
                 .await
                 .map_err(|e| failed("cannot settle an attempt", e))?;
             Ok(done.rows_affected() == 1)
@@ -635,22 +772,23 @@ impl OutboxStore for PostgresOutbox {
                 .filter(|(_, s)| matches!(s, Settlement::Delivered))
                 .map(|(id, _)| id.as_str())
                 .collect();
-            let settled: Result<std::collections::HashSet<String>, StoreError> =
-                if delivered.is_empty() {
-                    Ok(Default::default())
-                } else {
-                    let until = crate::stores::outbox::now_ms().saturating_add(
-                        crate::stores::outbox::millis(crate::stores::outbox::SENT_WINDOW),
-                    );
-                    sqlx::query_scalar::<_, String>(DELIVERED_ALL)
-                        .bind(&delivered)
-                        .bind(owner)
-                        .bind(until)
-                        .fetch_all(&self.pool)
-                        .await
-                        .map(|ids| ids.into_iter().collect())
-                        .map_err(|e| failed("cannot settle attempts", e))
-                };
+            let settled: Result<std::collections::HashSet<String>, StoreError> = if delivered
+                .is_empty()
+            {
+                Ok(Default::default())
+            } else {
+                let until = crate::stores::outbox::now_ms().saturating_add(
+                    crate::stores::outbox::millis(crate::stores::outbox::SENT_WINDOW),
+                );
+                Statement::new(DELIVERED_ALL)
+                    .texts(delivered.iter().copied())
+                    .text(owner)
+                    .int(until)
+                    .fetch_all_in(&self.pool)
+                    .await
+                    .and_then(|rows| rows.iter().map(|row| row.try_get::<String, _>(0)).collect())
+                    .map_err(|e| failed("cannot settle attempts", e))
+            };
             let mut held = Vec::with_capacity(settlements.len());
             for (id, settlement) in settlements {
                 held.push(match (settlement, &settled) {
@@ -665,19 +803,25 @@ impl OutboxStore for PostgresOutbox {
 
     fn next_due(&self) -> BoxFuture<'_, Result<Option<i64>, StoreError>> {
         Box::pin(async move {
-            sqlx::query_scalar(NEXT_DUE)
-                .fetch_one(&self.pool)
+            Statement::new(NEXT_DUE)
+                .fetch_optional_in(&self.pool)
                 .await
+                .and_then(|row| {
+                    Ok(row
+                        .map(|row| row.try_get::<Option<i64>, _>(0))
+                        .transpose()?
+                        .flatten())
+                })
                 .map_err(|e| failed("cannot read when the next event is due", e))
         })
     }
 
     fn list(&self, which: Which, limit_to: usize) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
         Box::pin(async move {
-            let rows = sqlx::query(LIST)
-                .bind(which == Which::Dead)
-                .bind(limit(limit_to))
-                .fetch_all(&self.pool)
+            let rows = Statement::new(LIST)
+                .bool(which == Which::Dead)
+                .int(limit(limit_to))
+                .fetch_all_in(&self.pool)
                 .await
                 .map_err(|e| failed("cannot list the outbox", e))?;
             entries(&rows)
@@ -686,10 +830,10 @@ impl OutboxStore for PostgresOutbox {
 
     fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let revived = sqlx::query(REVIVE)
-                .bind(id)
-                .bind(now)
-                .fetch_optional(&self.pool)
+            let revived = Statement::new(REVIVE)
+                .text(id)
+                .int(now)
+                .fetch_optional_in(&self.pool)
                 .await
                 .map_err(|e| failed("cannot revive a dead letter", e))?;
             Ok(revived.is_some())
@@ -698,9 +842,9 @@ impl OutboxStore for PostgresOutbox {
 
     fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let done = sqlx::query(DISCARD)
-                .bind(id)
-                .execute(&self.pool)
+            let done = Statement::new(DISCARD)
+                .text(id)
+                .execute_in(&self.pool)
                 .await
                 .map_err(|e| failed("cannot discard an event", e))?;
             Ok(done.rows_affected() > 0)

@@ -1,0 +1,339 @@
+//! The stores' statements as PostgreSQL receives them: each one message of the simple query
+//! protocol, with its values written into the text as literals.
+//!
+//! Why not prepared statements, as sqlx sends by default: behind a pooler in transaction mode
+//! (PgBouncer, Supavisor, RDS Proxy: how Supabase, Neon and RDS are reached), one client
+//! connection's statements run on whichever server connection is free, so a statement prepared
+//! on one (`sqlx_s_1`) is missing on the next, or clashes with another client's of the same name,
+//! and even an unnamed one is lost between sqlx's two round trips (parse, then bind). One message
+//! that carries its values needs no state on the server and makes one round trip, the same
+//! directly and through any pooler. What it costs (the server plans each statement anew) is
+//! measured in BENCHMARKS.md.
+//!
+//! The values cannot change the statement: text and bytes are written as hexadecimal digits
+//! (`convert_from(decode('68656c6c6f', 'hex'), 'UTF8')`), numbers from Rust integers, in
+//! parentheses with their type, so nothing a value holds (a quote, a backslash, a `--`) reaches
+//! the SQL as anything but hexadecimal digits, whatever the server's `standard_conforming_strings`.
+//! Results come back as text, which sqlx decodes for the types the stores read (`bytea` in the
+//! default `bytea_output = hex`).
+
+use sqlx::postgres::{PgQueryResult, PgRow};
+use sqlx::{Executor as _, PgConnection, PgPool};
+
+use crate::BoxFuture;
+
+/// One value of a statement.
+#[derive(Debug, Clone)]
+enum Value<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+    Int(i64),
+    Bool(bool),
+    Texts(Vec<&'a str>),
+    Null,
+}
+
+/// A statement of the stores and its values, for `$1`, `$2`, ... in its text.
+#[derive(Debug, Clone)]
+pub(crate) struct Statement<'a> {
+    sql: &'static str,
+    values: Vec<Value<'a>>,
+}
+
+impl<'a> Statement<'a> {
+    /// `sql`, whose `$n` are the values given next, in order.
+    pub(crate) fn new(sql: &'static str) -> Self {
+        Statement {
+            sql,
+            values: Vec::new(),
+        }
+    }
+
+    /// A `text` value.
+    pub(crate) fn text(mut self, value: &'a str) -> Self {
+        self.values.push(Value::Text(value));
+        self
+    }
+
+    /// A `text` value or `NULL`.
+    pub(crate) fn text_or_null(mut self, value: Option<&'a str>) -> Self {
+        self.values.push(value.map_or(Value::Null, Value::Text));
+        self
+    }
+
+    /// A `bytea` value.
+    pub(crate) fn bytes(mut self, value: &'a [u8]) -> Self {
+        self.values.push(Value::Bytes(value));
+        self
+    }
+
+    /// A `bigint` value (an `integer` column takes it as long as it fits).
+    pub(crate) fn int(mut self, value: i64) -> Self {
+        self.values.push(Value::Int(value));
+        self
+    }
+
+    /// A `boolean` value.
+    pub(crate) fn bool(mut self, value: bool) -> Self {
+        self.values.push(Value::Bool(value));
+        self
+    }
+
+    /// A `text[]` value.
+    pub(crate) fn texts(mut self, values: impl IntoIterator<Item = &'a str>) -> Self {
+        self.values.push(Value::Texts(values.into_iter().collect()));
+        self
+    }
+
+    /// The statement's text, each `$n` outside a quoted string replaced by its value. A `$n`
+    /// with no value is left as it is (PostgreSQL then refuses the statement, naming it).
+    pub(crate) fn render(&self) -> String {
+        let sql = self.sql;
+        let mut out = String::with_capacity(sql.len() + 64 * self.values.len());
+        let mut chars = sql.char_indices().peekable();
+        let mut quoted = false;
+        while let Some((i, c)) = chars.next() {
+            if c == '\'' {
+                quoted = !quoted;
+                out.push(c);
+                continue;
+            }
+            if c != '$' || quoted {
+                out.push(c);
+                continue;
+            }
+            let start = i + 1;
+            let mut end = start;
+            while let Some(&(j, d)) = chars.peek() {
+                if !d.is_ascii_digit() {
+                    break;
+                }
+                end = j + 1;
+                chars.next();
+            }
+            let value = sql[start..end]
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|n| self.values.get(n));
+            match value {
+                Some(value) => write_value(&mut out, value),
+                None => out.push_str(&sql[i..end]),
+            }
+        }
+        out
+    }
+
+    /// Runs it on `conn`: every row it returns. (Boxed, as the stores' other statements: a sqlx
+    /// call awaited in an `async fn` would make a handler's future not `Send` for every lifetime.)
+    pub(crate) fn fetch_all<'c>(
+        &self,
+        conn: &'c mut PgConnection,
+    ) -> BoxFuture<'c, Result<Vec<PgRow>, sqlx::Error>> {
+        let sql = self.render();
+        Box::pin(async move { conn.fetch_all(sqlx::raw_sql(&sql)).await })
+    }
+
+    /// Runs it on `conn`: its first row, if any.
+    pub(crate) fn fetch_optional<'c>(
+        &self,
+        conn: &'c mut PgConnection,
+    ) -> BoxFuture<'c, Result<Option<PgRow>, sqlx::Error>> {
+        let sql = self.render();
+        Box::pin(async move { conn.fetch_optional(sqlx::raw_sql(&sql)).await })
+    }
+
+    /// Runs it on `conn`: what it did.
+    pub(crate) fn execute<'c>(
+        &self,
+        conn: &'c mut PgConnection,
+    ) -> BoxFuture<'c, Result<PgQueryResult, sqlx::Error>> {
+        let sql = self.render();
+        Box::pin(async move { conn.execute(sqlx::raw_sql(&sql)).await })
+    }
+
+    /// [`fetch_all`](Self::fetch_all) on a connection of `pool`.
+    pub(crate) fn fetch_all_in<'p>(
+        &self,
+        pool: &'p PgPool,
+    ) -> BoxFuture<'p, Result<Vec<PgRow>, sqlx::Error>> {
+        let sql = self.render();
+        Box::pin(async move { pool.acquire().await?.fetch_all(sqlx::raw_sql(&sql)).await })
+    }
+
+    /// [`fetch_optional`](Self::fetch_optional) on a connection of `pool`.
+    pub(crate) fn fetch_optional_in<'p>(
+        &self,
+        pool: &'p PgPool,
+    ) -> BoxFuture<'p, Result<Option<PgRow>, sqlx::Error>> {
+        let sql = self.render();
+        Box::pin(async move {
+            pool.acquire()
+                .await?
+                .fetch_optional(sqlx::raw_sql(&sql))
+                .await
+        })
+    }
+
+    /// [`execute`](Self::execute) on a connection of `pool`.
+    pub(crate) fn execute_in<'p>(
+        &self,
+        pool: &'p PgPool,
+    ) -> BoxFuture<'p, Result<PgQueryResult, sqlx::Error>> {
+        let sql = self.render();
+        Box::pin(async move { pool.acquire().await?.execute(sqlx::raw_sql(&sql)).await })
+    }
+}
+
+/// `value` as a literal: nothing but digits, hexadecimal digits, a sign, and fixed words.
+fn write_value(out: &mut String, value: &Value<'_>) {
+    use std::fmt::Write as _;
+    match value {
+        Value::Text(text) => {
+            out.push_str("convert_from(decode('");
+            hex(out, text.as_bytes());
+            out.push_str("', 'hex'), 'UTF8')");
+        }
+        Value::Bytes(bytes) => {
+            out.push_str("decode('");
+            hex(out, bytes);
+            out.push_str("', 'hex')");
+        }
+        // Quoted, so that the least bigint (whose digits alone are out of range) is one too.
+        Value::Int(n) => {
+            let _ = write!(out, "'{n}'::bigint");
+        }
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Texts(texts) => {
+            out.push_str("ARRAY[");
+            for (i, text) in texts.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_value(out, &Value::Text(text));
+            }
+            out.push_str("]::text[]");
+        }
+        Value::Null => out.push_str("NULL"),
+    }
+}
+
+fn hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn values_become_hexadecimal_digits_and_numbers_only() {
+        let rendered = Statement::new("SELECT $1, $2, $3, $4, $5, $6, '$1', $7")
+            .text("it's -- a \\ quote'; DROP TABLE x; --")
+            .bytes(&[0, 255, b'\''])
+            .int(-5)
+            .bool(true)
+            .text_or_null(None)
+            .texts(["a'", "b"])
+            .render();
+        assert_eq!(
+            rendered,
+            "SELECT convert_from(decode('69742773202d2d2061205c2071756f7465273b2044524f50205441424c4520783b202d2d', 'hex'), 'UTF8'), \
+             decode('00ff27', 'hex'), '-5'::bigint, true, NULL, \
+             ARRAY[convert_from(decode('6127', 'hex'), 'UTF8'), convert_from(decode('62', 'hex'), 'UTF8')]::text[], \
+             '$1', $7"
+        );
+    }
+
+    #[test]
+    fn a_placeholder_without_a_value_is_left_for_the_server_to_refuse() {
+        let rendered = Statement::new("SELECT $1, $2, $10").int(1).render();
+        assert_eq!(rendered, "SELECT '1'::bigint, $2, $10");
+        assert_eq!(Statement::new("SELECT $").render(), "SELECT $");
+    }
+
+    /// Values of every kind go to a real server and come back as they were: text with quotes,
+    /// backslashes, comments and any Unicode, any bytes, the extreme integers.
+    #[tokio::test]
+    async fn values_come_back_from_the_server_as_they_were() {
+        use sqlx::{Connection as _, Row as _};
+        let Some(server) = host_test_support::PostgresServer::start_or_skip() else {
+            return;
+        };
+        let mut conn = sqlx::PgConnection::connect(&server.url()).await.unwrap();
+        let texts = [
+            "",
+            "it's",
+            "\\x41 \\' -- /* */ $1 $$ $tag$",
+            "ünïcödé 日本 🦀",
+            "'; DROP TABLE host_outbox; --",
+        ];
+        for text in texts {
+            for n in [i64::MIN, -1, 0, 1, i64::MAX] {
+                let bytes: Vec<u8> = (0..=255).collect();
+                let row =
+                    Statement::new("SELECT $1 AS t, $2 AS b, $3 AS n, $4 AS y, $5 AS z, $6 AS a")
+                        .text(text)
+                        .bytes(&bytes)
+                        .int(n)
+                        .bool(n > 0)
+                        .text_or_null(None)
+                        .texts([text, "b"])
+                        .fetch_optional(&mut conn)
+                        .await
+                        .unwrap()
+                        .unwrap();
+                assert_eq!(row.try_get::<String, _>("t").unwrap(), text);
+                assert_eq!(row.try_get::<Vec<u8>, _>("b").unwrap(), bytes);
+                assert_eq!(row.try_get::<i64, _>("n").unwrap(), n);
+                assert_eq!(row.try_get::<bool, _>("y").unwrap(), n > 0);
+                assert_eq!(row.try_get::<Option<String>, _>("z").unwrap(), None);
+                let a: String = Statement::new("SELECT array_to_string($1, '|')")
+                    .texts([text, "b"])
+                    .fetch_optional(&mut conn)
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .try_get(0)
+                    .unwrap();
+                assert_eq!(a, format!("{text}|b"));
+            }
+        }
+        // Off, the old escaping rules would read backslashes in a plain literal: nothing changes.
+        sqlx::raw_sql("SET standard_conforming_strings = off")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let row = Statement::new("SELECT $1")
+            .text(texts[2])
+            .fetch_optional(&mut conn)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.try_get::<String, _>(0).unwrap(), texts[2]);
+    }
+
+    proptest! {
+        /// Whatever a value holds, what reaches the SQL is the template's text with hexadecimal
+        /// digits in the value's place.
+        #[test]
+        fn no_value_reaches_the_sql_as_anything_but_hex(text in any::<String>(), bytes in any::<Vec<u8>>(), n in any::<i64>()) {
+            let rendered = Statement::new("SELECT $1 || 'x', $2, $3").text(&text).bytes(&bytes).int(n).render();
+            let hex_text: String = text.bytes().map(|b| format!("{b:02x}")).collect();
+            let hex_bytes: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            prop_assert_eq!(
+                rendered,
+                format!("SELECT convert_from(decode('{hex_text}', 'hex'), 'UTF8') || 'x', decode('{hex_bytes}', 'hex'), '{n}'::bigint")
+            );
+        }
+    }
+}
