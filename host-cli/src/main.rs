@@ -16,6 +16,7 @@ mod diff;
 mod init;
 mod local;
 mod outbox;
+mod postgres;
 mod render;
 mod watch;
 
@@ -65,6 +66,19 @@ enum Command {
     /// Print the SQL of the runtime's PostgreSQL stores (deduplication keys, the outbox), for teams
     /// that run their own migrations instead of `postgres::migrate` at start-up.
     PostgresSchema,
+    /// Migrate a PostgreSQL database for the runtime's stores, check it, or print the grants an
+    /// application role needs.
+    ///
+    /// `migrate` applies the stores' migrations the database lacks (as the schema's owner; run it
+    /// as a deploy step before servers that only check); `check` reads, and exits 1 naming a
+    /// missing or edited migration; `grants --role NAME` prints the statements that let a role
+    /// without the right to change the schema run a server. The database: `--database-url`, else
+    /// `HOST_DATABASE_URL`. Your own tables' migrations are your application's to apply
+    /// (`postgres::migrate_with`).
+    ///
+    /// Exits 0 on success, 1 when `check` finds the schema behind, 2 when the database cannot be
+    /// reached or refuses.
+    Postgres(postgres::PostgresArgs),
     /// Print the Rust code `host_extension!` generates for a manifest, formatted.
     ///
     /// Manifest errors appear as `compile_error!` lines, as the compiler would report them. Exits 1 when
@@ -171,7 +185,8 @@ enum Command {
     /// Show what a vendor server's outbox holds, and retry or drop an event.
     ///
     /// The outbox is where the server's own events wait until the host takes them: a folder (the
-    /// embedded store) or a `redis://` URL, from `--store`, else `HOST_OUTBOX`, else `.host-outbox`.
+    /// embedded store), a `redis://` URL or a `postgres://` URL (the database's `host_outbox`),
+    /// from `--store`, else `HOST_OUTBOX`, else `HOST_DATABASE_URL`, else `.host-outbox`.
     /// `list` (the default) shows pending events (attempts, next attempt, what the last one met)
     /// and dead letters (refused by the host, or out of retries); `retry ID` puts a dead letter
     /// back in pending; `drop ID` removes an event for good. A running server locks the embedded
@@ -245,6 +260,7 @@ fn main() -> ExitCode {
         Command::Trigger(args) => local::block_on(local::trigger::run(args, term)),
         Command::Check(args) => local::block_on(local::check::run(args, term)),
         Command::Outbox(args) => local::block_on(outbox::run(args, term)),
+        Command::Postgres(args) => local::block_on(postgres::run(args, term)),
     }
 }
 

@@ -1,15 +1,16 @@
 //! `cargo host outbox`: what a vendor server's outbox holds (events waiting for the host, and dead
 //! letters the host refused or that ran out of retries), and retrying or dropping one of them.
 //!
-//! The outbox is the one the server uses: a folder (the embedded store) or a `redis://` URL, from
-//! `--store`, else `HOST_OUTBOX`, else `.host-outbox`. The embedded store is locked by a running
+//! The outbox is the one the server uses: a folder (the embedded store), a `redis://` URL or a
+//! `postgres://` URL (the outbox in that database), from `--store`, else `HOST_OUTBOX`, else
+//! `HOST_DATABASE_URL`, else `.host-outbox`. The embedded store is locked by a running
 //! server: stop it first (a Redis outbox can be read while servers run).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use host_runtime::outbox::{Entry, FileOutbox, OutboxStore, RedisOutbox, Which};
+use host_runtime::outbox::{Entry, FileOutbox, OutboxStore, PostgresOutbox, RedisOutbox, Which};
 
 use crate::local::output::{Term, line};
 
@@ -19,8 +20,8 @@ const DEFAULT_STORE: &str = ".host-outbox";
 /// `cargo host outbox` arguments.
 #[derive(Debug, clap::Args)]
 pub(crate) struct OutboxArgs {
-    /// The outbox: a folder (the embedded store) or a `redis://host:port` URL. Default:
-    /// `HOST_OUTBOX`, else `.host-outbox`.
+    /// The outbox: a folder (the embedded store), a `redis://host:port` URL or a `postgres://` URL.
+    /// Default: `HOST_OUTBOX`, else `HOST_DATABASE_URL`, else `.host-outbox`.
     #[arg(long, global = true, value_name = "FOLDER|URL")]
     store: Option<String>,
     /// The key prefix of a Redis outbox.
@@ -58,13 +59,11 @@ enum Action {
 
 /// Runs `cargo host outbox`.
 pub(crate) async fn run(args: OutboxArgs, term: Term) -> ExitCode {
+    let set = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
     let place = args
         .store
-        .or_else(|| {
-            std::env::var("HOST_OUTBOX")
-                .ok()
-                .filter(|v| !v.trim().is_empty())
-        })
+        .or_else(|| set("HOST_OUTBOX"))
+        .or_else(|| set("HOST_DATABASE_URL"))
         .unwrap_or_else(|| DEFAULT_STORE.to_owned());
     let store = match open(&place, &args.prefix).await {
         Ok(store) => store,
@@ -121,6 +120,20 @@ pub(crate) async fn open(place: &str, prefix: &str) -> Result<Arc<dyn OutboxStor
         message,
         note: note.map(str::to_owned),
     };
+    if place.starts_with("postgres://") || place.starts_with("postgresql://") {
+        let settings = host_runtime::postgres::Settings::default()
+            .with_start_timeout(std::time::Duration::ZERO);
+        let pool = host_runtime::postgres::connect_with(place, &settings)
+            .await
+            .map_err(|e| fail(e.to_string(), None))?;
+        return match PostgresOutbox::new(pool).await {
+            Ok(store) => Ok(Arc::new(store)),
+            Err(e) => Err(fail(
+                e.to_string(),
+                Some("the database needs the stores' tables: `cargo host postgres migrate`"),
+            )),
+        };
+    }
     if place.starts_with("redis://") || place.starts_with("rediss://") {
         return match RedisOutbox::connect(place).await {
             Ok(store) => Ok(Arc::new(store.with_prefix(prefix.to_owned()))),

@@ -1,5 +1,6 @@
-//! `cargo host outbox` on a real outbox file: listing pending events and dead letters, retrying and
-//! dropping one, and the errors a person meets (no outbox there, a server holding it, no such id).
+//! `cargo host outbox` on a real outbox file and a real PostgreSQL outbox: listing pending events
+//! and dead letters, retrying and dropping one, and the errors a person meets (no outbox there, a
+//! server holding it, no such id).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -11,6 +12,7 @@ fn cargo_host(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cargo-host"))
         .args(args)
         .env_remove("HOST_OUTBOX")
+        .env_remove("HOST_DATABASE_URL")
         .output()
         .unwrap()
 }
@@ -24,7 +26,11 @@ fn text(out: &Output) -> (String, String) {
 
 /// An outbox with one pending event (refused once) and one dead letter.
 async fn outbox(dir: &std::path::Path) {
-    let store = FileOutbox::open(dir).unwrap();
+    fill(&FileOutbox::open(dir).unwrap()).await;
+}
+
+/// Puts one pending event (refused once) and one dead letter in `store`.
+async fn fill(store: &dyn OutboxStore) {
     let now = chrono::Utc::now().timestamp_millis();
     for id in ["rank.dropped-ins_1-habit", "rank.collapsed-ins_1"] {
         store
@@ -58,7 +64,31 @@ async fn lists_retries_and_drops_events() {
     let dir = tempfile::tempdir().unwrap();
     outbox(dir.path()).await;
     let store = dir.path().to_str().unwrap();
+    lists_retries_and_drops(store).await;
+    let store = FileOutbox::open(dir.path()).unwrap();
+    retried_and_dropped(&store).await;
+}
 
+/// The same on the outbox of a PostgreSQL database, named by its URL.
+#[tokio::test]
+async fn lists_retries_and_drops_events_in_postgres() {
+    let Some(server) = host_test_support::PostgresServer::start_or_skip() else {
+        return;
+    };
+    let pool = host_runtime::postgres::connect(&server.url())
+        .await
+        .unwrap();
+    host_runtime::postgres::migrate(&pool).await.unwrap();
+    let store = host_runtime::outbox::PostgresOutbox::new(pool)
+        .await
+        .unwrap();
+    fill(&store).await;
+    lists_retries_and_drops(&server.url()).await;
+    retried_and_dropped(&store).await;
+}
+
+/// The commands on the outbox at `store`, as [`fill`] left it.
+async fn lists_retries_and_drops(store: &str) {
     let out = cargo_host(&["outbox", "--store", store]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
@@ -102,8 +132,10 @@ async fn lists_retries_and_drops_events() {
         "{:?}",
         text(&out)
     );
+}
 
-    let store = FileOutbox::open(dir.path()).unwrap();
+/// What the commands above leave: the dead letter pending again with no attempts, nothing dead.
+async fn retried_and_dropped(store: &dyn OutboxStore) {
     let pending = store.list(Which::Pending, 10).await.unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(

@@ -60,8 +60,7 @@ impl PgBouncer {
              auth_user = postgres\n\
              auth_query = SELECT usename, passwd FROM pg_shadow WHERE usename = $1\n\
              logfile = {dir}/pgbouncer.log\n\
-             pidfile = {dir}/pgbouncer.pid\n\
-             server_check_delay = 0\n",
+             pidfile = {dir}/pgbouncer.pid\n",
             server_port = server.port(),
             dir = dir.display(),
         );

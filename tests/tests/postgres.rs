@@ -751,7 +751,7 @@ async fn the_stores_work_through_a_pooler_in_transaction_mode() {
 }
 
 /// A handler that writes one row in its transaction, with a statement that names no prepared
-/// statement (`persistent(false)`), as the guide asks behind a pooler.
+/// statement behind a pooler (`persistent(!tx.behind_pooler())`), as the guide asks.
 struct Effects;
 
 impl counter::Events for Effects {
@@ -760,12 +760,103 @@ impl counter::Events for Effects {
         _call: counter::EventCall<host_runtime::events::ReleaseShipped>,
     ) -> Result<(), host_runtime::HostError> {
         let mut tx = postgres::transaction().await?;
+        // Found out at connect: through the pooler, nothing is prepared.
+        assert!(tx.behind_pooler());
         sqlx::query("INSERT INTO effects (n) VALUES ($1)")
             .bind(1)
-            .persistent(false)
+            .persistent(!tx.behind_pooler())
             .execute(&mut *tx)
             .await
             .map_err(postgres::failed_write)?;
         Ok(())
     }
+}
+
+/// A server that may not change the schema: `check` reads only, refuses an unmigrated database, a
+/// missing migration and an edited one, each naming it and the fix, and takes migrations a newer
+/// release added; `migrate` on an up-to-date database changes nothing, so a role with rights on
+/// the rows alone (`grants`) runs it too, and the stores work as that role.
+#[tokio::test]
+async fn a_role_with_data_rights_only_checks_and_runs_but_never_migrates() {
+    use host_runtime::dedupe::{DedupeStore, PostgresDedupe};
+    use host_runtime::outbox::{Entry, OutboxStore, PostgresOutbox};
+    let Some(server) = started(PostgresServer::start_with_passwords(&[])) else {
+        return;
+    };
+    let owner = postgres::connect(&server.url()).await.unwrap();
+    sqlx::raw_sql("CREATE ROLE app LOGIN PASSWORD 'app-password'")
+        .execute(&owner)
+        .await
+        .unwrap();
+    let app = postgres::connect(&format!(
+        "postgres://app:app-password@127.0.0.1:{}/postgres",
+        server.port()
+    ))
+    .await
+    .unwrap();
+
+    // Nothing migrated: refused, naming what to run; the role cannot migrate either.
+    let e = postgres::check(&app).await.unwrap_err();
+    let said = chain(&e);
+    assert!(
+        said.contains("no migration history") && said.contains("cargo host postgres migrate"),
+        "{said}"
+    );
+    let e = postgres::migrate(&app).await.unwrap_err();
+    assert!(chain(&e).contains("permission denied"), "{}", chain(&e));
+
+    // Migrated by the owner, with the grants: checked and run by the role.
+    postgres::migrate_with(&owner, "app", APP).await.unwrap();
+    sqlx::raw_sql(&postgres::grants("app"))
+        .execute(&owner)
+        .await
+        .unwrap();
+    postgres::check(&app).await.unwrap();
+    postgres::check_with(&app, "app", APP).await.unwrap();
+    assert!(postgres::migrate(&app).await.unwrap().is_empty());
+    let dedupe = PostgresDedupe::new(app.clone());
+    assert!(matches!(
+        dedupe.claim("k", "me").await.unwrap(),
+        host_runtime::dedupe::Claim::Run
+    ));
+    let outbox = PostgresOutbox::new(app.clone()).await.unwrap();
+    assert!(
+        outbox
+            .put(Entry::new("e", b"{}".to_vec(), 0))
+            .await
+            .unwrap()
+            .is_stored()
+    );
+
+    // A migration this build has and the database lacks, and one edited since: refused, named.
+    let newer = [
+        APP[0],
+        postgres::Migration {
+            version: 2,
+            name: "alert kinds",
+            sql: "ALTER TABLE alerts ADD COLUMN kind text",
+        },
+    ];
+    let e = postgres::check_with(&app, "app", &newer).await.unwrap_err();
+    let said = chain(&e);
+    assert!(
+        said.contains("migration 2 of `app` (alert kinds) is not applied"),
+        "{said}"
+    );
+    let edited = [postgres::Migration {
+        sql: "CREATE TABLE alerts (id bigint PRIMARY KEY)",
+        ..APP[0]
+    }];
+    let e = postgres::check_with(&app, "app", &edited)
+        .await
+        .unwrap_err();
+    assert!(
+        chain(&e).contains("migration 1 of `app` (alerts)"),
+        "{}",
+        chain(&e)
+    );
+
+    // Migrations a newer release applied are taken: this build's are all there.
+    postgres::migrate_with(&owner, "app", &newer).await.unwrap();
+    postgres::check_with(&app, "app", APP).await.unwrap();
 }

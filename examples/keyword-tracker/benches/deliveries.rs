@@ -15,7 +15,11 @@
 //! - `DELIVERIES` (default 2,000): deliveries per path, each for an install of its own (3 alerts
 //!   and a banner each); `CONCURRENCY` (default 32): how many are in flight at once;
 //! - `PGBENCH_SECONDS` (default 20; 0 leaves pgbench out): how long each pgbench run lasts;
-//! - `PATHS` (default `plaintext,tls,redis`): which paths run;
+//! - `PATHS` (default `plaintext,tls,pooler,redis`): which paths run (`pooler`: the transactional
+//!   path through PgBouncer in transaction mode, 16 server connections; pgbench beside it reaches
+//!   the server directly);
+//! - `STATEMENTS` (set to anything): the statements a delivery took, the most frequent first, on
+//!   stderr;
 //! - `FLOOR`: CI's tripwire. When set (say `0.05`), the run fails when the plaintext transactional
 //!   path's deliveries/s fall under `FLOOR` times pgbench's TPC-B rate measured beside it: a floor
 //!   an order of magnitude under the target (0.5), so that a loss like the one that once took
@@ -132,10 +136,11 @@ fn postgres(tls: bool, dir: &Path) -> (PostgresServer, String) {
 
 /// Statements the server ran since `pg_stat_statements` was last reset.
 async fn statements(pool: &sqlx::PgPool) -> i64 {
-    sqlx::query_scalar("SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements")
+    let row = sqlx::raw_sql("SELECT coalesce(sum(calls), 0)::bigint FROM pg_stat_statements")
         .fetch_one(pool)
         .await
-        .unwrap()
+        .unwrap();
+    sqlx::Row::try_get(&row, 0).unwrap()
 }
 
 /// Runs pgbench against `url` for `seconds` with `clients`, on `script` (TPC-B-like when `None`,
@@ -184,17 +189,32 @@ struct Measured {
     tpcb: Option<f64>,
 }
 
-/// The transactional path on a server of its own (TLS or not); prints its row.
+/// How the transactional path reaches its server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    Plaintext,
+    Tls,
+    /// Through PgBouncer in transaction mode, 16 server connections (the SDK's pool).
+    Pooler,
+}
+
+/// The transactional path on a server of its own; prints its row.
 async fn transactional(
-    tls: bool,
+    reach: Reach,
     n: usize,
     concurrency: usize,
     seconds: usize,
     url: &str,
     count: &AtomicU64,
 ) -> Measured {
+    let tls = reach == Reach::Tls;
     let dir = tempfile::tempdir().unwrap();
-    let (server, database_url) = postgres(tls, dir.path());
+    let (server, direct_url) = postgres(tls, dir.path());
+    let bouncer =
+        (reach == Reach::Pooler).then(|| host_test_support::PgBouncer::start(&server, 16).unwrap());
+    let database_url = bouncer
+        .as_ref()
+        .map_or_else(|| direct_url.clone(), |b| b.url());
     let config = Config::load(None, false, |k| match k {
         "HOST_EVENT_POST_URL" => Some(url.to_owned()),
         "HOST_DATABASE_URL" => Some(database_url.clone()),
@@ -205,7 +225,7 @@ async fn transactional(
         .await
         .unwrap();
     let pool = database.pool().clone();
-    sqlx::query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    sqlx::raw_sql("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         .execute(&pool)
         .await
         .unwrap();
@@ -215,22 +235,40 @@ async fn transactional(
         .with_database(database);
     let handler = keyword_tracker::app(Arc::new(tracker), &config);
     let before = count.load(Ordering::Relaxed);
-    let prefix = if tls { "tls" } else { "pg" };
+    let prefix = match reach {
+        Reach::Plaintext => "pg",
+        Reach::Tls => "tls",
+        Reach::Pooler => "pooled",
+    };
     let requests = deliveries(prefix, n);
     let statements_before = statements(&pool).await;
     let seconds_taken = run(&handler, requests, concurrency).await;
     let drained = wait_delivered(count, before + 4 * n as u64).await;
     // The query counting them is one more.
     let per_delivery = (statements(&pool).await - statements_before - 1) as f64 / n as f64;
+    if std::env::var_os("STATEMENTS").is_some() {
+        let rows = sqlx::raw_sql(
+            "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) FROM pg_stat_statements \
+             ORDER BY calls DESC LIMIT 15",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+        for row in rows {
+            let calls: i64 = sqlx::Row::try_get(&row, 0).unwrap();
+            let query: String = sqlx::Row::try_get(&row, 1).unwrap();
+            eprintln!("{:8.2} a delivery: {query}", calls as f64 / n as f64);
+        }
+    }
     let rate = n as f64 / seconds_taken;
     let (tpcb, script) = if seconds == 0 {
         (None, None)
     } else {
         (
-            Some(pgbench(&server, &database_url, None, TPCB_CLIENTS, seconds)),
+            Some(pgbench(&server, &direct_url, None, TPCB_CLIENTS, seconds)),
             Some(pgbench(
                 &server,
-                &database_url,
+                &direct_url,
                 Some(DELIVERY_SCRIPT),
                 SCRIPT_CLIENTS,
                 seconds,
@@ -241,7 +279,11 @@ async fn transactional(
         |limit: Option<f64>| limit.map_or("-".to_owned(), |l| format!("{l:.0} ({:.2})", rate / l));
     println!(
         "| transactional, {} | {rate:.0} | {per_delivery:.1} | {} | {} | {:.1} s |",
-        if tls { "TLS verify-full" } else { "plaintext" },
+        match reach {
+            Reach::Plaintext => "plaintext",
+            Reach::Tls => "TLS verify-full",
+            Reach::Pooler => "PgBouncer, transaction mode",
+        },
         over(tpcb),
         over(script),
         drained.as_secs_f64()
@@ -257,7 +299,7 @@ async fn main() {
     let n = env("DELIVERIES", 2_000);
     let concurrency = env("CONCURRENCY", 32);
     let seconds = env("PGBENCH_SECONDS", 20);
-    let paths = std::env::var("PATHS").unwrap_or_else(|_| "plaintext,tls,redis".to_owned());
+    let paths = std::env::var("PATHS").unwrap_or_else(|_| "plaintext,tls,pooler,redis".to_owned());
     let floor: Option<f64> = std::env::var("FLOOR")
         .ok()
         .map(|f| f.parse().expect("FLOOR: a number"));
@@ -274,10 +316,14 @@ async fn main() {
     println!("|---|---|---|---|---|---|");
 
     let mut plaintext = None;
-    for (name, tls) in [("plaintext", false), ("tls", true)] {
+    for (name, reach) in [
+        ("plaintext", Reach::Plaintext),
+        ("tls", Reach::Tls),
+        ("pooler", Reach::Pooler),
+    ] {
         if paths.split(',').any(|p| p == name) {
-            let measured = transactional(tls, n, concurrency, seconds, &url, &count).await;
-            if !tls {
+            let measured = transactional(reach, n, concurrency, seconds, &url, &count).await;
+            if reach == Reach::Plaintext {
                 plaintext = Some(measured);
             }
         }

@@ -40,6 +40,18 @@ const MIGRATIONS: &[postgres::Migration] = &[postgres::Migration {
 /// The name the example's migrations are recorded under.
 const COMPONENT: &str = "keyword-tracker";
 
+/// What an application role needs to run the example against a database its owner migrated
+/// (`HOST_DATABASE_MIGRATIONS=check`): the SDK's grants (`postgres::grants`) and the rows of the
+/// example's own table. Run as the owner, with the server's `search_path`.
+pub fn grants(role: &str) -> String {
+    let quoted = format!("\"{}\"", role.replace('"', "\"\""));
+    format!(
+        "{}GRANT SELECT, INSERT, UPDATE, DELETE ON keyword_alerts TO {quoted};\n\
+         GRANT USAGE ON SEQUENCE keyword_alerts_id_seq TO {quoted};\n",
+        postgres::grants(role)
+    )
+}
+
 /// The database of `HOST_DATABASE_URL`: a pool, its schema up to date.
 #[derive(Debug, Clone)]
 pub struct Database {
@@ -167,6 +179,7 @@ impl Database {
     /// Stores `alert` in the handler's transaction: it exists once the handler's call commits.
     pub(crate) async fn record(&self, alert: &Alert<'_>) -> Result<(), HostError> {
         let mut tx = postgres::transaction().await?;
+        let pooled = tx.behind_pooler();
         sqlx::query(
             "INSERT INTO keyword_alerts
                  (install, keyword, country, store, previous, current, event_id)
@@ -179,9 +192,9 @@ impl Database {
         .bind(i32::try_from(alert.previous).unwrap_or(i32::MAX))
         .bind(i32::try_from(alert.current).unwrap_or(i32::MAX))
         .bind(alert.event_id)
-        // No prepared statement left on the server: through a pooler in transaction mode the
+        // Behind a pooler in transaction mode, no prepared statement left on the server: the
         // next transaction may run on another server connection.
-        .persistent(false)
+        .persistent(!pooled)
         .execute(&mut *tx)
         .await
         .map_err(postgres::failed_write)?;

@@ -27,6 +27,15 @@ struct Args {
     /// Production mode (also HOST_MODE=production): no development defaults.
     #[arg(long)]
     production: bool,
+    /// Apply the database's migrations (the runtime's and the example's own) and exit, as a deploy
+    /// step run as the schema's owner, before servers that start with
+    /// HOST_DATABASE_MIGRATIONS=check. Uses HOST_DATABASE_DIRECT_URL, else HOST_DATABASE_URL.
+    #[arg(long)]
+    migrate: bool,
+    /// Print the statements that give ROLE what a server needs of the database (the runtime's
+    /// tables and the example's), nothing on the schema, and exit.
+    #[arg(long, value_name = "ROLE")]
+    grants: Option<String>,
 }
 
 #[tokio::main]
@@ -36,6 +45,10 @@ async fn main() -> ExitCode {
         .with_max_level(tracing::Level::INFO)
         .with_writer(std::io::stderr)
         .init();
+    if let Some(role) = &args.grants {
+        print!("{}", keyword_tracker::database::grants(role));
+        return ExitCode::SUCCESS;
+    }
     let config = match Config::load(args.listen.as_deref(), args.production, |k| {
         std::env::var(k).ok()
     }) {
@@ -45,6 +58,9 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.migrate {
+        return migrate(&config).await;
+    }
     // With HOST_DATABASE_URL the alerts, the deduplication keys and the outbox share one database.
     let database = match &config.database {
         Some(settings) => match keyword_tracker::database::Database::open_with(settings).await {
@@ -116,6 +132,29 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// `--migrate`: applies the migrations to the database of the configuration, and says what it did.
+async fn migrate(config: &Config) -> ExitCode {
+    let Some(database) = &config.database else {
+        eprintln!("error: --migrate needs the database: set HOST_DATABASE_URL");
+        return ExitCode::from(2);
+    };
+    let mut settings = database.clone();
+    settings.migrations = keyword_tracker::config::Migrations::Apply;
+    if let Some(direct) = settings.direct_url.take() {
+        settings.url = direct;
+    }
+    match keyword_tracker::database::Database::open_with(&settings).await {
+        Ok(_) => {
+            println!("keyword-tracker: the database's migrations are applied");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// What the server prints when it starts: the address first (tools and tests read that line), then

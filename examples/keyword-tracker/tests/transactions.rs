@@ -684,3 +684,263 @@ async fn two_instances_behind_a_pooler_in_transaction_mode_deliver_everything_on
         );
     }
 }
+
+/// Least privilege and rotating credentials, as an operator runs them together: the schema
+/// migrated by its owner; the server as a role with rights on the rows alone (`grants`), signing in
+/// with a password (SCRAM), starting with `HOST_DATABASE_MIGRATIONS=check`; ten deliveries; then
+/// the role's password changed in the database and handed to the pool by `refresh_password`, and
+/// every connection the role had cut, so that each one is made anew; ten more deliveries. All
+/// twenty answer 204 (each handler's events still join its transaction) and every event is posted
+/// once. Without the refresh, the second ten could not connect.
+#[tokio::test]
+async fn a_role_with_data_rights_only_delivers_across_a_password_rotation() {
+    use keyword_tracker::config::{DatabaseConfig, Migrations};
+    let Some(server) = host_test_support::PostgresServer::start_with_passwords(&[])
+        .map(Some)
+        .unwrap_or_else(|e| {
+            assert!(std::env::var_os("CI").is_none(), "{e}");
+            None
+        })
+    else {
+        return;
+    };
+    // The owner migrates, and lets the application role at the rows.
+    let owner = keyword_tracker::database::Database::open(&server.url())
+        .await
+        .unwrap();
+    let owner = owner.pool().clone();
+    sqlx::raw_sql(&format!(
+        "CREATE ROLE tracker_app LOGIN PASSWORD 'first-password';\n{}",
+        keyword_tracker::database::grants("tracker_app")
+    ))
+    .execute(&owner)
+    .await
+    .unwrap();
+    let as_app = |password: &str| {
+        format!(
+            "postgres://tracker_app:{password}@127.0.0.1:{}/postgres",
+            server.port()
+        )
+    };
+    let database = keyword_tracker::database::Database::open_with(&DatabaseConfig {
+        url: as_app("first-password"),
+        direct_url: None,
+        // SCRAM's key derivation in a debug build takes a good part of the default 2 s, and every
+        // connection is made anew at once after the cut.
+        pool: host_runtime::postgres::Settings::default()
+            .with_acquire_timeout(Duration::from_secs(15)),
+        migrations: Migrations::Check,
+    })
+    .await
+    .unwrap();
+    let current = Arc::new(Mutex::new("first-password".to_owned()));
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let refresh =
+        host_runtime::postgres::refresh_password(database.pool(), Duration::from_secs(1), {
+            let (current, asked) = (Arc::clone(&current), Arc::clone(&asked));
+            move || {
+                let password = current.lock().unwrap().clone();
+                asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                async move { Ok::<_, std::convert::Infallible>(password) }
+            }
+        });
+    let (url, shared) = stand_in_host(false, Duration::ZERO).await;
+    let config = keyword_tracker::config::Config::load(None, false, |k| match k {
+        "HOST_EVENT_POST_URL" => Some(url.clone()),
+        _ => None,
+    })
+    .unwrap();
+    let outbox = database.outbox().await.unwrap();
+    let tracker = keyword_tracker::Tracker::from_config(&config, outbox)
+        .unwrap()
+        .with_database(database);
+    let handler = keyword_tracker::app(Arc::new(tracker), &config);
+    let deliver = |round: &'static str| {
+        let handler = handler.clone();
+        async move {
+            for n in 0..10 {
+                let (host, body) = release_host(&format!("ins_{round}_{n}"));
+                let answer = host.send(&handler, delivery(&host, &body, 1)).await;
+                assert_eq!(answer.status, 204, "{round} {n}: {}", answer.json);
+            }
+        }
+    };
+    deliver("before").await;
+
+    // Rotated: the database takes only the new password, the provider answers it, and every
+    // connection of the role is cut.
+    sqlx::raw_sql("ALTER ROLE tracker_app PASSWORD 'second-password'")
+        .execute(&owner)
+        .await
+        .unwrap();
+    *current.lock().unwrap() = "second-password".to_owned();
+    // Until the provider was asked again (the answer before it reaches the pool at once).
+    let before = asked.load(std::sync::atomic::Ordering::SeqCst);
+    while asked.load(std::sync::atomic::Ordering::SeqCst) < before + 2 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    sqlx::raw_sql(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'tracker_app'",
+    )
+    .execute(&owner)
+    .await
+    .unwrap();
+    // Gone for good (a backend ends a moment after it is told to).
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let row =
+            sqlx::raw_sql("SELECT count(*) FROM pg_stat_activity WHERE usename = 'tracker_app'")
+                .fetch_one(&owner)
+                .await
+                .unwrap();
+        if sqlx::Row::try_get::<i64, _>(&row, 0).unwrap() == 0 {
+            break;
+        }
+        assert!(Instant::now() < until, "the role's connections did not end");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        host_runtime::postgres::connect_with(
+            &as_app("first-password"),
+            &host_runtime::postgres::Settings::default().with_start_timeout(Duration::ZERO)
+        )
+        .await
+        .is_err(),
+        "the old password still signs in"
+    );
+    deliver("after").await;
+    wait_for(
+        &shared,
+        Duration::from_secs(30),
+        "every event acknowledged",
+        |s| acknowledged(s).len() == 20 * EVENTS,
+    )
+    .await;
+    let acks = acknowledged(&shared.lock().unwrap());
+    assert!(acks.values().all(|&n| n == 1), "{acks:?}");
+    refresh.abort();
+}
+
+/// Least privilege as an operator deploys it, with real processes: the example started as a role
+/// with rights on the rows alone and `HOST_DATABASE_MIGRATIONS=check` on a database nobody migrated
+/// refuses to start, naming what to run; `keyword-tracker --migrate` as the schema's owner, then
+/// the statements of `keyword-tracker --grants`, and the same start serves a delivery.
+#[tokio::test]
+async fn the_example_starts_as_a_role_with_data_rights_once_its_owner_migrated() {
+    let Some(server) = host_test_support::PostgresServer::start_with_passwords(&[])
+        .map(Some)
+        .unwrap_or_else(|e| {
+            assert!(std::env::var_os("CI").is_none(), "{e}");
+            None
+        })
+    else {
+        return;
+    };
+    let owner = host_runtime::postgres::connect(&server.url())
+        .await
+        .unwrap();
+    sqlx::raw_sql("CREATE ROLE tracker_app LOGIN PASSWORD 'app-secret'")
+        .execute(&owner)
+        .await
+        .unwrap();
+    let as_app = format!(
+        "postgres://tracker_app:app-secret@127.0.0.1:{}/postgres",
+        server.port()
+    );
+    let (url, _shared) = stand_in_host(false, Duration::ZERO).await;
+    let env = [
+        ("HOST_DATABASE_URL", as_app.as_str()),
+        ("HOST_DATABASE_MIGRATIONS", "check"),
+    ];
+    let refused = support::started(support::spawn(&url, &env));
+    let Err(why) = refused else {
+        panic!("started on a database nobody migrated");
+    };
+    assert!(
+        why.contains("no migration history") && why.contains("migrate it first"),
+        "{why}"
+    );
+
+    let migrated = support::command()
+        .arg("--migrate")
+        .env("HOST_DATABASE_URL", server.url())
+        .output()
+        .unwrap();
+    assert!(migrated.status.success(), "{migrated:?}");
+    let grants = support::command()
+        .args(["--grants", "tracker_app"])
+        .output()
+        .unwrap();
+    sqlx::raw_sql(&String::from_utf8(grants.stdout).unwrap())
+        .execute(&owner)
+        .await
+        .unwrap();
+
+    let (_running, base) = support::start(&url, &env);
+    assert_eq!(ship(&base, "ins_least_privilege", 1).await, 204);
+    assert_eq!(
+        alert_rows(&owner, "ins_least_privilege").await,
+        ALERTS,
+        "written as the application role"
+    );
+}
+
+/// A database that comes up after the server (a serverless one waking, a compose file's order):
+/// the start waits, saying so in its log, and serves once the database answers, instead of
+/// exiting. With the wait set to 0 it exits at once, naming the database.
+#[tokio::test]
+async fn the_start_waits_for_a_database_that_comes_up_late() {
+    let Some((mut server, _pool)) = database().await else {
+        return;
+    };
+    server.stop();
+    let (url, _shared) = stand_in_host(false, Duration::ZERO).await;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("stderr.log");
+    let child = support::command()
+        .args(["--listen", "127.0.0.1:0"])
+        .env("HOST_EVENT_POST_URL", &url)
+        .env("HOST_DATABASE_URL", server.url())
+        .env("HOST_DATABASE_START_TIMEOUT_SECS", "60")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("the database does not answer yet")
+    {
+        assert!(
+            Instant::now() < until,
+            "no word of the wait: {:?}",
+            std::fs::read_to_string(&log)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.restart().unwrap();
+    let (_running, base) = tokio::task::spawn_blocking(move || support::started(child))
+        .await
+        .unwrap()
+        .unwrap_or_else(|why| panic!("{why}"));
+    assert_eq!(ship(&base, "ins_late", 1).await, 204);
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("the database answers")
+    );
+
+    server.stop();
+    let out = support::command()
+        .env("HOST_EVENT_POST_URL", &url)
+        .env("HOST_DATABASE_URL", server.url())
+        .env("HOST_DATABASE_START_TIMEOUT_SECS", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains(&format!("cannot connect to 127.0.0.1:{}", server.port())),
+        "{said}"
+    );
+}

@@ -18,7 +18,7 @@ pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_keyword-tracker");
 
 /// The settings a developer's shell may hold that would change what a test starts; each start
 /// clears them before it applies its own.
-const INHERITED: [&str; 10] = [
+const INHERITED: [&str; 15] = [
     "HOST_MODE",
     "HOST_JWKS_URL",
     "HOST_ISSUER",
@@ -27,6 +27,11 @@ const INHERITED: [&str; 10] = [
     "LISTEN_ADDR",
     "HOST_OUTBOX",
     "HOST_DATABASE_URL",
+    "HOST_DATABASE_DIRECT_URL",
+    "HOST_DATABASE_MIGRATIONS",
+    "HOST_DATABASE_POOL_SIZE",
+    "HOST_DATABASE_ACQUIRE_TIMEOUT_SECS",
+    "HOST_DATABASE_START_TIMEOUT_SECS",
     "HOST_DEDUPE_LEASE_SECS",
     "HOST_OUTBOX_LEASE_SECS",
 ];

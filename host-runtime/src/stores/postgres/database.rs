@@ -35,6 +35,12 @@ pub struct Settings {
     /// How long a connection is kept at most before it is closed and made anew (default 30
     /// minutes): with credentials that rotate, how long a connection made with the old ones lives.
     pub max_lifetime: std::time::Duration,
+    /// Whether the URL is a pooler's in transaction mode (PgBouncer, Supavisor, RDS Proxy), where
+    /// the stores send each statement with its values rather than prepared (see
+    /// [`behind_pooler`]). `None` (the default): found out at start, by whether two connections
+    /// of the pool, one after the other, land on the same server process, which a pooler does
+    /// and a database never does.
+    pub transaction_pooler: Option<bool>,
 }
 
 impl Default for Settings {
@@ -44,6 +50,7 @@ impl Default for Settings {
             acquire_timeout: std::time::Duration::from_secs(2),
             start_timeout: std::time::Duration::from_secs(60),
             max_lifetime: std::time::Duration::from_secs(30 * 60),
+            transaction_pooler: None,
         }
     }
 }
@@ -72,6 +79,115 @@ impl Settings {
         self.max_lifetime = lifetime;
         self
     }
+
+    /// [`transaction_pooler`](Self::transaction_pooler): `true` or `false` rather than found out.
+    pub fn with_transaction_pooler(mut self, pooled: bool) -> Self {
+        self.transaction_pooler = Some(pooled);
+        self
+    }
+}
+
+/// Keeps `pool`'s password current: calls `password` now and every `every` after, and gives each
+/// answer to the pool for the connections it makes from then on
+/// ([`PgPool::set_connect_options`], which you may also call yourself). For credentials that
+/// expire or rotate: an RDS IAM token (valid 15 minutes: refresh every 10), a password that
+/// Secrets Manager or Vault rotates. Connections made before keep working (the database checks a
+/// password when a connection is made) until [`Settings::max_lifetime`] replaces them. The stores
+/// and the handlers' transactions follow the pool through the change: the outbox still joins the
+/// transaction (a pool is known by itself, not by its settings) and its listener reconnects with
+/// the new password.
+///
+/// A failed call is logged and tried again after `every` (or in a minute, if sooner); the pool
+/// keeps the password it had. The task ends when the pool is closed; abort the handle to end it
+/// sooner.
+///
+/// ```no_run
+/// # #[cfg(feature = "postgres")]
+/// # async fn start(pool: host_runtime::postgres::sqlx::PgPool) {
+/// use std::time::Duration;
+/// // A token or secret from your provider's client.
+/// async fn current_password() -> Result<String, std::io::Error> {
+///     Ok(std::fs::read_to_string("/run/secrets/db-password")?.trim().to_owned())
+/// }
+/// host_runtime::postgres::refresh_password(&pool, Duration::from_secs(600), current_password);
+/// # }
+/// ```
+pub fn refresh_password<F, Fut, E>(
+    pool: &PgPool,
+    every: Duration,
+    mut password: F,
+) -> tokio::task::AbortHandle
+where
+    F: FnMut() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<String, E>> + Send + 'static,
+    E: std::fmt::Display + Send + 'static,
+{
+    let pool = pool.clone();
+    let every = every.max(Duration::from_secs(1));
+    tokio::spawn(async move {
+        loop {
+            if pool.is_closed() {
+                return;
+            }
+            let wait = match password().await {
+                Ok(new) => {
+                    let options = (*pool.connect_options()).clone().password(&new);
+                    pool.set_connect_options(options);
+                    tracing::debug!(database = %name_of(&pool), "the database password was refreshed");
+                    every
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        database = %name_of(&pool),
+                        error = %e,
+                        "the database password could not be refreshed; connections are made with the last one"
+                    );
+                    every.min(Duration::from_secs(60))
+                }
+            };
+            tokio::time::sleep(wait).await;
+        }
+    })
+    .abort_handle()
+}
+
+/// Marks `pool` as reaching the database through a pooler in transaction mode, for a pool made
+/// other than by [`connect_with`] (which finds it out): the stores then send each statement as
+/// one message with its values written in, unprepared, since consecutive statements of one
+/// connection may run on different server connections. Mark it before the stores use it. Your own
+/// queries on such a pool, and in the handler's transaction, need `.persistent(false)` (or
+/// `sqlx::raw_sql`) for the same reason.
+pub fn behind_pooler(pool: &PgPool) {
+    super::statement::Send::mark_pooled(pool);
+}
+
+/// Whether two connections of `pool`, the first still held, land on the same server process: a
+/// pooler in transaction mode hands the server connection the first just used to the next client
+/// (PgBouncer's default), a database never shares one. Three rounds; `false` for a pool of one.
+async fn pooled(pool: &PgPool) -> Result<bool, sqlx::Error> {
+    if pool.options().get_max_connections() < 2 {
+        return Ok(false);
+    }
+    for _ in 0..3 {
+        let mut first = pool.acquire().await?;
+        let mine = backend_pid(&mut first).await?;
+        let mut second = pool.acquire().await?;
+        if backend_pid(&mut second).await? == mine {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The server process `conn`'s statement runs on.
+fn backend_pid(conn: &mut PgConnection) -> crate::BoxFuture<'_, Result<i32, sqlx::Error>> {
+    use sqlx::Row as _;
+    Box::pin(async move {
+        super::Statement::new("SELECT pg_backend_pid()")
+            .fetch_optional(conn, super::statement::Send::Inline)
+            .await?
+            .map_or(Ok(0), |row| row.try_get::<i32, _>(0))
+    })
 }
 
 /// Connects a pool to `url` (`postgres://user:password@host:port/database?sslmode=verify-full`)
@@ -145,11 +261,25 @@ pub async fn connect_with(url: &str, settings: &Settings) -> Result<PgPool, Stor
     if started.elapsed().as_secs() > 0 {
         tracing::info!(database = %name, waited_s = started.elapsed().as_secs(), "the database answers");
     }
+    let pooled = match settings.transaction_pooler {
+        Some(pooled) => pooled,
+        None => pooled(&pool)
+            .await
+            .map_err(|e| failed(format!("cannot connect to {name}"), e))?,
+    };
+    if pooled {
+        behind_pooler(&pool);
+        tracing::info!(
+            database = %name,
+            "reached through a pooler in transaction mode: the stores send each statement with its \
+             values, unprepared"
+        );
+    }
     // What the connection got, which `prefer` does not say.
     let secured = match pool.acquire().await {
         Ok(mut conn) => {
             super::Statement::new("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
-                .fetch_optional(&mut conn)
+                .fetch_optional(&mut conn, super::statement::Send::Inline)
                 .await
                 .ok()
                 .flatten()
@@ -303,6 +433,8 @@ impl PgDatabase {
 /// lent to the handler already (`None` while nothing of the handler's ran in it).
 pub(crate) struct PgTransaction {
     pub(crate) tx: sqlx::Transaction<'static, Postgres>,
+    /// How the stores' statements reach its server.
+    pub(crate) send: super::statement::Send,
     pub(crate) level: Option<Isolation>,
     /// How long a delivery's record made in it is remembered.
     pub(crate) remember: Duration,
@@ -502,6 +634,35 @@ async fn lend(level: Option<Isolation>) -> Result<Transaction, StoreError> {
         scope,
         open: Some(open),
     })
+}
+
+impl Transaction {
+    /// Whether the database is reached through a pooler in transaction mode (found at
+    /// [`connect_with`], or said by [`behind_pooler`]): then give your queries
+    /// `.persistent(!tx.behind_pooler())`, since a statement prepared in this transaction may be
+    /// missing from the server connection the next one runs on. Prepared statements are kept
+    /// otherwise: the server plans them once per connection.
+    ///
+    /// ```no_run
+    /// # #[cfg(feature = "postgres")]
+    /// # async fn handler() -> Result<(), host_runtime::HostError> {
+    /// use host_runtime::postgres::{self, sqlx};
+    /// let mut tx = postgres::transaction().await?;
+    /// let pooled = tx.behind_pooler();
+    /// sqlx::query("INSERT INTO alerts (install) VALUES ($1)")
+    ///     .bind("ins_1")
+    ///     .persistent(!pooled)
+    ///     .execute(&mut *tx)
+    ///     .await
+    ///     .map_err(postgres::failed_write)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn behind_pooler(&self) -> bool {
+        self.open
+            .as_ref()
+            .is_some_and(|open| open.send == super::statement::Send::Inline)
+    }
 }
 
 impl Deref for Transaction {

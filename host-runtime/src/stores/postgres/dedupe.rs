@@ -246,6 +246,7 @@ impl Database for PgDatabase {
                 .map_err(|e| failed("cannot begin a transaction", e))?;
             Ok(Box::new(PgTransaction {
                 tx: transaction,
+                send: crate::stores::postgres::statement::Send::of(&self.pool),
                 level: None,
                 remember: self.remember,
             }) as Box<dyn Transaction>)
@@ -265,7 +266,7 @@ impl Transaction for PgTransaction {
                 .bytes(&id)
                 .text(owner)
                 .int(millis(self.remember))
-                .execute(&mut self.tx)
+                .execute(&mut self.tx, self.send)
                 .await
                 .map_err(|e| failed("cannot record the event in the transaction", e))?;
             Ok(done.rows_affected() == 1)

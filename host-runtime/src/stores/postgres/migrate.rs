@@ -11,7 +11,7 @@ use sqlx::{PgPool, Row as _};
 
 use super::database::failed;
 use super::migrations::{COMPONENT, HISTORY, MIGRATIONS, Migration};
-use super::statement::Statement;
+use super::statement::{Send, Statement};
 use crate::stores::store::{StoreError, StoreErrorKind};
 
 /// The advisory lock [`migrate`] holds, so that instances starting together migrate one at a time.
@@ -108,7 +108,7 @@ async fn state(
         .await
         .map_err(|e| failed("cannot check the migrations: no connection", e))?;
     for (component, migrations) in [(COMPONENT, MIGRATIONS), (component, migrations)] {
-        let Some(recorded) = recorded(&mut conn, component).await? else {
+        let Some(recorded) = recorded(&mut conn, Send::of(pool), component).await? else {
             return Ok(State::Missing(
                 "the database has no migration history of this release (table host_migrations is \
                  missing or of an older shape)"
@@ -168,6 +168,7 @@ fn refuse_reserved(component: &str, migrations: &[Migration]) -> Result<(), Stor
 /// earlier release's shape (only a migration brings it up to date).
 async fn recorded(
     conn: &mut sqlx::PgConnection,
+    send: Send,
     component: &str,
 ) -> Result<Option<Recorded>, StoreError> {
     // Asked first, so that a database without the table logs no error.
@@ -175,7 +176,7 @@ async fn recorded(
         "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass('host_migrations') \
          AND attname IN ('component', 'checksum') AND NOT attisdropped",
     )
-    .fetch_optional(conn)
+    .fetch_optional(conn, send)
     .await
     .and_then(|row| row.map_or(Ok(0), |row| row.try_get::<i64, _>(0)))
     .map_err(|e| failed("cannot read host_migrations", e))?;
@@ -184,7 +185,7 @@ async fn recorded(
     }
     let rows = Statement::new("SELECT version, checksum FROM host_migrations WHERE component = $1")
         .text(component)
-        .fetch_all(conn)
+        .fetch_all(conn, send)
         .await
         .map_err(|e| failed("cannot read host_migrations", e))?;
     rows.iter()
@@ -228,18 +229,19 @@ async fn run(
         return Ok((Vec::new(), Vec::new()));
     }
     let step = |what: &'static str| move |e| failed(format!("cannot migrate: {what}"), e);
+    let send = Send::of(pool);
     let mut tx = pool.begin().await.map_err(step("no connection"))?;
     Statement::new("SELECT pg_advisory_xact_lock($1)")
         .int(MIGRATION_LOCK)
-        .execute(&mut tx)
+        .execute(&mut tx, send)
         .await
         .map_err(step("the migration lock"))?;
     sqlx::raw_sql(HISTORY)
         .execute(&mut *tx)
         .await
         .map_err(step("the table host_migrations"))?;
-    let host = apply(&mut tx, COMPONENT, MIGRATIONS).await?;
-    let mine = apply(&mut tx, component, migrations).await?;
+    let host = apply(&mut tx, send, COMPONENT, MIGRATIONS).await?;
+    let mine = apply(&mut tx, send, component, migrations).await?;
     tx.commit().await.map_err(step("the commit"))?;
     if !host.is_empty() {
         tracing::info!(versions = ?host, "PostgreSQL stores migrated");
@@ -254,10 +256,11 @@ async fn run(
 /// against their checksums. Gives the versions applied.
 async fn apply(
     tx: &mut sqlx::Transaction<'static, sqlx::Postgres>,
+    send: Send,
     component: &str,
     migrations: &[Migration],
 ) -> Result<Vec<i32>, StoreError> {
-    let have = recorded(tx, component).await?.unwrap_or_default();
+    let have = recorded(tx, send, component).await?.unwrap_or_default();
     let mut applied = Vec::new();
     for m in migrations {
         edited(component, m, &have)?;
@@ -271,7 +274,7 @@ async fn apply(
                 .text(component)
                 .int(m.version.into())
                 .text(&checksum)
-                .execute(tx)
+                .execute(tx, send)
                 .await
                 .map_err(|e| failed("cannot migrate: recording a checksum", e))?;
             }
@@ -293,7 +296,7 @@ async fn apply(
                 .int(m.version.into())
                 .text(m.name)
                 .text(&checksum)
-                .execute(tx)
+                .execute(tx, send)
                 .await
                 .map_err(|e| failed("cannot migrate: recording a migration", e))?;
                 applied.push(m.version);

@@ -41,13 +41,13 @@ pub(crate) mod dedupe;
 #[cfg(feature = "postgres")]
 pub(crate) mod outbox;
 #[cfg(feature = "postgres")]
-mod statement;
+pub(crate) mod statement;
 #[cfg(feature = "postgres")]
 mod tls;
 #[cfg(feature = "postgres")]
 pub use database::{
-    Isolation, Settings, Transaction, connect, connect_with, failed_write, transaction,
-    transaction_with,
+    Isolation, Settings, Transaction, behind_pooler, connect, connect_with, failed_write,
+    refresh_password, transaction, transaction_with,
 };
 #[cfg(feature = "postgres")]
 mod migrate;

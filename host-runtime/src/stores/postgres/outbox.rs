@@ -11,6 +11,7 @@ use tokio::sync::Notify;
 
 use crate::BoxFuture;
 use crate::stores::outbox::{Entry, OutboxStore, Put, Settlement, StoreError, Which};
+use crate::stores::postgres::statement::Send;
 use crate::stores::postgres::{PgTransaction, Statement, failed, name_of, pool_of};
 use crate::stores::transaction::{self, Transaction};
 
@@ -187,6 +188,7 @@ fn limit(n: usize) -> i64 {
 /// revived and delivered, a window that ended).
 async fn put_on(
     conn: &mut sqlx::PgConnection,
+    send: Send,
     entry: &Entry,
     owner: Option<&str>,
 ) -> Result<Put, StoreError> {
@@ -203,13 +205,13 @@ async fn put_on(
             .bytes(digest.as_slice())
             .text_or_null(owner)
             .int(now)
-            .fetch_optional(&mut *conn)
+            .fetch_optional(&mut *conn, send)
             .await
             .map_err(|e| failed("cannot store the event", e))?;
         if stored.is_some() {
             return Ok(Put::Stored(()));
         }
-        if let Some(found) = holder(conn, &entry.id, &digest, now).await? {
+        if let Some(found) = holder(conn, send, &entry.id, &digest, now).await? {
             return Ok(found);
         }
     }
@@ -226,13 +228,14 @@ async fn put_on(
 /// What holds `id` as of `now`, for an event of `digest`; `None` when nothing does any more.
 async fn holder(
     conn: &mut sqlx::PgConnection,
+    send: Send,
     id: &str,
     digest: &[u8; 32],
     now: i64,
 ) -> Result<Option<Put>, StoreError> {
     let Some(row) = Statement::new(HOLDER)
         .text(id)
-        .fetch_optional(conn)
+        .fetch_optional(conn, send)
         .await
         .map_err(|e| failed("cannot read what holds an event's id", e))?
     else {
@@ -279,7 +282,7 @@ fn in_transaction(entry: Entry) -> transaction::Write {
     Box::new(write(move |open: &mut dyn Transaction| {
         Box::pin(async move {
             let open = pg_transaction(open)?;
-            match put_on(&mut open.tx, &entry, None).await? {
+            match put_on(&mut open.tx, open.send, &entry, None).await? {
                 Put::Conflict => Err(StoreError::new(
                     "postgres",
                     crate::stores::store::StoreErrorKind::Refused,
@@ -457,7 +460,7 @@ impl PostgresOutbox {
         match scope.borrow() {
             transaction::Held::Open(mut borrowed) => {
                 let open = pg_transaction(borrowed.transaction())?;
-                let put = put_on(&mut open.tx, &entry, None).await?;
+                let put = put_on(&mut open.tx, open.send, &entry, None).await?;
                 drop(borrowed);
                 if put.is_stored() {
                     scope.hold(&entry.id);
@@ -467,6 +470,7 @@ impl PostgresOutbox {
             transaction::Held::NotBegun => {
                 let found = holder(
                     &mut *self.connection().await?,
+                    Send::of(&self.pool),
                     &entry.id,
                     &entry.digest(),
                     crate::stores::outbox::now_ms(),
@@ -647,7 +651,13 @@ impl OutboxStore for PostgresOutbox {
                     );
                 }
             }
-            put_on(&mut *self.connection().await?, &entry, None).await
+            put_on(
+                &mut *self.connection().await?,
+                Send::of(&self.pool),
+                &entry,
+                None,
+            )
+            .await
         })
     }
 
@@ -667,9 +677,14 @@ impl OutboxStore for PostgresOutbox {
                 due: lease_until,
                 ..entry.clone()
             };
-            Ok(put_on(&mut *self.connection().await?, &leased, Some(owner))
-                .await?
-                .map(|()| entry))
+            Ok(put_on(
+                &mut *self.connection().await?,
+                Send::of(&self.pool),
+                &leased,
+                Some(owner),
+            )
+            .await?
+            .map(|()| entry))
         })
     }
 
@@ -970,6 +985,7 @@ mod tests {
             scope
                 .enter(async {
                     let mut tx = crate::postgres::transaction().await.unwrap();
+                    assert!(!tx.behind_pooler(), "a database reached directly prepares");
                     sqlx::query("SELECT 1").execute(&mut *tx).await.unwrap();
                     drop(tx);
                     assert!(

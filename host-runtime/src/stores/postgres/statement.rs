@@ -1,26 +1,70 @@
-//! The stores' statements as PostgreSQL receives them: each one message of the simple query
-//! protocol, with its values written into the text as literals.
+//! The stores' statements, and the two ways they reach PostgreSQL.
 //!
-//! Why not prepared statements, as sqlx sends by default: behind a pooler in transaction mode
-//! (PgBouncer, Supavisor, RDS Proxy: how Supabase, Neon and RDS are reached), one client
-//! connection's statements run on whichever server connection is free, so a statement prepared
-//! on one (`sqlx_s_1`) is missing on the next, or clashes with another client's of the same name,
-//! and even an unnamed one is lost between sqlx's two round trips (parse, then bind). One message
-//! that carries its values needs no state on the server and makes one round trip, the same
-//! directly and through any pooler. What it costs (the server plans each statement anew) is
-//! measured in BENCHMARKS.md.
+//! - **Prepared** (the default): sqlx's named prepared statements, cached on each connection,
+//!   the values bound. The server plans each statement once per connection.
+//! - **Inline**, for a pool behind a pooler in transaction mode (PgBouncer, Supavisor, RDS Proxy:
+//!   how Supabase, Neon and RDS are reached): there one client connection's statements run on
+//!   whichever server connection is free, so a statement prepared on one (`sqlx_s_1`) is missing
+//!   on the next or clashes with another client's of the same name, and even an unnamed one is
+//!   lost between sqlx's two round trips (parse, then bind). Each statement is then one message of
+//!   the simple query protocol with its values written into its text: no state on the server, one
+//!   round trip. The server plans it every time, which costs about a third of the transactional
+//!   path's rate (BENCHMARKS.md), so it is used only where it must be: for a pool
+//!   [`connect_with`](super::connect_with) found (or was told) is behind such a pooler, or one
+//!   given to [`behind_pooler`](super::behind_pooler).
 //!
-//! The values cannot change the statement: text and bytes are written as hexadecimal digits
-//! (`convert_from(decode('68656c6c6f', 'hex'), 'UTF8')`), numbers from Rust integers, in
-//! parentheses with their type, so nothing a value holds (a quote, a backslash, a `--`) reaches
-//! the SQL as anything but hexadecimal digits, whatever the server's `standard_conforming_strings`.
-//! Results come back as text, which sqlx decodes for the types the stores read (`bytea` in the
-//! default `bytea_output = hex`).
+//! Inline values cannot change the statement: text and bytes are written as hexadecimal digits
+//! (`convert_from(decode('68656c6c6f', 'hex'), 'UTF8')`), integers quoted with their type, so
+//! nothing a value holds (a quote, a backslash, a `--`) reaches the SQL as anything but
+//! hexadecimal digits, whatever the server's `standard_conforming_strings`. Results then come back
+//! as text, which sqlx decodes for the types the stores read (`bytea` in the default
+//! `bytea_output = hex`).
 
-use sqlx::postgres::{PgQueryResult, PgRow};
-use sqlx::{Executor as _, PgConnection, PgPool};
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
+
+use sqlx::postgres::{PgArguments, PgQueryResult, PgRow};
+use sqlx::{Executor as _, PgConnection, PgPool, Postgres};
 
 use crate::BoxFuture;
+
+/// How a statement reaches the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Send {
+    /// Prepared, cached on the connection, its values bound.
+    Prepared,
+    /// One simple-protocol message, its values written in.
+    Inline,
+}
+
+/// The pools marked as behind a pooler in transaction mode, by identity
+/// ([`pool_of`](super::pool_of)). Only that mark is kept: a pool made later at the address of a
+/// dropped one could inherit it, which costs it speed, never correctness.
+static POOLED: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+
+impl Send {
+    /// How statements reach `pool`'s server.
+    pub(crate) fn of(pool: &PgPool) -> Send {
+        let pooled = POOLED.lock().unwrap_or_else(PoisonError::into_inner);
+        if pooled
+            .as_ref()
+            .is_some_and(|set| set.contains(&super::pool_of(pool)))
+        {
+            Send::Inline
+        } else {
+            Send::Prepared
+        }
+    }
+
+    /// Marks `pool` as behind a pooler in transaction mode.
+    pub(crate) fn mark_pooled(pool: &PgPool) {
+        POOLED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert_with(HashSet::new)
+            .insert(super::pool_of(pool));
+    }
+}
 
 /// One value of a statement.
 #[derive(Debug, Clone)]
@@ -124,64 +168,115 @@ impl<'a> Statement<'a> {
         out
     }
 
-    /// Runs it on `conn`: every row it returns. (Boxed, as the stores' other statements: a sqlx
-    /// call awaited in an `async fn` would make a handler's future not `Send` for every lifetime.)
+    /// The statement prepared, with its values bound.
+    fn bound(&self) -> sqlx::query::Query<'a, Postgres, PgArguments> {
+        let mut query = sqlx::query(self.sql);
+        for value in &self.values {
+            query = match value {
+                Value::Text(text) => query.bind(*text),
+                Value::Bytes(bytes) => query.bind(*bytes),
+                Value::Int(n) => query.bind(*n),
+                Value::Bool(b) => query.bind(*b),
+                Value::Texts(texts) => query.bind(texts.clone()),
+                Value::Null => query.bind(None::<&str>),
+            };
+        }
+        query
+    }
+
+    /// Runs it on `conn`, sent as `send` says: every row it returns. (Boxed, as the stores' other
+    /// statements: a sqlx call awaited in an `async fn` would make a handler's future not `Send`
+    /// for every lifetime.)
     pub(crate) fn fetch_all<'c>(
-        &self,
+        self,
         conn: &'c mut PgConnection,
-    ) -> BoxFuture<'c, Result<Vec<PgRow>, sqlx::Error>> {
-        let sql = self.render();
-        Box::pin(async move { conn.fetch_all(sqlx::raw_sql(&sql)).await })
+        send: Send,
+    ) -> BoxFuture<'c, Result<Vec<PgRow>, sqlx::Error>>
+    where
+        'a: 'c,
+    {
+        Box::pin(async move {
+            match send {
+                Send::Prepared => self.bound().fetch_all(conn).await,
+                Send::Inline => conn.fetch_all(sqlx::raw_sql(&self.render())).await,
+            }
+        })
     }
 
     /// Runs it on `conn`: its first row, if any.
     pub(crate) fn fetch_optional<'c>(
-        &self,
+        self,
         conn: &'c mut PgConnection,
-    ) -> BoxFuture<'c, Result<Option<PgRow>, sqlx::Error>> {
-        let sql = self.render();
-        Box::pin(async move { conn.fetch_optional(sqlx::raw_sql(&sql)).await })
+        send: Send,
+    ) -> BoxFuture<'c, Result<Option<PgRow>, sqlx::Error>>
+    where
+        'a: 'c,
+    {
+        Box::pin(async move {
+            match send {
+                Send::Prepared => self.bound().fetch_optional(conn).await,
+                Send::Inline => conn.fetch_optional(sqlx::raw_sql(&self.render())).await,
+            }
+        })
     }
 
     /// Runs it on `conn`: what it did.
     pub(crate) fn execute<'c>(
-        &self,
+        self,
         conn: &'c mut PgConnection,
-    ) -> BoxFuture<'c, Result<PgQueryResult, sqlx::Error>> {
-        let sql = self.render();
-        Box::pin(async move { conn.execute(sqlx::raw_sql(&sql)).await })
+        send: Send,
+    ) -> BoxFuture<'c, Result<PgQueryResult, sqlx::Error>>
+    where
+        'a: 'c,
+    {
+        Box::pin(async move {
+            match send {
+                Send::Prepared => self.bound().execute(conn).await,
+                Send::Inline => conn.execute(sqlx::raw_sql(&self.render())).await,
+            }
+        })
     }
 
-    /// [`fetch_all`](Self::fetch_all) on a connection of `pool`.
+    /// [`fetch_all`](Self::fetch_all) on a connection of `pool`, sent as the pool needs.
     pub(crate) fn fetch_all_in<'p>(
-        &self,
+        self,
         pool: &'p PgPool,
-    ) -> BoxFuture<'p, Result<Vec<PgRow>, sqlx::Error>> {
-        let sql = self.render();
-        Box::pin(async move { pool.acquire().await?.fetch_all(sqlx::raw_sql(&sql)).await })
+    ) -> BoxFuture<'p, Result<Vec<PgRow>, sqlx::Error>>
+    where
+        'a: 'p,
+    {
+        Box::pin(async move {
+            let mut conn = pool.acquire().await?;
+            self.fetch_all(&mut conn, Send::of(pool)).await
+        })
     }
 
     /// [`fetch_optional`](Self::fetch_optional) on a connection of `pool`.
     pub(crate) fn fetch_optional_in<'p>(
-        &self,
+        self,
         pool: &'p PgPool,
-    ) -> BoxFuture<'p, Result<Option<PgRow>, sqlx::Error>> {
-        let sql = self.render();
+    ) -> BoxFuture<'p, Result<Option<PgRow>, sqlx::Error>>
+    where
+        'a: 'p,
+    {
         Box::pin(async move {
-            pool.acquire()
-                .await?
-                .fetch_optional(sqlx::raw_sql(&sql))
-                .await
+            let mut conn = pool.acquire().await?;
+            self.fetch_optional(&mut conn, Send::of(pool)).await
         })
     }
 
     /// [`execute`](Self::execute) on a connection of `pool`.
     pub(crate) fn execute_in<'p>(
-        &self,
+        self,
         pool: &'p PgPool,
-    ) -> BoxFuture<'p, Result<PgQueryResult, sqlx::Error>> {
-        let sql = self.render();
-        Box::pin(async move { pool.acquire().await?.execute(sqlx::raw_sql(&sql)).await })
+    ) -> BoxFuture<'p, Result<PgQueryResult, sqlx::Error>>
+    where
+        'a: 'p,
+    {
+        Box::pin(async move {
+            let mut conn = pool.acquire().await?;
+            self.execute(&mut conn, Send::of(pool)).await
+        })
     }
 }
 
@@ -277,7 +372,10 @@ mod tests {
             "ünïcödé 日本 🦀",
             "'; DROP TABLE host_outbox; --",
         ];
-        for text in texts {
+        for (text, send) in texts
+            .iter()
+            .flat_map(|t| [(*t, Send::Inline), (*t, Send::Prepared)])
+        {
             for n in [i64::MIN, -1, 0, 1, i64::MAX] {
                 let bytes: Vec<u8> = (0..=255).collect();
                 let row =
@@ -288,7 +386,7 @@ mod tests {
                         .bool(n > 0)
                         .text_or_null(None)
                         .texts([text, "b"])
-                        .fetch_optional(&mut conn)
+                        .fetch_optional(&mut conn, send)
                         .await
                         .unwrap()
                         .unwrap();
@@ -299,7 +397,7 @@ mod tests {
                 assert_eq!(row.try_get::<Option<String>, _>("z").unwrap(), None);
                 let a: String = Statement::new("SELECT array_to_string($1, '|')")
                     .texts([text, "b"])
-                    .fetch_optional(&mut conn)
+                    .fetch_optional(&mut conn, send)
                     .await
                     .unwrap()
                     .unwrap()
@@ -315,7 +413,7 @@ mod tests {
             .unwrap();
         let row = Statement::new("SELECT $1")
             .text(texts[2])
-            .fetch_optional(&mut conn)
+            .fetch_optional(&mut conn, Send::Inline)
             .await
             .unwrap()
             .unwrap();
