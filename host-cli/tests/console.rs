@@ -1244,6 +1244,7 @@ fn the_console_refuses_bad_requests_in_words() {
     // No server behind it: calls fail as "no answer", which is an entry, not an error.
     let dev = Dev::start(&["--console", "127.0.0.1:0", "--server", "http://127.0.0.1:9"]);
     let console = console_url(&dev);
+    #[allow(deprecated)] // ring, as everywhere in the SDK (see host-runtime's client)
     let _ = rustls::crypto::ring::default_provider().install_default();
     // A connection each: the console closes one it refused a body on (over its limit), and a
     // pooled connection taken again before the close is seen would fail the next request.
@@ -1472,6 +1473,7 @@ fn the_console_shows_and_mends_the_outbox() {
     let folder = dir.path().to_str().unwrap().to_owned();
     let dev = Dev::start(&["--console", "127.0.0.1:0", "--outbox", &folder]);
     let console = console_url(&dev);
+    #[allow(deprecated)] // ring, as everywhere in the SDK (see host-runtime's client)
     let _ = rustls::crypto::ring::default_provider().install_default();
     let http = reqwest::Client::builder().no_proxy().build().unwrap();
     let list = || -> Value {

@@ -230,7 +230,74 @@ fn every_template_builds_without_warnings_serves_and_passes_check() {
         );
         // Graceful shutdown on SIGTERM.
         assert_eq!(server.terminate(), Some(0), "{template}");
+        if template == "full" {
+            started_as_production(&dir, &target_dir().join("debug").join(&name));
+        }
     }
+}
+
+/// The `full` template started the way production starts it (the host's key set on another
+/// machine in HOST_JWKS_URL): it assumes nothing. Without the event URL or the secret it refuses
+/// to start naming each; with the published development secret it refuses naming it; with both it
+/// serves, keeping the keys of host events on disk beside the outbox.
+fn started_as_production(dir: &std::path::Path, binary: &std::path::Path) {
+    let production = |extra: &[(&str, &str)]| {
+        let mut c = Command::new(binary);
+        c.env("LISTEN_ADDR", "127.0.0.1:0")
+            .env(
+                "HOST_JWKS_URL",
+                "https://auth.host.example/.well-known/jwks.json",
+            )
+            .env("HOST_OUTBOX", dir.join("production-outbox"))
+            .env_remove("HOST_EVENT_POST_URL")
+            .env_remove("HOST_SIGNING_SECRET")
+            .env_remove("HOST_MODE")
+            .env_remove("HOST_DEDUPE")
+            .envs(extra.iter().copied())
+            .current_dir(dir);
+        c
+    };
+    let refused = |extra: &[(&str, &str)]| {
+        let out = production(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+        text(&out.stderr)
+    };
+    let said = refused(&[]);
+    assert!(
+        said.contains("production needs HOST_EVENT_POST_URL and HOST_SIGNING_SECRET"),
+        "{said}"
+    );
+    let said = refused(&[("HOST_EVENT_POST_URL", "https://host.example/v1/events")]);
+    assert!(
+        said.contains("production needs HOST_SIGNING_SECRET"),
+        "{said}"
+    );
+    let said = refused(&[
+        ("HOST_EVENT_POST_URL", "https://host.example/v1/events"),
+        (
+            "HOST_SIGNING_SECRET",
+            host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET,
+        ),
+    ]);
+    assert!(
+        said.contains("development secret published with the SDK"),
+        "{said}"
+    );
+    let mut server = Running::start(production(&[
+        ("HOST_EVENT_POST_URL", "https://host.example/v1/events"),
+        (
+            "HOST_SIGNING_SECRET",
+            "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+        ),
+    ]));
+    server.wait_for(Duration::from_secs(30), |l| {
+        l.starts_with("listening on http://")
+    });
+    assert!(
+        dir.join("production-outbox/dedupe.redb").exists(),
+        "the keys of host events are not on disk"
+    );
+    assert_eq!(server.terminate(), Some(0));
 }
 
 #[test]

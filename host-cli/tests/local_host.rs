@@ -805,6 +805,7 @@ fn check_with_nothing_listening_exits_2() {
 // ----------------------------------------------------------------------------------------------
 
 fn client() -> reqwest::Client {
+    #[allow(deprecated)] // ring, as everywhere in the SDK (see host-runtime's client)
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().no_proxy().build().unwrap()
 }

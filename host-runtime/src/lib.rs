@@ -115,6 +115,8 @@ pub mod dedupe {
     pub use crate::stores::dynamodb::{
         AwsCredentials, DynamoDbDedupe, DynamoDbError, KEY_ATTRIBUTE, TTL_ATTRIBUTE,
     };
+    #[cfg(feature = "redb")]
+    pub use crate::stores::file::FileDedupe;
     pub use crate::stores::memory::MemoryDedupe;
     #[cfg(feature = "postgres")]
     pub use crate::stores::postgres::dedupe::PostgresDedupe;

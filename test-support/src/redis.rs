@@ -34,9 +34,24 @@ impl RedisServer {
         Self::start_on(port)
     }
 
+    /// [`start`](Self::start), asking every client for `password` (`requirepass`): reach it at
+    /// `redis://:<password>@127.0.0.1:<port>`.
+    pub fn start_with_password(password: &str) -> io::Result<Self> {
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        Self::launch(port, Some(password))
+    }
+
     /// Starts it on `port`: to bring a server back where a test stopped one.
     pub fn start_on(port: u16) -> io::Result<Self> {
-        let child = Command::new("redis-server")
+        Self::launch(port, None)
+    }
+
+    fn launch(port: u16, password: Option<&str>) -> io::Result<Self> {
+        let mut command = Command::new("redis-server");
+        if let Some(password) = password {
+            command.args(["--requirepass", password]);
+        }
+        let child = command
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .stdout(Stdio::null())

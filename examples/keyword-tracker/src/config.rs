@@ -103,7 +103,7 @@ impl fmt::Display for OutboxSetting {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OutboxSetting::Folder(dir) => write!(f, "{}", dir.display()),
-            OutboxSetting::Redis(url) => f.write_str(url),
+            OutboxSetting::Redis(url) => f.write_str(&host_runtime::store::without_password(url)),
             OutboxSetting::Memory => f.write_str("memory"),
             OutboxSetting::Database(_) => f.write_str("the database of HOST_DATABASE_URL"),
         }
@@ -169,7 +169,7 @@ impl OutboxSetting {
             OutboxSetting::Redis(_) | OutboxSetting::Memory | OutboxSetting::Database(_) => {
                 let store = self.open().await?;
                 if let OutboxSetting::Redis(url) = self {
-                    tracing::info!(outbox = %url, "events wait in Redis until the host takes them (durable across instances)");
+                    tracing::info!(outbox = %host_runtime::store::without_password(url), "events wait in Redis until the host takes them (durable across instances)");
                 }
                 Ok(store)
             }
@@ -272,7 +272,25 @@ impl Config {
                 };
                 Some(Arc::new(store))
             }
-            (Some(_), _) => Some(Arc::new(host_runtime::dedupe::MemoryDedupe::new())),
+            // One instance: the keys are kept on disk beside the outbox folder, so a restart
+            // inside the host's retry window remembers what ran.
+            (Some(_), OutboxSetting::Folder(dir)) => {
+                let store = host_runtime::dedupe::FileDedupe::open(dir).map_err(|e| {
+                    ConfigError(format!(
+                        "the deduplication keys cannot be kept beside HOST_OUTBOX ({}): {e}",
+                        dir.display()
+                    ))
+                })?;
+                Some(Arc::new(store))
+            }
+            // `HOST_OUTBOX=memory`, asked for by name: the keys go with the process too.
+            (Some(_), _) => {
+                tracing::warn!(
+                    "HOST_OUTBOX=memory: the deduplication keys of host events are kept in this \
+                     process's memory too, and a restart forgets them; for tests only"
+                );
+                Some(Arc::new(host_runtime::dedupe::MemoryDedupe::new()))
+            }
             (None, _) => None,
         })
     }
@@ -443,6 +461,19 @@ impl Config {
         }
         if let Err(e) = host_runtime::webhook::Secret::parse(&config.signing_secret) {
             return Err(ConfigError(format!("HOST_SIGNING_SECRET is unusable: {e}")));
+        }
+        // A key set on another machine is a deployed host's (`cargo host dev`'s is on this one).
+        let deployed =
+            matches!(&config.keys, Keys::Url(url) if !host_runtime::auth::on_this_machine(url));
+        if deployed
+            && config.signing_secret.trim() == host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET
+        {
+            return Err(ConfigError(
+                "HOST_SIGNING_SECRET is the development secret published with the SDK, and \
+                 HOST_JWKS_URL is a deployed host's key set, so anyone could sign this server's \
+                 events: give the install's own signing secret"
+                    .to_owned(),
+            ));
         }
         Ok(config)
     }
@@ -684,6 +715,58 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.0.starts_with("HOST_SIGNING_SECRET is unusable"), "{e}");
+    }
+
+    #[test]
+    fn passwords_in_urls_are_never_shown() {
+        for (url, shown) in [
+            (
+                "redis://:s3cret@10.0.0.5:6379/2",
+                "redis://:***@10.0.0.5:6379/2",
+            ),
+            (
+                "rediss://app:s3cret@cache.example",
+                "rediss://app:***@cache.example",
+            ),
+            (
+                "postgres://app:p%40ss@db.example/app?sslmode=verify-full",
+                "postgres://app:***@db.example/app?sslmode=verify-full",
+            ),
+            ("redis://10.0.0.5:6379", "redis://10.0.0.5:6379"),
+            ("postgres://app@db/app", "postgres://app@db/app"),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(host_runtime::store::without_password(url), shown);
+        }
+        let c = load(
+            None,
+            false,
+            &[("HOST_OUTBOX", "redis://:s3cret@10.0.0.5:6379/2")],
+        )
+        .unwrap();
+        assert!(!c.outbox.to_string().contains("s3cret"), "{}", c.outbox);
+    }
+
+    #[test]
+    fn production_refuses_the_published_development_secret() {
+        let e = load(
+            None,
+            true,
+            &[
+                ("HOST_JWKS_URL", "https://auth.example/jwks.json"),
+                ("HOST_ISSUER", "https://auth.example"),
+                ("HOST_EVENT_POST_URL", "https://events.example/v1"),
+                (
+                    "HOST_SIGNING_SECRET",
+                    host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET,
+                ),
+            ],
+        )
+        .unwrap_err();
+        assert!(
+            e.0.contains("development secret published with the SDK"),
+            "{e}"
+        );
     }
 
     #[test]

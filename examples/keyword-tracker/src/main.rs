@@ -186,7 +186,7 @@ fn banner(config: &Config, addr: std::net::SocketAddr) -> String {
             out += "  tokens  the public development key set: `cargo host call` works; never expose this server\n";
             out += &format!(
                 "  events  posted to {} (run `cargo host dev` to see them)\n\n",
-                config.event_post_url
+                host_runtime::store::without_password(&config.event_post_url)
             );
             out += "Try, from the repository root:\n";
             out += &format!("  curl http://{addr}/host/health\n");
@@ -199,7 +199,10 @@ fn banner(config: &Config, addr: std::net::SocketAddr) -> String {
             out += &format!("  {host} check {target}\n");
         }
         Mode::Production => {
-            out += &format!("  events  posted to {}\n", config.event_post_url);
+            out += &format!(
+                "  events  posted to {}\n",
+                host_runtime::store::without_password(&config.event_post_url)
+            );
         }
     }
     out

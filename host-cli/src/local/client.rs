@@ -106,6 +106,7 @@ impl Client {
         }
         // reqwest is built without a default TLS provider (the SDK uses ring); another call may have
         // installed it already, which is fine.
+        #[allow(deprecated)] // ring, as everywhere in the SDK (see host-runtime's client)
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             // A proxy from the environment must not sit between the local host and a local server.

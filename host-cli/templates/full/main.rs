@@ -20,12 +20,9 @@ use host_runtime::answer::{Table, Value};
 use host_runtime::events::{InstallCreated, ReleaseShipped};
 use host_runtime::metrics::{MetricPoint, SyncAnswer};
 use host_runtime::serde_json::{self, json};
-use host_runtime::webhook::EventSender;
 use host_runtime::work::{Container, Containers, CreatedComment, CreatedItem, NewComment, NewItem};
 use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItem, MentionItems};
 
-/// Where events go without `HOST_EVENT_POST_URL`: `cargo host dev` on its default address.
-const DEV_EVENT_POST_URL: &str = "http://127.0.0.1:8788/v1/events";
 /// The countries reported.
 const COUNTRIES: [&str; 3] = ["US", "DE", "JP"];
 /// Days one sync answer covers; the rest follow through `cursor`.
@@ -301,26 +298,12 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Events are signed with HOST_SIGNING_SECRET and posted to HOST_EVENT_POST_URL; without them,
-    // with the development secret to `cargo host dev`.
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-    let post_url = var("HOST_EVENT_POST_URL").unwrap_or_else(|| DEV_EVENT_POST_URL.to_owned());
-    let secret = var("HOST_SIGNING_SECRET")
-        .unwrap_or_else(|| host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET.to_owned());
-    // Accepted events wait on disk until the host takes them, across restarts: the folder
-    // HOST_OUTBOX names, else `.host-outbox` here. One process per folder.
-    let folder = var("HOST_OUTBOX").unwrap_or_else(|| ".host-outbox".to_owned());
-    let outbox = match host_runtime::outbox::FileOutbox::open(&folder) {
-        Ok(outbox) => outbox,
-        Err(e) => {
-            eprintln!("error: the outbox in `{folder}` cannot be opened (set HOST_OUTBOX to a writable folder): {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let sender = match EventSender::new(post_url, &secret, outbox) {
+    // Events are signed with HOST_SIGNING_SECRET and posted to HOST_EVENT_POST_URL (in
+    // development, `cargo host dev`'s), waiting on disk in HOST_OUTBOX until the host takes them.
+    let sender = match config.event_sender() {
         Ok(sender) => sender,
         Err(e) => {
-            eprintln!("error: HOST_SIGNING_SECRET is unusable: {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };

@@ -53,6 +53,7 @@ const BROKEN_SERIES: &str = r#"{"series":[{"key":"app_store","label":"App Store 
 impl Proxy {
     /// Starts the proxy on `runtime`; `secret` signs the naive vendor's posts.
     pub(crate) fn start(runtime: &tokio::runtime::Runtime, secret: &str) -> Proxy {
+        #[allow(deprecated)] // ring, as everywhere in the SDK (see host-runtime's client)
         let _ = rustls::crypto::ring::default_provider().install_default();
         let modes = Arc::new(Modes::default());
         let inner = Arc::new(Inner {

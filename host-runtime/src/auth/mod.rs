@@ -112,15 +112,7 @@ pub fn check_key_set_url(key_set_url: &str) -> Result<(), KeySetUrlError> {
     if !after_host.is_empty() && parsed.port_u16().is_none() {
         return Err(refused(UrlProblem::BadPort));
     }
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
-            Some(v6) => v6
-                .parse::<std::net::Ipv6Addr>()
-                .is_ok_and(|ip| ip.is_loopback()),
-            None => host
-                .parse::<std::net::Ipv4Addr>()
-                .is_ok_and(|ip| ip.is_loopback()),
-        };
+    let loopback = loopback_host(host);
     match parsed.scheme_str().map(str::to_ascii_lowercase).as_deref() {
         Some("https") => Ok(()),
         Some("http") if loopback => Ok(()),
@@ -128,6 +120,34 @@ pub fn check_key_set_url(key_set_url: &str) -> Result<(), KeySetUrlError> {
         Some(other) => Err(refused(UrlProblem::Scheme(other.to_owned()))),
         None => Err(refused(UrlProblem::NoScheme)),
     }
+}
+
+/// Whether `host` (as a URL writes it) is this machine: `localhost`, `127.0.0.0/8` or `[::1]`.
+fn loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            Some(v6) => v6
+                .parse::<std::net::Ipv6Addr>()
+                .is_ok_and(|ip| ip.is_loopback()),
+            None => host
+                .parse::<std::net::Ipv4Addr>()
+                .is_ok_and(|ip| ip.is_loopback()),
+        }
+}
+
+/// Whether `url` names a host on this machine (`localhost`, `127.0.0.0/8`, `[::1]`: the local host
+/// `cargo host dev` runs, a test's) rather than a deployed one. A URL that cannot be read is not.
+///
+/// ```
+/// use host_runtime::auth::on_this_machine;
+/// assert!(on_this_machine("http://127.0.0.1:8788/.well-known/jwks.json"));
+/// assert!(!on_this_machine("https://auth.host.example/.well-known/jwks.json"));
+/// ```
+pub fn on_this_machine(url: &str) -> bool {
+    url.parse::<http::Uri>()
+        .ok()
+        .and_then(|u| u.host().map(loopback_host))
+        .unwrap_or(false)
 }
 
 /// Gives the process a copy of the key set at `key_set_url` (a JWKS document, `{"keys": [...]}`), so

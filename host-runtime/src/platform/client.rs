@@ -146,6 +146,12 @@ mod reqwest_client {
         CLIENT
             .get_or_init(|| {
                 // reqwest is built without a default TLS provider; an installed one is fine too.
+                // rustls 0.23.48 deprecates `ring`'s provider for lacking post-quantum key
+                // exchange, which only its `aws-lc-rs` provider has: that one needs a C toolchain
+                // and CMake at build time and doubles a cold build, for connections that carry
+                // short-lived signed requests. A vendor who wants it installs it before serving,
+                // and this line then leaves it in place.
+                #[allow(deprecated)]
                 let _ = rustls::crypto::ring::default_provider().install_default();
                 match reqwest::Client::builder().build() {
                     Ok(client) => Some(Client::new(Reqwest(client))),

@@ -283,6 +283,10 @@ impl Handler {
     /// `503 DEDUPE_UNAVAILABLE`, so the host delivers it again and nothing is lost.
     pub fn check_start(&self) -> Result<(), StartError> {
         let spec = self.inner.spec;
+        if let KeySource::Url(url) = &self.inner.config.keys {
+            crate::outbound::webhook::development::handler_trusts(url)
+                .map_err(|key_set| StartError::DevelopmentSecret { key_set })?;
+        }
         match &self.inner.config.dedupe {
             None if !spec.events.is_empty() => Err(StartError::no_dedupe_store(spec)),
             Some(Dedupe::Embedded(_))
@@ -302,6 +306,11 @@ impl Handler {
             }
             _ => Ok(()),
         }
+    }
+
+    /// The host events the manifest subscribes to (`server.events`).
+    pub fn events(&self) -> &'static [&'static str] {
+        self.inner.spec.events
     }
 
     /// The extension id.

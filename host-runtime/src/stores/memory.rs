@@ -339,6 +339,14 @@ impl MemoryDedupe {
         }
     }
 
+    /// Whether the attempt `owner` holds `key` (in flight, not recorded).
+    #[cfg_attr(not(feature = "redb"), allow(dead_code))] // Only the file store asks.
+    pub(crate) fn holds(&self, key: &str, owner: &str) -> bool {
+        self.state.lock().is_ok_and(|memory| {
+            matches!(memory.slots.get(key), Some(Slot::InFlight { owner: o, .. }) if o == owner)
+        })
+    }
+
     /// How many keys the store holds (in flight and recorded).
     pub fn len(&self) -> usize {
         self.state.lock().map_or(0, |m| m.slots.len())

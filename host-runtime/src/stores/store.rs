@@ -136,6 +136,34 @@ impl From<StoreError> for crate::calls::error::HostError {
     }
 }
 
+/// `url` with the password of its user part (`redis://:secret@host`, `postgres://user:secret@host`)
+/// replaced by `***`, for messages and logs: a store's URL often carries its password, and no log
+/// line should.
+///
+/// ```
+/// use host_runtime::store::without_password;
+/// assert_eq!(without_password("redis://:s3cret@10.0.0.5:6379/2"), "redis://:***@10.0.0.5:6379/2");
+/// assert_eq!(without_password("postgres://app:s3cret@db/app?sslmode=verify-full"), "postgres://app:***@db/app?sslmode=verify-full");
+/// assert_eq!(without_password("redis://10.0.0.5:6379"), "redis://10.0.0.5:6379");
+/// ```
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    match authority.rsplit_once('@') {
+        Some((user, host)) => {
+            let user = match user.split_once(':') {
+                Some((name, _)) => format!("{name}:***"),
+                None => user.to_owned(),
+            };
+            format!("{scheme}://{user}@{host}{path}")
+        }
+        None => url.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

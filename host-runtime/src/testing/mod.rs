@@ -112,7 +112,7 @@ pub const DEVELOPMENT_KID: &str = "host-dev-1";
 
 /// The well-known development signing secret for the vendor's own events, used by the local
 /// host's event-post endpoint unless told otherwise. Public: never use it in production.
-pub const DEVELOPMENT_WEBHOOK_SECRET: &str = "whsec_aG9zdC1zZGsgZGV2ZWxvcG1lbnQgc2VjcmV0IQ==";
+pub const DEVELOPMENT_WEBHOOK_SECRET: &str = crate::outbound::webhook::development::SECRET;
 
 /// The well-known development signing key: derived from a public phrase, so every copy of the SDK
 /// has the same one. Anyone can mint tokens with it; it exists for local development only.

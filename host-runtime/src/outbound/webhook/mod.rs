@@ -9,6 +9,7 @@
 //! fact, and a 4xx is final. See [`crate::interface`], section "Events and deduplication"
 //! ([link](crate::interface#events-and-deduplication)).
 
+pub(crate) mod development;
 mod event;
 mod payload;
 mod sender;

@@ -60,6 +60,10 @@ impl EventSender {
     /// each accepted event in `store` until the host takes it. One store per sender (per signing
     /// secret): the dispatcher signs every stored event with this sender's secrets.
     ///
+    /// The published development secret is refused while a [`Handler`](crate::Handler) of this
+    /// process trusts a deployed host's key set (and such a handler refuses to start while a sender
+    /// signs with it): a production server signs with the install's own secret.
+    ///
     /// ```
     /// use host_runtime::outbox::MemoryOutbox;
     /// use host_runtime::testing::DEVELOPMENT_WEBHOOK_SECRET;
@@ -76,10 +80,16 @@ impl EventSender {
         secret: &str,
         store: impl OutboxStore,
     ) -> Result<Self, WebhookError> {
+        let secret = Secret::parse(secret).and_then(|parsed| {
+            if super::development::is_development_secret(secret) {
+                super::development::sender_signs_with_it()?;
+            }
+            Ok(parsed)
+        })?;
         Ok(EventSender {
             post_url: post_url.into(),
             client: crate::platform::client::Client::platform_default(),
-            secret: Secret::parse(secret)?,
+            secret,
             previous: None,
             build: None,
             retry: RetryPolicy::default(),

@@ -41,6 +41,12 @@ pub enum WebhookError {
     Payload(PayloadEncodingError),
     /// The payload breaks what the manifest declares for the event; nothing was signed or sent.
     PayloadInvalid(PayloadError),
+    /// The secret is the published development secret, and a handler of this process trusts a
+    /// deployed host's key set: a production server signs with the install's own secret.
+    DevelopmentSecret {
+        /// The key set URL the handler trusts.
+        key_set: String,
+    },
 }
 
 /// Why a payload was refused before signing: the event, where in the payload (a JSON pointer, `/` for
@@ -80,6 +86,13 @@ impl fmt::Display for WebhookError {
             }
             WebhookError::Payload(_) => f.write_str("the payload cannot be serialised"),
             WebhookError::PayloadInvalid(e) => write!(f, "{e}; the event was not sent"),
+            WebhookError::DevelopmentSecret { key_set } => write!(
+                f,
+                "the secret is the development secret published with the SDK, and this server \
+                 trusts a deployed host's key set ({key_set}): anyone could sign its events. Give \
+                 the install's own signing secret (`whsec_...`, the example reads \
+                 HOST_SIGNING_SECRET)"
+            ),
         }
     }
 }

@@ -38,8 +38,9 @@ pub enum StartError {
         "`{extension}` subscribes to host events ({events}) but has no deduplication store, so an \
          event the host delivers again could run twice (on another instance, or after a restart). \
          Choose one with `Handler::with_dedupe_store`: a RedisDedupe, PostgresDedupe or \
-         DynamoDbDedupe that every instance shares, or a MemoryDedupe for a single instance that \
-         may run an event again after a restart. While developing, \
+         DynamoDbDedupe that every instance shares, or for a single instance a FileDedupe (beside \
+         its file outbox; a MemoryDedupe forgets on restart and may run an event again). While \
+         developing, \
          `Handler::with_development_defaults()` keeps the keys in memory"
     )]
     NoDedupeStore {
@@ -47,6 +48,18 @@ pub enum StartError {
         extension: String,
         /// The events its manifest subscribes to, comma-separated.
         events: String,
+    },
+    /// The handler trusts a deployed host's key set, and an `EventSender` of this process signs
+    /// with the development secret published with the SDK.
+    #[error(
+        "this server trusts a deployed host's key set ({key_set}), and an EventSender of this \
+         process signs its events with the development secret published with the SDK, so anyone \
+         could sign them: give the sender the install's own signing secret (`whsec_...`, the \
+         example reads HOST_SIGNING_SECRET)"
+    )]
+    DevelopmentSecret {
+        /// The key set URL the handler trusts.
+        key_set: String,
     },
 }
 

@@ -100,14 +100,14 @@ enum Job {
 /// outbox would stay down until someone deleted it by hand. So the file is made under a name of
 /// its own, with its tables, closed, and then linked to `path`; a link (unlike a rename) never
 /// replaces a file another process made first.
-fn create_whole(dir: &Path, path: &Path) -> Result<(), StoreError> {
-    sweep_half_made(dir);
+fn create_whole(dir: &Path, file: &str, path: &Path) -> Result<(), StoreError> {
+    sweep_half_made(dir, file);
     if path.exists() {
         return Ok(());
     }
     static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let making = dir.join(format!("{FILE}.{}-{n}{MAKING}", std::process::id()));
+    let making = dir.join(format!("{file}.{}-{n}{MAKING}", std::process::id()));
     let made = Database::builder()
         .create(&making)
         .map_err(redb::Error::from)
@@ -118,6 +118,8 @@ fn create_whole(dir: &Path, path: &Path) -> Result<(), StoreError> {
             txn.open_table(DEAD)?;
             txn.open_table(SENT)?;
             txn.open_table(FORGET)?;
+            txn.open_table(dedupe::RECORDED)?;
+            txn.open_table(dedupe::RECORDED_AT)?;
             txn.commit()?;
             Ok(())
         });
@@ -143,14 +145,14 @@ fn create_whole(dir: &Path, path: &Path) -> Result<(), StoreError> {
 }
 
 /// Removes files left half-made by a process that died making the outbox.
-fn sweep_half_made(dir: &Path) {
+fn sweep_half_made(dir: &Path, file: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if !(name.starts_with(FILE) && name.ends_with(MAKING)) {
+        if !(name.starts_with(file) && name.ends_with(MAKING)) {
             continue;
         }
         let old = entry
@@ -203,10 +205,14 @@ impl FileOutbox {
     /// Fails, naming the path, when the folder cannot be made, the file is not an outbox, or
     /// another process has it open.
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, StoreError> {
-        let dir = dir.as_ref();
+        Self::open_file(dir.as_ref(), FILE)
+    }
+
+    /// [`open`](Self::open) on the file `file` of `dir`.
+    pub(super) fn open_file(dir: &Path, file: &str) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| failed_io(dir, "cannot create the folder", e))?;
-        let path = dir.join(FILE);
-        create_whole(dir, &path)?;
+        let path = dir.join(file);
+        create_whole(dir, file, &path)?;
         // redb asserts (panics) on some damaged files, e.g. one shorter than its header says;
         // that is a damaged outbox to name, not a crash of the server opening it.
         let opened = std::panic::catch_unwind(|| {
@@ -237,9 +243,11 @@ impl FileOutbox {
         let made = db.begin_write().map_err(redb::Error::from).and_then(|txn| {
             release_claims(&txn, crate::stores::outbox::now_ms())?;
             txn.open_table(DEAD)?;
-            // A file of an earlier release has no record of delivered events yet.
+            // A file of an earlier release has no record of delivered events or keys yet.
             txn.open_table(SENT)?;
             txn.open_table(FORGET)?;
+            txn.open_table(dedupe::RECORDED)?;
+            txn.open_table(dedupe::RECORDED_AT)?;
             txn.commit()?;
             Ok(())
         });
@@ -711,6 +719,9 @@ impl OutboxStore for FileOutbox {
         })
     }
 }
+
+mod dedupe;
+pub use dedupe::FileDedupe;
 
 #[cfg(test)]
 mod tests;

@@ -179,3 +179,57 @@ fn tempdir() -> tempfile::TempDir {
         .tempdir()
         .unwrap()
 }
+
+/// The deduplication store in the outbox's file keeps the store contract, and a key it recorded
+/// is remembered by the next process that opens the file: a restart inside the host's retry
+/// window does not run a delivery again. A key released (its handler failed) is not.
+#[tokio::test]
+async fn the_file_dedupe_store_keeps_the_contract_and_remembers_across_a_restart() {
+    use crate::dedupe::{Claim, DedupeStore};
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let outbox = FileOutbox::open(dir.path()).unwrap();
+        let dedupe = outbox.dedupe();
+        assert_eq!(
+            crate::testing::contract::dedupe_store(&dedupe).await,
+            Ok(())
+        );
+        assert!(matches!(
+            dedupe.claim("ran", "a").await.unwrap(),
+            Claim::Run
+        ));
+        dedupe.complete("ran", "a").await;
+        assert!(matches!(
+            dedupe.claim("failed", "a").await.unwrap(),
+            Claim::Run
+        ));
+        dedupe.release("failed", "a").await;
+        assert!(matches!(
+            dedupe.claim("crashed", "a").await.unwrap(),
+            Claim::Run
+        ));
+    }
+    let outbox = FileOutbox::open(dir.path()).unwrap();
+    let dedupe = outbox.dedupe();
+    assert!(matches!(
+        dedupe.claim("ran", "b").await.unwrap(),
+        Claim::Done
+    ));
+    // A file of its own beside the outbox's, in the same folder.
+    let own = crate::dedupe::FileDedupe::open(dir.path()).unwrap();
+    assert!(matches!(own.claim("ran", "c").await.unwrap(), Claim::Run));
+    own.complete("ran", "c").await;
+    drop(own);
+    let own = crate::dedupe::FileDedupe::open(dir.path()).unwrap();
+    assert!(matches!(own.claim("ran", "d").await.unwrap(), Claim::Done));
+    assert!(dir.path().join("dedupe.redb").exists());
+    assert!(matches!(
+        dedupe.claim("failed", "b").await.unwrap(),
+        Claim::Run
+    ));
+    // In flight when the process stopped: the claim went with it.
+    assert!(matches!(
+        dedupe.claim("crashed", "b").await.unwrap(),
+        Claim::Run
+    ));
+}

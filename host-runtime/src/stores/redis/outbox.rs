@@ -310,9 +310,15 @@ impl RedisOutbox {
 
     /// Connects as a process whose clock is `clock_error_ms` off (zero but in tests).
     async fn open(url: &str, clock_error_ms: i64) -> Result<Self, StoreError> {
-        let connection = super::redis_connection(url)
-            .await
-            .map_err(|e| super::redis_failed(format!("cannot connect to {url}"), e))?;
+        let connection = super::redis_connection(url).await.map_err(|e| {
+            super::redis_failed(
+                format!(
+                    "cannot connect to {}",
+                    crate::stores::store::without_password(url)
+                ),
+                e,
+            )
+        })?;
         let clock = Clock {
             offset_ms: AtomicI64::new(0),
             measured_at: AtomicI64::new(0),
@@ -322,7 +328,10 @@ impl RedisOutbox {
         };
         let (offset, _) = clock.read(&connection).await.map_err(|e| {
             super::redis_failed(
-                format!("cannot read the clock of the Redis server at {url} (`TIME`)"),
+                format!(
+                    "cannot read the clock of the Redis server at {} (`TIME`)",
+                    crate::stores::store::without_password(url)
+                ),
                 e,
             )
         })?;
