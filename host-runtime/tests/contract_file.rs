@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)] // Tests fail loudly on purpose.
 
 use host_runtime::outbox::FileOutbox;
-use host_runtime::testing::contract::outbox_store;
+use host_runtime::testing::contract::{outbox_senders, outbox_store};
 
 #[tokio::test]
 async fn the_file_outbox_keeps_the_contract() {
@@ -14,6 +14,19 @@ async fn the_file_outbox_keeps_the_contract() {
         .unwrap();
     let store = FileOutbox::open(dir.path()).unwrap();
     if let Err(broken) = outbox_store(&store).await {
+        panic!("{broken}");
+    }
+}
+
+/// Senders of one id through the file outbox: each send's outcome is its own.
+#[tokio::test]
+async fn senders_of_one_id_over_the_file_outbox_each_hear_their_own_outcome() {
+    let dir = tempfile::Builder::new()
+        .prefix("host-outbox-senders")
+        .tempdir()
+        .unwrap();
+    let store = FileOutbox::open(dir.path()).unwrap();
+    if let Err(broken) = outbox_senders(std::sync::Arc::new(store)).await {
         panic!("{broken}");
     }
 }

@@ -8,7 +8,7 @@
 use host_runtime::dedupe::PostgresDedupe;
 use host_runtime::outbox::PostgresOutbox;
 use host_runtime::postgres::{self, sqlx};
-use host_runtime::testing::contract::{dedupe_store, outbox_store};
+use host_runtime::testing::contract::{dedupe_store, outbox_senders, outbox_store};
 use host_test_support::PostgresServer;
 
 /// A fresh server with the stores' schema, and a pool on it.
@@ -42,6 +42,18 @@ async fn the_postgres_outbox_keeps_the_contract() {
     };
     let store = PostgresOutbox::new(pool).await.unwrap();
     if let Err(broken) = outbox_store(&store).await {
+        panic!("{broken}");
+    }
+}
+
+/// Senders of one id through the PostgreSQL outbox: each send's outcome is its own.
+#[tokio::test]
+async fn senders_of_one_id_over_the_postgres_outbox_each_hear_their_own_outcome() {
+    let Some((_server, pool)) = database().await else {
+        return;
+    };
+    let store = PostgresOutbox::new(pool).await.unwrap();
+    if let Err(broken) = outbox_senders(std::sync::Arc::new(store)).await {
         panic!("{broken}");
     }
 }

@@ -7,7 +7,7 @@
 
 use host_runtime::dedupe::RedisDedupe;
 use host_runtime::outbox::RedisOutbox;
-use host_runtime::testing::contract::{dedupe_store, outbox_store};
+use host_runtime::testing::contract::{dedupe_store, outbox_senders, outbox_store};
 use host_test_support::RedisServer;
 
 /// Run twice at once, as two instances sharing Redis would: each through its own connection, one
@@ -49,6 +49,18 @@ async fn the_redis_outbox_keeps_the_contract_under_a_prefix() {
         .unwrap()
         .with_prefix("contract:");
     if let Err(broken) = outbox_store(&store).await {
+        panic!("{broken}");
+    }
+}
+
+/// Senders of one id through the Redis outbox: each send's outcome is its own.
+#[tokio::test]
+async fn senders_of_one_id_over_the_redis_outbox_each_hear_their_own_outcome() {
+    let Some(redis) = RedisServer::start_or_skip() else {
+        return;
+    };
+    let store = RedisOutbox::connect(&redis.url()).await.unwrap();
+    if let Err(broken) = outbox_senders(std::sync::Arc::new(store)).await {
         panic!("{broken}");
     }
 }

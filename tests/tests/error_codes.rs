@@ -32,6 +32,26 @@ mod labels {
                 call.input.text.len() as f64
             ))
         }
+
+        async fn tags(
+            &self,
+            call: ToolCall<tools::tags::Input>,
+        ) -> Result<host_runtime::answer::Value, host_runtime::HostError> {
+            Ok(host_runtime::answer::Value::new(
+                call.input.tags.len() as f64
+            ))
+        }
+
+        async fn announce(
+            &self,
+            _call: ToolCall<tools::announce::Input>,
+        ) -> Result<host_runtime::answer::Value, host_runtime::HostError> {
+            // What the outbox answers a send whose id another event with other content holds
+            // (the outbox's own tests drive that on every store), through `?`.
+            Err(host_runtime::outbox::SendError::Conflict {
+                id: "release-1.2.0".into(),
+            })?
+        }
     }
 
     impl Procedures for Labels {
@@ -274,6 +294,24 @@ async fn reach(code: ErrorCode) -> TestResponse {
             host.deliver(&handler, "release.shipped", release_shipped(), "evt_1")
                 .await
         }
+        ErrorCode::PatternBudgetSpent => {
+            let host = TestHost::new("error-codes");
+            let handler = host.configure(labels::handler(labels::Labels));
+            // Each tag is valid and costs the backtracking engine thousands of steps: a few pass
+            // within the budget, thousands of them cannot be read to the end within it.
+            let tag = format!("{}c", "a".repeat(16));
+            let few = host
+                .call_tool(&handler, "tags", json!({ "tags": vec![tag.clone(); 2] }))
+                .await;
+            assert_eq!(few.status, 200, "{}", few.json);
+            host.call_tool(&handler, "tags", json!({ "tags": vec![tag; 4000] }))
+                .await
+        }
+        ErrorCode::EventIdConflict => {
+            let host = TestHost::new("error-codes");
+            let handler = host.configure(labels::handler(labels::Labels));
+            host.call_tool(&handler, "announce", json!({})).await
+        }
         other => panic!("no scenario reaches {other}: add one to this test"),
     }
 }
@@ -296,6 +334,7 @@ async fn every_error_code_is_reached_with_its_status() {
                 | ErrorCode::DedupeUnavailable
                 | ErrorCode::KeysUnavailable
                 | ErrorCode::EventBodyTimeout
+                | ErrorCode::PatternBudgetSpent
         ) {
             assert!(
                 r.headers.contains_key(http::header::RETRY_AFTER),
@@ -342,4 +381,41 @@ impl hyper::body::Body for NeverEnds {
     ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
         std::task::Poll::Pending
     }
+}
+
+/// Over HTTP, on the native server: thousands of valid strings under a costly pattern stop the
+/// check at the pattern budget, which is a retryable `503` with `Retry-After`, never a final `422`;
+/// a few of the same strings are read to the end and answered.
+#[tokio::test]
+async fn a_spent_pattern_budget_is_retryable_over_http() {
+    let host = TestHost::new("error-codes");
+    let handler = host.configure(labels::handler(labels::Labels));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(handler.serve_on(listener));
+    let tag = format!("{}c", "a".repeat(16));
+    let tags = |n: usize| {
+        let body = host.call_body(json!({ "tags": vec![tag.clone(); n] }));
+        host.request(Method::POST, "/host/tools/tags", Some(&body))
+    };
+    let few = host.send_http(&base, tags(3)).await.unwrap();
+    assert_eq!(
+        (few.status, &few.json["value"]),
+        (200, &json!(3.0)),
+        "{}",
+        few.json
+    );
+    let many = host.send_http(&base, tags(4000)).await.unwrap();
+    assert_eq!(
+        (many.status, many.error_code()),
+        (503, Some("PATTERN_BUDGET_SPENT")),
+        "{}",
+        many.json
+    );
+    assert_eq!(many.headers[http::header::RETRY_AFTER], "5");
+    let message = many.json["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("100 ms") && message.contains("call again"),
+        "{message}"
+    );
 }

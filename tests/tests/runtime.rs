@@ -240,6 +240,44 @@ async fn a_missing_scope_is_403() {
     r.assert_error(403, "SCOPE_MISSING");
 }
 
+/// Each route checks its own scope, and nothing else's: an action needs `ai:actions` (beside its
+/// own `scope`), a metrics sync `metrics:write`.
+#[tokio::test]
+async fn actions_need_ai_actions_and_metrics_need_metrics_write() {
+    let action = json!({ "keyword": "notes", "summary": "Ranks fell on Monday." });
+    let sync = json!({ "metrics": ["average_rank"], "from": "2026-11-01T00:00:00Z", "to": "2026-11-02T00:00:00Z", "backfill": false, "cursor": null });
+    for (missing, action_status, sync_status) in [
+        ("ai:actions", 403, 200),
+        ("metrics:write", 200, 403),
+        ("ai:tools", 200, 200),
+    ] {
+        let (mut host, _, server) = setup();
+        host.scopes.retain(|s| s != missing);
+        let handler = host.configure(handler(server));
+        let r = host
+            .call_action(&handler, "save-rank-insight", action.clone())
+            .await;
+        assert_eq!(r.status, action_status, "without {missing}: {}", r.json);
+        let body = host.call_body(sync.clone());
+        let r = host
+            .send(
+                &handler,
+                host.request(Method::POST, "/host/metrics", Some(&body)),
+            )
+            .await;
+        assert_eq!(r.status, sync_status, "without {missing}: {}", r.json);
+        if r.status == 403 {
+            r.assert_error(403, "SCOPE_MISSING");
+            assert!(
+                r.json["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains(missing)
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn actions_mentions_context_and_procedures_answer() {
     let (host, handler, _) = setup();
@@ -347,6 +385,31 @@ async fn a_slow_tool_hits_the_deadline() {
         .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
         .await;
     r.assert_error(504, "TOOL_TIMEOUT");
+}
+
+/// The interface's tool deadline is a ceiling: asking for more keeps 30 s. On tokio's paused
+/// clock, so the test waits for no real 30 s.
+#[tokio::test(start_paused = true)]
+async fn the_tool_deadline_cannot_be_raised() {
+    let (host, handler, server) = setup();
+    let handler = handler.with_tool_deadline(Duration::from_secs(120));
+    server.behaviour.delay_ms.store(45_000, Ordering::SeqCst);
+    let started = tokio::time::Instant::now();
+    let r = host
+        .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
+        .await;
+    r.assert_error(504, "TOOL_TIMEOUT");
+    let waited = started.elapsed();
+    assert!(
+        waited >= host_runtime::TOOL_DEADLINE && waited < Duration::from_secs(31),
+        "answered after {waited:?}"
+    );
+    // Under the ceiling, the deadline is the one asked for.
+    server.behaviour.delay_ms.store(25_000, Ordering::SeqCst);
+    let r = host
+        .call_tool(&handler, "keyword-ranks", json!({ "keyword": "notes" }))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
 }
 
 #[tokio::test]

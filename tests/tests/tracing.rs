@@ -70,3 +70,102 @@ async fn calls_are_traced_without_tokens_or_secrets() {
         "a credential reached the logs"
     );
 }
+
+/// A host that answers each event by its id: `ok-...` 202, `refused-...` 400, any other 503.
+struct ById;
+
+impl host_runtime::client::HttpClient for ById {
+    fn send(
+        &self,
+        request: http::Request<bytes::Bytes>,
+        _max_body: usize,
+    ) -> host_runtime::BoxFuture<
+        '_,
+        Result<http::Response<bytes::Bytes>, host_runtime::client::ClientError>,
+    > {
+        let id = request.headers()["webhook-id"].to_str().unwrap_or_default();
+        let status = if id.starts_with("ok-") {
+            202
+        } else if id.starts_with("refused-") {
+            400
+        } else {
+            503
+        };
+        let answer = http::Response::builder()
+            .status(status)
+            .body(bytes::Bytes::new())
+            .unwrap();
+        Box::pin(std::future::ready(Ok(answer)))
+    }
+}
+
+/// Every send ends in one line of the log naming its event id and what became of it: delivered,
+/// refused by the host, out of attempts, or not sent because another event holds its id.
+#[tokio::test(flavor = "current_thread")]
+async fn every_send_s_final_outcome_is_logged() {
+    use host_runtime::outbox::{MemoryOutbox, RetryPolicy, SendError};
+    use host_sdk_tests::{Webhooks, webhooks};
+    use std::time::Duration;
+
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::INFO)
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let sender = host_runtime::EventSender::new(
+        "https://events.host.example/v1",
+        "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+        MemoryOutbox::new(),
+    )
+    .unwrap()
+    .with_http_client(host_runtime::client::Client::new(ById))
+    .with_retry(RetryPolicy {
+        attempts: 2,
+        first_backoff: Duration::from_millis(10),
+        max_backoff: Duration::from_millis(20),
+        timeout: Duration::from_secs(2),
+    });
+    let hooks = Webhooks::new(sender);
+    let drop_of = |why: &str| webhooks::rank_dropped::Payload {
+        why: why.parse().unwrap(),
+        country: Some("US".to_owned()),
+        keyword: Some("notes".to_owned()),
+        previous: None,
+        current: None,
+    };
+    let send = |id: &str, why: &str| {
+        let event = hooks.rank_dropped("ins_1", id, &drop_of(why)).unwrap();
+        async move { event.send().await }
+    };
+    assert_eq!(send("ok-1", "Fell.").await, Ok(202));
+    assert!(matches!(
+        send("refused-1", "Fell.").await,
+        Err(SendError::Rejected { status: 400, .. })
+    ));
+    assert!(matches!(
+        send("down-1", "Fell.").await,
+        Err(SendError::Exhausted { attempts: 2, .. })
+    ));
+    assert_eq!(
+        send("ok-1", "Fell further.").await,
+        Err(SendError::Conflict { id: "ok-1".into() })
+    );
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let line_of = |id: &str, words: &str| {
+        logs.lines()
+            .filter(|line| line.contains(&format!("event_id={id} ")) && line.contains(words))
+            .count()
+    };
+    assert_eq!(line_of("ok-1", "event delivered"), 1, "{logs}");
+    assert_eq!(line_of("refused-1", "dead letters"), 1, "{logs}");
+    assert_eq!(line_of("down-1", "dead letters"), 1, "{logs}");
+    assert_eq!(line_of("ok-1", "event not sent"), 1, "{logs}");
+    assert!(
+        logs.lines()
+            .any(|line| line.contains("event not sent") && line.contains("taken by another event")),
+        "{logs}"
+    );
+}

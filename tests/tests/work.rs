@@ -177,6 +177,41 @@ async fn comments_sync_and_need_work_sync() {
     r.assert_error(403, "SCOPE_MISSING");
 }
 
+/// The work destination needs both of its scopes on every one of its routes: listing
+/// containers, creating an item and syncing a comment each refuse an install that lacks either.
+#[tokio::test]
+async fn every_work_route_needs_both_work_scopes() {
+    for missing in ["work:create", "work:sync"] {
+        let (mut host, _) = setup();
+        host.scopes.retain(|s| s != missing);
+        let handler = host.configure(host_sdk_tests::work_tracker::handler(Tracker));
+        let list = host.request(Method::GET, "/work/projects", None);
+        let item = host.request(
+            Method::POST,
+            "/host/work/items",
+            Some(&host.call_body(json!({ "title": "Crash on launch" }))),
+        );
+        let comment = host.request(
+            Method::POST,
+            "/host/work/items/ISS-101/comments",
+            Some(&host.call_body(json!({ "body": "Fixed in 4.12.1" }))),
+        );
+        for request in [list, item, comment] {
+            let path = request.uri().path().to_owned();
+            let r = host.send(&handler, request).await;
+            r.assert_error(403, "SCOPE_MISSING");
+            assert!(
+                r.json["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains(missing),
+                "{path} without {missing}: {}",
+                r.json
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn work_calls_need_a_token() {
     let (host, handler) = setup();

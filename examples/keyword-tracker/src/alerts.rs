@@ -14,6 +14,7 @@
 
 use chrono::NaiveDate;
 use host_runtime::HostError;
+use host_runtime::outbox::SendError;
 use host_runtime::webhook::OutboundEvent;
 
 use crate::data::{Dataset, Store};
@@ -58,6 +59,17 @@ pub(crate) fn drops<'a>(
         }
     }
     found
+}
+
+/// `key` followed by 16 hex digits of `payload`'s digest: the event's id covers everything its
+/// body says, so a retry (the same alert) has the same id, and an alert that says something else
+/// (a new rank the same day, another list of keywords) has an id of its own, rather than one the
+/// outbox would refuse as taken.
+fn covering(key: String, payload: &impl serde::Serialize) -> String {
+    let bytes = serde_json::to_vec(payload).unwrap_or_default();
+    let digest = host_runtime::outbox::content_digest(&bytes);
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{key}-{hex}")
 }
 
 /// A `webhook-id`-safe piece of a dedupe key.
@@ -111,13 +123,16 @@ impl Tracker {
                 previous: std::num::NonZeroU64::new(u64::from(d.previous)),
                 current: std::num::NonZeroU64::new(u64::from(d.current)),
             };
-            let key = format!(
-                "rank.dropped-{}-{}-{}-{}-{today}-{}",
-                slug(install),
-                slug(&d.keyword),
-                d.country,
-                d.store.key(),
-                slug(after)
+            let key = covering(
+                format!(
+                    "rank.dropped-{}-{}-{}-{}-{today}-{}",
+                    slug(install),
+                    slug(&d.keyword),
+                    d.country,
+                    d.store.key(),
+                    slug(after)
+                ),
+                &payload,
             );
             // In the database, the alert's row commits with its event and the delivery's record.
             if let Some(database) = &self.database {
@@ -150,7 +165,10 @@ impl Tracker {
                         why,
                         keywords: Some(keywords),
                     };
-                    let key = format!("rank.collapsed-{}-{today}-{}", slug(install), slug(after));
+                    let key = covering(
+                        format!("rank.collapsed-{}-{today}-{}", slug(install), slug(after)),
+                        &payload,
+                    );
                     self.post(self.webhooks.rank_collapsed(install, &key, &payload))
                         .await?;
                 }
@@ -186,10 +204,13 @@ impl Tracker {
                         .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
                 }),
             };
-            let key = format!(
-                "store.algorithm_updated-{}-{}-{date}",
-                slug(install),
-                update.store.key()
+            let key = covering(
+                format!(
+                    "store.algorithm_updated-{}-{}-{date}",
+                    slug(install),
+                    update.store.key()
+                ),
+                &payload,
             );
             self.post(
                 self.webhooks
@@ -203,7 +224,9 @@ impl Tracker {
     /// Hands one event to the outbox: it is stored (on disk, or in Redis) before this returns,
     /// and posted in the background until the host takes it, across restarts. An outbox that
     /// cannot take it fails the host's call with a 503, which the host retries; an event that
-    /// breaks its own schema is a bug here, logged.
+    /// breaks its own schema is a bug here, logged. So is an id another event holds (the ids
+    /// cover what the events say, so only a bug gets here): logged, and the other alerts of the
+    /// delivery still go out, since failing the call would not free the id.
     async fn post(
         &self,
         event: Result<OutboundEvent, host_runtime::webhook::WebhookError>,
@@ -216,6 +239,10 @@ impl Tracker {
             // The receipt is not needed: the outbox logs the outcome.
             Ok(event) => match event.enqueue().await {
                 Ok(_receipt) => Ok(()),
+                Err(e @ SendError::Conflict { .. }) => {
+                    tracing::error!(error = %e, "alert not sent: its id is taken");
+                    Ok(())
+                }
                 Err(e) => Err(e.into()),
             },
         }

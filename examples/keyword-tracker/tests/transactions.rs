@@ -53,7 +53,8 @@ fn key_of(install: &str) -> String {
     host_runtime::dedupe::key_of("release.shipped", install, &body["event"]["payload"]).unwrap()
 }
 
-/// The `webhook-id` of `install`'s banner, the last event the handler writes.
+/// The start of the `webhook-id` of `install`'s banner, the last event the handler writes (the
+/// rest is a digest of what it says).
 fn banner_id(install: &str) -> String {
     let slug = |text: &str| -> String {
         text.chars()
@@ -63,7 +64,7 @@ fn banner_id(install: &str) -> String {
     let (_, body) = release_host(install);
     let version = body["event"]["payload"]["version"].as_str().unwrap();
     format!(
-        "rank.collapsed-{}-{}-{}",
+        "rank.collapsed-{}-{}-{}-",
         slug(install),
         chrono::Utc::now().date_naive(),
         slug(&format!("v{version}"))
@@ -119,10 +120,26 @@ async fn until_blocked(pool: &PgPool) {
 
 /// Holds the outbox row `id` in an open transaction of the test, so that a handler writing the same
 /// id waits for it: the handler has written its alerts and is on its way to the commit.
-async fn hold_write(pool: &PgPool, id: &str) -> sqlx::Transaction<'static, sqlx::Postgres> {
+async fn hold_write(pool: &PgPool, prefix: &str) -> sqlx::Transaction<'static, sqlx::Postgres> {
+    // A write of an event whose id starts with `prefix` waits for the gate's row, which the
+    // returned transaction holds until it ends.
+    let gate = format!(
+        "CREATE TABLE IF NOT EXISTS banner_gate (k int PRIMARY KEY);
+         INSERT INTO banner_gate VALUES (1) ON CONFLICT DO NOTHING;
+         CREATE OR REPLACE FUNCTION banner_gate() RETURNS trigger AS $$
+         BEGIN
+             IF NEW.id LIKE '{prefix}%' THEN
+                 PERFORM 1 FROM banner_gate WHERE k = 1 FOR UPDATE;
+             END IF;
+             RETURN NEW;
+         END $$ LANGUAGE plpgsql;
+         DROP TRIGGER IF EXISTS banner_gate ON host_outbox;
+         CREATE TRIGGER banner_gate BEFORE INSERT ON host_outbox
+             FOR EACH ROW EXECUTE FUNCTION banner_gate();"
+    );
+    sqlx::raw_sql(&gate).execute(pool).await.unwrap();
     let mut hold = pool.begin().await.unwrap();
-    sqlx::query("INSERT INTO host_outbox (id, body, due, accepted) VALUES ($1, '', 0, 0)")
-        .bind(id)
+    sqlx::query("SELECT 1 FROM banner_gate WHERE k = 1 FOR UPDATE")
         .execute(&mut *hold)
         .await
         .unwrap();

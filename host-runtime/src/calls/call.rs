@@ -60,8 +60,9 @@ pub struct Filters {
     pub country: Option<String>,
 }
 
-/// A `from`/`to` pair.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// A `from`/`to` pair. The host's `"all"` (no bound either way) reads as neither bound:
+/// [`is_all`](Self::is_all).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct DateRange {
     /// Start.
     #[serde(default)]
@@ -69,6 +70,100 @@ pub struct DateRange {
     /// End.
     #[serde(default)]
     pub to: Option<Timestamp>,
+}
+
+impl DateRange {
+    /// Whether the range is bounded neither way: the host's `"all"`.
+    pub fn is_all(&self) -> bool {
+        self.from.is_none() && self.to.is_none()
+    }
+}
+
+impl<'de> Deserialize<'de> for DateRange {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Word(String),
+            Bounds {
+                #[serde(default)]
+                from: Option<Timestamp>,
+                #[serde(default)]
+                to: Option<Timestamp>,
+            },
+        }
+        match Written::deserialize(deserializer) {
+            Ok(Written::Word(word)) if word == "all" => Ok(DateRange::default()),
+            Ok(Written::Word(word)) => Err(serde::de::Error::custom(format!(
+                "a date range is \"all\" or {{\"from\", \"to\"}}, not {word:?}"
+            ))),
+            Ok(Written::Bounds { from, to }) => Ok(DateRange { from, to }),
+            Err(_) => Err(serde::de::Error::custom(
+                "a date range is \"all\" or {\"from\", \"to\"} with timestamps",
+            )),
+        }
+    }
+}
+
+impl CallContext {
+    /// `context` of a call body, member by member: a member that cannot be read (a filter value
+    /// this SDK does not know yet, say) is left out and logged, and the rest is kept, rather than
+    /// the whole context being lost.
+    pub(crate) fn lenient(value: serde_json::Value) -> Self {
+        if value.is_null() {
+            return CallContext::default();
+        }
+        if let Ok(context) = serde_json::from_value::<CallContext>(value.clone()) {
+            return context;
+        }
+        let mut context = CallContext::default();
+        let serde_json::Value::Object(members) = value else {
+            tracing::warn!("the call's `context` is not an object; it is left out");
+            return context;
+        };
+        for (name, member) in members {
+            let read = match name.as_str() {
+                "projectId" => serde_json::from_value(member).map(|v| context.project_id = v),
+                "platform" => serde_json::from_value(member).map(|v| context.platform = v),
+                "from" => serde_json::from_value(member).map(|v| context.from = v),
+                "to" => serde_json::from_value(member).map(|v| context.to = v),
+                "filters" => {
+                    context.filters = Filters::lenient(member);
+                    Ok(())
+                }
+                _ => Ok(()),
+            };
+            if let Err(e) = read {
+                tracing::warn!(member = %name, error = %e, "a member of the call's `context` could not be read; it is left out");
+            }
+        }
+        context
+    }
+}
+
+impl Filters {
+    /// `filters`, member by member (see [`CallContext::lenient`]).
+    fn lenient(value: serde_json::Value) -> Option<Self> {
+        let serde_json::Value::Object(members) = value else {
+            if !value.is_null() {
+                tracing::warn!("`context.filters` is not an object; it is left out");
+            }
+            return None;
+        };
+        let mut filters = Filters::default();
+        for (name, member) in members {
+            let read = match name.as_str() {
+                "range" => serde_json::from_value(member).map(|v| filters.range = v),
+                "platform" => serde_json::from_value(member).map(|v| filters.platform = v),
+                "country" => serde_json::from_value(member).map(|v| filters.country = v),
+                _ => Ok(()),
+            };
+            if let Err(e) = read {
+                tracing::warn!(member = %name, error = %e, "a member of `context.filters` could not be read; it is left out");
+            }
+        }
+        Some(filters)
+    }
 }
 
 /// The verified install token's claims.
@@ -273,4 +368,60 @@ pub struct ContextCall {
     pub claims: Claims,
     /// The HTTP request, read-only.
     pub request: RequestParts,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_range_of_all_reads_as_no_bounds() {
+        let filters: Filters = serde_json::from_value(json!({
+            "range": "all", "platform": "all", "country": "all"
+        }))
+        .unwrap();
+        let range = filters.range.unwrap();
+        assert!(range.is_all());
+        assert_eq!(filters.platform.as_deref(), Some("all"));
+        let bounded: DateRange = serde_json::from_value(json!({
+            "from": "2026-11-01T00:00:00Z", "to": "2026-11-02T00:00:00Z"
+        }))
+        .unwrap();
+        assert!(!bounded.is_all());
+        let other = serde_json::from_value::<DateRange>(json!("last-week")).unwrap_err();
+        assert!(other.to_string().contains("\"last-week\""), "{other}");
+    }
+
+    #[test]
+    fn a_context_with_every_filter_all_keeps_every_member() {
+        let context = CallContext::lenient(json!({
+            "projectId": "prj_1", "platform": "ios",
+            "from": "2026-11-01T00:00:00Z", "to": "2026-11-02T00:00:00Z",
+            "filters": { "range": "all", "platform": "all", "country": "all" }
+        }));
+        assert_eq!(context.project_id.as_deref(), Some("prj_1"));
+        assert_eq!(context.platform.as_deref(), Some("ios"));
+        assert!(context.from.is_some() && context.to.is_some());
+        assert!(context.filters.unwrap().range.unwrap().is_all());
+    }
+
+    #[test]
+    fn a_member_that_cannot_be_read_loses_only_itself() {
+        let context = CallContext::lenient(json!({
+            "projectId": "prj_1", "platform": "ios",
+            "from": 20261101, "to": "2026-11-02T00:00:00Z",
+            "filters": { "range": "last-week", "country": "DE" }
+        }));
+        assert_eq!(context.project_id.as_deref(), Some("prj_1"));
+        assert_eq!(context.platform.as_deref(), Some("ios"));
+        assert!(context.from.is_none(), "not a string");
+        assert!(context.to.is_some());
+        let filters = context.filters.unwrap();
+        assert!(filters.range.is_none());
+        assert_eq!(filters.country.as_deref(), Some("DE"));
+        assert_eq!(CallContext::lenient(json!(null)), CallContext::default());
+        assert_eq!(CallContext::lenient(json!([1])), CallContext::default());
+    }
 }

@@ -311,22 +311,75 @@ pub fn input_invalid(violation: &Violation) -> HostError {
     ))
 }
 
-/// How long the `pattern`s of one schema check may run in all: one instance checked by
-/// [`first_violation`] (a call's `input`, an answer, an event's payload).
+/// How long the `pattern`s of one request may run in all: its `input` and its answer share it.
 ///
-/// Each match is bounded by itself (a pattern runs on the linear-time regex engine unless it needs
-/// lookaround or backreferences; then the backtracking engine stops at 1,000,000 steps), but a
-/// body can hold many strings: a backtracking pattern under `items`, matched against 50,000
+/// Each match is bounded by itself, deterministically: a pattern runs on the linear-time regex
+/// engine unless it needs lookaround or backreferences, and then the backtracking engine gives up
+/// after 1,000,000 steps, which refuses the string (`INPUT_INVALID`, naming where) on any machine.
+/// But a body can hold many strings: a backtracking pattern under `items`, matched against 50,000
 /// strings of a 1 MiB body, could take minutes of CPU though each match stays under its own bound.
-/// Past this budget the instance is refused, with a message that says so, whatever the rest of it
-/// holds. A string's match that starts before the budget runs out finishes first, so one check
-/// takes at most the budget and one match.
-#[cfg(feature = "schema-compiler")]
+/// Past this budget the check stops, and since how far it got depends on how busy the machine is,
+/// the request is answered `503 PATTERN_BUDGET_SPENT` with `Retry-After`, never a final 4xx: the
+/// host calls again, and the same input gets the same verdict once it can be read to the end. A
+/// match that starts before the budget runs out finishes first, so a request's checks take at most
+/// the budget and one match.
+///
+/// Validators generated at compile time (the `compiled-validators` feature, the Workers build)
+/// cannot be stopped part-way; there each match keeps its own bound and the platform's CPU limit
+/// bounds the request. Patterns of `patternProperties` and `propertyNames` are bounded per match
+/// too, and do not spend the budget.
 pub const PATTERN_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// What a check of one instance found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The instance is valid.
+    Valid,
+    /// Where the instance first fails its schema: final, the same on any machine.
+    Invalid(Violation),
+    /// The check was stopped before it read the instance to the end: its patterns spent the
+    /// request's [`PATTERN_BUDGET`]. Not a verdict on the instance; the runtime answers
+    /// `503 PATTERN_BUDGET_SPENT` with `Retry-After`.
+    Unfinished,
+}
+
+/// The pattern time one request has left (see [`PATTERN_BUDGET`]), spent by every check made for
+/// it through [`verdict`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    left: std::time::Duration,
+}
+
+impl Budget {
+    /// A budget of `left`.
+    pub const fn new(left: std::time::Duration) -> Self {
+        Budget { left }
+    }
+
+    /// One request's budget: [`PATTERN_BUDGET`].
+    pub const fn per_request() -> Self {
+        Budget::new(PATTERN_BUDGET)
+    }
+
+    /// What is left.
+    pub const fn left(&self) -> std::time::Duration {
+        self.left
+    }
+}
+
+/// The message of `503 PATTERN_BUDGET_SPENT`.
+pub(crate) fn budget_spent_message(budget: std::time::Duration) -> String {
+    format!(
+        "checking the request against its schemas' patterns took longer than the {} ms a request \
+         may spend on them (the server is busy, or the body holds many strings under a costly \
+         pattern), so it was not read to the end; call again later",
+        budget.as_millis()
+    )
+}
+
 /// Compiles one of the manifest's JSON Schemas as the runtime does (draft 2020-12; `format` is an
-/// annotation only). Its `pattern`s share [`PATTERN_BUDGET`] when [`first_violation`] checks an
-/// instance with it.
+/// annotation only). Its `pattern`s spend the budget of the check that runs them (see
+/// [`PATTERN_BUDGET`]).
 #[cfg(feature = "schema-compiler")]
 pub fn compile_schema(schema: &Json) -> Result<jsonschema::Validator, SchemaError> {
     jsonschema::options()
@@ -336,30 +389,35 @@ pub fn compile_schema(schema: &Json) -> Result<jsonschema::Validator, SchemaErro
         .map_err(SchemaError)
 }
 
-/// The first place `instance` fails `validator`, if any: its `pattern`s may run for
-/// [`PATTERN_BUDGET`] in all, and past that the instance is refused at the root, saying why.
+/// The first place `instance` fails `validator`, if any, read to the end however long its
+/// patterns take (each match keeps its own bound). For instances of the vendor's own making
+/// (an event it sends); a request from outside is checked with [`verdict`] instead.
 #[cfg(feature = "schema-compiler")]
 pub fn first_violation(validator: &jsonschema::Validator, instance: &Json) -> Option<Violation> {
-    first_violation_within(validator, instance, PATTERN_BUDGET)
+    validator
+        .iter_errors(instance)
+        .next()
+        .map(|e| Violation::from_error(&e))
 }
 
-/// [`first_violation`] with a pattern budget of `budget`.
+/// Checks `instance` against `validator`, its patterns spending `budget`: [`Verdict::Unfinished`]
+/// when the budget ran out before the instance was read to the end, whatever the validator had
+/// found by then.
 #[cfg(feature = "schema-compiler")]
-pub(crate) fn first_violation_within(
-    validator: &jsonschema::Validator,
-    instance: &Json,
-    budget: std::time::Duration,
-) -> Option<Violation> {
-    let check = budget::Check::start(budget);
+pub fn verdict(validator: &jsonschema::Validator, instance: &Json, budget: &mut Budget) -> Verdict {
+    let check = budget::Check::start(budget.left);
     let first = validator
         .iter_errors(instance)
         .next()
         .map(|e| Violation::from_error(&e));
     // A spent budget can hide behind another keyword's verdict (a branch of `anyOf` that failed, a
     // `not` that passed): whatever the validator said, the instance was not read to the end.
-    match check.finish() {
-        Some(spent) => Some(spent),
-        None => first,
+    let (left, spent) = check.finish();
+    budget.left = left;
+    match (spent, first) {
+        (true, _) => Verdict::Unfinished,
+        (false, Some(v)) => Verdict::Invalid(v),
+        (false, None) => Verdict::Valid,
     }
 }
 
@@ -387,27 +445,18 @@ mod budget {
     /// One check's budget, from [`start`](Self::start) to [`finish`](Self::finish); a check inside
     /// another (none today) gets its own and gives the outer one back.
     pub(super) struct Check {
-        budget: Duration,
         outer: (Option<Duration>, bool),
     }
 
     impl Check {
         pub(super) fn start(budget: Duration) -> Self {
             let outer = (LEFT.replace(Some(budget)), SPENT.replace(false));
-            Check { budget, outer }
+            Check { outer }
         }
 
-        /// The violation to report when the budget ran out.
-        pub(super) fn finish(self) -> Option<Violation> {
-            SPENT.get().then(|| Violation {
-                pointer: String::new(),
-                message: format!(
-                    "checking it against the schema's patterns took longer than the {} ms one \
-                     check may spend on them, so it was refused before it was read to the end: \
-                     send fewer or shorter strings",
-                    self.budget.as_millis()
-                ),
-            })
+        /// What is left of the budget, and whether it ran out.
+        pub(super) fn finish(self) -> (Duration, bool) {
+            (LEFT.get().unwrap_or_default(), SPENT.get())
         }
     }
 
@@ -423,7 +472,8 @@ mod budget {
         let Some(left) = LEFT.get() else {
             return Some(run());
         };
-        if SPENT.get() {
+        if SPENT.get() || left.is_zero() {
+            SPENT.set(true);
             return None;
         }
         let started = Instant::now();
@@ -491,6 +541,36 @@ mod budget {
 #[derive(Debug, thiserror::Error)]
 #[error("the schema does not compile")]
 pub struct SchemaError(#[source] jsonschema::ValidationError<'static>);
+
+/// The runtime's rules for a new work item's `input` beyond its schema: its `kind` is one the
+/// destination `creates`, and each attachment's `url` is an https URL with something after the
+/// scheme (`https://` alone passes the schema's `^https://` and is still refused). The runtime
+/// answers the error (`INPUT_INVALID`, naming the pointer) before the handler runs; `cargo host
+/// dev`'s console judges a form with the same function.
+pub fn new_work_item(creates: &[&str], input: Option<&Json>) -> Result<(), HostError> {
+    if let Some(kind) = input.and_then(|i| i.get("kind"))
+        && !kind.as_str().is_some_and(|k| creates.contains(&k))
+    {
+        let names: Vec<String> = creates.iter().map(|k| format!("\"{k}\"")).collect();
+        return Err(HostError::input_invalid(format!(
+            "/input/kind: {kind} is not a kind this destination creates ({})",
+            names.join(", ")
+        )));
+    }
+    let attachments = input
+        .and_then(|i| i.get("attachments"))
+        .and_then(Json::as_array);
+    for (i, a) in attachments.into_iter().flatten().enumerate() {
+        if let Some(url) = a.get("url").and_then(Json::as_str)
+            && !is_https(url)
+        {
+            return Err(HostError::input_invalid(format!(
+                "/input/attachments/{i}/url: `{url}` is not an https URL"
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// The length of `value` as compact JSON.
 fn compact_len(value: &Json) -> usize {
@@ -636,9 +716,9 @@ mod pattern_budget {
     }
 
     /// Many strings under a backtracking pattern: each match stays under its own bound, and the
-    /// check stops once they have used the budget, refusing the input in words.
+    /// check stops once they have used the budget: unfinished, not a verdict.
     #[test]
-    fn many_costly_strings_spend_the_budget_and_are_refused() {
+    fn many_costly_strings_spend_the_budget_and_leave_the_check_unfinished() {
         let v = compile_schema(
             &json!({"type": "array", "items": {"type": "string", "pattern": COSTLY}}),
         )
@@ -647,10 +727,10 @@ mod pattern_budget {
         assert_eq!(first_violation(&v, &strings(1, 16)), None);
         let many = strings(400, 16);
         let started = Instant::now();
-        let refused = first_violation_within(&v, &many, Duration::from_millis(50)).unwrap();
+        let mut budget = Budget::new(Duration::from_millis(50));
+        assert_eq!(verdict(&v, &many, &mut budget), Verdict::Unfinished);
         let took = started.elapsed();
-        assert_eq!(refused.pointer, "");
-        assert!(refused.message.contains("50 ms"), "{}", refused.message);
+        assert_eq!(budget.left(), Duration::ZERO);
         // 400 matches would take 400 times one; the check stopped after a few.
         let one = {
             let started = Instant::now();
@@ -658,24 +738,45 @@ mod pattern_budget {
             started.elapsed()
         };
         assert!(took < one * 100, "took {took:?}; one match takes {one:?}");
+        // Read to the end, the same instance is valid: the budget decided nothing about it.
+        assert_eq!(first_violation(&v, &many), None);
+        // With time enough, the verdict is the validator's.
+        let mut ample = Budget::new(Duration::from_secs(600));
+        assert_eq!(verdict(&v, &strings(3, 16), &mut ample), Verdict::Valid);
+        let invalid = json!(["aac", 7]);
+        assert!(matches!(
+            verdict(&v, &invalid, &mut ample),
+            Verdict::Invalid(Violation { pointer, .. }) if pointer == "/1"
+        ));
     }
 
     /// The budget hides behind no other keyword: spent inside `not` (where a failed match would
-    /// pass) or one branch of `anyOf`, it still refuses the instance.
+    /// pass) or one branch of `anyOf`, it still leaves the check unfinished.
     #[test]
-    fn a_budget_spent_under_not_or_any_of_still_refuses() {
+    fn a_budget_spent_under_not_or_any_of_still_leaves_the_check_unfinished() {
         for schema in [
             json!({"type": "array", "items": {"not": {"pattern": COSTLY}}}),
             json!({"type": "array", "items": {"anyOf": [{"pattern": COSTLY}, {"type": "number"}]}}),
         ] {
             let v = compile_schema(&schema).unwrap();
-            let refused = first_violation_within(&v, &strings(400, 16), Duration::from_millis(20));
-            assert!(
-                refused
-                    .as_ref()
-                    .is_some_and(|r| r.message.contains("20 ms")),
-                "{schema}: {refused:?}"
+            let mut budget = Budget::new(Duration::from_millis(20));
+            assert_eq!(
+                verdict(&v, &strings(400, 16), &mut budget),
+                Verdict::Unfinished,
+                "{schema}"
             );
         }
+    }
+
+    /// A spent budget stops only checks that match patterns.
+    #[test]
+    fn a_spent_budget_leaves_checks_without_patterns_alone() {
+        let v = compile_schema(&json!({"type": "array", "items": {"type": "string"}})).unwrap();
+        let mut spent = Budget::new(Duration::ZERO);
+        assert_eq!(verdict(&v, &strings(10, 4), &mut spent), Verdict::Valid);
+        assert!(matches!(
+            verdict(&v, &json!([1]), &mut spent),
+            Verdict::Invalid(_)
+        ));
     }
 }

@@ -130,6 +130,16 @@ error_codes! {
     /// routes answer `408 REQUEST_TIMEOUT`; on the event route a 4xx would tell the host the event was
     /// recorded, and it would never be delivered again.
     EventBodyTimeout = "EVENT_BODY_TIMEOUT", 503;
+    /// A request's schema checks were stopped before they read it to the end: their `pattern`s
+    /// ran past the request's pattern budget (100 ms, [`PATTERN_BUDGET`](crate::check::PATTERN_BUDGET))
+    /// (with `Retry-After`). Retryable on purpose: how far a check gets in that time depends on
+    /// how busy the machine is, and a final 4xx would make the verdict on one input depend on it.
+    /// A string no pattern can finish matching within its own step bound is `INPUT_INVALID`.
+    PatternBudgetSpent = "PATTERN_BUDGET_SPENT", 503;
+    /// A handler's event was refused by the outbox because another event with other content holds
+    /// its id ([`SendError::Conflict`](crate::outbox::SendError::Conflict), through `?`). Final:
+    /// calling again sends the same id again. Derive event ids from everything the body says.
+    EventIdConflict = "EVENT_ID_CONFLICT", 409;
 }
 
 impl ErrorCode {

@@ -35,6 +35,10 @@ pub fn target_of(url: &str) -> Cow<'_, str> {
     }
 }
 
+/// The scopes of the work destination: both of its kinds' (the catalogue's `WorkItems` and
+/// `WorkComments`), on each of its routes.
+const WORK_SCOPES: &[&str] = &["work:create", "work:sync"];
+
 /// One route of the interface, with the id or name its path carries.
 ///
 /// ```
@@ -167,7 +171,12 @@ impl<'a> Route<'a> {
     /// contribution, and for a named event the scope the catalogue gives it. An action's own
     /// `scope` comes from the manifest and is added by the pipeline.
     pub fn scopes(&self) -> impl Iterator<Item = &'static str> + use<'a> {
-        let contribution = self.contribution().map(Contribution::scopes);
+        let contribution = match self {
+            // The work destination is one contribution with two scopes, and every one of its
+            // routes needs both.
+            Route::WorkContainers | Route::WorkItems | Route::WorkComment(_) => Some(WORK_SCOPES),
+            _ => self.contribution().map(Contribution::scopes),
+        };
         let event = match self {
             Route::Event(Some(name)) => {
                 host_interface::catalogue::event(name).and_then(|e| e.scope)
@@ -269,7 +278,20 @@ mod tests {
         let scopes = |r: Route<'_>| r.scopes().collect::<Vec<_>>();
         assert_eq!(scopes(Route::Mention("k")), ["ai:tools"]);
         assert_eq!(scopes(Route::Context("k")), ["ai:skills"]);
-        assert_eq!(scopes(Route::WorkComment("1")), ["work:sync"]);
+        for work in [
+            Route::WorkContainers,
+            Route::WorkItems,
+            Route::WorkComment("1"),
+        ] {
+            assert_eq!(scopes(work), ["work:create", "work:sync"], "{work:?}");
+        }
+        let catalogue: Vec<&str> = [Contribution::WorkItems, Contribution::WorkComments]
+            .iter()
+            .flat_map(|c| c.scopes().iter().copied())
+            .collect();
+        assert_eq!(WORK_SCOPES, catalogue);
+        assert_eq!(scopes(Route::Action("a")), ["ai:actions"]);
+        assert_eq!(scopes(Route::Metrics), ["metrics:write"]);
         assert_eq!(
             scopes(Route::Event(Some("release.shipped"))),
             ["projects:read"]

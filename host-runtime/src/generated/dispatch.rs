@@ -82,9 +82,7 @@ impl RawCall {
         input: Option<Json>,
     ) -> Result<Call<I, C, D>, HostError> {
         let install = self.install()?;
-        let context: CallContext = self
-            .member("context", Json::Null)
-            .or_else(|_| Ok::<_, HostError>(CallContext::default()))?;
+        let context = CallContext::lenient(self.body.remove("context").unwrap_or(Json::Null));
         let input = match input {
             Some(mut v) => {
                 whole_numbers_as_integers(&mut v);

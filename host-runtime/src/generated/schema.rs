@@ -22,6 +22,7 @@ use serde_json::Value;
 pub type Check = fn(&Value) -> Option<Violation>;
 
 pub use crate::calls::check::Violation;
+use crate::calls::check::{Budget, Verdict};
 
 /// One schema: its JSON text and, when the macro generated one, its validator.
 pub(crate) struct Lazy {
@@ -48,27 +49,50 @@ impl Lazy {
         }
     }
 
-    /// The first violation of `instance`, if any.
+    /// The first violation of `instance`, if any, read to the end (the vendor's own instances).
     pub(crate) fn violation(&self, instance: &Value) -> Result<Option<Violation>, Unchecked> {
         if let Some(check) = self.check {
             return Ok(check(instance));
         }
         #[cfg(feature = "schema-compiler")]
-        {
-            let compiled = self.compiled.get_or_init(|| {
-                let schema: Value = serde_json::from_str(self.text).ok()?;
-                crate::calls::check::compile_schema(&schema).ok()
-            });
-            if let Some(validator) = compiled {
-                return Ok(crate::calls::check::first_violation(validator, instance));
-            }
+        if let Some(validator) = self.compiled() {
+            return Ok(crate::calls::check::first_violation(validator, instance));
         }
         Err(Unchecked)
     }
 
+    /// What a check of `instance` finds, its patterns spending `budget` (a request's instances).
+    /// A generated validator cannot be stopped part-way: it always reads the instance to the end.
+    #[cfg_attr(not(feature = "schema-compiler"), allow(unused_variables))]
+    pub(crate) fn verdict(
+        &self,
+        instance: &Value,
+        budget: &mut Budget,
+    ) -> Result<Verdict, Unchecked> {
+        if let Some(check) = self.check {
+            return Ok(check(instance).map_or(Verdict::Valid, Verdict::Invalid));
+        }
+        #[cfg(feature = "schema-compiler")]
+        if let Some(validator) = self.compiled() {
+            return Ok(crate::calls::check::verdict(validator, instance, budget));
+        }
+        Err(Unchecked)
+    }
+
+    /// The schema's text compiled on its first use, unless it does not compile.
+    #[cfg(feature = "schema-compiler")]
+    fn compiled(&self) -> Option<&jsonschema::Validator> {
+        self.compiled
+            .get_or_init(|| {
+                let schema: Value = serde_json::from_str(self.text).ok()?;
+                crate::calls::check::compile_schema(&schema).ok()
+            })
+            .as_ref()
+    }
+
     /// Whether this schema has been compiled at run time (for tests).
     #[cfg(all(test, feature = "schema-compiler"))]
-    pub(crate) fn compiled(&self) -> bool {
+    pub(crate) fn is_compiled(&self) -> bool {
         self.compiled.get().is_some()
     }
 }

@@ -105,8 +105,10 @@ impl Handler {
     ///
     /// The URL must be https (plain http only for a loopback host, see
     /// [`check_key_set_url`](crate::auth::check_key_set_url)); another is logged as an error and
-    /// never fetched, so every call fails closed. [`try_with_jwks_url`](Self::try_with_jwks_url)
-    /// returns the error instead, to refuse to start.
+    /// never fetched, so every call fails closed, and [`check_start`](Self::check_start) (which
+    /// [`serve`](Self::serve) and `into_router` run) refuses to start with
+    /// [`StartError::KeySetUrl`](crate::StartError::KeySetUrl).
+    /// [`try_with_jwks_url`](Self::try_with_jwks_url) returns the error at once instead.
     pub fn with_jwks_url(self, url: impl Into<String>) -> Self {
         let url = url.into();
         if let Err(why) = crate::auth::check_key_set_url(&url) {
@@ -284,6 +286,7 @@ impl Handler {
     pub fn check_start(&self) -> Result<(), StartError> {
         let spec = self.inner.spec;
         if let KeySource::Url(url) = &self.inner.config.keys {
+            crate::auth::check_key_set_url(url).map_err(StartError::KeySetUrl)?;
             crate::outbound::webhook::development::handler_trusts(url)
                 .map_err(|key_set| StartError::DevelopmentSecret { key_set })?;
         }

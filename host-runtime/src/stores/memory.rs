@@ -18,10 +18,21 @@ use crate::stores::outbox::{
 /// An outbox in memory: what a sender uses when given no store. Events are retried as long as the
 /// process lives and lost with it; use [`FileOutbox`](crate::outbox::FileOutbox) or
 /// [`RedisOutbox`](crate::outbox::RedisOutbox) for events that must survive a restart.
+///
+/// What it keeps besides pending events is capped, so a long-lived process does not grow without
+/// bound: the digests of delivered events (which make a second send of a delivered id a copy or a
+/// conflict) for [`SENT_WINDOW`] and at most [`MemoryOutbox::MAX_DELIVERED`] of them, the oldest
+/// forgotten first; dead letters, at most [`MemoryOutbox::MAX_DEAD`], the oldest dropped first
+/// with a warning. [`with_limits`](Self::with_limits) sets other caps. Pending events are never
+/// dropped: each leaves when it is delivered or dead.
 pub struct MemoryOutbox {
     state: Mutex<State>,
     /// How long a delivered event's digest is kept: [`SENT_WINDOW`] but in tests.
     window: Duration,
+    /// At most this many delivered events' digests.
+    max_delivered: usize,
+    /// At most this many dead letters.
+    max_dead: usize,
 }
 
 impl Default for MemoryOutbox {
@@ -29,6 +40,8 @@ impl Default for MemoryOutbox {
         MemoryOutbox {
             state: Mutex::default(),
             window: SENT_WINDOW,
+            max_delivered: MemoryOutbox::MAX_DELIVERED,
+            max_dead: MemoryOutbox::MAX_DEAD,
         }
     }
 }
@@ -39,7 +52,12 @@ struct State {
     pending: HashMap<String, (Entry, String)>,
     /// (due, id) of every pending event: the claim order.
     order: BTreeSet<(i64, String)>,
-    dead: HashMap<String, Entry>,
+    /// Dead letters, each with its number in `died`.
+    dead: HashMap<String, (u64, Entry)>,
+    /// (number, id) of every dead letter, oldest first: the order they are dropped in past the cap.
+    died: BTreeSet<(u64, String)>,
+    /// The next dead letter's number.
+    deaths: u64,
     /// The digest of each event delivered within the window, and when it is forgotten.
     sent: HashMap<String, ([u8; 32], i64)>,
     /// (forgotten at, id) of every entry of `sent`, to forget them in order.
@@ -56,6 +74,48 @@ impl State {
     fn link(&mut self, entry: Entry, owner: String) {
         self.order.insert((entry.due, entry.id.clone()));
         self.pending.insert(entry.id.clone(), (entry, owner));
+    }
+
+    /// Keeps `entry` as a dead letter, dropping the oldest past `max`.
+    fn bury(&mut self, entry: Entry, max: usize) {
+        self.exhume(&entry.id);
+        let number = self.deaths;
+        self.deaths += 1;
+        self.died.insert((number, entry.id.clone()));
+        self.dead.insert(entry.id.clone(), (number, entry));
+        while self.dead.len() > max {
+            let Some((_, oldest)) = self.died.pop_first() else {
+                break;
+            };
+            self.dead.remove(&oldest);
+            tracing::warn!(
+                event_id = %oldest,
+                kept = max,
+                "the memory outbox dropped its oldest dead letter: it keeps at most this many"
+            );
+        }
+    }
+
+    /// Takes dead letter `id` out, if there is one.
+    fn exhume(&mut self, id: &str) -> Option<Entry> {
+        let (number, entry) = self.dead.remove(id)?;
+        self.died.remove(&(number, entry.id.clone()));
+        Some(entry)
+    }
+
+    /// Remembers that `id` with `digest` was delivered until `until`, forgetting the oldest
+    /// delivered events past `max`.
+    fn sent(&mut self, id: String, digest: [u8; 32], until: i64, max: usize) {
+        if let Some((_, before)) = self.sent.insert(id.clone(), (digest, until)) {
+            self.forget.remove(&(before, id.clone()));
+        }
+        self.forget.insert((until, id));
+        while self.sent.len() > max {
+            let Some((_, oldest)) = self.forget.pop_first() else {
+                break;
+            };
+            self.sent.remove(&oldest);
+        }
     }
 
     /// Forgets the delivered events whose window ended by `now`.
@@ -81,16 +141,39 @@ impl State {
         if let Some((found, _)) = self.sent.get(&entry.id) {
             return Put::found(found, &entry.digest(), false);
         }
-        self.dead.remove(&entry.id);
+        self.exhume(&entry.id);
         self.link(entry, owner.to_owned());
         Put::Stored(())
     }
 }
 
 impl MemoryOutbox {
+    /// How many delivered events' digests a store keeps at most, by default: past it, an id
+    /// delivered earlier than the newest 100,000 takes any event again.
+    pub const MAX_DELIVERED: usize = 100_000;
+
+    /// How many dead letters a store keeps at most, by default.
+    pub const MAX_DEAD: usize = 10_000;
+
     /// An empty store.
     pub fn new() -> Self {
         MemoryOutbox::default()
+    }
+
+    /// An empty store keeping at most `delivered` delivered events' digests and `dead` dead
+    /// letters (each at least 1), the oldest forgotten first.
+    pub fn with_limits(delivered: usize, dead: usize) -> Self {
+        MemoryOutbox {
+            max_delivered: delivered.max(1),
+            max_dead: dead.max(1),
+            ..MemoryOutbox::default()
+        }
+    }
+
+    /// How many delivered events' digests and dead letters the store holds now.
+    pub fn kept(&self) -> (usize, usize) {
+        let state = self.state();
+        (state.sent.len(), state.dead.len())
     }
 
     /// An empty store that keeps delivered events' digests for `window` (tests of the window).
@@ -198,13 +281,11 @@ impl OutboxStore for MemoryOutbox {
             Destination::Delivered => {
                 let until = crate::stores::outbox::now_ms()
                     .saturating_add(crate::stores::outbox::millis(self.window));
-                state.sent.insert(entry.id.clone(), (entry.digest(), until));
-                state.forget.insert((until, entry.id));
+                let digest = entry.digest();
+                state.sent(entry.id, digest, until, self.max_delivered);
             }
             Destination::Pending => state.link(entry, String::new()),
-            Destination::Dead => {
-                state.dead.insert(entry.id.clone(), entry);
-            }
+            Destination::Dead => state.bury(entry, self.max_dead),
         }
         ready(Ok(true))
     }
@@ -222,7 +303,7 @@ impl OutboxStore for MemoryOutbox {
                 .take(limit)
                 .filter_map(|(_, id)| state.pending.get(id).map(|(e, _)| e.clone()))
                 .collect(),
-            Which::Dead => state.dead.values().cloned().collect(),
+            Which::Dead => state.dead.values().map(|(_, e)| e.clone()).collect(),
         };
         out.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
         out.truncate(limit);
@@ -231,7 +312,7 @@ impl OutboxStore for MemoryOutbox {
 
     fn revive<'a>(&'a self, id: &'a str, now: i64) -> BoxFuture<'a, Result<bool, StoreError>> {
         let mut state = self.state();
-        let Some(mut entry) = state.dead.remove(id) else {
+        let Some(mut entry) = state.exhume(id) else {
             return ready(Ok(false));
         };
         entry.attempts = 0;
@@ -242,7 +323,7 @@ impl OutboxStore for MemoryOutbox {
 
     fn discard<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         let mut state = self.state();
-        let found = state.unlink(id).is_some() | state.dead.remove(id).is_some();
+        let found = state.unlink(id).is_some() | state.exhume(id).is_some();
         // A dropped event was never delivered: its id is free again, for any content.
         ready(Ok(found))
     }
@@ -259,9 +340,23 @@ enum Slot {
 /// first from a queue in the order they were recorded, so each claim costs a constant amortised
 /// time however many keys the window holds. An in-flight claim lives until its attempt settles it;
 /// the pipeline settles it however the attempt ends (also when the host gives up on the call).
-#[derive(Default)]
+///
+/// At most [`MemoryDedupe::MAX_RECORDED`] processed keys are kept (about 15 MB), the oldest
+/// forgotten first, so a long-lived process does not grow without bound; a delivery whose key was
+/// forgotten runs again, as after a restart. [`with_capacity`](Self::with_capacity) sets another cap.
 pub struct MemoryDedupe {
     state: Mutex<Memory>,
+    /// At most this many processed keys.
+    max_recorded: usize,
+}
+
+impl Default for MemoryDedupe {
+    fn default() -> Self {
+        MemoryDedupe {
+            state: Mutex::default(),
+            max_recorded: MemoryDedupe::MAX_RECORDED,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -273,9 +368,21 @@ struct Memory {
 }
 
 impl MemoryDedupe {
+    /// How many processed keys a store keeps at most, by default.
+    pub const MAX_RECORDED: usize = 100_000;
+
     /// An empty store.
     pub fn new() -> Self {
         MemoryDedupe::default()
+    }
+
+    /// An empty store keeping at most `recorded` processed keys (at least 1), the oldest
+    /// forgotten first.
+    pub fn with_capacity(recorded: usize) -> Self {
+        MemoryDedupe {
+            max_recorded: recorded.max(1),
+            ..MemoryDedupe::default()
+        }
     }
 
     fn claim_now(&self, key: &str, owner: &str) -> Claim {
@@ -330,6 +437,13 @@ impl MemoryDedupe {
                 .map_or_else(|| Arc::from(key), |(k, _)| Arc::clone(k));
             memory.recorded.push_back((at, Arc::clone(&key)));
             memory.slots.insert(key, Slot::Done(at));
+            while memory.recorded.len() > self.max_recorded {
+                if let Some((at, old)) = memory.recorded.pop_front()
+                    && matches!(memory.slots.get(&*old), Some(Slot::Done(t)) if *t == at)
+                {
+                    memory.slots.remove(&*old);
+                }
+            }
             previous.map(|(_, slot)| slot)
         } else {
             memory.slots.remove(key)
@@ -433,5 +547,66 @@ mod tests {
         }
         assert!(matches!(store.claim("k1", "b").await, Ok(Claim::Run)));
         assert_eq!(store.len(), 1, "only the new claim is left");
+    }
+
+    /// A million deliveries through a store capped at 1,000 keys: it never holds more, the newest
+    /// are still recognised, and the oldest run again as after a restart.
+    #[tokio::test]
+    async fn a_million_deliveries_keep_the_dedupe_within_its_cap() {
+        let store = MemoryDedupe::with_capacity(1_000);
+        for i in 0..1_000_000u32 {
+            let key = i.to_string();
+            assert!(matches!(store.claim(&key, "a").await, Ok(Claim::Run)));
+            store.complete(&key, "a").await;
+        }
+        assert_eq!(store.len(), 1_000);
+        assert_eq!(store.state.lock().unwrap().recorded.len(), 1_000);
+        assert!(matches!(store.claim("999999", "b").await, Ok(Claim::Done)));
+        assert!(matches!(store.claim("999000", "b").await, Ok(Claim::Done)));
+        assert!(matches!(store.claim("998999", "b").await, Ok(Claim::Run)));
+    }
+
+    /// A million events through an outbox capped at 1,000 digests and 100 dead letters: it never
+    /// holds more, and what it still holds keeps its promises.
+    #[tokio::test]
+    async fn a_million_events_keep_the_memory_outbox_within_its_caps() {
+        use crate::stores::outbox::{Put, Settlement};
+        let store = MemoryOutbox::with_limits(1_000, 100);
+        for i in 0..1_000_000u32 {
+            let id = i.to_string();
+            let body = id.as_bytes().to_vec();
+            let put = store.put(Entry::new(&id, body, 0)).await.unwrap();
+            assert_eq!(put, Put::Stored(()));
+            let claimed = store.claim_ids(std::slice::from_ref(&id), 0, 1, "me").await;
+            assert_eq!(claimed.unwrap().len(), 1);
+            // One in ten dies (a 4xx), the rest are delivered.
+            let settlement = if i % 10 == 0 {
+                Settlement::Dead {
+                    attempts: 1,
+                    at: 0,
+                    reason: "400".into(),
+                }
+            } else {
+                Settlement::Delivered
+            };
+            assert!(store.settle(&id, "me", settlement).await.unwrap());
+            if i % 100_000 == 0 {
+                let (delivered, dead) = store.kept();
+                assert!(
+                    delivered <= 1_000 && dead <= 100,
+                    "{delivered}, {dead} at {i}"
+                );
+            }
+        }
+        assert_eq!(store.kept(), (1_000, 100));
+        assert_eq!(store.state().pending.len(), 0);
+        // The newest delivered id is still one event; an old one takes any event again.
+        let newest = Entry::new("999999", b"other".to_vec(), 0);
+        assert_eq!(store.put(newest).await.unwrap(), Put::Conflict);
+        let old = Entry::new("1", b"other".to_vec(), 0);
+        assert_eq!(store.put(old).await.unwrap(), Put::Stored(()));
+        let dead = store.list(Which::Dead, 1_000).await.unwrap();
+        assert_eq!(dead.len(), 100);
+        assert!(dead.iter().all(|e| e.id.parse::<u32>().unwrap() >= 999_000));
     }
 }

@@ -154,8 +154,10 @@ pub enum SendError {
 /// The answer to the host when an event could not be handed over, so that a handler can write
 /// `event.enqueue().await?`: an outbox that could not store the event is `503 OUTBOX_UNAVAILABLE`
 /// with `Retry-After: 30`, so the host calls again and the event is not lost; an id taken by
-/// another event is `500 INTERNAL` naming the id; any other failure is `500 INTERNAL`, also
-/// retried. The send error is kept as the cause, for the log.
+/// another event is `409 EVENT_ID_CONFLICT` naming the id, final, since a retry would meet the
+/// same id (a handler that has other events to send should match on [`SendError::Conflict`]
+/// instead, and go on); any other failure is `500 INTERNAL`, retried. The send error is kept as
+/// the cause, for the log.
 ///
 /// [`SendError::Pending`] from [`send`](crate::webhook::OutboundEvent::send) means the outbox holds
 /// the event: do not fail the call over it.
@@ -168,9 +170,13 @@ impl From<SendError> for crate::HostError {
             )
             .with_status(503)
             .with_retry_after(30),
-            SendError::Conflict { id } => crate::HostError::internal(format!(
-                "event id `{id}` is taken by another event with different content, so the event was not sent"
-            )),
+            SendError::Conflict { id } => crate::HostError::from_code(
+                crate::ErrorCode::EventIdConflict,
+                format!(
+                    "event id `{id}` is taken by another event with different content, so the \
+                     event was not sent; calling again would send the same id again"
+                ),
+            ),
             _ => crate::HostError::internal("an event could not be handed to the outbox"),
         };
         answer.with_source(e)
@@ -180,30 +186,34 @@ impl From<SendError> for crate::HostError {
 /// Where a final outcome goes.
 type Tell = futures_channel::oneshot::Sender<Result<u16, SendError>>;
 
-/// Final outcomes waited for by senders in this process, by event id.
+/// Final outcomes waited for by senders in this process, by event id. Each receipt has a ticket of
+/// its own: what becomes of the stored event (delivered, dead-lettered) is told to every receipt
+/// of its id, while a send that was not accepted (another event's id, a store that failed), or
+/// that found its event delivered already, is told to its own receipt only. The event another sender stored under that id is still on its way.
 #[derive(Default)]
 pub(crate) struct Waiters {
-    by_id: Mutex<HashMap<String, Vec<Tell>>>,
+    by_id: Mutex<HashMap<String, Vec<(u64, Tell)>>>,
+    /// The next receipt's ticket.
+    next: std::sync::atomic::AtomicU64,
     /// How many ids the map held after it was last swept; it is swept again at twice that.
     swept: std::sync::atomic::AtomicUsize,
 }
 
 impl Waiters {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Tell>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<(u64, Tell)>>> {
         // Every update is one insert or remove: a panic elsewhere leaves a usable map.
         self.by_id
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    pub(crate) fn wait(
-        &self,
-        id: &str,
-    ) -> futures_channel::oneshot::Receiver<Result<u16, SendError>> {
+    /// A receipt for the final outcome of event `id`.
+    pub(crate) fn wait(&self, id: &str) -> Receipt {
         use std::sync::atomic::Ordering;
         let (tell, told) = futures_channel::oneshot::channel();
+        let ticket = self.next.fetch_add(1, Ordering::Relaxed);
         let mut by_id = self.lock();
-        by_id.entry(id.to_owned()).or_default().push(tell);
+        by_id.entry(id.to_owned()).or_default().push((ticket, tell));
         // Receipts that were dropped (most are: the outcome is logged anyway) leave nobody to tell;
         // sweeping them whenever the map doubles keeps it as small as the receipts still held, in
         // constant amortised time, however many events wait in the store.
@@ -215,19 +225,45 @@ impl Waiters {
                 .max(1024)
         {
             by_id.retain(|_, tells| {
-                tells.retain(|tell| !tell.is_canceled());
+                tells.retain(|(_, tell)| !tell.is_canceled());
                 !tells.is_empty()
             });
             let left = by_id.len();
             by_id.shrink_to(left.saturating_mul(2));
             self.swept.store(left, Ordering::Relaxed);
         }
-        told
+        Receipt {
+            outcome: told,
+            ticket,
+        }
     }
 
+    /// Tells every receipt of event `id` what became of the event stored under it.
     pub(crate) fn finish(&self, id: &str, outcome: &Result<u16, SendError>) {
         let waiting = self.lock().remove(id);
-        for tell in waiting.into_iter().flatten() {
+        for (_, tell) in waiting.into_iter().flatten() {
+            let _ = tell.send(outcome.clone());
+        }
+    }
+
+    /// Tells receipt `ticket` of event `id`, and no other, what became of its own send: not
+    /// accepted, or found delivered already.
+    pub(crate) fn tell_one(&self, id: &str, ticket: u64, outcome: &Result<u16, SendError>) {
+        let tell = {
+            let mut by_id = self.lock();
+            let Some(tells) = by_id.get_mut(id) else {
+                return;
+            };
+            let tell = tells
+                .iter()
+                .position(|(t, _)| *t == ticket)
+                .map(|at| tells.swap_remove(at).1);
+            if tells.is_empty() {
+                by_id.remove(id);
+            }
+            tell
+        };
+        if let Some(tell) = tell {
             let _ = tell.send(outcome.clone());
         }
     }
@@ -238,6 +274,8 @@ impl Waiters {
 #[derive(Debug)]
 pub struct Receipt {
     pub(crate) outcome: futures_channel::oneshot::Receiver<Result<u16, SendError>>,
+    /// This receipt's own ticket among those of its event id.
+    pub(crate) ticket: u64,
 }
 
 impl Receipt {
@@ -245,7 +283,10 @@ impl Receipt {
     pub(crate) fn settled(outcome: Result<u16, SendError>) -> Self {
         let (tell, told) = futures_channel::oneshot::channel();
         let _ = tell.send(outcome);
-        Receipt { outcome: told }
+        Receipt {
+            outcome: told,
+            ticket: u64::MAX,
+        }
     }
 
     /// The final outcome: the host's 2xx status, or why the event was not delivered. If this

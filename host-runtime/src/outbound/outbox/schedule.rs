@@ -120,11 +120,9 @@ pub(crate) fn lease_for(asked: Option<Duration>, retry: &RetryPolicy) -> Duratio
 /// not kept).
 pub(crate) const ALREADY_DELIVERED: u16 = 200;
 
-/// Event `id` refused because another event holds its id; logged, since a handler may drop it.
+/// Event `id` refused because another event holds its id.
 fn conflict(id: &str) -> SendError {
-    let e = SendError::Conflict { id: id.to_owned() };
-    tracing::error!(event_id = %id, error = %e, "event not sent");
-    e
+    SendError::Conflict { id: id.to_owned() }
 }
 
 /// A store, the courier that posts its events, and the schedule they are retried on.
@@ -280,24 +278,24 @@ impl Outbox {
     /// A receipt for the final outcome of event `id` in this process. Taken before the event is
     /// stored, so an attempt that settles it at once is not missed.
     pub(crate) fn wait(&self, id: &str) -> Receipt {
-        Receipt {
-            outcome: self.waiters.wait(id),
-        }
+        self.waiters.wait(id)
     }
 
-    /// Gives `outcome` to whoever waits for event `id`.
-    pub(crate) fn finish(&self, id: &str, outcome: &Result<u16, SendError>) {
-        self.waiters.finish(id, outcome);
+    /// Tells the receipt with `ticket` alone that its send was not accepted: `error`.
+    pub(crate) fn refuse(&self, id: &str, ticket: u64, error: &SendError) {
+        self.waiters.tell_one(id, ticket, &Err(error.clone()));
     }
 
     /// Stores event `id` (durably, for a durable store) and wakes the dispatcher. An error means
-    /// the event was not accepted and will not be sent; those waiting for it hear it too. The
-    /// same event pending already counts as accepted; the same event delivered already is told to
+    /// the event was not accepted and will not be sent; the sender's own receipt (`ticket`) hears it,
+    /// and no other: an event another sender stored under the id is still on its way. The same
+    /// event pending already counts as accepted; the same event delivered already is told to
     /// those waiting as delivered, with status 200 (the host's own status is not kept).
     pub(crate) async fn accept(
         self: &Arc<Self>,
         id: &str,
         body: Vec<u8>,
+        ticket: u64,
     ) -> Result<Put, SendError> {
         let stored = answered(
             STORE_TIMEOUT,
@@ -306,12 +304,12 @@ impl Outbox {
         .await;
         let put = match stored {
             Ok(put) => put,
-            Err(e) => return Err(self.not_accepted(id, SendError::Store(e))),
+            Err(e) => return Err(self.not_accepted(id, ticket, SendError::Store(e))),
         };
         match put {
-            Put::Conflict => return Err(self.not_accepted(id, conflict(id))),
+            Put::Conflict => return Err(self.not_accepted(id, ticket, conflict(id))),
             Put::AlreadyDelivered => {
-                self.waiters.finish(id, &Ok(ALREADY_DELIVERED));
+                self.waiters.tell_one(id, ticket, &Ok(ALREADY_DELIVERED));
                 return Ok(put);
             }
             Put::Stored(()) | Put::AlreadyPending => {}
@@ -387,17 +385,21 @@ impl Outbox {
                 self.settle_now(id, receipt).await
             }
             Ok(Put::AlreadyDelivered) => {
-                self.waiters.finish(id, &Ok(ALREADY_DELIVERED));
+                self.waiters
+                    .tell_one(id, receipt.ticket, &Ok(ALREADY_DELIVERED));
                 Ok(ALREADY_DELIVERED)
             }
-            Ok(Put::Conflict) => Err(self.not_accepted(id, conflict(id))),
-            Err(e) => Err(self.not_accepted(id, SendError::Store(e))),
+            Ok(Put::Conflict) => Err(self.not_accepted(id, receipt.ticket, conflict(id))),
+            Err(e) => Err(self.not_accepted(id, receipt.ticket, SendError::Store(e))),
         }
     }
 
-    /// Event `id` was not accepted: the error, told to those waiting too.
-    fn not_accepted(&self, id: &str, e: SendError) -> SendError {
-        self.waiters.finish(id, &Err(e.clone()));
+    /// The send with receipt `ticket` under event `id` was not accepted: the error, told to that
+    /// receipt alone.
+    fn not_accepted(&self, id: &str, ticket: u64, e: SendError) -> SendError {
+        // Logged here, once for every send: a handler may drop the error.
+        tracing::error!(event_id = %id, error = %crate::calls::error::Chain(&e), "event not sent");
+        self.waiters.tell_one(id, ticket, &Err(e.clone()));
         e
     }
 

@@ -44,6 +44,9 @@ impl Courier for Scripted {
     }
 }
 
+/// The ticket of a send whose receipt nobody holds.
+const NO_RECEIPT: u64 = u64::MAX;
+
 fn fail() -> Try {
     Try::Failed {
         reason: "status 503".into(),
@@ -87,7 +90,10 @@ async fn failed_attempts_are_retried_with_the_same_id_and_bytes_until_delivered(
         DrainMode::Background,
     );
     let receipt = outbox.wait("k");
-    outbox.accept("k", b"{\"x\":1}".to_vec()).await.unwrap();
+    outbox
+        .accept("k", b"{\"x\":1}".to_vec(), NO_RECEIPT)
+        .await
+        .unwrap();
     assert_eq!(receipt.outcome().await, Ok(202));
     let seen = courier.seen();
     assert_eq!(seen.len(), 3);
@@ -117,13 +123,19 @@ async fn a_refusal_and_exhausted_retries_become_dead_letters_that_can_be_retried
     );
 
     let receipt = outbox.wait("refused");
-    outbox.accept("refused", b"1".to_vec()).await.unwrap();
+    outbox
+        .accept("refused", b"1".to_vec(), NO_RECEIPT)
+        .await
+        .unwrap();
     assert!(matches!(
         receipt.outcome().await,
         Err(SendError::Rejected { status: 422, .. })
     ));
     let receipt = outbox.wait("flaky");
-    outbox.accept("flaky", b"2".to_vec()).await.unwrap();
+    outbox
+        .accept("flaky", b"2".to_vec(), NO_RECEIPT)
+        .await
+        .unwrap();
     assert!(matches!(
         receipt.outcome().await,
         Err(SendError::Exhausted { attempts: 3, .. })
@@ -165,7 +177,7 @@ async fn retry_after_is_waited_for_and_capped() {
     };
     let outbox = outbox(Arc::clone(&store), courier, retry, DrainMode::OnDemand);
     let before = now_ms();
-    outbox.accept("k", b"1".to_vec()).await.unwrap();
+    outbox.accept("k", b"1".to_vec(), NO_RECEIPT).await.unwrap();
     let report = outbox.drain(Duration::from_secs(1)).await;
     assert_eq!(report.retrying, 1);
     let due = store.list(Which::Pending, 1).await.unwrap()[0].due;
@@ -196,7 +208,10 @@ async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_res
     assert!(!outbox.start(), "no background task on demand");
 
     let receipt = outbox.wait("first");
-    outbox.accept("first", b"1".to_vec()).await.unwrap();
+    outbox
+        .accept("first", b"1".to_vec(), NO_RECEIPT)
+        .await
+        .unwrap();
     let outcome = outbox.settle_now("first", receipt).await;
     assert!(
         matches!(outcome, Err(SendError::Pending { attempts: 1, .. })),
@@ -208,7 +223,10 @@ async fn on_demand_a_send_makes_one_bounded_attempt_and_a_drain_finishes_the_res
         "kept for later"
     );
 
-    outbox.accept("second", b"2".to_vec()).await.unwrap();
+    outbox
+        .accept("second", b"2".to_vec(), NO_RECEIPT)
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(350)).await;
     let report = outbox.drain(Duration::from_secs(2)).await;
     assert_eq!((report.delivered, report.retrying, report.dead), (2, 0, 0));
@@ -372,15 +390,14 @@ async fn an_on_demand_send_of_an_event_delivered_already_answers_without_an_atte
         .store_and_attempt("once", b"1".to_vec(), outbox.wait("once"))
         .await;
     assert_eq!(first, Ok(202));
-    let receipt = outbox.wait("once");
+    let someone_else = outbox.wait("once");
     let again = outbox
         .store_and_attempt("once", b"1".to_vec(), outbox.wait("once"))
         .await;
     assert_eq!(again, Ok(super::schedule::ALREADY_DELIVERED));
-    assert_eq!(
-        receipt.outcome().await,
-        Ok(super::schedule::ALREADY_DELIVERED),
-        "those waiting hear it"
+    assert!(
+        futures_util::FutureExt::now_or_never(someone_else.outcome()).is_none(),
+        "another sender's receipt hears of its own send, not of this one"
     );
     let other = outbox
         .store_and_attempt("once", b"2".to_vec(), outbox.wait("once"))
@@ -402,15 +419,14 @@ async fn an_on_demand_send_under_the_id_of_a_waiting_event_with_other_bytes_is_r
         .put(Entry::new("same", b"first".to_vec(), now_ms()))
         .await
         .unwrap();
-    let receipt = outbox.wait("same");
+    let first = outbox.wait("same");
     let outcome = outbox
         .store_and_attempt("same", b"other".to_vec(), outbox.wait("same"))
         .await;
     assert_eq!(outcome, Err(SendError::Conflict { id: "same".into() }));
-    assert_eq!(
-        receipt.outcome().await,
-        Err(SendError::Conflict { id: "same".into() }),
-        "those waiting on this process hear it"
+    assert!(
+        futures_util::FutureExt::now_or_never(first.outcome()).is_none(),
+        "the first sender's event is still on its way: the refusal is not its outcome"
     );
     assert!(courier.seen().is_empty(), "nothing was posted");
     let pending = store.list(Which::Pending, 10).await.unwrap();
@@ -581,24 +597,37 @@ impl OutboxStore for Broken {
 }
 
 #[tokio::test]
-async fn a_store_that_cannot_take_the_event_is_an_error_for_the_caller_and_its_waiters() {
+async fn a_store_that_cannot_take_the_event_is_an_error_for_the_caller_and_its_receipt() {
     for dispatch in [DrainMode::Background, DrainMode::OnDemand] {
         let courier = Scripted::new(vec![]);
         let outbox = outbox(Arc::new(Broken), Arc::clone(&courier), quick(3), dispatch);
-        let receipt = outbox.wait("k");
+        let someone_else = outbox.wait("k");
         let e = if dispatch == DrainMode::OnDemand {
             // A send stores and attempts at once (`store_and_attempt`), not through `accept`.
             let sending = outbox.store_and_attempt("k", b"1".to_vec(), outbox.wait("k"));
             sending.await.unwrap_err()
         } else {
-            outbox.accept("k", b"1".to_vec()).await.unwrap_err()
+            let receipt = outbox.wait("k");
+            let e = outbox
+                .accept("k", b"1".to_vec(), receipt.ticket)
+                .await
+                .unwrap_err();
+            assert_eq!(
+                receipt.outcome().await,
+                Err(e.clone()),
+                "its own receipt hears it"
+            );
+            e
         };
         assert!(
             matches!(&e, SendError::Store(inner) if inner.to_string().contains("disk full")),
             "{dispatch:?}: {e}"
         );
         assert!(e.to_string().contains("not accepted"), "{dispatch:?}: {e}");
-        assert_eq!(receipt.outcome().await, Err(e));
+        assert!(
+            futures_util::FutureExt::now_or_never(someone_else.outcome()).is_none(),
+            "{dispatch:?}: another sender's receipt of the id is not told of this send's failure"
+        );
         assert!(
             courier.seen().is_empty(),
             "{dispatch:?}: nothing was posted"

@@ -68,7 +68,9 @@ impl OutboundEvent {
     pub async fn enqueue(self) -> Result<Receipt, SendError> {
         self.poster.client()?;
         let receipt = self.outbox.wait(&self.id);
-        self.outbox.accept(&self.id, self.body).await?;
+        self.outbox
+            .accept(&self.id, self.body, receipt.ticket)
+            .await?;
         Ok(receipt)
     }
 
@@ -106,8 +108,10 @@ impl OutboundEvent {
             return outcome;
         }
         let receipt = self.outbox.wait(&self.id);
-        if let crate::outbound::outbox::Put::AlreadyDelivered =
-            self.outbox.accept(&self.id, self.body.clone()).await?
+        if let crate::outbound::outbox::Put::AlreadyDelivered = self
+            .outbox
+            .accept(&self.id, self.body.clone(), receipt.ticket)
+            .await?
         {
             waiting.0 = None;
             return receipt.outcome().await;
@@ -138,11 +142,10 @@ impl OutboundEvent {
             return Receipt::settled(Err(e));
         }
         let receipt = self.outbox.wait(&self.id);
-        let (outbox, id) = (Arc::clone(&self.outbox), self.id.clone());
+        let (outbox, id, ticket) = (Arc::clone(&self.outbox), self.id.clone(), receipt.ticket);
         let hand_over: crate::BoxFuture<'static, ()> = Box::pin(async move {
-            if let Err(e) = self.outbox.accept(&self.id, self.body).await {
-                tracing::error!(event_id = %self.id, error = %crate::calls::error::Chain(&e), "event not sent");
-            }
+            // Refused or not stored: the outbox logged it, and told the receipt.
+            let _ = self.outbox.accept(&self.id, self.body, ticket).await;
         });
         // Inside a handler's transaction the event is stored just before it commits, with the
         // handler's other effects or not at all; inside an invocation it is stored once the
@@ -160,7 +163,7 @@ impl OutboundEvent {
                 "no async runtime to send the event on",
             ));
             tracing::error!(event_id = %id, error = %e, "event not sent");
-            outbox.finish(&id, &Err(e));
+            outbox.refuse(&id, ticket, &e);
         }
         receipt
     }

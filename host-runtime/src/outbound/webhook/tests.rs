@@ -610,7 +610,11 @@ async fn an_id_taken_by_another_event_is_refused_before_anything_is_posted() {
         let answer = crate::HostError::from(SendError::Conflict {
             id: "kw-7-drop".to_owned(),
         });
-        assert_eq!(answer.status(), 500);
+        assert_eq!(
+            (answer.status(), answer.code()),
+            (409, "EVENT_ID_CONFLICT"),
+            "final: a retry meets the same id"
+        );
         assert!(
             answer.message().contains("`kw-7-drop`"),
             "{}",

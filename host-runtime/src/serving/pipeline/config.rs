@@ -61,6 +61,13 @@ pub enum StartError {
         /// The key set URL the handler trusts.
         key_set: String,
     },
+    /// The key set URL given to [`Handler::with_jwks_url`](crate::Handler::with_jwks_url) can
+    /// never be fetched (not https, nor plain http to a loopback host), so every call would be
+    /// refused.
+    #[error(
+        "install tokens cannot be verified: {0}; give `Handler::with_jwks_url` the host's https key set URL"
+    )]
+    KeySetUrl(#[source] crate::auth::KeySetUrlError),
 }
 
 impl StartError {
@@ -210,7 +217,7 @@ impl Schemas {
         ]
         .iter()
         .flat_map(|map| map.values())
-        .filter(|lazy| lazy.compiled())
+        .filter(|lazy| lazy.is_compiled())
         .count()
     }
 }

@@ -31,7 +31,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::BoxFuture;
 use crate::calls::call::Claims;
-use crate::calls::check::{self, is_https};
+use crate::calls::check::{self, Verdict};
 use crate::calls::error::{ErrorCode, HostError};
 use crate::calls::route::Route;
 use crate::generated::dispatch::{RawCall, Reply};
@@ -265,6 +265,8 @@ async fn call(
         )));
     }
     let query = query_q(request.uri().query());
+    // The pattern time of this request, its input's check and its answer's together.
+    let mut budget = check::Budget::per_request();
     let event_id = request
         .headers()
         .get("x-host-event-id")
@@ -275,7 +277,7 @@ async fn call(
         route,
         Route::Tool(_) | Route::Action(_) | Route::Procedure(_)
     ) {
-        validate_input(inner, &route, &mut body)?;
+        validate_input(inner, &route, &mut body, &mut budget)?;
     }
     // Boxed: the call is moved through several futures on its way to the handler, and each would
     // otherwise keep a slot of its full size for as long as the delivery is in flight.
@@ -293,7 +295,7 @@ async fn call(
         Route::Procedure(name) => {
             apart(async move {
                 let reply = run(inner, route, raw).await?;
-                check_output(inner, name, reply)
+                check_output(inner, name, reply, &mut budget)
             })
             .await
         }
@@ -378,6 +380,7 @@ fn validate_input(
     inner: &Inner,
     route: &Route<'_>,
     body: &mut Map<String, Json>,
+    budget: &mut check::Budget,
 ) -> Result<(), HostError> {
     let input = body
         .entry("input")
@@ -388,12 +391,30 @@ fn validate_input(
     match inner
         .schemas
         .input(route)
-        .map(|schema| schema.violation(input))
+        .map(|schema| schema.verdict(input, budget))
     {
-        Some(Ok(Some(v))) => Err(check::input_invalid(&v)),
+        Some(Ok(Verdict::Invalid(v))) => Err(check::input_invalid(&v)),
+        Some(Ok(Verdict::Unfinished)) => Err(budget_spent()),
         _ => Ok(()),
     }
 }
+
+/// A request whose schema checks were stopped by the pattern budget: retryable, since a busy
+/// machine stops sooner than a quiet one, and the same input must get the same final verdict.
+fn budget_spent() -> HostError {
+    tracing::warn!(
+        budget_ms = u64::try_from(check::PATTERN_BUDGET.as_millis()).unwrap_or(u64::MAX),
+        "a request's schema check ran out of pattern time; answered 503 for the host to retry"
+    );
+    HostError::from_code(
+        ErrorCode::PatternBudgetSpent,
+        check::budget_spent_message(check::PATTERN_BUDGET),
+    )
+    .with_retry_after(PATTERN_RETRY_AFTER_SECS)
+}
+
+/// The `Retry-After` of `503 PATTERN_BUDGET_SPENT`: a busy moment usually passes within seconds.
+const PATTERN_RETRY_AFTER_SECS: u32 = 5;
 
 /// Runs a handler (in its transaction, when the handler has a database for one) and commits what it
 /// wrote.
@@ -441,42 +462,26 @@ async fn guarded(inner: &Inner, route: Route<'_>, raw: Box<RawCall>) -> Result<R
     }
 }
 
-fn check_output(inner: &Inner, name: &str, reply: Reply) -> Result<Reply, HostError> {
-    if let (Reply::Json(value), Some(schema)) = (&reply, inner.schemas.output(name))
-        && let Ok(Some(v)) = schema.violation(value)
-    {
-        return Err(check::procedure_output_invalid(&v));
+fn check_output(
+    inner: &Inner,
+    name: &str,
+    reply: Reply,
+    budget: &mut check::Budget,
+) -> Result<Reply, HostError> {
+    if let (Reply::Json(value), Some(schema)) = (&reply, inner.schemas.output(name)) {
+        match schema.verdict(value, budget) {
+            Ok(Verdict::Invalid(v)) => return Err(check::procedure_output_invalid(&v)),
+            Ok(Verdict::Unfinished) => return Err(budget_spent()),
+            Ok(Verdict::Valid) | Err(_) => {}
+        }
     }
     Ok(reply)
 }
 
-/// Metrics answers: every point's dimensions are declared by its metric, and values are finite.
 /// A new work item: its `kind` is one the destination `creates`, its attachments are https.
 fn check_new_item(spec: &Spec, body: &Map<String, Json>) -> Result<(), HostError> {
-    let input = body.get("input");
     let creates = spec.work.map_or(&[][..], |w| w.creates);
-    if let Some(kind) = input.and_then(|i| i.get("kind"))
-        && !kind.as_str().is_some_and(|k| creates.contains(&k))
-    {
-        let names: Vec<String> = creates.iter().map(|k| format!("\"{k}\"")).collect();
-        return Err(HostError::input_invalid(format!(
-            "/input/kind: {kind} is not a kind this destination creates ({})",
-            names.join(", ")
-        )));
-    }
-    let attachments = input
-        .and_then(|i| i.get("attachments"))
-        .and_then(Json::as_array);
-    for (i, a) in attachments.into_iter().flatten().enumerate() {
-        if let Some(url) = a.get("url").and_then(Json::as_str)
-            && !is_https(url)
-        {
-            return Err(HostError::input_invalid(format!(
-                "/input/attachments/{i}/url: `{url}` is not an https URL"
-            )));
-        }
-    }
-    Ok(())
+    check::new_work_item(creates, body.get("input"))
 }
 
 /// A created item's or comment's `url` is https.
@@ -669,24 +674,41 @@ mod tests {
     }
 
     /// A body of many strings, each valid and each costly for a backtracking pattern: the check
-    /// stops at the pattern budget and refuses the input, naming the budget, where matching every
-    /// string would take seconds.
+    /// stops at the request's pattern budget, which is not a verdict on the input (the answer is a
+    /// retryable 503), where matching every string would take seconds. Read to the end (the
+    /// vendor's own instances), the same body is valid.
     #[cfg(feature = "schema-compiler")]
     #[test]
-    fn many_costly_strings_are_refused_at_the_pattern_budget() {
+    fn many_costly_strings_stop_the_check_at_the_pattern_budget() {
+        use crate::calls::check::{Budget, Verdict};
         let schemas = Schemas::new(&SPEC);
         let tool = schemas.input(&Route::Tool("costly")).expect("declared");
         let one = serde_json::json!([format!("{}c", "a".repeat(16))]);
-        assert_eq!(tool.violation(&one).expect("checked"), None);
-        let many = serde_json::json!(vec![format!("{}c", "a".repeat(16)); 2000]);
-        let v = tool.violation(&many).expect("checked").expect("refused");
+        let mut budget = Budget::per_request();
+        assert_eq!(
+            tool.verdict(&one, &mut budget).expect("checked"),
+            Verdict::Valid
+        );
         assert!(
-            v.message.contains(&format!(
-                "{} ms",
-                crate::calls::check::PATTERN_BUDGET.as_millis()
-            )),
-            "{}",
-            v.message
+            budget.left() < crate::calls::check::PATTERN_BUDGET,
+            "spent some"
+        );
+        let many = serde_json::json!(vec![format!("{}c", "a".repeat(16)); 2000]);
+        let mut budget = Budget::per_request();
+        assert_eq!(
+            tool.verdict(&many, &mut budget).expect("checked"),
+            Verdict::Unfinished
+        );
+        assert!(budget.left().is_zero());
+        // What is left of a request's budget is all its next check gets.
+        assert_eq!(
+            tool.verdict(&one, &mut budget).expect("checked"),
+            Verdict::Unfinished
+        );
+        assert_eq!(
+            tool.violation(&serde_json::json!(["aac"]))
+                .expect("checked"),
+            None
         );
     }
 

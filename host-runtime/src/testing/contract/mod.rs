@@ -9,9 +9,13 @@ use std::fmt;
 
 mod dedupe;
 mod outbox;
+#[cfg(not(target_arch = "wasm32"))]
+mod senders;
 
 pub use dedupe::dedupe_store;
 pub use outbox::{BASE, outbox_store};
+#[cfg(not(target_arch = "wasm32"))]
+pub use senders::outbox_senders;
 
 /// A promise a store broke: which step of the contract, and what it did instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
