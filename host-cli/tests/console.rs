@@ -624,7 +624,7 @@ async fn host_events(c: &Client, proxy: &proxy::Proxy) {
         check(&entry, "dedupe")["detail"]
             .as_str()
             .unwrap()
-            .contains("attempt 1 posted 4 new events"),
+            .contains("posted 4 new events, each once"),
         "{entry:#}"
     );
     until(c, "the four posted events", &format!("return document.querySelectorAll('#timeline > li[data-kind=posted][data-outcome=passed]').length >= {}", posted_before + 4), WAIT).await;
@@ -672,7 +672,8 @@ async fn host_events(c: &Client, proxy: &proxy::Proxy) {
     );
     tick(c, "#same", false).await;
 
-    // A naive vendor: a new alert for every attempt. The dedupe row fails, naming the attempts.
+    // A naive vendor: the same alert again for every attempt, under new ids. The dedupe row
+    // fails, naming the ids.
     proxy.modes.naive.store(true, Ordering::SeqCst);
     tick(c, "#retry", true).await;
     let naive = deliver(c).await;
@@ -685,7 +686,7 @@ async fn host_events(c: &Client, proxy: &proxy::Proxy) {
         dedupe["detail"]
             .as_str()
             .unwrap()
-            .contains("attempt 2: 1 new event"),
+            .contains("under several ids"),
         "{dedupe}"
     );
     assert_eq!(entry["outcome"], "failed");

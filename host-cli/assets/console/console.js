@@ -195,8 +195,10 @@ function showContribution(c) {
         el("h3", {}, el("label", { for: "json", text: "JSON" })),
         el("p", { id: "json-help", class: "field-help", text: "The input exactly as it will be sent. Edit either side; each follows the other." }),
         area, status)));
-    parts.push(judgedBox);
-    panel(parts, blocked, sendRow(), result);
+    // The verdict goes below the Send row: it appears and grows while the user types (and a
+    // moment after the last change), and above the button it would move the button as it is
+    // clicked.
+    panel(parts, blocked, sendRow(), judgedBox, result);
     form = new SchemaForm(formBox, c.schema, {
       start: c.start === null ? undefined : c.start,
       label: "Input",

@@ -219,7 +219,35 @@ fn router(local: Arc<Local>) -> Router {
         .route("/v1/events", post(event))
         .fallback(not_found)
         .method_not_allowed_fallback(web::method_not_allowed)
+        .layer(axum::middleware::from_fn(guard))
         .with_state(local)
+}
+
+/// Refuses what no vendor server sends, before it is read: a request addressed to a name other
+/// than this machine's (a DNS-rebound page), and a `POST` a web page sent (browsers put an
+/// `Origin` on it; a server's HTTP client does not). The key set is public and may be read by
+/// anyone on this machine.
+async fn guard(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok());
+    if !super::console::loopback_host(host) {
+        return web::error(
+            StatusCode::MISDIRECTED_REQUEST,
+            "MISDIRECTED",
+            "the local host answers only requests addressed to 127.0.0.1, localhost or [::1]",
+        );
+    }
+    if request.method() != http::Method::GET && request.headers().contains_key(header::ORIGIN) {
+        return web::error(
+            StatusCode::FORBIDDEN,
+            "FOREIGN_ORIGIN",
+            "the local host takes events from servers, not from web pages: this request carries \
+             an `Origin`",
+        );
+    }
+    next.run(request).await
 }
 
 async fn jwks(State(local): State<Arc<Local>>) -> Response {
@@ -432,11 +460,20 @@ mod tests {
     }
 
     async fn ask(method: Method, path: &str, body: Vec<u8>) -> (u16, HeaderMap, Value) {
-        let request = http::Request::builder()
-            .method(method)
-            .uri(path)
-            .body(Body::from(body))
-            .unwrap();
+        ask_with(method, path, body, &[(header::HOST, "127.0.0.1:8788")]).await
+    }
+
+    async fn ask_with(
+        method: Method,
+        path: &str,
+        body: Vec<u8>,
+        headers: &[(header::HeaderName, &str)],
+    ) -> (u16, HeaderMap, Value) {
+        let mut request = http::Request::builder().method(method).uri(path);
+        for (name, value) in headers {
+            request = request.header(name, *value);
+        }
+        let request = request.body(Body::from(body)).unwrap();
         let answer = router(local()).oneshot(request).await.unwrap();
         let status = answer.status().as_u16();
         let headers = answer.headers().clone();
@@ -477,5 +514,50 @@ mod tests {
         let (status, headers, _) = ask(Method::GET, "/.well-known/jwks.json", Vec::new()).await;
         assert_eq!(status, 200);
         assert_eq!(headers[header::CONTENT_TYPE], "application/json");
+    }
+
+    /// No web page can drive the inbox: not one rebound to another name, nor one posting from
+    /// its own origin; a server's post, addressed to this machine with no `Origin`, gets through.
+    #[tokio::test]
+    async fn the_inbox_answers_only_this_machine_and_no_web_page() {
+        async fn post(headers: &[(header::HeaderName, &str)]) -> (u16, HeaderMap, Value) {
+            ask_with(Method::POST, "/v1/events", b"{}".to_vec(), headers).await
+        }
+        for host in [
+            "evil.example",
+            "evil.example:8788",
+            "127.0.0.1.evil.example",
+        ] {
+            let (status, _, body) = post(&[(header::HOST, host)]).await;
+            assert_eq!(
+                (status, body["error"]["code"].as_str()),
+                (421, Some("MISDIRECTED")),
+                "{host}"
+            );
+        }
+        let (status, _, _) = ask_with(Method::GET, "/.well-known/jwks.json", Vec::new(), &[]).await;
+        assert_eq!(status, 421, "no Host at all");
+        for origin in ["http://evil.example", "http://127.0.0.1:8788", "null"] {
+            let (status, _, body) =
+                post(&[(header::HOST, "localhost:8788"), (header::ORIGIN, origin)]).await;
+            assert_eq!(
+                (status, body["error"]["code"].as_str()),
+                (403, Some("FOREIGN_ORIGIN")),
+                "{origin}"
+            );
+        }
+        for host in [
+            "127.0.0.1:8788",
+            "localhost:8788",
+            "[::1]:8788",
+            "localhost",
+        ] {
+            let (status, _, body) = post(&[(header::HOST, host)]).await;
+            assert_eq!(
+                (status, body["error"]["code"].as_str()),
+                (401, Some("UNAUTHORIZED")),
+                "{host}: through the guard, to the inbox's own checks"
+            );
+        }
     }
 }

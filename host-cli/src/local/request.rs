@@ -251,6 +251,22 @@ pub(crate) fn judge(m: &Manifest, kind: Kind, id: Option<&str>, input: &Value) -
             message,
         });
     }
+    // Then the runtime's own rules of the route, with its own function: what passes the schema
+    // and the type (an attachment URL of `https://` alone) may still be refused.
+    if judged.errors.is_empty()
+        && kind == Kind::WorkItem
+        && let Some(work) = &m.contributes.work
+    {
+        let creates: Vec<&str> = work.creates.iter().map(|k| k.as_str()).collect();
+        if let Err(e) = host_runtime::check::new_work_item(&creates, Some(input)) {
+            let message = e.message().to_owned();
+            let at = message
+                .strip_prefix("/input")
+                .and_then(|rest| rest.split_once(": "))
+                .map_or("/".to_owned(), |(at, _)| at.to_owned());
+            judged.errors.push(Problem { at, message });
+        }
+    }
     judged
 }
 

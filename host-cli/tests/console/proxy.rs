@@ -170,14 +170,15 @@ async fn forward(State(inner): State<Arc<Inner>>, request: Request) -> Response 
     }
 }
 
-/// What a vendor without deduplication does: handle every attempt, so post a new alert each time.
+/// What a vendor without deduplication does: handle every attempt, so post the same alert again
+/// each time, under an id of the moment.
 async fn naive_post(inner: &Inner) {
     let n = inner.naive_posts.fetch_add(1, Ordering::SeqCst);
     let id = format!("naive-alert-{n}-{}", chrono::Utc::now().timestamp_micros());
     let envelope = json!({
         "event": "rank.dropped", "source": "ins_dev_1",
         "occurredAt": chrono::Utc::now().to_rfc3339(), "build": null, "dedupeKey": id,
-        "payload": { "why": format!("Alert number {n}, sent again for the same release."), "keyword": "notes" },
+        "payload": { "why": "Ranks fell after the release.", "keyword": "notes" },
     });
     let body = Bytes::from(envelope.to_string());
     let now = chrono::Utc::now().timestamp();

@@ -581,10 +581,12 @@ fn attempts_check(e: &mut Entry, total: usize) {
     e.checks.push(check);
 }
 
-/// What the console can see of deduplication: the events the server posted in reaction to each
-/// attempt (counted to the latest attempt sent when each arrived), and which of them were new to
-/// the local host. The first delivery of a content may react; a redelivery of it (a later attempt,
-/// or a later delivery of the same content) must post nothing new.
+/// What the console can see of deduplication: the events the server posted in reaction to a
+/// delivery, by id and content, and which of them were new to the local host. The first delivery
+/// of a content may react, once: an event posted again under an id the host took, or one event
+/// under several ids, means the handler ran again, whichever attempt the posts arrived after (an
+/// outbox may post the first attempt's events after a redelivery began). A later delivery of the
+/// same content must post nothing new.
 fn dedupe_check(e: &mut Entry, key: Option<&str>, earlier: Option<u64>) {
     let attempts = e.attempts.len();
     let count = |n: usize, new_only: bool| {
@@ -620,26 +622,64 @@ fn dedupe_check(e: &mut Entry, key: Option<&str>, earlier: Option<u64>) {
             }
         }
         None => {
-            let (first_all, first_new) = (count(1, false), count(1, true));
-            let later: Vec<String> = (2..=attempts)
-                .filter(|n| count(*n, true) > 0)
-                .map(|n| format!("attempt {n}: {}", new_events(count(n, true))))
+            // By cause, not by the attempt an event arrived after: an outbox may post the first
+            // attempt's events after a redelivery began. A handler that ran again shows as an
+            // event posted again, under an id the host had taken, or under another id with the
+            // same content.
+            let mut ids_of: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
+                std::collections::BTreeMap::new();
+            for r in &e.reactions {
+                ids_of.entry(&r.content).or_default().insert(&r.webhook_id);
+            }
+            let mut reposted: Vec<&str> = e
+                .reactions
+                .iter()
+                .filter(|r| {
+                    !r.new
+                        && e.reactions
+                            .iter()
+                            .any(|first| first.new && first.webhook_id == r.webhook_id)
+                })
+                .map(|r| r.webhook_id.as_str())
                 .collect();
-            let reaction = if first_all == first_new {
-                new_events(first_new)
+            reposted.dedup();
+            let twins: Vec<String> = ids_of
+                .values()
+                .filter(|ids| ids.len() > 1)
+                .map(|ids| {
+                    ids.iter()
+                        .map(|id| format!("`{id}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                })
+                .collect();
+            let all_new: usize = (1..=attempts).map(|n| count(n, true)).sum();
+            let all: usize = (1..=attempts).map(|n| count(n, false)).sum();
+            let reaction = if all == all_new {
+                new_events(all_new)
             } else {
-                format!(
-                    "{}, {} of them new (the others' webhook-ids were accepted before)",
-                    events(first_all),
-                    first_new
-                )
+                format!("{}, {all_new} of them new", events(all))
             };
-            if !later.is_empty() {
+            if !reposted.is_empty() || !twins.is_empty() {
+                let mut why = Vec::new();
+                if !reposted.is_empty() {
+                    let ids: Vec<String> = reposted.iter().map(|id| format!("`{id}`")).collect();
+                    why.push(format!(
+                        "posted {} again after the host had taken it",
+                        ids.join(", ")
+                    ));
+                }
+                if !twins.is_empty() {
+                    why.push(format!(
+                        "posted one event under several ids ({})",
+                        twins.join("; ")
+                    ));
+                }
                 (
                     State::Fail,
                     format!(
-                        "attempt 1 posted {reaction}, and the redeliveries of the same event ({key_text}) posted more ({}): the server ran its handler again",
-                        later.join(", ")
+                        "for one event ({key_text}) the server {}: it ran its handler again on a redelivery",
+                        why.join(", and ")
                     ),
                 )
             } else if attempts <= 1 {
@@ -649,18 +689,18 @@ fn dedupe_check(e: &mut Entry, key: Option<&str>, earlier: Option<u64>) {
                         "one attempt, so nothing to compare ({key_text}; the server posted {reaction} in reaction): deliver on the retry schedule, or redeliver the same event, to see deduplication"
                     ),
                 )
-            } else if first_new == 0 {
+            } else if all_new == 0 {
                 (
                     State::Skip,
                     format!(
-                        "no attempt made the server post a new event (attempt 1 posted {reaction}; {key_text}), so the console cannot see whether it ran its handler once"
+                        "no attempt made the server post a new event ({key_text}), so the console cannot see whether it ran its handler once"
                     ),
                 )
             } else {
                 (
                     State::Pass,
                     format!(
-                        "attempt 1 posted {reaction}; the {} redeliveries, each with its own X-Host-Event-Id and the same {key_text}, posted none",
+                        "the server posted {reaction}, each once, whichever attempt it followed; the {} redeliveries, each with its own X-Host-Event-Id and the same {key_text}, posted nothing again",
                         attempts - 1
                     ),
                 )
@@ -703,7 +743,9 @@ mod tests {
     use super::super::timeline::Reaction;
     use super::*;
 
-    fn delivery(attempts: usize, reactions: &[(usize, bool)]) -> Entry {
+    /// A delivery of `attempts` attempts whose reaction posted `reactions`: (the attempt it
+    /// arrived after, new to the local host, its webhook-id, its content).
+    fn delivery(attempts: usize, reactions: &[(usize, bool, &str, &str)]) -> Entry {
         let mut e = Entry::new(Kind::Delivery, "release.shipped", json!({}));
         for n in 1..=attempts {
             e.attempts.push(Attempt {
@@ -718,10 +760,12 @@ mod tests {
         e.reactions = reactions
             .iter()
             .enumerate()
-            .map(|(i, (attempt, new))| Reaction {
+            .map(|(i, (attempt, new, id, content))| Reaction {
                 posted: i as u64 + 10,
                 attempt: *attempt,
                 new: *new,
+                webhook_id: (*id).to_owned(),
+                content: (*content).to_owned(),
             })
             .collect();
         e
@@ -734,28 +778,56 @@ mod tests {
     }
 
     #[test]
-    fn the_dedupe_verdict_fails_when_a_redelivery_posts_new_events() {
+    fn the_dedupe_verdict_judges_by_cause_not_by_when_events_arrive() {
         // The example: four events in reaction to the first attempt, nothing after.
-        let once = delivery(4, &[(1, true), (1, true), (1, true), (1, true)]);
-        assert_eq!(verdict(once, None).0, State::Pass);
-        // A naive vendor: one alert per attempt, each a new event.
-        let naive = delivery(4, &[(1, true), (2, true), (3, true), (4, true)]);
-        let (state, detail) = verdict(naive, None);
+        let four = [
+            (1, true, "a", "1"),
+            (1, true, "b", "2"),
+            (1, true, "c", "3"),
+            (1, true, "d", "4"),
+        ];
+        assert_eq!(verdict(delivery(4, &four), None).0, State::Pass);
+        // The same four, posted late by an outbox while the redeliveries ran: still one run.
+        let late = [
+            (1, true, "a", "1"),
+            (2, true, "b", "2"),
+            (3, true, "c", "3"),
+            (4, true, "d", "4"),
+        ];
+        let (state, detail) = verdict(delivery(4, &late), None);
+        assert_eq!(state, State::Pass, "{detail}");
+        assert!(detail.contains("4 new events, each once"), "{detail}");
+        // A naive vendor: the same alert again for every attempt, each under an id of its own.
+        let naive = [
+            (1, true, "alert-1", "x"),
+            (2, true, "alert-2", "x"),
+            (3, true, "alert-3", "x"),
+        ];
+        let (state, detail) = verdict(delivery(3, &naive), None);
         assert_eq!(state, State::Fail, "{detail}");
-        assert!(detail.contains("attempt 2: 1 new event"), "{detail}");
-        // Re-posting the same webhook-id is what the host expects of a retrying sender.
-        let reposted = delivery(4, &[(1, true), (2, false), (3, false)]);
-        assert_eq!(verdict(reposted, None).0, State::Pass);
-        // A reaction of events the host had already: nothing new to judge by.
-        let (state, detail) = verdict(delivery(4, &[(1, false), (1, false)]), None);
-        assert_eq!(state, State::Skip);
-        assert!(detail.contains("2 events, 0 of them new"), "{detail}");
-        // Nothing posted: nothing to see.
+        assert!(detail.contains("under several ids"), "{detail}");
+        assert!(detail.contains("`alert-2`"), "{detail}");
+        // Or under its one id, after the host had taken it: the handler ran again.
+        let again = [(1, true, "alert", "x"), (2, false, "alert", "x")];
+        let (state, detail) = verdict(delivery(2, &again), None);
+        assert_eq!(state, State::Fail, "{detail}");
+        assert!(
+            detail.contains("`alert` again after the host had taken it"),
+            "{detail}"
+        );
+        // A reaction of events the host had before this delivery: nothing new to judge by.
+        let old = [(1, false, "a", "1"), (1, false, "b", "2")];
+        let (state, detail) = verdict(delivery(4, &old), None);
+        assert_eq!(state, State::Skip, "{detail}");
+        // Nothing posted, or one attempt: nothing to see.
         assert_eq!(verdict(delivery(4, &[]), None).0, State::Skip);
-        assert_eq!(verdict(delivery(1, &[(1, true)]), None).0, State::Skip);
+        assert_eq!(
+            verdict(delivery(1, &[(1, true, "a", "1")]), None).0,
+            State::Skip
+        );
         // A later delivery of the same content must post nothing new.
         assert_eq!(verdict(delivery(1, &[]), Some(3)).0, State::Pass);
-        let (state, detail) = verdict(delivery(1, &[(1, true)]), Some(3));
+        let (state, detail) = verdict(delivery(1, &[(1, true, "z", "9")]), Some(3));
         assert_eq!(state, State::Fail);
         assert!(detail.contains("redelivery of delivery #3"), "{detail}");
     }

@@ -130,7 +130,7 @@ pub(crate) fn open_browser(url: &str) -> Result<(), String> {
 }
 
 /// Whether `Host` names this machine: `127.0.0.1`, `localhost` or `[::1]`, with any port.
-fn loopback_host(value: Option<&str>) -> bool {
+pub(in crate::local) fn loopback_host(value: Option<&str>) -> bool {
     let Some(value) = value else { return false };
     let name = match value.rsplit_once(':') {
         Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,

@@ -19,6 +19,11 @@ use super::actions::Replay;
 /// Entries kept; the oldest go first. A page shows the newest.
 pub(crate) const KEPT: usize = 500;
 
+/// Bytes the kept entries may hold in all (as JSON, with the bodies kept for replay); past it the
+/// oldest go first, whatever their number: 500 posted bodies of 1 MiB each, kept twice, would
+/// otherwise hold about 1 GB.
+pub(crate) const KEPT_BYTES: usize = 64 * 1024 * 1024;
+
 /// How long after a delivery's last attempt the events the server posts are counted as its
 /// reaction.
 pub(crate) const REACTION_WINDOW: Duration = Duration::from_secs(3);
@@ -103,7 +108,7 @@ pub(crate) struct Attempt {
 
 /// An event the vendor server posted while a delivery ran: which attempt was the latest sent
 /// when it arrived, and whether the local host took it as a new event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Reaction {
     /// The posted event's entry.
@@ -112,6 +117,11 @@ pub(crate) struct Reaction {
     pub attempt: usize,
     /// Accepted as a new event; a duplicate `webhook-id` or a refused event is not.
     pub new: bool,
+    /// Its `webhook-id`.
+    pub webhook_id: String,
+    /// What it says, as the outbox digests it (`occurredAt`, `build` and `dedupeKey` aside), in
+    /// hex: the same event posted under two ids has one content.
+    pub content: String,
 }
 
 /// One entry of the timeline.
@@ -148,6 +158,9 @@ pub(crate) struct Entry {
     /// What replaying it does; `None` when it cannot be replayed.
     #[serde(skip)]
     pub replay: Option<Replay>,
+    /// What it holds, in bytes, as last announced: its JSON and its replay body.
+    #[serde(skip)]
+    size: usize,
 }
 
 impl Entry {
@@ -168,7 +181,23 @@ impl Entry {
             related: Vec::new(),
             reactions: Vec::new(),
             replay: None,
+            size: 0,
         }
+    }
+
+    /// `json`'s length and the body kept for replay.
+    fn weigh(&mut self, json: &str) {
+        let replay = match &self.replay {
+            Some(Replay::Posted { headers, body }) => {
+                body.len()
+                    + headers
+                        .iter()
+                        .map(|(k, v)| k.len() + v.len())
+                        .sum::<usize>()
+            }
+            _ => 0,
+        };
+        self.size = json.len() + replay;
     }
 
     /// Sets the outcome from the checks: failed at the first failed check, whose detail is `why`.
@@ -197,6 +226,8 @@ struct Reacting {
 
 struct Inner {
     entries: Vec<Entry>,
+    /// The sum of the entries' sizes.
+    bytes: usize,
     next: u64,
     reacting: Option<Reacting>,
     /// The first delivery of each content key, so that a later delivery of the same content is
@@ -223,6 +254,7 @@ impl Timeline {
         Timeline {
             inner: Mutex::new(Inner {
                 entries: Vec::new(),
+                bytes: 0,
                 next: 1,
                 reacting: None,
                 delivered: std::collections::HashMap::new(),
@@ -254,21 +286,49 @@ impl Timeline {
         entry.id = inner.next;
         inner.next += 1;
         let id = entry.id;
-        let _ = self.changes.send(to_json(&entry));
+        let json = to_json(&entry);
+        entry.weigh(&json);
+        let _ = self.changes.send(json);
+        inner.bytes += entry.size;
         inner.entries.push(entry);
-        if inner.entries.len() > KEPT {
-            let over = inner.entries.len() - KEPT;
-            inner.entries.drain(..over);
+        let keep_from = {
+            let mut bytes = inner.bytes;
+            let mut from = 0;
+            let last = inner.entries.len() - 1;
+            while from < last && (inner.entries.len() - from > KEPT || bytes > KEPT_BYTES) {
+                bytes -= inner.entries[from].size;
+                from += 1;
+            }
+            inner.bytes = bytes;
+            from
+        };
+        inner.entries.drain(..keep_from);
+        if inner.delivered.len() > KEPT.saturating_mul(4)
+            && let Some(oldest) = inner.entries.first().map(|e| e.id)
+        {
+            inner.delivered.retain(|_, first| *first >= oldest);
         }
         id
+    }
+
+    /// What the kept entries hold, in bytes (see [`KEPT_BYTES`]), and how many there are.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> (usize, usize) {
+        let inner = self.lock();
+        (inner.bytes, inner.entries.len())
     }
 
     /// Changes entry `id` with `change` and announces it; `None` when it is gone.
     pub(crate) fn update<T>(&self, id: u64, change: impl FnOnce(&mut Entry) -> T) -> Option<T> {
         let mut inner = self.lock();
+        let inner = &mut *inner;
         let entry = inner.entries.iter_mut().find(|e| e.id == id)?;
         let out = change(entry);
-        let _ = self.changes.send(to_json(entry));
+        let json = to_json(entry);
+        let before = entry.size;
+        entry.weigh(&json);
+        inner.bytes = inner.bytes - before + entry.size;
+        let _ = self.changes.send(json);
         Some(out)
     }
 
@@ -319,6 +379,7 @@ impl Timeline {
     ) -> u64 {
         let mut entry = posted_entry(headers, &body, verdict);
         entry.ms = Some(millis(took));
+        let content = content_of(&body);
         let header_list = headers
             .iter()
             .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
@@ -343,11 +404,18 @@ impl Timeline {
         let id = self.begin(entry);
         if let Some((delivery, attempt)) = reacting {
             let new = matches!(verdict, Verdict::Accepted { .. });
+            let webhook_id = headers
+                .get("webhook-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
             self.update(delivery, |d| {
                 d.reactions.push(Reaction {
                     posted: id,
                     attempt,
                     new,
+                    webhook_id,
+                    content,
                 });
             });
         }
@@ -357,6 +425,20 @@ impl Timeline {
 
 fn to_json(entry: &Entry) -> String {
     serde_json::to_string(entry).unwrap_or_else(|_| "{}".to_owned())
+}
+
+/// What a posted event says, as 16 hex digits: the outbox's digest of its envelope without
+/// `dedupeKey` (which repeats the id), so that one event posted under two ids has one content.
+fn content_of(body: &[u8]) -> String {
+    let digest = match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(mut envelope)) => {
+            envelope.remove("dedupeKey");
+            let bytes = serde_json::to_vec(&envelope).unwrap_or_default();
+            host_runtime::outbox::content_digest(&bytes)
+        }
+        _ => host_runtime::outbox::content_digest(body),
+    };
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Milliseconds, saturated.
@@ -456,4 +538,42 @@ fn posted_entry(headers: &HeaderMap, body: &[u8], verdict: &Verdict) -> Entry {
     entry.checks = checks;
     entry.conclude();
     entry
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page that posts 1 MiB bodies to the inbox, again and again, holds the timeline to its
+    /// byte bound, keeping the newest entries.
+    #[test]
+    fn posted_bodies_are_kept_within_the_byte_bound() {
+        let timeline = Timeline::new();
+        let body = Bytes::from(vec![b'x'; 1024 * 1024]);
+        let verdict = Verdict::unreadable(false, 1024 * 1024, "not JSON");
+        let mut last = 0;
+        for _ in 0..200 {
+            last = timeline.posted(&HeaderMap::new(), body.clone(), &verdict, Duration::ZERO);
+            let (bytes, entries) = timeline.held();
+            assert!(bytes <= KEPT_BYTES, "{bytes} bytes in {entries} entries");
+        }
+        let (bytes, entries) = timeline.held();
+        assert!(
+            entries < 64 && entries > 10,
+            "{entries} entries, {bytes} bytes"
+        );
+        assert!(timeline.get(last).is_some(), "the newest is kept");
+        assert!(timeline.get(1).is_none(), "the oldest went first");
+        // Small entries are bounded by their number.
+        let small = Timeline::new();
+        for _ in 0..(KEPT + 20) {
+            small.posted(
+                &HeaderMap::new(),
+                Bytes::from_static(b"{}"),
+                &verdict,
+                Duration::ZERO,
+            );
+        }
+        assert_eq!(small.held().1, KEPT);
+    }
 }
