@@ -232,7 +232,7 @@ fn the_first_hour_against_the_local_host() {
     assert!(
         after_sync
             .iter()
-            .all(|l| l.contains("✓ accepted ") && l.contains("-sync: why: ")),
+            .all(|l| l.contains("✓ accepted ") && l.contains("-sync-") && l.contains(": why: ")),
         "{after_sync:#?}"
     );
     // A second sync the same day says the same, under the same ids: the same events, delivered
