@@ -139,6 +139,8 @@ pub use outbound::webhook::EventSender;
 pub use serving::handler::{
     DEFAULT_BODY_LIMIT, HANDLER_DEADLINE, Handler, StartError, TOOL_DEADLINE,
 };
+#[cfg(feature = "server")]
+pub use serving::server::shutdown_signal;
 
 /// A boxed error that can cross threads: what a vendor's health check, a store's backend or an HTTP
 /// client may fail with.

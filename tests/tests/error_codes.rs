@@ -297,13 +297,14 @@ async fn reach(code: ErrorCode) -> TestResponse {
         ErrorCode::PatternBudgetSpent => {
             let host = TestHost::new("error-codes");
             let handler = host.configure(labels::handler(labels::Labels));
-            // Each tag is valid and costs the backtracking engine thousands of steps: a few pass
-            // within the budget, thousands of them cannot be read to the end within it.
-            let tag = format!("{}c", "a".repeat(16));
+            // Each costly tag is valid and costs the backtracking engine tens of thousands of
+            // steps: thousands of them cannot be read to the end within the budget.
+            // A few cheap tags are read to the end on any machine.
             let few = host
-                .call_tool(&handler, "tags", json!({ "tags": vec![tag.clone(); 2] }))
+                .call_tool(&handler, "tags", json!({ "tags": ["abc", "ac"] }))
                 .await;
             assert_eq!(few.status, 200, "{}", few.json);
+            let tag = format!("{}c", "a".repeat(16));
             host.call_tool(&handler, "tags", json!({ "tags": vec![tag; 4000] }))
                 .await
         }
@@ -385,7 +386,8 @@ impl hyper::body::Body for NeverEnds {
 
 /// Over HTTP, on the native server: thousands of valid strings under a costly pattern stop the
 /// check at the pattern budget, which is a retryable `503` with `Retry-After`, never a final `422`;
-/// a few of the same strings are read to the end and answered.
+/// a few cheap strings under the same pattern are read to the end and answered. (How many costly
+/// ones fit in the budget depends on the machine: in a debug build under load, three did not.)
 #[tokio::test]
 async fn a_spent_pattern_budget_is_retryable_over_http() {
     let host = TestHost::new("error-codes");
@@ -393,19 +395,20 @@ async fn a_spent_pattern_budget_is_retryable_over_http() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(handler.serve_on(listener));
-    let tag = format!("{}c", "a".repeat(16));
-    let tags = |n: usize| {
-        let body = host.call_body(json!({ "tags": vec![tag.clone(); n] }));
+    let tags = |tags: Vec<String>| {
+        let body = host.call_body(json!({ "tags": tags }));
         host.request(Method::POST, "/host/tools/tags", Some(&body))
     };
-    let few = host.send_http(&base, tags(3)).await.unwrap();
+    let cheap = vec!["abc".to_owned(), "ac".to_owned(), "xyz".to_owned()];
+    let few = host.send_http(&base, tags(cheap)).await.unwrap();
     assert_eq!(
         (few.status, &few.json["value"]),
         (200, &json!(3.0)),
         "{}",
         few.json
     );
-    let many = host.send_http(&base, tags(4000)).await.unwrap();
+    let costly = vec![format!("{}c", "a".repeat(16)); 4000];
+    let many = host.send_http(&base, tags(costly)).await.unwrap();
     assert_eq!(
         (many.status, many.error_code()),
         (503, Some("PATTERN_BUDGET_SPENT")),

@@ -124,10 +124,12 @@ async fn main() -> ExitCode {
         }
     };
     let addr = listener.local_addr().unwrap_or(config.listen);
+    // SIGTERM is handled from here on, before the banner says the server listens.
+    let stop = host_runtime::shutdown_signal();
     // Written at once, and a closed stdout (a supervisor that stopped reading) is no reason to stop
     // serving, so write errors are ignored.
     let _ = std::io::Write::write_all(&mut std::io::stdout(), banner(&config, addr).as_bytes());
-    if let Err(e) = handler.serve_on(listener).await {
+    if let Err(e) = handler.serve_until(listener, stop).await {
         eprintln!("error: the server stopped: {e}");
         return ExitCode::FAILURE;
     }

@@ -215,13 +215,16 @@ pub async fn serve(handler: Result<Handler, String>, config: &Config) -> ExitCod
         }
     };
     let addr = listener.local_addr().unwrap_or(config.listen);
+    // SIGTERM is handled from here on: one sent as soon as the line below is read stops the
+    // server cleanly rather than killing it.
+    let stop = host_runtime::shutdown_signal();
     println!("listening on http://{addr}");
     if config.jwks_url.is_none() {
         println!(
             "  development mode: trusting the public development key set (`cargo host call` works)"
         );
     }
-    match handler.serve_on(listener).await {
+    match handler.serve_until(listener, stop).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: the server stopped: {e}");

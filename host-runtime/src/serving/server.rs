@@ -43,7 +43,8 @@ impl Handler {
 
     /// [`serve`](Self::serve) on a bound listener (for an ephemeral port in tests).
     pub async fn serve_on(self, listener: TcpListener) -> std::io::Result<()> {
-        self.serve_until(listener, terminated()).await
+        let stop = shutdown_signal();
+        self.serve_until(listener, stop).await
     }
 
     /// Serves on `listener` until `shutdown` completes, then stops accepting, lets the calls in
@@ -111,27 +112,46 @@ fn refused(why: crate::serving::handler::StartError) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidInput, why)
 }
 
-/// SIGTERM (what container platforms send before they stop a process) or ctrl-c.
-async fn terminated() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
+/// SIGTERM (what container platforms send before they stop a process) or ctrl-c: what
+/// [`Handler::serve`] and [`Handler::serve_on`] stop on, for [`Handler::serve_until`].
+///
+/// SIGTERM's handler is installed when this is called, not when the future is first polled: a
+/// server that says it is listening and only then starts to serve would otherwise be killed by a
+/// SIGTERM sent in between (the default action), rather than stop cleanly. Call it before that
+/// line. Must be called inside a tokio runtime.
+///
+/// ```no_run
+/// # async fn run(handler: host_runtime::Handler) -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8787").await?;
+/// let stop = host_runtime::shutdown_signal();
+/// println!("listening on http://{}", listener.local_addr()?);
+/// handler.serve_until(listener, stop).await
+/// # }
+/// ```
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    async move {
+        let ctrl_c = async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        #[cfg(unix)]
+        let term = async move {
+            match term {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let term = std::future::pending::<()>();
+        tokio::select! {
+            () = ctrl_c => {}
+            () = term => {}
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = term => {}
     }
 }
 
