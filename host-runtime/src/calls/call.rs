@@ -113,7 +113,8 @@ impl CallContext {
         if value.is_null() {
             return CallContext::default();
         }
-        if let Ok(context) = serde_json::from_value::<CallContext>(value.clone()) {
+        // Read from a reference: no copy of the context on the request path.
+        if let Ok(context) = CallContext::deserialize(&value) {
             return context;
         }
         let mut context = CallContext::default();
