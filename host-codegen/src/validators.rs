@@ -47,6 +47,12 @@ impl Validators {
         if !self.enabled {
             return quote!(::core::option::Option::None);
         }
+        if let Some(why) = unbounded(schema, pointer) {
+            let why = why.replace('"', "'");
+            self.needed
+                .extend(quote!(#rt::schema_compiler_needed!(#pointer, #why);));
+            return quote!(::core::option::Option::None);
+        }
         let text = schema.to_string();
         let next = self.seen.len();
         let name = match self.seen.get(&text) {
@@ -122,6 +128,24 @@ impl Validators {
             }
         }
     }
+}
+
+/// Why a schema checked per request gets no generated validator, if it gets none: a generated
+/// validator cannot be stopped part-way, so a pattern that backtracks could hold the request past
+/// its pattern budget. The runtime compiles such a schema itself, with the budget.
+fn unbounded(schema: &Value, pointer: &str) -> Option<String> {
+    if !host_manifest::patterns::checked_per_request(pointer) {
+        return None;
+    }
+    let first = host_manifest::patterns::backtracking(schema)
+        .into_iter()
+        .next()?;
+    Some(format!(
+        "its pattern `{}` at `{}` needs lookaround or a backreference, and a validator generated \
+         at compile time cannot stop a request's check part-way to keep it within its pattern \
+         budget",
+        first.text, first.pointer
+    ))
 }
 
 /// Why jsonschema's generator made no validator of a schema; its text goes into the generated
@@ -248,6 +272,33 @@ mod tests {
             "{module}"
         );
         assert!(!module.contains("pub struct Validator"));
+    }
+
+    #[test]
+    fn a_request_schema_whose_pattern_backtracks_is_left_to_the_runtime_and_named() {
+        let costly =
+            json!({"type": "array", "items": {"type": "string", "pattern": "^(?!(a|a)*\\1b).*$"}});
+        let mut validators = Validators::new(true);
+        let check = validators.check(&costly, "/contributes/ai/tools/0/input", 0);
+        assert_eq!(
+            check.to_string(),
+            quote!(::core::option::Option::None).to_string()
+        );
+        // The vendor's own event is read to the end whatever it costs: it keeps its validator
+        // (when the generator is built).
+        let payload = validators.check(&costly, "/contributes/webhooks/0/payload", 0);
+        assert_eq!(
+            payload.to_string().contains("__host_validators"),
+            cfg!(feature = "compiled-validators"),
+            "{payload}"
+        );
+        let module = validators.module().to_string();
+        assert!(
+            module.contains("\"/contributes/ai/tools/0/input\""),
+            "{module}"
+        );
+        assert!(module.contains("/items/pattern"), "{module}");
+        assert!(module.contains("pattern budget"), "{module}");
     }
 
     #[test]

@@ -126,6 +126,9 @@ rules! {
     InputSchemaSize = "input-schema-size",
     /// An embedded schema that is not itself a valid JSON Schema.
     InvalidJsonSchema = "invalid-json-schema",
+    /// A `patternProperties` name needing lookaround or a backreference, in a schema checked per
+    /// request.
+    KeyPattern = "key-pattern",
     /// A file the manifest names does not exist next to it.
     FileMissing = "file-missing",
     /// A file path that is absolute or leaves the manifest's folder.

@@ -29,6 +29,7 @@ pub mod diff;
 pub mod files;
 pub mod model;
 pub mod names;
+pub mod patterns;
 mod rules;
 mod schema;
 mod schema_compat;

@@ -18,7 +18,10 @@ What it does, from the repository root:
    wasm-opt) and serves it in workerd.
 4. Calls it: health; the tool with a valid token (200) and with a forged one (401); the approved
    action; `release.shipped` delivered four times with fresh event ids (204 each, processed once);
-   the worker's signed `release.noted` alert accepted by the local host exactly once.
+   the worker's signed `release.noted` alert accepted by the local host exactly once. Then one
+   body, one verdict: 60,000 tags (about 800 KB) under the `count-tags` tool's pattern, valid and
+   with one bad tag last, each sent three times: 200 every time, and 422 naming the bad tag every
+   time.
 5. Deduplication in Durable Objects: one release delivered by 8 concurrent requests, then 4
    more one after another (each its own `X-Host-Event-Id`): every one answered 2xx, the handler's
    effect (its alert) posted once.
@@ -105,7 +108,8 @@ def main():
             first_requests.time_first_requests(free_port(), e2e.exports, e2e.stand_in)
             say("PASS")
             return
-        for step in [scenarios.serve_and_call, scenarios.concurrent_deliveries,
+        for step in [scenarios.serve_and_call, scenarios.pattern_verdicts,
+                     scenarios.concurrent_deliveries,
                      scenarios.outbox_alarm, scenarios.store_contracts, scenarios.restarts,
                      scenarios.killed_claim]:
             step(e2e)

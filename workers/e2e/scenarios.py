@@ -161,6 +161,33 @@ def serve_and_call(e2e):
         fail("the worker's signed alert must be accepted once")
 
 
+def pattern_verdicts(e2e):
+    """Step 4b: one body, one verdict. 60,000 tags (about 800 KB) under `count-tags`' pattern, each
+    body sent three times: valid, answered 200 every time; with one bad tag last, answered 422 naming
+    that tag every time. The Workers build's validators are generated at compile time and run
+    every pattern on the linear-time engine (a pattern that could backtrack is refused when the
+    worker compiles), so nothing in the verdict depends on how busy the isolate is."""
+    work = pathlib.Path(tempfile.mkdtemp(prefix="workers-e2e-tags-"))
+    tags = [f"v2.1.{i:05d}" for i in range(60_000)]
+    bodies = {"valid": tags, "invalid": tags[:-1] + ["V2.1.BAD"]}
+    for name, values in bodies.items():
+        path = work / f"{name}.json"
+        path.write_text(json.dumps({"tags": values}))
+        say(f"count-tags, {name} body of {path.stat().st_size / 1024:.0f} KiB, three times:")
+        for attempt in range(3):
+            started = time.monotonic()
+            done = cargo_host(["call", "tool", "count-tags", "--input", f"@{path}"], server=e2e.server)
+            took = (time.monotonic() - started) * 1000
+            answer = done.stdout + done.stderr
+            say(f"    attempt {attempt + 1}: {took:.0f} ms")
+            if name == "valid" and not (done.stdout.startswith("200 ") and "60000 tags" in answer):
+                fail("the valid body was not answered 200 with its count")
+            if name == "invalid" and not ("422 INPUT_INVALID" in answer
+                                          and "at `/tags/59999`" in answer):
+                fail("the body with one bad tag was not answered 422 naming /tags/59999")
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def concurrent_deliveries(e2e):
     """Step 5: one release delivered by 8 concurrent requests, then 4 in turn; its handler runs
     once."""

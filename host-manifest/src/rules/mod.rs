@@ -7,7 +7,7 @@
 //! | `unknown-event`, `event-scope-missing`, `reserved-event`                     | `events.rs`     |
 //! | `file-missing`, `file-path`, `icon-format`, `screenshot-format`              | `files.rs`      |
 //! | `rust-name`                                                                  | `rust_names.rs` |
-//! | `input-schema-size`, `invalid-json-schema`                                   | `schemas.rs`    |
+//! | `input-schema-size`, `invalid-json-schema`, `key-pattern`                    | `schemas.rs`    |
 //! | `scope-missing`, `action-scope`, `duplicate-scope`, `unused-scope`, `scope-justification` | `scopes.rs` |
 //! | `sdk-range`                                                                  | `sdk.rs`        |
 //! | `widget-slot`, `banner-webhook`, `marker-webhook`, `series-metric`, `organization-ui`, `ui-limit` | `ui.rs` |
@@ -76,6 +76,22 @@ impl<'a> Ctxt<'a> {
             rule,
             pointer.into(),
             Target::Value,
+            message.into(),
+        );
+    }
+
+    /// An error about a member's name rather than its value (located at the name).
+    pub(crate) fn error_at_key(
+        &mut self,
+        rule: Rule,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+    ) {
+        self.push(
+            Severity::Error,
+            rule,
+            pointer.into(),
+            Target::Key,
             message.into(),
         );
     }
@@ -194,6 +210,7 @@ pub(crate) fn run(cx: &mut Ctxt<'_>) {
     webhook_why::check_webhook_why(cx);
     schemas::check_input_schema_size(cx);
     schemas::check_embedded_schemas(cx);
+    schemas::check_key_patterns(cx);
     files::check_files(cx);
     files::check_icon(cx);
     files::check_screenshots(cx);

@@ -126,6 +126,38 @@ pub(crate) fn check_embedded_schemas(cx: &mut Ctxt<'_>) {
     }
 }
 
+/// In a schema checked per request (tool and action inputs, procedure inputs and outputs), no
+/// `patternProperties` name needs the backtracking engine: jsonschema matches it against every key
+/// of the instance, where the request's pattern budget cannot stop it.
+pub(crate) fn check_key_patterns(cx: &mut Ctxt<'_>) {
+    let mut bad = Vec::new();
+    for pointer in embedded_schemas(cx) {
+        if !crate::patterns::checked_per_request(&pointer) {
+            continue;
+        }
+        let Some(schema) = cx.get(&pointer) else {
+            continue;
+        };
+        for pattern in crate::patterns::backtracking(schema) {
+            if pattern.on_keys {
+                bad.push((format!("{pointer}{}", pattern.pointer), pattern.text));
+            }
+        }
+    }
+    for (pointer, text) in bad {
+        cx.error_at_key(
+            Rule::KeyPattern,
+            pointer,
+            format!(
+                "the key pattern `{text}` needs lookaround or a backreference, which only the \
+                 backtracking engine runs; matched against every key of every request, its time \
+                 cannot be bounded, so write it without them (or check the keys with \
+                 `propertyNames` and a `pattern`, which the request's pattern budget bounds)"
+            ),
+        );
+    }
+}
+
 /// Why an embedded schema is not a usable JSON Schema; its text is the end of the `invalid-json-schema`
 /// message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -403,6 +435,29 @@ mod tests {
                 )
             ]
         );
+    }
+
+    #[test]
+    fn key_patterns_that_backtrack_are_refused_where_requests_are_checked() {
+        let costly = json!({ "patternProperties": { "^(?!x)": { "type": "string" }, "^y": {} } });
+        let mut doc = base();
+        set(&mut doc, "/contributes/ai/tools/0/input", costly.clone());
+        assert_eq!(
+            run_rule(&doc, check_key_patterns),
+            vec![(
+                Rule::KeyPattern,
+                "/contributes/ai/tools/0/input/patternProperties/^(?!x)".into()
+            )]
+        );
+        // A value pattern spends the budget, and a webhook's payload is the vendor's own event.
+        let mut doc = base();
+        set(
+            &mut doc,
+            "/contributes/ai/tools/0/input",
+            json!({ "properties": { "a": { "pattern": "(?=a)a" } } }),
+        );
+        set(&mut doc, "/contributes/webhooks/1/payload", costly);
+        assert!(run_rule(&doc, check_key_patterns).is_empty());
     }
 
     #[test]

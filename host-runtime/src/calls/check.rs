@@ -324,10 +324,19 @@ pub fn input_invalid(violation: &Violation) -> HostError {
 /// match that starts before the budget runs out finishes first, so a request's checks take at most
 /// the budget and one match.
 ///
-/// Validators generated at compile time (the `compiled-validators` feature, the Workers build)
-/// cannot be stopped part-way; there each match keeps its own bound and the platform's CPU limit
-/// bounds the request. Patterns of `patternProperties` and `propertyNames` are bounded per match
-/// too, and do not spend the budget.
+/// Every pattern that can backtrack spends the budget, wherever it is matched:
+///
+/// - a key checked by `propertyNames` and a `pattern` spends it like a string value;
+/// - a `patternProperties` name is matched by the validator itself, out of the budget's reach, so
+///   in a schema checked per request one that needs lookaround or a backreference is refused when
+///   the crate compiles (manifest rule `key-pattern`); the others run in linear time;
+/// - a validator generated at compile time (the `compiled-validators` feature, the Workers build)
+///   cannot be stopped part-way, so a schema checked per request whose patterns backtrack gets
+///   none: the runtime compiles it with the budget, and a build without the `schema-compiler`
+///   feature fails, naming the schema, the pattern and the feature.
+///
+/// What is left runs on the linear-time engine: its time grows with the body's size, which the
+/// request's body limit bounds, and with nothing else.
 pub const PATTERN_BUDGET: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// What a check of one instance found.
@@ -766,6 +775,20 @@ mod pattern_budget {
                 "{schema}"
             );
         }
+    }
+
+    /// Keys checked by `propertyNames` and a `pattern` spend the budget like string values.
+    #[test]
+    fn key_names_under_property_names_spend_the_budget_too() {
+        let v = compile_schema(&json!({"type": "object", "propertyNames": {"pattern": COSTLY}}))
+            .unwrap();
+        let keys: serde_json::Map<String, Json> = (0..400)
+            .map(|i| (format!("{}c{i}", "a".repeat(16)), json!(1)))
+            .collect();
+        let many = Json::Object(keys);
+        let mut budget = Budget::new(Duration::from_millis(20));
+        assert_eq!(verdict(&v, &many, &mut budget), Verdict::Unfinished);
+        assert_eq!(first_violation(&v, &many), None, "read to the end, valid");
     }
 
     /// A spent budget stops only checks that match patterns.

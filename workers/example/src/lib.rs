@@ -44,6 +44,16 @@ impl Tools for Edge {
         Ok(Value::new(latest.unwrap_or_else(|| "none yet".to_owned()))
             .label(format!("{releases} releases seen, {notes} notes kept")))
     }
+
+    async fn count_tags(
+        &self,
+        call: ToolCall<tools::count_tags::Input>,
+    ) -> std::result::Result<Value, HostError> {
+        // Every tag matched the pattern before this runs, on the linear-time engine: the check's
+        // time follows the body's size, so one body gets one verdict however busy the isolate.
+        let tags = i64::try_from(call.input.tags.len()).unwrap_or(i64::MAX);
+        Ok(Value::new(tags).label(format!("{tags} tags")))
+    }
 }
 
 impl Actions for Edge {
