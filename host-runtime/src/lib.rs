@@ -54,6 +54,7 @@ mod serving;
 mod stores;
 
 pub mod auth;
+pub mod observe;
 pub mod testing;
 
 // The parsers that no public function reaches alone, for the repository's fuzz targets. Not an API.
@@ -82,6 +83,8 @@ pub mod guide {
     pub mod events {}
     #[doc = include_str!("../docs/guide/stores.md")]
     pub mod stores {}
+    #[doc = include_str!("../docs/guide/operating.md")]
+    pub mod operating {}
     #[doc = include_str!("../docs/guide/testing.md")]
     pub mod testing {}
     #[doc = include_str!("../docs/guide/cli.md")]

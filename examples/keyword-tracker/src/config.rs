@@ -17,6 +17,7 @@
 //! | how long the start waits for the database to answer (seconds; 0: not at all) | | `HOST_DATABASE_START_TIMEOUT_SECS` | 60 |
 //! | how long a crashed instance holds a host event (seconds) | | `HOST_DEDUPE_LEASE_SECS` | 60 |
 //! | how long a crashed instance holds its own events (seconds) | | `HOST_OUTBOX_LEASE_SECS` | 60 |
+//! | the operator port: `/livez`, `/readyz` and Prometheus' `/metrics` | | `HOST_METRICS_ADDR` | none (not served) |
 //!
 //! `HOST_OUTBOX` is where the server's own events wait until the host takes them: a folder (an
 //! embedded store, one file, for one instance) or a `redis://host:port` URL (for several
@@ -203,6 +204,9 @@ pub struct Config {
     /// instance that crashed holds them for before another posts them. At least 20 s (two attempt
     /// timeouts); a shorter one is raised to that, with a warning.
     pub outbox_lease: Option<std::time::Duration>,
+    /// Where the operator's routes listen (`/livez`, `/readyz`, `/metrics`), if anywhere: a port
+    /// apart from the host's, never exposed to it.
+    pub metrics: Option<SocketAddr>,
 }
 
 /// How the PostgreSQL database is reached and migrated.
@@ -444,6 +448,14 @@ impl Config {
             database: database(&var)?,
             dedupe_lease: seconds("HOST_DEDUPE_LEASE_SECS", var("HOST_DEDUPE_LEASE_SECS"))?,
             outbox_lease: seconds("HOST_OUTBOX_LEASE_SECS", var("HOST_OUTBOX_LEASE_SECS"))?,
+            metrics: match var("HOST_METRICS_ADDR") {
+                None => None,
+                Some(text) => Some(text.trim().parse().map_err(|_| {
+                    ConfigError(format!(
+                        "HOST_METRICS_ADDR `{text}` is not an IP address and port such as 127.0.0.1:9464"
+                    ))
+                })?),
+            },
         };
         if let Some(url) = config.database.as_ref().map(|d| &d.url) {
             match var("HOST_OUTBOX").map(|o| o.trim().to_owned()) {

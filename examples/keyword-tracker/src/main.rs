@@ -90,7 +90,15 @@ async fn main() -> ExitCode {
     if left > 0 {
         tracing::info!(events = left, outbox = %config.outbox, "posting events a previous run left in the outbox");
     }
-    let tracker = match Tracker::from_config(&config, outbox) {
+    let sender = match Tracker::event_sender(&config, outbox) {
+        Ok(sender) => sender,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    sender.start();
+    let tracker = match Tracker::with_sender(sender.clone()) {
         Ok(tracker) => Arc::new(match database {
             Some(database) => tracker.with_database(database),
             None => tracker,
@@ -124,16 +132,56 @@ async fn main() -> ExitCode {
         }
     };
     let addr = listener.local_addr().unwrap_or(config.listen);
+    let operator = match config.metrics {
+        Some(at) => match operator_port(at, &handler, &sender).await {
+            Ok(bound) => Some(bound),
+            Err(e) => {
+                eprintln!("error: cannot serve the operator port on {at} (HOST_METRICS_ADDR): {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     // SIGTERM is handled from here on, before the banner says the server listens.
     let stop = host_runtime::shutdown_signal();
     // Written at once, and a closed stdout (a supervisor that stopped reading) is no reason to stop
     // serving, so write errors are ignored.
-    let _ = std::io::Write::write_all(&mut std::io::stdout(), banner(&config, addr).as_bytes());
+    let _ = std::io::Write::write_all(
+        &mut std::io::stdout(),
+        banner(&config, addr, operator).as_bytes(),
+    );
     if let Err(e) = handler.serve_until(listener, stop).await {
         eprintln!("error: the server stopped: {e}");
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// Serves the operator's routes on `at` (`/livez`, `/readyz`, `/metrics` in Prometheus' text), in
+/// the background: the runtime's metrics recorded by Prometheus' exporter, and the stores of
+/// `handler` and `sender` asked by the readiness probe. Gives the address bound.
+async fn operator_port(
+    at: std::net::SocketAddr,
+    handler: &host_runtime::Handler,
+    sender: &host_runtime::EventSender,
+) -> std::io::Result<std::net::SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(at).await?;
+    let bound = listener.local_addr()?;
+    // Durations as histograms (buckets from 1 ms to 10 s), which add up across replicas.
+    let prometheus = metrics_exporter_prometheus::PrometheusBuilder::new()
+        .set_buckets(&[
+            0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+        ])
+        .map_err(std::io::Error::other)?
+        .install_recorder()
+        .map_err(std::io::Error::other)?;
+    host_runtime::observe::describe();
+    let probes = host_runtime::observe::Probes::new()
+        .with_handler(handler)
+        .with_sender(sender)
+        .with_metrics(move || prometheus.render());
+    tokio::spawn(probes.serve_until(listener, std::future::pending()));
+    Ok(bound)
 }
 
 /// `--migrate`: applies the migrations to the database of the configuration, and says what it did.
@@ -161,11 +209,20 @@ async fn migrate(config: &Config) -> ExitCode {
 
 /// What the server prints when it starts: the address first (tools and tests read that line), then
 /// how to reach it.
-fn banner(config: &Config, addr: std::net::SocketAddr) -> String {
+fn banner(
+    config: &Config,
+    addr: std::net::SocketAddr,
+    operator: Option<std::net::SocketAddr>,
+) -> String {
     let mut out = format!(
         "keyword-tracker listening on http://{addr} ({} mode)\n",
         config.mode
     );
+    if let Some(at) = operator {
+        out += &format!(
+            "  metrics http://{at}/metrics (Prometheus), /readyz, /livez (HOST_METRICS_ADDR)\n"
+        );
+    }
     out += &format!(
         "  outbox  {} (HOST_OUTBOX: a folder, or redis://host:port)\n",
         config.outbox

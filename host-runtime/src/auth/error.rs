@@ -44,6 +44,28 @@ pub enum AuthError {
 }
 
 impl AuthError {
+    /// The reason as a short stable name, for metrics and logs: `missing`, `malformed`,
+    /// `unsupported_algorithm`, `algorithm_mismatch`, `unknown_key`, `no_keys`,
+    /// `keys_unavailable`, `bad_signature`, `expired`, `not_yet_valid`, `wrong_issuer`,
+    /// `wrong_audience` or `bad_claims`.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            AuthError::Missing => "missing",
+            AuthError::Malformed(_) => "malformed",
+            AuthError::UnsupportedAlgorithm => "unsupported_algorithm",
+            AuthError::AlgorithmMismatch => "algorithm_mismatch",
+            AuthError::UnknownKey => "unknown_key",
+            AuthError::NoKeys => "no_keys",
+            AuthError::KeysUnavailable => "keys_unavailable",
+            AuthError::BadSignature => "bad_signature",
+            AuthError::Expired => "expired",
+            AuthError::NotYetValid => "not_yet_valid",
+            AuthError::WrongIssuer => "wrong_issuer",
+            AuthError::WrongAudience => "wrong_audience",
+            AuthError::BadClaims(_) => "bad_claims",
+        }
+    }
+
     /// The answer to the host: `UNAUTHORIZED`, status 401, with this error's message.
     pub fn to_host_error(&self) -> HostError {
         HostError::from_code(ErrorCode::Unauthorized, self.to_string())

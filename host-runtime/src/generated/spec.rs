@@ -100,6 +100,35 @@ impl Spec {
         }
     }
 
+    /// The route as metric labels: its kind, and the declared contribution it names (its id from
+    /// the manifest, `""` for an undeclared one or a route without one), so that no caller can
+    /// add a label value.
+    pub(crate) fn labels(
+        &self,
+        route: &crate::calls::route::Route<'_>,
+    ) -> (&'static str, &'static str) {
+        use crate::calls::route::Route;
+        fn declared(mut ids: impl Iterator<Item = &'static str>, id: &str) -> &'static str {
+            ids.find(|d| *d == id).unwrap_or("")
+        }
+        match route {
+            Route::Health => ("health", ""),
+            Route::Tool(id) => ("tool", declared(self.tools.iter().map(|t| t.id), id)),
+            Route::Action(id) => ("action", declared(self.actions.iter().map(|a| a.id), id)),
+            Route::Mention(id) => ("mention", declared(self.mentions.iter().copied(), id)),
+            Route::Context(id) => ("context", declared(self.context.iter().copied(), id)),
+            Route::Procedure(name) => (
+                "procedure",
+                declared(self.procedures.iter().map(|p| p.name), name),
+            ),
+            Route::Event(_) => ("event", ""),
+            Route::Metrics => ("metrics", ""),
+            Route::WorkContainers => ("work_containers", ""),
+            Route::WorkItems => ("work_items", ""),
+            Route::WorkComment(_) => ("work_comment", ""),
+        }
+    }
+
     /// The action's own scope, for an action route.
     pub(crate) fn action_scope(
         &self,

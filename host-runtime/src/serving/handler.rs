@@ -270,6 +270,16 @@ impl Handler {
         })
     }
 
+    /// The deduplication store the handler was given (or development mode chose), if any: for
+    /// [`observe::Probes`](crate::observe::Probes) and your own checks.
+    pub fn dedupe_store(&self) -> Option<Arc<dyn DedupeStore>> {
+        self.inner
+            .config
+            .dedupe
+            .as_ref()
+            .map(|d| Arc::clone(d.store()))
+    }
+
     /// Whether [`with_development_defaults`](Self::with_development_defaults) was called.
     pub fn is_development(&self) -> bool {
         self.inner.config.development

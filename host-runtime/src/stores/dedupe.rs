@@ -56,6 +56,17 @@ pub trait DedupeStore: Send + Sync + 'static {
     fn transactions(&self) -> Option<Arc<dyn crate::stores::transaction::Database>> {
         None
     }
+    /// The store's name in metrics and readiness reports (`memory`, `file`, `redis`, `postgres`,
+    /// `dynamodb`, ...). The default: `custom`.
+    fn name(&self) -> &'static str {
+        "custom"
+    }
+    /// Whether the store answers and is ready for use, for a readiness probe (see
+    /// `host_runtime::observe::Probes`). The default says it is: a store that cannot be asked
+    /// without a side effect is taken at its word.
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// A shared store is a store: a handler and your own code (or two handlers) can hold one
@@ -82,6 +93,12 @@ impl<S: DedupeStore + ?Sized> DedupeStore for Arc<S> {
     }
     fn transactions(&self) -> Option<Arc<dyn crate::stores::transaction::Database>> {
         (**self).transactions()
+    }
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).ready()
     }
 }
 

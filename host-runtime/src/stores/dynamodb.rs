@@ -744,6 +744,10 @@ fn ttl_of(until_ms: u64) -> u64 {
 }
 
 impl DedupeStore for DynamoDbDedupe {
+    fn name(&self) -> &'static str {
+        "dynamodb"
+    }
+
     fn claim<'a>(
         &'a self,
         key: &'a str,

@@ -327,6 +327,19 @@ impl OutboxStore for MemoryOutbox {
         // A dropped event was never delivered: its id is free again, for any content.
         ready(Ok(found))
     }
+
+    fn name(&self) -> &'static str {
+        "memory"
+    }
+
+    fn backlog(&self) -> BoxFuture<'_, Result<crate::stores::outbox::Backlog, StoreError>> {
+        let state = self.state();
+        ready(Ok(crate::stores::outbox::Backlog {
+            pending: state.pending.len() as u64,
+            oldest_accepted: state.pending.values().map(|(e, _)| e.accepted).min(),
+            dead: state.dead.len() as u64,
+        }))
+    }
 }
 
 /// The state of a key in a [`MemoryDedupe`].
@@ -473,6 +486,10 @@ impl MemoryDedupe {
 }
 
 impl DedupeStore for MemoryDedupe {
+    fn name(&self) -> &'static str {
+        "memory"
+    }
+
     fn claim<'a>(
         &'a self,
         key: &'a str,

@@ -330,6 +330,61 @@ pub trait OutboxStore: Send + Sync + 'static {
     fn changed(&self) -> BoxFuture<'_, ()> {
         Box::pin(std::future::pending())
     }
+
+    /// The store's name in metrics and readiness reports (`memory`, `file`, `redis`, `postgres`,
+    /// ...). The default: `custom`.
+    fn name(&self) -> &'static str {
+        "custom"
+    }
+
+    /// What the store holds, for the operator ([`Backlog`]): sampled by the background dispatcher
+    /// every [`BACKLOG_EVERY`] into the outbox gauges (see `host_runtime::observe`). The default
+    /// reads both lists, at most [`BACKLOG_SCAN`] events each; the SDK's stores count without
+    /// reading the events.
+    fn backlog(&self) -> BoxFuture<'_, Result<Backlog, StoreError>> {
+        Box::pin(async move {
+            let pending = self.list(Which::Pending, BACKLOG_SCAN).await?;
+            let dead = self.list(Which::Dead, BACKLOG_SCAN).await?;
+            Ok(Backlog {
+                pending: pending.len() as u64,
+                oldest_accepted: pending.iter().map(|e| e.accepted).min(),
+                dead: dead.len() as u64,
+            })
+        })
+    }
+
+    /// Whether the store answers and is ready for use, for a readiness probe: `Ok` when it can be
+    /// reached (and, for PostgreSQL, its migrations are the ones this build expects). The
+    /// default asks for [`next_due`](Self::next_due).
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move { self.next_due().await.map(drop) })
+    }
+}
+
+/// How often the background dispatcher samples its store's [`Backlog`].
+pub const BACKLOG_EVERY: Duration = Duration::from_secs(15);
+
+/// The most events of each list the default [`OutboxStore::backlog`] reads.
+pub const BACKLOG_SCAN: usize = 10_000;
+
+/// What an outbox store holds: the answer of [`OutboxStore::backlog`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Backlog {
+    /// Events waiting (claimed ones included).
+    pub pending: u64,
+    /// When the oldest waiting event was accepted (Unix milliseconds); `None` when none waits.
+    pub oldest_accepted: Option<i64>,
+    /// Events in the dead letters.
+    pub dead: u64,
+}
+
+impl Backlog {
+    /// Seconds since the oldest waiting event was accepted, at `now` (Unix milliseconds); 0 when
+    /// none waits.
+    pub fn oldest_age_secs(&self, now: i64) -> f64 {
+        self.oldest_accepted
+            .map_or(0.0, |at| (now.saturating_sub(at).max(0) as f64) / 1000.0)
+    }
 }
 
 /// [`OutboxStore::put_claimed`] in two steps: [`put`](OutboxStore::put), then
@@ -433,6 +488,15 @@ impl<S: OutboxStore + ?Sized> OutboxStore for Arc<S> {
     }
     fn changed(&self) -> BoxFuture<'_, ()> {
         (**self).changed()
+    }
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn backlog(&self) -> BoxFuture<'_, Result<Backlog, StoreError>> {
+        (**self).backlog()
+    }
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).ready()
     }
 }
 

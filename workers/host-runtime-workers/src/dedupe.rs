@@ -153,6 +153,10 @@ impl DurableDedupe {
 }
 
 impl DedupeStore for DurableDedupe {
+    fn name(&self) -> &'static str {
+        "durable-object"
+    }
+
     fn claim<'a>(
         &'a self,
         key: &'a str,

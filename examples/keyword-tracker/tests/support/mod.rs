@@ -126,6 +126,8 @@ pub(crate) struct Post {
 #[derive(Default)]
 pub(crate) struct Endpoint {
     pub refusing: bool,
+    /// Events whose id starts with this are refused for good (422), once `refusing` is over.
+    pub rejecting: Option<&'static str>,
     pub posts: Vec<Post>,
     in_flight: HashMap<String, usize>,
     pub overlaps: Vec<String>,
@@ -174,7 +176,11 @@ pub(crate) async fn stand_in_host(refusing: bool, hold: Duration) -> (String, Sh
                 tokio::time::sleep(hold).await;
                 let mut s = state.lock().unwrap();
                 *s.in_flight.entry(id.clone()).or_default() -= 1;
-                let status = if s.refusing { 503 } else { 200 };
+                let status = match (s.refusing, s.rejecting) {
+                    (true, _) => 503,
+                    (false, Some(prefix)) if id.starts_with(prefix) => 422,
+                    (false, _) => 200,
+                };
                 s.posts.push(Post {
                     id,
                     body: body.to_vec(),

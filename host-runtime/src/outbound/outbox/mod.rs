@@ -37,8 +37,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 pub use crate::stores::outbox::{
-    Destination, Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, StoreErrorKind,
-    Which, content_digest,
+    BACKLOG_EVERY, BACKLOG_SCAN, Backlog, Destination, Entry, OutboxStore, Put, SENT_WINDOW,
+    Settlement, StoreError, StoreErrorKind, Which, content_digest,
 };
 pub(crate) use crate::stores::outbox::{millis, now_ms};
 

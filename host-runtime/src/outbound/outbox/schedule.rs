@@ -128,6 +128,8 @@ fn conflict(id: &str) -> SendError {
 /// A store, the courier that posts its events, and the schedule they are retried on.
 pub(crate) struct Outbox {
     store: Arc<dyn OutboxStore>,
+    /// The store's name, for the metrics.
+    store_name: &'static str,
     courier: Arc<dyn Courier>,
     retry: RetryPolicy,
     dispatch: DrainMode,
@@ -249,6 +251,7 @@ impl Outbox {
         lease: Duration,
     ) -> Self {
         Outbox {
+            store_name: store.name(),
             store,
             courier,
             retry,
@@ -304,7 +307,10 @@ impl Outbox {
         .await;
         let put = match stored {
             Ok(put) => put,
-            Err(e) => return Err(self.not_accepted(id, ticket, SendError::Store(e))),
+            Err(e) => {
+                crate::observe::store_error(self.store_name, "put");
+                return Err(self.not_accepted(id, ticket, SendError::Store(e)));
+            }
         };
         match put {
             Put::Conflict => return Err(self.not_accepted(id, ticket, conflict(id))),
@@ -312,7 +318,8 @@ impl Outbox {
                 self.waiters.tell_one(id, ticket, &Ok(ALREADY_DELIVERED));
                 return Ok(put);
             }
-            Put::Stored(()) | Put::AlreadyPending => {}
+            Put::Stored(()) => self.accepted(id),
+            Put::AlreadyPending => {}
         }
         super::invocation::accepted(self, id);
         self.start();
@@ -338,6 +345,7 @@ impl Outbox {
         }
         let outbox = Arc::clone(self);
         if crate::platform::rt::spawn(outbox.run()) {
+            let _ = crate::platform::rt::spawn(sample_backlog(Arc::downgrade(self)));
             let (settler, handed) = futures_channel::mpsc::unbounded();
             if crate::platform::rt::spawn(settle_together(
                 Arc::clone(&self.store),
@@ -379,7 +387,10 @@ impl Outbox {
         )
         .await;
         match stored {
-            Ok(Put::Stored(entry)) => self.deliver(entry, self.retry.timeout).await.2,
+            Ok(Put::Stored(entry)) => {
+                self.accepted(id);
+                self.deliver(entry, self.retry.timeout).await.2
+            }
             Ok(Put::AlreadyPending) => {
                 super::invocation::accepted(self, id);
                 self.settle_now(id, receipt).await
@@ -390,8 +401,18 @@ impl Outbox {
                 Ok(ALREADY_DELIVERED)
             }
             Ok(Put::Conflict) => Err(self.not_accepted(id, receipt.ticket, conflict(id))),
-            Err(e) => Err(self.not_accepted(id, receipt.ticket, SendError::Store(e))),
+            Err(e) => {
+                crate::observe::store_error(self.store_name, "put");
+                Err(self.not_accepted(id, receipt.ticket, SendError::Store(e)))
+            }
         }
+    }
+
+    /// A new event was stored: counted, and marked in the span of the call that sent it, so a
+    /// trace joins the call to the later attempts by `webhook_id`.
+    fn accepted(&self, id: &str) {
+        crate::observe::outbox_accepted(self.store_name);
+        tracing::debug!(webhook_id = %id, store = self.store_name, "outbox_accept");
     }
 
     /// The send with receipt `ticket` under event `id` was not accepted: the error, told to that
@@ -605,6 +626,7 @@ impl Outbox {
 
     /// Logs a store failure (the first, then every 60th in a row) and says how long to pause.
     fn store_failed(&self, e: &StoreError) -> Duration {
+        crate::observe::store_error(self.store_name, "claim");
         let n = self.store_failures.fetch_add(1, Ordering::Relaxed);
         if n.is_multiple_of(60) {
             tracing::error!(error = %e, failures = n + 1, "the outbox store is unavailable; pending events wait until it is back");
@@ -634,6 +656,7 @@ impl Outbox {
         settlement: Settlement,
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let store = Arc::clone(&self.store);
+        let store_name = self.store_name;
         let owner = self.owner.clone();
         let settler = self.settler.get().cloned();
         async move {
@@ -663,11 +686,14 @@ impl Outbox {
                     event_id = %id,
                     "the event's claim had passed to another dispatcher or it was dropped; not recorded here"
                 ),
-                Err(e) => tracing::warn!(
-                    event_id = %id,
-                    error = %e,
-                    "could not record an attempt; the event is attempted again when its claim ends"
-                ),
+                Err(e) => {
+                    crate::observe::store_error(store_name, "settle");
+                    tracing::warn!(
+                        event_id = %id,
+                        error = %e,
+                        "could not record an attempt; the event is attempted again when its claim ends"
+                    );
+                }
             }
         }
     }
@@ -680,7 +706,28 @@ impl Outbox {
         entry: Entry,
         timeout: Duration,
     ) -> (String, Settled, Result<u16, SendError>) {
-        let (settlement, settled, outcome) = self.attempt(&entry, timeout).await;
+        let number = entry.attempts.saturating_add(1);
+        let span = tracing::info_span!(
+            "outbox_attempt",
+            webhook_id = %entry.id,
+            attempt = number,
+            store = self.store_name,
+            outcome = tracing::field::Empty,
+            status = tracing::field::Empty,
+        );
+        let started = Instant::now();
+        let (settlement, settled, outcome) =
+            tracing::Instrument::instrument(self.attempt(&entry, timeout), span.clone()).await;
+        let label = match settled {
+            Settled::Delivered => "posted",
+            Settled::Retrying => "retried",
+            Settled::Dead => "dead",
+        };
+        crate::observe::outbox_attempt(self.store_name, label, started.elapsed());
+        span.record("outcome", label);
+        if let Ok(status) | Err(SendError::Rejected { status, .. }) = &outcome {
+            span.record("status", status);
+        }
         self.keep_record(entry.id.clone(), settlement).await;
         self.conclude(
             &entry.id,
@@ -771,6 +818,35 @@ impl Outbox {
         }
         if !matches!(settled, Settled::Retrying) {
             self.waiters.finish(id, outcome);
+        }
+    }
+}
+
+/// Samples the store's backlog into the outbox gauges every
+/// [`BACKLOG_EVERY`](crate::stores::outbox::BACKLOG_EVERY), while the outbox lives.
+async fn sample_backlog(outbox: std::sync::Weak<Outbox>) {
+    loop {
+        let Some(alive) = outbox.upgrade() else {
+            return;
+        };
+        let _ = alive.backlog().await;
+        drop(alive);
+        crate::platform::rt::sleep(crate::stores::outbox::BACKLOG_EVERY).await;
+    }
+}
+
+impl Outbox {
+    /// What the store holds now, also set in the outbox gauges.
+    pub(crate) async fn backlog(&self) -> Result<crate::stores::outbox::Backlog, StoreError> {
+        match answered(STORE_TIMEOUT, self.store.backlog()).await {
+            Ok(backlog) => {
+                crate::observe::outbox_backlog(self.store_name, &backlog, now_ms());
+                Ok(backlog)
+            }
+            Err(e) => {
+                crate::observe::store_error(self.store_name, "backlog");
+                Err(e)
+            }
         }
     }
 }

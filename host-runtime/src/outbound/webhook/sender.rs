@@ -226,6 +226,14 @@ impl EventSender {
         self.outbox().start()
     }
 
+    /// What the outbox holds now (pending events, when the oldest was accepted, dead letters),
+    /// also set in the outbox gauges (`host_outbox_pending`, `host_outbox_oldest_pending_age_seconds`,
+    /// `host_outbox_dead_letters`; see [`crate::observe`]). The background dispatcher samples it
+    /// every 15 s; [`Probes`](crate::observe::Probes) before each `/metrics` answer.
+    pub async fn backlog(&self) -> Result<crate::outbox::Backlog, crate::outbox::StoreError> {
+        self.outbox().backlog().await
+    }
+
     /// Posts due events from the outbox in the caller's task for up to `budget`, and reports what
     /// happened: for platforms where no task outlives a request, from a scheduled trigger or at
     /// the end of an invocation. Attempts under way when the budget runs out finish (each within

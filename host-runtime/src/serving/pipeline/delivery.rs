@@ -24,13 +24,41 @@ pub(super) async fn deliver(
     name: &str,
     raw: Box<RawCall>,
 ) -> Result<Reply, HostError> {
-    let event = raw.body.get("event").and_then(Json::as_object);
-    if !inner.spec.events.contains(&name) {
+    // The manifest's own name, for the metrics: a label value no caller can choose.
+    let Some(label) = inner.spec.events.iter().copied().find(|e| *e == name) else {
         return Err(HostError::from_code(
             ErrorCode::EventNotSubscribed,
             format!("the server does not subscribe to `{name}`"),
         ));
-    }
+    };
+    let delivered = deliver_subscribed(inner, name, label, raw).await;
+    let outcome = match &delivered {
+        Ok(Delivered::Ran) => "new",
+        Ok(Delivered::Duplicate) => "duplicate",
+        Err(e) if e.code() == ErrorCode::EventInFlight.as_str() => "in_flight",
+        Err(e) if e.code() == ErrorCode::DedupeUnavailable.as_str() => "unavailable",
+        Err(_) => "failed",
+    };
+    crate::observe::delivery(label, outcome);
+    delivered.map(|_| Reply::NoContent)
+}
+
+/// What became of a delivery that was answered 204.
+enum Delivered {
+    /// Its handler ran and succeeded.
+    Ran,
+    /// Recorded already: no run.
+    Duplicate,
+}
+
+/// [`deliver`] for an event the server subscribes to (`label`: its name as the manifest has it).
+async fn deliver_subscribed(
+    inner: &Inner,
+    name: &str,
+    label: &'static str,
+    raw: Box<RawCall>,
+) -> Result<Delivered, HostError> {
+    let event = raw.body.get("event").and_then(Json::as_object);
     let payload = event
         .and_then(|e| e.get("payload"))
         .cloned()
@@ -40,9 +68,9 @@ pub(super) async fn deliver(
     // This attempt's name on its claim: only it may renew, record or release the claim.
     let owner = crate::platform::rt::random_token();
     if let Some(key) = &key
-        && let Some(settled) = claim(inner, key, &owner).await?
+        && claim(inner, key, &owner).await?.is_some()
     {
-        return Ok(settled);
+        return Ok(Delivered::Duplicate);
     }
     // Claimed: from here on the key is released however the attempt ends, also when this future is
     // dropped because the host gave up on the call (the guard releases it in the background).
@@ -55,6 +83,7 @@ pub(super) async fn deliver(
     let record = claim.key.as_deref().map(|key| (key, owner.as_str()));
     let handler = guarded(inner, Route::Event(Some(name)), raw);
     let handling = transaction::within(inner, handler, record);
+    let started = Instant::now();
     // While the handler runs, its lease is renewed (stores whose claims expire ask for it).
     let result = match (claim.key.clone(), store.renew_every()) {
         (Some(key), Some(every)) => {
@@ -73,6 +102,7 @@ pub(super) async fn deliver(
         }
         _ => handling.await,
     };
+    crate::observe::handler_duration(label, started.elapsed());
     if let Some(key) = claim.key.take() {
         let settle = async {
             match &result {
@@ -86,10 +116,11 @@ pub(super) async fn deliver(
             .await
             .is_err()
         {
+            crate::observe::store_error(store.name(), "record");
             tracing::warn!("the deduplication store did not record the delivery in time");
         }
     }
-    result.map(|_| Reply::NoContent)
+    result.map(|_| Delivered::Ran)
 }
 
 /// The handler's deduplication store. A handler served without [`crate::Handler::check_start`]
@@ -135,6 +166,7 @@ async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, H
         let claim = match claimed {
             Ok(Ok(claim)) => claim,
             failed => {
+                crate::observe::store_error(store.name(), "claim");
                 // The store may still carry out a claim it did not answer in time (a paused
                 // Redis works through its queue when it resumes): take back this attempt's own
                 // claim, if it was made, so that the host's retry is not locked out by it.

@@ -79,20 +79,31 @@ pub(crate) fn body_timed_out(inner: &Inner, path: &str, patience: Duration) -> R
     error.to_response()
 }
 
-/// Answers one request, in a `host_call` span recording the route, the install, the outcome and the
-/// duration (never a token or a body).
+/// Answers one request, in a `host_call` span recording the route, the install, the event id, the
+/// outcome and the duration (never a token or a body), and records it in the call metrics (see
+/// [`crate::observe`]).
 pub(crate) async fn handle(inner: &Inner, request: http::Request<Bytes>) -> Response<Bytes> {
     let started = Instant::now();
     let span = tracing::info_span!(
         "host_call",
         route = tracing::field::Empty,
         install = tracing::field::Empty,
+        event_id = tracing::field::Empty,
         status = tracing::field::Empty,
         outcome = tracing::field::Empty,
         duration_ms = tracing::field::Empty,
     );
+    if let Some(id) = request
+        .headers()
+        .get("x-host-event-id")
+        .and_then(|v| v.to_str().ok())
+    {
+        span.record("event_id", crate::calls::error::clip(id).as_ref());
+    }
+    let mut labels = ("unknown", "");
     let (response, install) =
-        tracing::Instrument::instrument(answer(inner, request, &span), span.clone()).await;
+        tracing::Instrument::instrument(answer(inner, request, &span, &mut labels), span.clone())
+            .await;
     let status = response.status();
     let outcome = if status.is_success() {
         "ok"
@@ -101,10 +112,12 @@ pub(crate) async fn handle(inner: &Inner, request: http::Request<Bytes>) -> Resp
     } else {
         "failed"
     };
+    let took = started.elapsed();
+    crate::observe::call(labels.0, labels.1, status.as_u16(), took);
     span.record("install", install.as_deref().unwrap_or("-"));
     span.record("status", status.as_u16());
     span.record("outcome", outcome);
-    span.record("duration_ms", started.elapsed().as_secs_f64() * 1e3);
+    span.record("duration_ms", took.as_secs_f64() * 1e3);
     span.in_scope(|| tracing::info!("host call answered"));
     response
 }
@@ -113,6 +126,7 @@ async fn answer(
     inner: &Inner,
     request: http::Request<Bytes>,
     span: &tracing::Span,
+    labels: &mut (&'static str, &'static str),
 ) -> (Response<Bytes>, Option<String>) {
     let base = inner.config.base_path.as_str();
     let path = request.uri().path();
@@ -123,6 +137,7 @@ async fn answer(
         return (HostError::not_found("no such route").to_response(), None);
     };
     span.record("route", crate::calls::error::clip(&route.name()).as_ref());
+    *labels = inner.spec.labels(&route);
     if !route.methods().contains(request.method()) {
         return (method_not_allowed(&route), None);
     }
@@ -148,6 +163,7 @@ async fn answer(
         > 1
     {
         let e = crate::auth::AuthError::Malformed("more than one `Authorization` header");
+        crate::observe::token_refused(e.reason());
         return (e.to_host_error().to_response(), None);
     }
     if route == Route::Health {
@@ -175,6 +191,7 @@ fn authenticated<'a>(
             Err(crate::auth::AuthError::KeysUnavailable | crate::auth::AuthError::NoKeys)
                 if matches!(route, Route::Event(_)) =>
             {
+                crate::observe::token_refused("keys_unavailable");
                 let e = HostError::from_code(
                     ErrorCode::KeysUnavailable,
                     "the install token cannot be checked right now (the host's key set is unreachable); retry later",
@@ -182,7 +199,10 @@ fn authenticated<'a>(
                 .with_retry_after(RETRY_AFTER_SECS);
                 return (e.to_response(), None);
             }
-            Err(e) => return (e.to_host_error().to_response(), None),
+            Err(e) => {
+                crate::observe::token_refused(e.reason());
+                return (e.to_host_error().to_response(), None);
+            }
         };
         let install = Some(claims.sub.clone());
         let response = match call(inner, route, request, Box::new(claims)).await {

@@ -89,6 +89,10 @@ impl FileDedupe {
 }
 
 impl DedupeStore for FileDedupe {
+    fn name(&self) -> &'static str {
+        "file"
+    }
+
     fn claim<'a>(
         &'a self,
         key: &'a str,

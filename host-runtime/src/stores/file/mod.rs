@@ -514,6 +514,10 @@ fn remember_sent(txn: &WriteTransaction, entry: &Entry) -> Result<(), redb::Erro
 }
 
 impl OutboxStore for FileOutbox {
+    fn name(&self) -> &'static str {
+        "file"
+    }
+
     fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
         self.write(move |txn| put_in(txn, &entry, ""))
     }
@@ -647,6 +651,30 @@ impl OutboxStore for FileOutbox {
             let txn = db.begin_read()?;
             let due = txn.open_table(DUE)?;
             Ok(due.first()?.map(|(k, _)| k.value().0))
+        })
+    }
+
+    /// Counts both lists exactly; the oldest waiting event is looked for among the 100 due
+    /// soonest (the file orders events by due time only), so under a long backoff the age it
+    /// gives may be younger than the oldest event's.
+    fn backlog(&self) -> BoxFuture<'_, Result<crate::stores::outbox::Backlog, StoreError>> {
+        use redb::ReadableTableMetadata as _;
+        self.read(|db| {
+            let txn = db.begin_read()?;
+            let pending = txn.open_table(PENDING)?;
+            let mut oldest_accepted = None::<i64>;
+            for row in txn.open_table(DUE)?.iter()?.take(100) {
+                let (key, _) = row?;
+                if let Some((entry, _)) = pending_record(&pending, key.value().1)? {
+                    oldest_accepted =
+                        Some(oldest_accepted.map_or(entry.accepted, |o| o.min(entry.accepted)));
+                }
+            }
+            Ok(crate::stores::outbox::Backlog {
+                pending: pending.len()?,
+                oldest_accepted,
+                dead: txn.open_table(DEAD)?.len()?,
+            })
         })
     }
 

@@ -162,6 +162,14 @@ impl PostgresDedupe {
 }
 
 impl DedupeStore for PostgresDedupe {
+    fn name(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(crate::stores::postgres::migrate::check(&self.pool))
+    }
+
     fn claim<'a>(
         &'a self,
         key: &'a str,

@@ -87,6 +87,20 @@ impl RedisDedupe {
 }
 
 impl DedupeStore for RedisDedupe {
+    fn name(&self) -> &'static str {
+        "redis"
+    }
+
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            redis::cmd("PING")
+                .query_async::<()>(&mut c)
+                .await
+                .map_err(|e| super::redis_failed("Redis did not answer PING", e))
+        })
+    }
+
     fn claim<'a>(
         &'a self,
         key: &'a str,

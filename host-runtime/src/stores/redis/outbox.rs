@@ -274,6 +274,9 @@ impl Clock {
 }
 
 /// `entry` with its times moved by `by` milliseconds: onto the server's clock or back off it.
+/// How many of the events due soonest [`OutboxStore::backlog`] reads for the oldest one.
+const BACKLOG_OLDEST_AMONG: i64 = 100;
+
 fn shifted(mut entry: Entry, by: i64) -> Entry {
     entry.due = entry.due.saturating_add(by);
     entry.accepted = entry.accepted.saturating_add(by);
@@ -482,6 +485,54 @@ impl RedisOutbox {
 }
 
 impl OutboxStore for RedisOutbox {
+    fn name(&self) -> &'static str {
+        "redis"
+    }
+
+    /// Counts both lists exactly; the oldest waiting event is looked for among the
+    /// [`BACKLOG_OLDEST_AMONG`] due soonest (the store orders events by due time only), so under a
+    /// long backoff the age it gives may be younger than the oldest event's.
+    fn backlog(&self) -> BoxFuture<'_, Result<crate::stores::outbox::Backlog, StoreError>> {
+        Box::pin(async move {
+            let offset = self.offset();
+            let mut c = self.connection.clone();
+            let (pending, dead, soonest): (u64, u64, Vec<String>) = redis::pipe()
+                .cmd("ZCARD")
+                .arg(self.key("due"))
+                .cmd("HLEN")
+                .arg(self.key("dead"))
+                .cmd("ZRANGE")
+                .arg(self.key("due"))
+                .arg(0)
+                .arg(BACKLOG_OLDEST_AMONG - 1)
+                .query_async(&mut c)
+                .await
+                .map_err(failed)?;
+            let mut oldest_accepted = None::<i64>;
+            for id in soonest {
+                if let Some(entry) = self.record("pending", &id).await? {
+                    let accepted = shifted(entry, -offset).accepted;
+                    oldest_accepted = Some(oldest_accepted.map_or(accepted, |o| o.min(accepted)));
+                }
+            }
+            Ok(crate::stores::outbox::Backlog {
+                pending,
+                oldest_accepted,
+                dead,
+            })
+        })
+    }
+
+    fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            redis::cmd("PING")
+                .query_async::<()>(&mut c)
+                .await
+                .map_err(failed)
+        })
+    }
+
     fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
         Box::pin(async move { self.put_as(&entry, entry.due, "").await })
     }

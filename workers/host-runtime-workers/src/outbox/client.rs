@@ -142,6 +142,10 @@ fn entries(answer: EntriesAnswer) -> Option<Vec<Entry>> {
 }
 
 impl OutboxStore for DurableOutbox {
+    fn name(&self) -> &'static str {
+        "durable-object"
+    }
+
     fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<Put, StoreError>> {
         let entry = match EntryRecord::try_from(&entry) {
             Ok(entry) => entry,

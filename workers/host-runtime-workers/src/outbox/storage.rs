@@ -424,6 +424,10 @@ impl StorageOutbox {
 }
 
 impl OutboxStore for StorageOutbox {
+    fn name(&self) -> &'static str {
+        "durable-object-storage"
+    }
+
     fn put(&self, entry: Entry) -> BoxFuture<'_, std::result::Result<Put, StoreError>> {
         Box::pin(SendWrapper::new(
             async move { self.link_new(&entry, "").await },
