@@ -788,6 +788,11 @@ async fn the_outbox(c: &Client, proxy: &proxy::Proxy, console: &str) {
     open(c, "nav-outbox", "The server's outbox").await;
     until(c, "the dead letters", "const t = document.getElementById('outbox-dead'); return t && t.querySelectorAll('tbody tr[data-id]').length >= 1", WAIT).await;
     until(c, "the pending events", "const t = document.getElementById('outbox-pending'); return t && t.querySelectorAll('tbody tr[data-id]').length >= 1", WAIT).await;
+    let backlog = text(c, "#outbox-backlog").await;
+    assert!(
+        backlog.contains("waiting, the oldest for") && backlog.contains("dead letter"),
+        "{backlog}"
+    );
     shot(c, "10-outbox-1024").await;
     axe(c, "outbox").await;
     // Readable: no column narrower than its heading's longest word, no button on two lines, nothing
@@ -1516,6 +1521,13 @@ fn the_console_shows_and_mends_the_outbox() {
         o["dead"][0]["lastError"], "refused with 422: payload invalid",
         "{o}"
     );
+    // The backlog the server's gauges give, counted by the store.
+    assert_eq!(o["backlog"]["pending"], 1, "{o}");
+    assert_eq!(o["backlog"]["dead"], 1, "{o}");
+    assert!(
+        o["backlog"]["oldestAgeSecs"].as_f64().unwrap() >= 0.0,
+        "{o}"
+    );
     assert_eq!(change("retry", "rank.collapsed-ins_1"), 200);
     assert_eq!(ids(&list(), "pending").len(), 2);
     assert_eq!(change("drop", "rank.dropped-ins_1-habit"), 200);
@@ -1523,6 +1535,11 @@ fn the_console_shows_and_mends_the_outbox() {
     let o = list();
     assert_eq!(ids(&o, "pending"), ["rank.collapsed-ins_1"], "{o}");
     assert!(ids(&o, "dead").is_empty(), "{o}");
+    assert_eq!(
+        (&o["backlog"]["pending"], &o["backlog"]["dead"]),
+        (&json!(1), &json!(0)),
+        "{o}"
+    );
 }
 
 /// Every form of the `full` template (a crate as `cargo host init` writes it), filled through the

@@ -21,14 +21,34 @@ const CONNECTIONS: usize = 64;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
-        Some("serve-sdk") => serve_sdk(&args[2], &args[3]),
+        Some("serve-sdk") => serve_sdk(&args[2], &args[3], false),
+        Some("serve-sdk-metrics") => serve_sdk(&args[2], &args[3], true),
         Some("serve-axum") => serve_axum(&args[2], &args[3]),
         _ => drive(args.iter().find_map(|a| a.parse::<u64>().ok()).unwrap_or(5)),
     }
 }
 
-/// The SDK: the example extension's generated handler, served with `Handler::serve_on`.
-fn serve_sdk(port: &str, jwks: &str) {
+/// The SDK: the example extension's generated handler, served with `Handler::serve_on`. With
+/// `recorder`, Prometheus' exporter records every metric the runtime emits (durations as
+/// histograms with 13 buckets, as the example configures it) and renders them every second, as a
+/// scrape would, on a thread of its own.
+fn serve_sdk(port: &str, jwks: &str, recorder: bool) {
+    if recorder {
+        let handle = metrics_exporter_prometheus::PrometheusBuilder::new()
+            .set_buckets(&[
+                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+            ])
+            .unwrap()
+            .install_recorder()
+            .unwrap();
+        host_runtime::observe::describe();
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(Duration::from_secs(1));
+                std::hint::black_box(handle.render());
+            }
+        });
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -287,6 +307,40 @@ fn drive(seconds: u64) {
     println!(
         "fresh tokens:    host-runtime / signature verification alone = {:.0} %",
         100.0 * rates[&("serve-sdk", true)] / verify_rate
+    );
+    recorder_overhead(seconds, &jwks, &pool);
+}
+
+/// The cost of a metrics recorder on the hot path: repeated tokens (the fastest path, where a
+/// fixed cost shows most), the server without and with Prometheus' recorder taken in turn, five
+/// rounds each; medians compared.
+fn recorder_overhead(seconds: u64, jwks: &Value, pool: &Arc<Vec<String>>) {
+    let mut without = Vec::new();
+    let mut with = Vec::new();
+    for _ in 0..5 {
+        for (kind, rates) in [
+            ("serve-sdk", &mut without),
+            ("serve-sdk-metrics", &mut with),
+        ] {
+            let server = Server::start(kind, jwks);
+            let _warm = load(server.port, 1, pool.clone(), false);
+            let out = load(server.port, seconds, pool.clone(), false);
+            rates.push(out.requests as f64 / out.seconds);
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (a, b) = (median(&mut without), median(&mut with));
+    println!();
+    println!("recorder overhead, repeated tokens, 5 rounds in turn:");
+    println!("  without a recorder: {without:.0?} req/s, median {a:.0}");
+    println!("  Prometheus recorder: {with:.0?} req/s, median {b:.0}");
+    println!(
+        "  with / without = {:.3} ({:+.1} %)",
+        b / a,
+        100.0 * (b / a - 1.0)
     );
 }
 

@@ -469,7 +469,7 @@ async function showOutbox() {
       body.replaceChildren(el("p", { text: o.why }));
       return;
     }
-    body.replaceChildren(...table("pending", o.pending), ...table("dead", o.dead));
+    body.replaceChildren(backlog(o.backlog), ...table("pending", o.pending), ...table("dead", o.dead));
   };
   const change = async (what, id) => {
     try {
@@ -480,6 +480,15 @@ async function showOutbox() {
     }
     await load();
     refresh.focus();
+  };
+  // What the server's outbox gauges say (host_outbox_pending, host_outbox_oldest_pending_age_seconds,
+  // host_outbox_dead_letters): counted by the store, not limited to the rows listed below.
+  const backlog = (b) => {
+    const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+    const age = (s) => s < 90 ? `${Math.round(s)} s` : s < 5400 ? `${Math.round(s / 60)} min` : `${(s / 3600).toFixed(1)} h`;
+    const waiting = b.pending === 0 ? "Nothing waiting" : `${plural(b.pending, "event", "events")} waiting, the oldest for ${age(b.oldestAgeSecs)}`;
+    return el("p", { id: "outbox-backlog", class: b.dead > 0 || b.oldestAgeSecs > 600 ? "state-note" : "hint",
+      text: `${waiting}; ${plural(b.dead, "dead letter", "dead letters")}. The same numbers as the server's metrics host_outbox_pending, host_outbox_oldest_pending_age_seconds and host_outbox_dead_letters.` });
   };
   const table = (name, rows) => {
     const title = name === "dead" ? "Dead letters" : "Pending";

@@ -408,7 +408,8 @@ mod tests {
         );
     }
 
-    /// The operator port over HTTP: answers, and a slow client is dropped.
+    /// The operator port over HTTP.
+    #[cfg(feature = "server")]
     #[tokio::test]
     async fn served_on_a_port_of_its_own() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -450,6 +450,26 @@ async fn outbox_list(State(console): Shared) -> Response {
             }
         }
     }
+    // The numbers of the server's outbox gauges, from the same function.
+    match store.backlog().await {
+        Ok(b) => {
+            let now = crate::outbox::now_ms();
+            lists.insert(
+                "backlog".to_owned(),
+                json!({
+                    "pending": b.pending,
+                    "oldestAgeSecs": b.oldest_age_secs(now),
+                    "dead": b.dead,
+                }),
+            );
+        }
+        Err(e) => {
+            return web::json(
+                StatusCode::OK,
+                &json!({ "exposed": false, "why": format!("the outbox could not be counted: {e}") }),
+            );
+        }
+    }
     lists.insert("exposed".to_owned(), Value::Bool(true));
     web::json(StatusCode::OK, &Value::Object(lists))
 }
