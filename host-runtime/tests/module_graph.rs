@@ -176,7 +176,7 @@ fn groups_depend_on_each_other_in_one_direction() {
     // The layers, bottom up: a group names only groups of lower layers.
     let layers: [&[&str]; 6] = [
         &["cause"],
-        &["platform", "calls"],
+        &["platform", "calls", "telemetry"],
         &["auth", "stores", "generated"],
         &["outbound"],
         &["serving"],

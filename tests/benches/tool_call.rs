@@ -56,7 +56,11 @@ fn serve_sdk(port: &str, jwks: &str, recorder: bool) {
         .unwrap();
     rt.block_on(async {
         let jwks: Value = serde_json::from_str(jwks).unwrap();
-        let handler = host_sdk_tests::handler(host_sdk_tests::Server::default()).with_jwks(jwks);
+        // The fixture subscribes to events, so the server needs a deduplication store to start
+        // (tool calls never use it).
+        let handler = host_sdk_tests::handler(host_sdk_tests::Server::default())
+            .with_jwks(jwks)
+            .with_dedupe_store(host_runtime::dedupe::MemoryDedupe::default());
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port.parse::<u16>().unwrap()))
             .await
             .unwrap();

@@ -5,5 +5,6 @@ pub(crate) mod handler;
 #[cfg(feature = "lambda")]
 pub mod lambda;
 pub(crate) mod pipeline;
+pub(crate) mod probes;
 #[cfg(feature = "server")]
 pub(crate) mod server;

@@ -308,7 +308,7 @@ impl Outbox {
         let put = match stored {
             Ok(put) => put,
             Err(e) => {
-                crate::observe::store_error(self.store_name, "put");
+                crate::telemetry::store_error(self.store_name, "put");
                 return Err(self.not_accepted(id, ticket, SendError::Store(e)));
             }
         };
@@ -402,7 +402,7 @@ impl Outbox {
             }
             Ok(Put::Conflict) => Err(self.not_accepted(id, receipt.ticket, conflict(id))),
             Err(e) => {
-                crate::observe::store_error(self.store_name, "put");
+                crate::telemetry::store_error(self.store_name, "put");
                 Err(self.not_accepted(id, receipt.ticket, SendError::Store(e)))
             }
         }
@@ -411,7 +411,7 @@ impl Outbox {
     /// A new event was stored: counted, and marked in the span of the call that sent it, so a
     /// trace joins the call to the later attempts by `webhook_id`.
     fn accepted(&self, id: &str) {
-        crate::observe::outbox_accepted(self.store_name);
+        crate::telemetry::outbox_accepted(self.store_name);
         tracing::debug!(webhook_id = %id, store = self.store_name, "outbox_accept");
     }
 
@@ -626,7 +626,7 @@ impl Outbox {
 
     /// Logs a store failure (the first, then every 60th in a row) and says how long to pause.
     fn store_failed(&self, e: &StoreError) -> Duration {
-        crate::observe::store_error(self.store_name, "claim");
+        crate::telemetry::store_error(self.store_name, "claim");
         let n = self.store_failures.fetch_add(1, Ordering::Relaxed);
         if n.is_multiple_of(60) {
             tracing::error!(error = %e, failures = n + 1, "the outbox store is unavailable; pending events wait until it is back");
@@ -687,7 +687,7 @@ impl Outbox {
                     "the event's claim had passed to another dispatcher or it was dropped; not recorded here"
                 ),
                 Err(e) => {
-                    crate::observe::store_error(store_name, "settle");
+                    crate::telemetry::store_error(store_name, "settle");
                     tracing::warn!(
                         event_id = %id,
                         error = %e,
@@ -723,7 +723,7 @@ impl Outbox {
             Settled::Retrying => "retried",
             Settled::Dead => "dead",
         };
-        crate::observe::outbox_attempt(self.store_name, label, started.elapsed());
+        crate::telemetry::outbox_attempt(self.store_name, label, started.elapsed());
         span.record("outcome", label);
         if let Ok(status) | Err(SendError::Rejected { status, .. }) = &outcome {
             span.record("status", status);
@@ -840,11 +840,16 @@ impl Outbox {
     pub(crate) async fn backlog(&self) -> Result<crate::stores::outbox::Backlog, StoreError> {
         match answered(STORE_TIMEOUT, self.store.backlog()).await {
             Ok(backlog) => {
-                crate::observe::outbox_backlog(self.store_name, &backlog, now_ms());
+                crate::telemetry::outbox_backlog(
+                    self.store_name,
+                    backlog.pending,
+                    backlog.oldest_age_secs(now_ms()),
+                    backlog.dead,
+                );
                 Ok(backlog)
             }
             Err(e) => {
-                crate::observe::store_error(self.store_name, "backlog");
+                crate::telemetry::store_error(self.store_name, "backlog");
                 Err(e)
             }
         }

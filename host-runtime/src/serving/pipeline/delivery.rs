@@ -39,7 +39,7 @@ pub(super) async fn deliver(
         Err(e) if e.code() == ErrorCode::DedupeUnavailable.as_str() => "unavailable",
         Err(_) => "failed",
     };
-    crate::observe::delivery(label, outcome);
+    crate::telemetry::delivery(label, outcome);
     delivered.map(|_| Reply::NoContent)
 }
 
@@ -102,7 +102,7 @@ async fn deliver_subscribed(
         }
         _ => handling.await,
     };
-    crate::observe::handler_duration(label, started.elapsed());
+    crate::telemetry::handler_duration(label, started.elapsed());
     if let Some(key) = claim.key.take() {
         let settle = async {
             match &result {
@@ -116,7 +116,7 @@ async fn deliver_subscribed(
             .await
             .is_err()
         {
-            crate::observe::store_error(store.name(), "record");
+            crate::telemetry::store_error(store.name(), "record");
             tracing::warn!("the deduplication store did not record the delivery in time");
         }
     }
@@ -166,7 +166,7 @@ async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, H
         let claim = match claimed {
             Ok(Ok(claim)) => claim,
             failed => {
-                crate::observe::store_error(store.name(), "claim");
+                crate::telemetry::store_error(store.name(), "claim");
                 // The store may still carry out a claim it did not answer in time (a paused
                 // Redis works through its queue when it resumes): take back this attempt's own
                 // claim, if it was made, so that the host's retry is not locked out by it.

@@ -113,7 +113,7 @@ pub(crate) async fn handle(inner: &Inner, request: http::Request<Bytes>) -> Resp
         "failed"
     };
     let took = started.elapsed();
-    crate::observe::call(labels.0, labels.1, status.as_u16(), took);
+    crate::telemetry::call(labels.0, labels.1, status.as_u16(), took);
     span.record("install", install.as_deref().unwrap_or("-"));
     span.record("status", status.as_u16());
     span.record("outcome", outcome);
@@ -163,7 +163,7 @@ async fn answer(
         > 1
     {
         let e = crate::auth::AuthError::Malformed("more than one `Authorization` header");
-        crate::observe::token_refused(e.reason());
+        crate::telemetry::token_refused(e.reason());
         return (e.to_host_error().to_response(), None);
     }
     if route == Route::Health {
@@ -191,7 +191,7 @@ fn authenticated<'a>(
             Err(crate::auth::AuthError::KeysUnavailable | crate::auth::AuthError::NoKeys)
                 if matches!(route, Route::Event(_)) =>
             {
-                crate::observe::token_refused("keys_unavailable");
+                crate::telemetry::token_refused("keys_unavailable");
                 let e = HostError::from_code(
                     ErrorCode::KeysUnavailable,
                     "the install token cannot be checked right now (the host's key set is unreachable); retry later",
@@ -200,7 +200,7 @@ fn authenticated<'a>(
                 return (e.to_response(), None);
             }
             Err(e) => {
-                crate::observe::token_refused(e.reason());
+                crate::telemetry::token_refused(e.reason());
                 return (e.to_host_error().to_response(), None);
             }
         };

@@ -843,7 +843,7 @@ impl OutboxStore for PostgresOutbox {
 
     fn backlog(&self) -> BoxFuture<'_, Result<crate::stores::outbox::Backlog, StoreError>> {
         Box::pin(async move {
-            crate::observe::pool(self.pool.size(), self.pool.num_idle());
+            crate::telemetry::pool(self.pool.size(), self.pool.num_idle());
             let row = Statement::new(BACKLOG)
                 .fetch_optional_in(&self.pool)
                 .await

@@ -1,4 +1,4 @@
-//! The operator's routes, apart from the host's: liveness, readiness and the metrics text, served
+//! The operator's routes (`host_runtime::observe::Probes`), apart from the host's: liveness, readiness and the metrics text, served
 //! on a port of their own ([`Probes::serve_until`]) or answered by the vendor's own router
 //! ([`Probes::respond`]).
 //!

@@ -17,7 +17,7 @@ pub(crate) fn call(route: &'static str, name: &'static str, status: u16, took: D
     histogram!(names::CALL_DURATION, "route" => route, "name" => name).record(took.as_secs_f64());
 }
 
-/// An install token refused, for `reason` (an [`AuthError::reason`](crate::auth::AuthError::reason)).
+/// An install token refused, for `reason` (an `AuthError::reason`).
 pub(crate) fn token_refused(reason: &'static str) {
     counter!(names::TOKEN_REFUSALS, "reason" => reason).increment(1);
 }
@@ -51,15 +51,12 @@ pub(crate) fn outbox_attempt(store: &'static str, outcome: &'static str, took: D
     histogram!(names::POST_DURATION, "outcome" => outcome).record(took.as_secs_f64());
 }
 
-/// What an outbox store holds, sampled: pending events, the age of the oldest, dead letters.
-pub(crate) fn outbox_backlog(
-    store: &'static str,
-    backlog: &crate::stores::outbox::Backlog,
-    now: i64,
-) {
-    gauge!(names::OUTBOX_PENDING, "store" => store).set(backlog.pending as f64);
-    gauge!(names::OUTBOX_DEAD_LETTERS, "store" => store).set(backlog.dead as f64);
-    gauge!(names::OUTBOX_OLDEST_AGE, "store" => store).set(backlog.oldest_age_secs(now));
+/// What an outbox store holds, sampled: pending events, the age of the oldest (seconds), dead
+/// letters.
+pub(crate) fn outbox_backlog(store: &'static str, pending: u64, oldest_age_secs: f64, dead: u64) {
+    gauge!(names::OUTBOX_PENDING, "store" => store).set(pending as f64);
+    gauge!(names::OUTBOX_DEAD_LETTERS, "store" => store).set(dead as f64);
+    gauge!(names::OUTBOX_OLDEST_AGE, "store" => store).set(oldest_age_secs);
 }
 
 /// A store call that failed: `operation` is what was asked (`claim`, `put`, `settle`, ...).
