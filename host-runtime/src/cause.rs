@@ -12,7 +12,7 @@ pub(crate) struct Cause(Option<Arc<dyn Error + Send + Sync>>);
 
 impl Cause {
     /// The cause `error`.
-    pub(crate) fn of(error: impl Into<crate::BoxError>) -> Self {
+    pub(crate) fn of(error: impl Into<Box<dyn Error + Send + Sync + 'static>>) -> Self {
         Cause(Some(Arc::from(error.into())))
     }
 

@@ -172,12 +172,7 @@ pub use serving::handler::{
 #[cfg(feature = "server")]
 pub use serving::server::shutdown_signal;
 
-/// A boxed error that can cross threads: what a vendor's health check, a store's backend or an HTTP
-/// client may fail with.
-pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
-
-/// A boxed, sendable future: what [`dedupe::DedupeStore`] methods and health checks return.
-pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+pub use platform::{BoxError, BoxFuture};
 
 /// `serde_json`, re-exported so action answers and free-form payloads need no extra dependency.
 pub use serde_json;

@@ -12,7 +12,6 @@ pub use ::jsonschema;
 pub use ::serde;
 pub use ::serde_json;
 
-pub use crate::BoxFuture;
 pub use crate::Nullable;
 pub use crate::calls::route::Route;
 pub use crate::generated::dispatch::{
@@ -22,6 +21,7 @@ pub use crate::generated::dispatch::{
 };
 pub use crate::generated::schema::{Check, Violation};
 pub use crate::generated::spec::{Action, Metric, Procedure, Spec, Tool, Work};
+pub use crate::platform::BoxFuture;
 
 pub use crate::__schema_compiler_needed as schema_compiler_needed;
 pub use crate::__validators_needed as validators_needed;

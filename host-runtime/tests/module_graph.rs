@@ -17,8 +17,8 @@ const GROUPS: [&str; 6] = [
     "stores",
 ];
 
-/// The module a source file belongs to: `calls::answer` for `calls/answer.rs`, `stores::dedupe`
-/// for `stores/dedupe/dynamodb.rs`, `auth` for `auth/keys.rs`, `testing` for `testing.rs`.
+/// The module a source file belongs to: `calls::answer` for `calls/answer.rs`, `stores::postgres`
+/// for `stores/postgres/outbox.rs`, `auth` for `auth/keys.rs`, `testing` for `testing/mod.rs`.
 fn module_of(relative: &Path) -> String {
     let parts: Vec<String> = relative
         .components()
@@ -88,6 +88,13 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
                 })
                 .collect();
             let named = match path.as_slice() {
+                // An item of the group's own `mod.rs` (`crate::platform::BoxFuture`).
+                [group, inner, ..]
+                    if GROUPS.contains(&group.as_str())
+                        && inner.starts_with(|c: char| c.is_ascii_uppercase()) =>
+                {
+                    group.clone()
+                }
                 [group, inner, ..] if GROUPS.contains(&group.as_str()) => {
                     let exists = src.join(group).join(format!("{inner}.rs")).exists()
                         || src.join(group).join(inner).is_dir();
@@ -174,9 +181,10 @@ fn groups_depend_on_each_other_in_one_direction() {
     let groups = group_graph(&graph);
     assert_acyclic(&groups, "groups");
     // The layers, bottom up: a group names only groups of lower layers.
-    let layers: [&[&str]; 6] = [
+    let layers: [&[&str]; 7] = [
         &["cause"],
-        &["platform", "calls", "telemetry"],
+        &["platform"],
+        &["calls", "telemetry"],
         &["auth", "stores", "generated"],
         &["outbound"],
         &["serving"],

@@ -209,7 +209,7 @@ impl HostError {
     /// assert_eq!(std::error::Error::source(&e).unwrap().to_string(), "disk on fire");
     /// assert!(!e.to_body().to_string().contains("fire"));
     /// ```
-    pub fn with_source(mut self, cause: impl Into<crate::BoxError>) -> Self {
+    pub fn with_source(mut self, cause: impl Into<crate::platform::BoxError>) -> Self {
         self.source = Cause::of(cause);
         self
     }

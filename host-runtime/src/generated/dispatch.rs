@@ -12,8 +12,8 @@ use crate::calls::answer::{ContextBlock, MentionItems, ToolAnswer};
 use crate::calls::call::{Approved, Call, CallContext, Claims, ContextCall, Install, MentionCall};
 use crate::calls::error::{ErrorCode, HostError};
 
-use crate::BoxFuture;
 use crate::calls::route::Route;
+use crate::platform::BoxFuture;
 
 /// What a dispatched call answers.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use crate::BoxFuture;
 use crate::cause::Cause;
+use crate::platform::BoxFuture;
 
 /// What kind of failure kept a request from its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -55,7 +55,7 @@ impl ClientError {
     }
 
     /// The same error, caused by `source` (the HTTP client's own error).
-    pub fn with_source(mut self, source: impl Into<crate::BoxError>) -> Self {
+    pub fn with_source(mut self, source: impl Into<crate::platform::BoxError>) -> Self {
         self.source = Cause::of(source);
         self
     }
@@ -135,7 +135,7 @@ mod reqwest_client {
     use bytes::Bytes;
 
     use super::{Client, ClientError, ClientErrorKind, HttpClient};
-    use crate::BoxFuture;
+    use crate::platform::BoxFuture;
 
     /// reqwest over rustls (`ring`).
     struct Reqwest(reqwest::Client);

@@ -49,7 +49,9 @@ pub(crate) fn random_token() -> String {
 /// it is first called: code behind it is compiled only if it runs. Elsewhere it stays inline in its
 /// caller's future, with no allocation of its own.
 #[cfg(target_arch = "wasm32")]
-pub(crate) fn apart<'a, T>(future: impl Future<Output = T> + Send + 'a) -> crate::BoxFuture<'a, T> {
+pub(crate) fn apart<'a, T>(
+    future: impl Future<Output = T> + Send + 'a,
+) -> crate::platform::BoxFuture<'a, T> {
     Box::pin(future)
 }
 

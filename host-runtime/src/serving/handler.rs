@@ -182,7 +182,7 @@ impl Handler {
     pub fn with_health_check<F, Fut>(self, check: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<(), crate::BoxError>> + Send + 'static,
+        Fut: Future<Output = Result<(), crate::platform::BoxError>> + Send + 'static,
     {
         let check: HealthCheck = Arc::new(move || Box::pin(check()));
         self.configure(|c| c.health = Some(check))

@@ -13,7 +13,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{Method, Response, StatusCode, header};
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::stores::dedupe::DedupeStore;
 
 /// How long a readiness check waits for each store by default.

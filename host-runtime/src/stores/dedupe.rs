@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use crate::BoxFuture;
 use crate::calls::events;
+use crate::platform::BoxFuture;
 pub use crate::stores::store::{StoreError, StoreErrorKind};
 
 /// How long a processed key is remembered: 20 minutes, above the interface's least

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::platform::client::Client;
 use crate::platform::rt::{SystemTime, UNIX_EPOCH};
 use crate::stores::dedupe::{Claim, DedupeStore, StoreError, StoreErrorKind, WINDOW};

@@ -8,14 +8,14 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::platform::rt::Instant;
 use crate::stores::dedupe::{Claim, DedupeStore, WINDOW};
 use crate::stores::outbox::{
     Destination, Entry, OutboxStore, Put, SENT_WINDOW, Settlement, StoreError, Which,
 };
 
-/// An outbox in memory: what a sender uses when given no store. Events are retried as long as the
+/// An outbox in memory, for development and tests. Events are retried as long as the
 /// process lives and lost with it; use [`FileOutbox`](crate::outbox::FileOutbox) or
 /// [`RedisOutbox`](crate::outbox::RedisOutbox) for events that must survive a restart.
 ///

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 pub use crate::stores::store::{StoreError, StoreErrorKind};
 
 #[cfg(any(feature = "redb", feature = "redis", feature = "fuzzing"))]

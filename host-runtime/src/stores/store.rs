@@ -77,7 +77,7 @@ impl StoreError {
     }
 
     /// The same error, caused by `source` (the backend's own error).
-    pub fn with_source(mut self, source: impl Into<crate::BoxError>) -> Self {
+    pub fn with_source(mut self, source: impl Into<crate::platform::BoxError>) -> Self {
         self.source = Cause::of(source);
         self
     }

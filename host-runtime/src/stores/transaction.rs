@@ -21,7 +21,7 @@ use std::any::Any;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::platform::scope::{self, Scoped};
 use crate::stores::store::{StoreError, StoreErrorKind};
 

@@ -23,7 +23,7 @@
 //!
 //! - **Key set.** Fetched with the Worker's `fetch` ([`FetchClient`]); it is cached per isolate, so
 //!   each new isolate fetches it once. `with_jwks` avoids the fetch where the key set is known.
-//! - **Deduplication.** The default memory store lives in one isolate: a retry that reaches
+//! - **Deduplication.** A memory store (`MemoryDedupe`) lives in one isolate: a retry that reaches
 //!   another isolate (another location, or after the isolate was evicted) would run again. Give
 //!   the handler a Durable Object store (`with_dedupe_store`), strongly consistent wherever the
 //!   delivery lands: [`DurableOutbox::dedupe_store`] keeps the records in the outbox's own object,

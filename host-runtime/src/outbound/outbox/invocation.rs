@@ -15,7 +15,7 @@ use std::time::Duration;
 use futures_util::future::join_all;
 
 use super::{DrainReport, Outbox};
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::platform::rt::Instant;
 use crate::platform::scope::{Scoped, Slot};
 

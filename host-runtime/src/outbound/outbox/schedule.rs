@@ -12,7 +12,7 @@ use super::{
     Entry, OutboxStore, Put, Receipt, RetryPolicy, SendError, Settlement, StoreError, Waiters,
     millis, now_ms,
 };
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::platform::rt::Instant;
 
 /// How one attempt went.

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::*;
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 
 /// A courier that answers each attempt with the next scripted result and records what it was given.
 struct Scripted {

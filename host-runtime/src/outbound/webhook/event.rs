@@ -143,7 +143,7 @@ impl OutboundEvent {
         }
         let receipt = self.outbox.wait(&self.id);
         let (outbox, id, ticket) = (Arc::clone(&self.outbox), self.id.clone(), receipt.ticket);
-        let hand_over: crate::BoxFuture<'static, ()> = Box::pin(async move {
+        let hand_over: crate::platform::BoxFuture<'static, ()> = Box::pin(async move {
             // Refused or not stored: the outbox logged it, and told the receipt.
             let _ = self.outbox.accept(&self.id, self.body, ticket).await;
         });

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::BoxFuture;
 use crate::outbound::outbox::{Courier, DrainMode, DrainReport, Outbox, OutboxStore, Try};
+use crate::platform::BoxFuture;
 
 use super::{
     OutboundEvent, PayloadSchema, RetryPolicy, Secret, SendError, WebhookError, sign_webhook,
@@ -286,7 +286,14 @@ impl EventSender {
     label = "give this store to `EventSender::new` as its third argument",
     note = "a sender can no longer be built without an outbox (it used to refuse every event at run time)"
 )]
-pub trait OutboxIsAnArgumentOfNew {}
+pub trait OutboxIsAnArgumentOfNew: sealed::Nothing {}
+
+/// Seals [`OutboxIsAnArgumentOfNew`]: no crate can implement it, so `with_outbox` compiles for no
+/// store (it would have dropped the store it was given).
+mod sealed {
+    /// Implemented by nothing, and unnameable outside this crate.
+    pub trait Nothing {}
+}
 
 /// Signs and posts stored events: the courier of a sender's outbox.
 pub(super) struct Poster {

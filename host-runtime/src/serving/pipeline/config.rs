@@ -5,17 +5,17 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::BoxFuture;
 use crate::auth::{KeySource, Verifier};
 use crate::calls::route::Route;
 use crate::generated::dispatch::Dispatch;
 use crate::generated::schema::{Check, Lazy};
 use crate::generated::spec::Spec;
+use crate::platform::BoxFuture;
 use crate::stores::dedupe::DedupeStore;
 
 /// A vendor's health check: `Ok(())` when healthy, `Err(reason)` otherwise.
 pub(crate) type HealthCheck =
-    Arc<dyn Fn() -> BoxFuture<'static, Result<(), crate::BoxError>> + Send + Sync>;
+    Arc<dyn Fn() -> BoxFuture<'static, Result<(), crate::platform::BoxError>> + Send + Sync>;
 
 /// Everything one handler answers with: the extension, its dispatcher, settings, token verifier and
 /// compiled schemas.

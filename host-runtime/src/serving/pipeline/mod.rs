@@ -29,13 +29,13 @@ use futures_util::FutureExt;
 use http::{HeaderValue, Method, Response, StatusCode, header};
 use serde_json::{Map, Value as Json};
 
-use crate::BoxFuture;
 use crate::calls::call::Claims;
 use crate::calls::check::{self, Verdict};
 use crate::calls::error::{ErrorCode, HostError};
 use crate::calls::route::Route;
 use crate::generated::dispatch::{RawCall, Reply};
 use crate::generated::spec::Spec;
+use crate::platform::BoxFuture;
 
 use self::body::is_json;
 pub(crate) use self::body::parse_body;

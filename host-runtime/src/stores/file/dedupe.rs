@@ -7,7 +7,7 @@ use redb::{ReadableDatabase as _, ReadableTable as _, TableDefinition};
 use sha2::{Digest as _, Sha256};
 
 use super::FileOutbox;
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::stores::dedupe::{Claim, DedupeStore, StoreError, WINDOW};
 use crate::stores::memory::MemoryDedupe;
 

@@ -12,7 +12,7 @@ use redb::{
     Database, ReadableDatabase as _, ReadableTable as _, TableDefinition, WriteTransaction,
 };
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::stores::outbox::{
     Destination, Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec,
 };

@@ -180,7 +180,9 @@ async fn pooled(pool: &PgPool) -> Result<bool, sqlx::Error> {
 }
 
 /// The server process `conn`'s statement runs on.
-fn backend_pid(conn: &mut PgConnection) -> crate::BoxFuture<'_, Result<i32, sqlx::Error>> {
+fn backend_pid(
+    conn: &mut PgConnection,
+) -> crate::platform::BoxFuture<'_, Result<i32, sqlx::Error>> {
     use sqlx::Row as _;
     Box::pin(async move {
         super::Statement::new("SELECT pg_backend_pid()")
@@ -444,7 +446,10 @@ impl PgTransaction {
     /// Sets the isolation level: the first statement of the transaction. A boxed future, as the
     /// other statements of the stores are: a handler's future that awaits a sqlx query in an
     /// `async fn` of ours would not be `Send` for every lifetime, and handlers must be.
-    fn set_isolation(&mut self, level: Isolation) -> crate::BoxFuture<'_, Result<(), sqlx::Error>> {
+    fn set_isolation(
+        &mut self,
+        level: Isolation,
+    ) -> crate::platform::BoxFuture<'_, Result<(), sqlx::Error>> {
         Box::pin(async move {
             sqlx::Executor::execute(&mut *self.tx, sqlx::raw_sql(level.set_sql()))
                 .await

@@ -8,7 +8,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 use sqlx::{PgPool, Row as _};
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::stores::dedupe::{Claim, DedupeStore, StoreError, WINDOW};
 use crate::stores::postgres::{PgDatabase, PgTransaction, Statement, failed, pool_of};
 use crate::stores::transaction::{Database, Transaction};

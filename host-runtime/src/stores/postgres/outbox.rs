@@ -9,7 +9,7 @@ use sqlx::postgres::{PgListener, PgRow};
 use sqlx::{PgPool, Row};
 use tokio::sync::Notify;
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::stores::outbox::{Entry, OutboxStore, Put, Settlement, StoreError, Which};
 use crate::stores::postgres::statement::Send;
 use crate::stores::postgres::{PgTransaction, Statement, failed, name_of, pool_of};

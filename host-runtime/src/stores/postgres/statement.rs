@@ -26,7 +26,7 @@ use std::sync::{Mutex, PoisonError};
 use sqlx::postgres::{PgArguments, PgQueryResult, PgRow};
 use sqlx::{Executor as _, PgConnection, PgPool, Postgres};
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 
 /// How a statement reaches the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

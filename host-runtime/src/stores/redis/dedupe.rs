@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::{redis_connection, redis_failed};
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::stores::dedupe::{Claim, DedupeStore, StoreError, WINDOW};
 
 /// A store in Redis, shared by every instance of a vendor server. A claim is a lease:

@@ -17,7 +17,7 @@ use std::sync::{Arc, LazyLock};
 
 use redis::Script;
 
-use crate::BoxFuture;
+use crate::platform::BoxFuture;
 use crate::platform::rt::{Instant, SystemTime, UNIX_EPOCH};
 use crate::stores::outbox::{
     Destination, Entry, OutboxStore, Put, Settlement, StoreError, StoreErrorKind, Which, codec,

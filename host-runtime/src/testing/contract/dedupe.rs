@@ -359,8 +359,8 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::BoxFuture;
     use crate::dedupe::{MemoryDedupe, StoreError};
+    use crate::platform::BoxFuture;
 
     /// A store that forgets everything: every claim runs.
     struct Forgetful;

@@ -7,9 +7,9 @@ use futures_util::FutureExt;
 use futures_util::future::Shared;
 
 use super::{Violation, expect};
-use crate::BoxFuture;
 use crate::outbound::outbox::{Courier, Outbox, Put, RetryPolicy, SendError, Try, lease_for};
 use crate::outbox::{DrainMode, OutboxStore};
+use crate::platform::BoxFuture;
 
 /// How long a step may wait for the dispatcher before the contract calls it stuck.
 const PATIENCE: Duration = Duration::from_secs(20);
