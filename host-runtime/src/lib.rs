@@ -73,7 +73,7 @@ pub mod __private_0_1_0;
 /// the runtime records, and the application picks the exporter (`metrics-exporter-prometheus`, an
 /// OpenTelemetry bridge, StatsD, ...) by installing a recorder. Without one, nothing is kept and
 /// each recording costs an atomic load. Every name, its labels and meaning are in
-/// [`names::ALL`]; [`describe`] gives the exporter their help texts. Labels take only values the
+/// [`names::ALL`](crate::observe::names::ALL); [`describe`](crate::observe::describe) gives the exporter their help texts. Labels take only values the
 /// runtime chooses or the manifest declares: a caller cannot grow the number of series.
 ///
 /// **Traces** are `tracing` spans: `host_call` for each call of the host (route, install, event
@@ -83,7 +83,7 @@ pub mod __private_0_1_0;
 /// `outbox_accept` event the call's span holds. With `tracing-opentelemetry` they are an
 /// OpenTelemetry trace.
 ///
-/// **Probes** ([`Probes`]): liveness that asks nothing, readiness that asks every store (and
+/// **Probes** ([`Probes`](crate::observe::Probes)): liveness that asks nothing, readiness that asks every store (and
 /// PostgreSQL's migrations), and the metrics text, on a port apart from the host's routes.
 ///
 /// The guide's [operating page](crate::guide::operating) has the table, alerts and a Kubernetes

@@ -490,7 +490,7 @@ impl OutboxStore for RedisOutbox {
     }
 
     /// Counts both lists exactly; the oldest waiting event is looked for among the
-    /// [`BACKLOG_OLDEST_AMONG`] due soonest (the store orders events by due time only), so under a
+    /// 100 due soonest (the store orders events by due time only), so under a
     /// long backoff the age it gives may be younger than the oldest event's.
     fn backlog(&self) -> BoxFuture<'_, Result<crate::stores::outbox::Backlog, StoreError>> {
         Box::pin(async move {
