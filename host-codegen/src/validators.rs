@@ -137,9 +137,7 @@ fn unbounded(schema: &Value, pointer: &str) -> Option<String> {
     if !host_manifest::patterns::checked_per_request(pointer) {
         return None;
     }
-    let first = host_manifest::patterns::backtracking(schema)
-        .into_iter()
-        .next()?;
+    let first = host_manifest::patterns::backtracking(schema).next()?;
     Some(format!(
         "its pattern `{}` at `{}` needs lookaround or a backreference, and a validator generated \
          at compile time cannot stop a request's check part-way to keep it within its pattern \

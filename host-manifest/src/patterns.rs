@@ -48,11 +48,19 @@ pub fn needs_backtracking(pattern: &str) -> bool {
     std::panic::catch_unwind(|| !builds(true) && builds(false)).unwrap_or(false)
 }
 
-/// Every pattern of `schema` that needs the backtracking engine, in document order.
-pub fn backtracking(schema: &Value) -> Vec<Pattern> {
+/// Every pattern of `schema` (`pattern` values and `patternProperties` names), whichever engine
+/// runs it; [`needs_backtracking`] tells which.
+pub fn patterns(schema: &Value) -> Vec<Pattern> {
     let mut found = Vec::new();
     walk(schema, String::new(), 0, &mut found);
     found
+}
+
+/// Every pattern of `schema` that needs the backtracking engine, in document order.
+pub fn backtracking(schema: &Value) -> impl Iterator<Item = Pattern> {
+    patterns(schema)
+        .into_iter()
+        .filter(|p| needs_backtracking(&p.text))
 }
 
 /// Keywords whose values are data, not schemas: a `pattern` inside them is no pattern.
@@ -65,9 +73,7 @@ fn walk(value: &Value, at: String, depth: usize, found: &mut Vec<Pattern>) {
     }
     match value {
         Value::Object(map) => {
-            if let Some(Value::String(text)) = map.get("pattern")
-                && needs_backtracking(text)
-            {
+            if let Some(Value::String(text)) = map.get("pattern") {
                 found.push(Pattern {
                     pointer: format!("{at}/pattern"),
                     text: text.clone(),
@@ -75,7 +81,7 @@ fn walk(value: &Value, at: String, depth: usize, found: &mut Vec<Pattern>) {
                 });
             }
             if let Some(Value::Object(keys)) = map.get("patternProperties") {
-                for key in keys.keys().filter(|k| needs_backtracking(k)) {
+                for key in keys.keys() {
                     found.push(Pattern {
                         pointer: format!("{at}/patternProperties/{}", escape_token(key)),
                         text: key.clone(),
@@ -156,7 +162,7 @@ mod tests {
             "$defs": { "a/b": { "propertyNames": { "pattern": "(?<=a)b" } } },
             "examples": [{ "pattern": "(?=z)" }]
         });
-        let found = backtracking(&schema);
+        let found: Vec<Pattern> = backtracking(&schema).collect();
         let mut places: Vec<(&str, bool)> = found
             .iter()
             .map(|p| (p.pointer.as_str(), p.on_keys))

@@ -138,8 +138,9 @@ pub(crate) fn check_key_patterns(cx: &mut Ctxt<'_>) {
         let Some(schema) = cx.get(&pointer) else {
             continue;
         };
-        for pattern in crate::patterns::backtracking(schema) {
-            if pattern.on_keys {
+        // Only key patterns are classified: a value's `pattern` spends the budget.
+        for pattern in crate::patterns::patterns(schema) {
+            if pattern.on_keys && crate::patterns::needs_backtracking(&pattern.text) {
                 bad.push((format!("{pointer}{}", pattern.pointer), pattern.text));
             }
         }

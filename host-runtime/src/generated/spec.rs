@@ -88,15 +88,32 @@ impl Spec {
     pub(crate) fn declares(&self, route: &crate::calls::route::Route<'_>) -> bool {
         use crate::calls::route::Route;
         match route {
-            Route::Tool(id) => self.tools.iter().any(|t| t.id == *id),
-            Route::Action(id) => self.actions.iter().any(|a| a.id == *id),
-            Route::Mention(id) => self.mentions.contains(id),
-            Route::Context(id) => self.context.contains(id),
-            Route::Procedure(name) => self.procedures.iter().any(|p| p.name == *name),
+            Route::Tool(_)
+            | Route::Action(_)
+            | Route::Mention(_)
+            | Route::Context(_)
+            | Route::Procedure(_) => self.declared(route).is_some(),
             Route::Metrics => !self.metrics.is_empty(),
             Route::WorkContainers | Route::WorkItems => self.work.is_some(),
             Route::WorkComment(_) => self.work.is_some_and(|w| w.two_way_comments),
             Route::Event(_) | Route::Health => true,
+        }
+    }
+
+    /// The manifest's own id of the contribution a route names, when it is declared (`None` for
+    /// an undeclared one and a route that names none).
+    fn declared(&self, route: &crate::calls::route::Route<'_>) -> Option<&'static str> {
+        use crate::calls::route::Route;
+        fn find(mut ids: impl Iterator<Item = &'static str>, id: &str) -> Option<&'static str> {
+            ids.find(|d| *d == id)
+        }
+        match route {
+            Route::Tool(id) => find(self.tools.iter().map(|t| t.id), id),
+            Route::Action(id) => find(self.actions.iter().map(|a| a.id), id),
+            Route::Mention(id) => find(self.mentions.iter().copied(), id),
+            Route::Context(id) => find(self.context.iter().copied(), id),
+            Route::Procedure(name) => find(self.procedures.iter().map(|p| p.name), name),
+            _ => None,
         }
     }
 
@@ -108,25 +125,20 @@ impl Spec {
         route: &crate::calls::route::Route<'_>,
     ) -> (&'static str, &'static str) {
         use crate::calls::route::Route;
-        fn declared(mut ids: impl Iterator<Item = &'static str>, id: &str) -> &'static str {
-            ids.find(|d| *d == id).unwrap_or("")
-        }
-        match route {
-            Route::Health => ("health", ""),
-            Route::Tool(id) => ("tool", declared(self.tools.iter().map(|t| t.id), id)),
-            Route::Action(id) => ("action", declared(self.actions.iter().map(|a| a.id), id)),
-            Route::Mention(id) => ("mention", declared(self.mentions.iter().copied(), id)),
-            Route::Context(id) => ("context", declared(self.context.iter().copied(), id)),
-            Route::Procedure(name) => (
-                "procedure",
-                declared(self.procedures.iter().map(|p| p.name), name),
-            ),
-            Route::Event(_) => ("event", ""),
-            Route::Metrics => ("metrics", ""),
-            Route::WorkContainers => ("work_containers", ""),
-            Route::WorkItems => ("work_items", ""),
-            Route::WorkComment(_) => ("work_comment", ""),
-        }
+        let kind = match route {
+            Route::Health => "health",
+            Route::Tool(_) => "tool",
+            Route::Action(_) => "action",
+            Route::Mention(_) => "mention",
+            Route::Context(_) => "context",
+            Route::Procedure(_) => "procedure",
+            Route::Event(_) => "event",
+            Route::Metrics => "metrics",
+            Route::WorkContainers => "work_containers",
+            Route::WorkItems => "work_items",
+            Route::WorkComment(_) => "work_comment",
+        };
+        (kind, self.declared(route).unwrap_or(""))
     }
 
     /// The action's own scope, for an action route.

@@ -39,16 +39,37 @@ pub(crate) fn outbox_accepted(store: &'static str) {
     counter!(names::OUTBOX_ACCEPTED, "store" => store).increment(1);
 }
 
-/// One attempt at posting an event ended: `outcome` is `posted`, `retried` or `dead`; the
-/// attempt took `took`.
-pub(crate) fn outbox_attempt(store: &'static str, outcome: &'static str, took: Duration) {
+/// How one attempt at posting an event ended, for the metrics.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Attempt {
+    /// The host took it.
+    Posted,
+    /// It failed and will be made again.
+    Retried,
+    /// The event was given up on.
+    Dead,
+}
+
+impl Attempt {
+    /// The `outcome` label of the post duration, and of the `outbox_attempt` span.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Attempt::Posted => "posted",
+            Attempt::Retried => "retried",
+            Attempt::Dead => "dead",
+        }
+    }
+}
+
+/// One attempt at posting an event ended as `outcome`, after `took`.
+pub(crate) fn outbox_attempt(store: &'static str, outcome: Attempt, took: Duration) {
     let name = match outcome {
-        "posted" => names::OUTBOX_POSTED,
-        "retried" => names::OUTBOX_RETRIED,
-        _ => names::OUTBOX_DEAD,
+        Attempt::Posted => names::OUTBOX_POSTED,
+        Attempt::Retried => names::OUTBOX_RETRIED,
+        Attempt::Dead => names::OUTBOX_DEAD,
     };
     counter!(name, "store" => store).increment(1);
-    histogram!(names::POST_DURATION, "outcome" => outcome).record(took.as_secs_f64());
+    histogram!(names::POST_DURATION, "outcome" => outcome.label()).record(took.as_secs_f64());
 }
 
 /// What an outbox store holds, sampled: pending events, the age of the oldest (seconds), dead

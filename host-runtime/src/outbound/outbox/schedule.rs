@@ -278,6 +278,25 @@ impl Outbox {
         &self.store
     }
 
+    /// What the store holds now, also set in the outbox gauges.
+    pub(crate) async fn backlog(&self) -> Result<crate::stores::outbox::Backlog, StoreError> {
+        match answered(STORE_TIMEOUT, self.store.backlog()).await {
+            Ok(backlog) => {
+                crate::telemetry::outbox_backlog(
+                    self.store_name,
+                    backlog.pending,
+                    backlog.oldest_age_secs(now_ms()),
+                    backlog.dead,
+                );
+                Ok(backlog)
+            }
+            Err(e) => {
+                crate::telemetry::store_error(self.store_name, "backlog");
+                Err(e)
+            }
+        }
+    }
+
     /// A receipt for the final outcome of event `id` in this process. Taken before the event is
     /// stored, so an attempt that settles it at once is not missed.
     pub(crate) fn wait(&self, id: &str) -> Receipt {
@@ -718,13 +737,13 @@ impl Outbox {
         let started = Instant::now();
         let (settlement, settled, outcome) =
             tracing::Instrument::instrument(self.attempt(&entry, timeout), span.clone()).await;
-        let label = match settled {
-            Settled::Delivered => "posted",
-            Settled::Retrying => "retried",
-            Settled::Dead => "dead",
+        let ended = match settled {
+            Settled::Delivered => crate::telemetry::Attempt::Posted,
+            Settled::Retrying => crate::telemetry::Attempt::Retried,
+            Settled::Dead => crate::telemetry::Attempt::Dead,
         };
-        crate::telemetry::outbox_attempt(self.store_name, label, started.elapsed());
-        span.record("outcome", label);
+        crate::telemetry::outbox_attempt(self.store_name, ended, started.elapsed());
+        span.record("outcome", ended.label());
         if let Ok(status) | Err(SendError::Rejected { status, .. }) = &outcome {
             span.record("status", status);
         }
@@ -832,27 +851,6 @@ async fn sample_backlog(outbox: std::sync::Weak<Outbox>) {
         let _ = alive.backlog().await;
         drop(alive);
         crate::platform::rt::sleep(crate::stores::outbox::BACKLOG_EVERY).await;
-    }
-}
-
-impl Outbox {
-    /// What the store holds now, also set in the outbox gauges.
-    pub(crate) async fn backlog(&self) -> Result<crate::stores::outbox::Backlog, StoreError> {
-        match answered(STORE_TIMEOUT, self.store.backlog()).await {
-            Ok(backlog) => {
-                crate::telemetry::outbox_backlog(
-                    self.store_name,
-                    backlog.pending,
-                    backlog.oldest_age_secs(now_ms()),
-                    backlog.dead,
-                );
-                Ok(backlog)
-            }
-            Err(e) => {
-                crate::telemetry::store_error(self.store_name, "backlog");
-                Err(e)
-            }
-        }
     }
 }
 

@@ -35,9 +35,11 @@ pub(super) async fn deliver(
     let outcome = match &delivered {
         Ok(Delivered::Ran) => "new",
         Ok(Delivered::Duplicate) => "duplicate",
-        Err(e) if e.code() == ErrorCode::EventInFlight.as_str() => "in_flight",
-        Err(e) if e.code() == ErrorCode::DedupeUnavailable.as_str() => "unavailable",
-        Err(_) => "failed",
+        Err(e) => match e.error_code() {
+            Some(ErrorCode::EventInFlight) => "in_flight",
+            Some(ErrorCode::DedupeUnavailable) => "unavailable",
+            _ => "failed",
+        },
     };
     crate::telemetry::delivery(label, outcome);
     delivered.map(|_| Reply::NoContent)
@@ -68,7 +70,7 @@ async fn deliver_subscribed(
     // This attempt's name on its claim: only it may renew, record or release the claim.
     let owner = crate::platform::rt::random_token();
     if let Some(key) = &key
-        && claim(inner, key, &owner).await?.is_some()
+        && claim(inner, key, &owner).await?
     {
         return Ok(Delivered::Duplicate);
     }
@@ -141,11 +143,11 @@ fn dedupe_store(inner: &Inner) -> Result<&Arc<dyn DedupeStore>, HostError> {
     }
 }
 
-/// Claims an event's key for this attempt. `Some` when the delivery needs no run (recorded
+/// Claims an event's key for this attempt. `true` when the delivery needs no run (recorded
 /// already); an error when the store cannot say or an earlier delivery is still in flight past
 /// the wait. A function of its own: its waits and the handler's run are never in flight together,
 /// so neither future keeps room for the other.
-async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, HostError> {
+async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<bool, HostError> {
     let store = dedupe_store(inner)?;
     // A concurrent duplicate waits for the delivery in flight, then looks again. Past the wait it
     // answers a retryable 503: a 4xx would mean "recorded" to the host, and the event would be
@@ -184,8 +186,8 @@ async fn claim(inner: &Inner, key: &str, owner: &str) -> Result<Option<Reply>, H
             }
         };
         let waited = match claim {
-            Claim::Run => return Ok(None),
-            Claim::Done => return Ok(Some(Reply::NoContent)),
+            Claim::Run => return Ok(false),
+            Claim::Done => return Ok(true),
             // Woken when the delivery in flight settles; the short timeout covers a wake-up that
             // came before this wait began.
             Claim::Wait(notify) => {

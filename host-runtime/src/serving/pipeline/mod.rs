@@ -188,10 +188,10 @@ fn authenticated<'a>(
         {
             Ok(c) => c,
             // An event the server cannot check yet must not be lost: the host retries a 5xx.
-            Err(crate::auth::AuthError::KeysUnavailable | crate::auth::AuthError::NoKeys)
+            Err(e @ (crate::auth::AuthError::KeysUnavailable | crate::auth::AuthError::NoKeys))
                 if matches!(route, Route::Event(_)) =>
             {
-                crate::telemetry::token_refused("keys_unavailable");
+                crate::telemetry::token_refused(e.reason());
                 let e = HostError::from_code(
                     ErrorCode::KeysUnavailable,
                     "the install token cannot be checked right now (the host's key set is unreachable); retry later",

@@ -92,13 +92,7 @@ impl DedupeStore for RedisDedupe {
     }
 
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async move {
-            let mut c = self.connection.clone();
-            redis::cmd("PING")
-                .query_async::<()>(&mut c)
-                .await
-                .map_err(|e| super::redis_failed("Redis did not answer PING", e))
-        })
+        Box::pin(super::ping(&self.connection, "deduplication store"))
     }
 
     fn claim<'a>(

@@ -49,6 +49,18 @@ pub(crate) fn redis_kind(e: &redis::RedisError) -> StoreErrorKind {
 }
 
 /// What failed in Redis (`what`), with Redis's error as the source: every Redis store's error.
+/// Whether Redis answers `PING` on `connection`: a store's readiness.
+pub(crate) async fn ping(
+    connection: &redis::aio::ConnectionManager,
+    store: &str,
+) -> Result<(), StoreError> {
+    let mut c = connection.clone();
+    redis::cmd("PING")
+        .query_async::<()>(&mut c)
+        .await
+        .map_err(|e| redis_failed(format!("Redis did not answer the {store}'s PING"), e))
+}
+
 pub(crate) fn redis_failed(what: impl Into<String>, e: redis::RedisError) -> StoreError {
     StoreError::new("redis", redis_kind(&e), what).with_source(e)
 }

@@ -524,13 +524,7 @@ impl OutboxStore for RedisOutbox {
     }
 
     fn ready(&self) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async move {
-            let mut c = self.connection.clone();
-            redis::cmd("PING")
-                .query_async::<()>(&mut c)
-                .await
-                .map_err(failed)
-        })
+        Box::pin(super::ping(&self.connection, "outbox"))
     }
 
     fn put(&self, entry: Entry) -> BoxFuture<'_, Result<Put, StoreError>> {
