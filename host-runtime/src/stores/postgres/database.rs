@@ -37,9 +37,11 @@ pub struct Settings {
     pub max_lifetime: std::time::Duration,
     /// Whether the URL is a pooler's in transaction mode (PgBouncer, Supavisor, RDS Proxy), where
     /// the stores send each statement with its values rather than prepared (see
-    /// [`behind_pooler`]). `None` (the default): found out at start, by whether two connections
-    /// of the pool, one after the other, land on the same server process, which a pooler does
-    /// and a database never does.
+    /// [`behind_pooler`]). `None` (the default): found out at start, by whether the server
+    /// listens on the port the URL names (a pooler listens on its own), then by whether two
+    /// connections of the pool, one after the other, land on the same server process, which a
+    /// pooler does and a database never does; and, failing both, at the first statement a pooler
+    /// refuses, which is then sent again unprepared.
     pub transaction_pooler: Option<bool>,
 }
 
@@ -161,22 +163,44 @@ pub fn behind_pooler(pool: &PgPool) {
     super::statement::Send::mark_pooled(pool);
 }
 
-/// Whether two connections of `pool`, the first still held, land on the same server process: a
-/// pooler in transaction mode hands the server connection the first just used to the next client
-/// (PgBouncer's default), a database never shares one. Three rounds; `false` for a pool of one.
-async fn pooled(pool: &PgPool) -> Result<bool, sqlx::Error> {
+/// Why `pool` is taken for a pooler's in transaction mode, or `None` when nothing shows one. Two
+/// signs, the first settled by the server alone, the second by the pooler's hand:
+///
+/// - the server listens on another port than the one `url_port` names: something stands between
+///   (a pooler, or a port forwarded, which costs speed, never correctness);
+/// - two connections of the pool, the first still held, land on the same server process: a pooler
+///   in transaction mode hands the server connection the first just used to the next client
+///   (PgBouncer's default), a database never shares one. Three rounds; another client of the
+///   pooler may take that connection in between, so this sign can be missed (a pooler on the
+///   database's own port, found by neither, is still found at its first refused statement).
+async fn pooler_sign(pool: &PgPool, url_port: u16) -> Result<Option<String>, sqlx::Error> {
+    use sqlx::Row as _;
+    let mut conn = pool.acquire().await?;
+    let listens = super::Statement::new("SELECT current_setting('port')")
+        .fetch_optional(&mut conn, super::statement::Send::Inline)
+        .await?
+        .and_then(|row| row.try_get::<String, _>(0).ok())
+        .and_then(|port| port.trim().parse::<u16>().ok());
+    drop(conn);
+    if let Some(port) = listens.filter(|&port| port != url_port) {
+        return Ok(Some(format!(
+            "the server listens on port {port} where the URL names {url_port}"
+        )));
+    }
     if pool.options().get_max_connections() < 2 {
-        return Ok(false);
+        return Ok(None);
     }
     for _ in 0..3 {
         let mut first = pool.acquire().await?;
         let mine = backend_pid(&mut first).await?;
         let mut second = pool.acquire().await?;
         if backend_pid(&mut second).await? == mine {
-            return Ok(true);
+            return Ok(Some(
+                "two connections of the pool ran on one server process".to_owned(),
+            ));
         }
     }
-    Ok(false)
+    Ok(None)
 }
 
 /// The server process `conn`'s statement runs on.
@@ -263,18 +287,21 @@ pub async fn connect_with(url: &str, settings: &Settings) -> Result<PgPool, Stor
     if started.elapsed().as_secs() > 0 {
         tracing::info!(database = %name, waited_s = started.elapsed().as_secs(), "the database answers");
     }
-    let pooled = match settings.transaction_pooler {
-        Some(pooled) => pooled,
-        None => pooled(&pool)
+    let sign = match settings.transaction_pooler {
+        Some(true) => Some("the settings say so".to_owned()),
+        Some(false) => None,
+        None => pooler_sign(&pool, options.get_port())
             .await
             .map_err(|e| failed(format!("cannot connect to {name}"), e))?,
     };
-    if pooled {
+    if let Some(sign) = sign {
         behind_pooler(&pool);
         tracing::info!(
             database = %name,
+            sign = %sign,
             "reached through a pooler in transaction mode: the stores send each statement with its \
-             values, unprepared"
+             values, unprepared (Settings::with_transaction_pooler(false) says otherwise, for a \
+             port forwarded straight to the database)"
         );
     }
     // What the connection got, which `prefer` does not say.
@@ -704,4 +731,36 @@ impl Drop for Transaction {
 /// `.map_err(postgres::failed_write)?` after a query.
 pub fn failed_write(e: sqlx::Error) -> crate::calls::error::HostError {
     failed("a query of the handler failed", e).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::statement::Send;
+    use super::*;
+
+    /// A pooler is found by the port it listens on alone, in a pool of one, where no two
+    /// connections can meet on a server process; the database itself is not taken for one; and
+    /// the settings' word wins.
+    #[tokio::test]
+    async fn a_pooler_is_found_by_the_port_it_listens_on() {
+        let Some(server) = host_test_support::PostgresServer::start_or_skip() else {
+            return;
+        };
+        let Some(bouncer) = host_test_support::PgBouncer::start_or_skip(&server, 4) else {
+            return;
+        };
+        let one = Settings::default().with_max_connections(1);
+        let pooled = connect_with(&bouncer.url(), &one).await.unwrap();
+        assert_eq!(Send::of(&pooled), Send::Inline);
+        let direct = connect_with(&server.url(), &Settings::default())
+            .await
+            .unwrap();
+        assert!(matches!(Send::of(&direct), Send::Prepared(_)));
+        let told = Settings::default().with_transaction_pooler(true);
+        let told = connect_with(&server.url(), &told).await.unwrap();
+        assert_eq!(Send::of(&told), Send::Inline);
+        let denied = one.with_transaction_pooler(false);
+        let denied = connect_with(&bouncer.url(), &denied).await.unwrap();
+        assert!(matches!(Send::of(&denied), Send::Prepared(_)));
+    }
 }

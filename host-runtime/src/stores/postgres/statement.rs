@@ -11,7 +11,9 @@
 //!   round trip. The server plans it every time, which costs about a third of the transactional
 //!   path's rate (BENCHMARKS.md), so it is used only where it must be: for a pool
 //!   [`connect_with`](super::connect_with) found (or was told) is behind such a pooler, or one
-//!   given to [`behind_pooler`](super::behind_pooler).
+//!   given to [`behind_pooler`](super::behind_pooler). A prepared statement such a pooler refuses
+//!   (SQLSTATE `26000`, `42P05`) marks its pool too, and is sent again inline when no transaction
+//!   it ended holds the connection.
 //!
 //! Inline values cannot change the statement: text and bytes are written as hexadecimal digits
 //! (`convert_from(decode('68656c6c6f', 'hex'), 'UTF8')`), integers quoted with their type, so
@@ -31,8 +33,9 @@ use crate::platform::BoxFuture;
 /// How a statement reaches the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Send {
-    /// Prepared, cached on the connection, its values bound.
-    Prepared,
+    /// Prepared, cached on the connection, its values bound; the pool's identity
+    /// ([`pool_of`](super::pool_of)), marked if a pooler refuses the statement.
+    Prepared(usize),
     /// One simple-protocol message, its values written in.
     Inline,
 }
@@ -46,24 +49,56 @@ impl Send {
     /// How statements reach `pool`'s server.
     pub(crate) fn of(pool: &PgPool) -> Send {
         let pooled = POOLED.lock().unwrap_or_else(PoisonError::into_inner);
-        if pooled
-            .as_ref()
-            .is_some_and(|set| set.contains(&super::pool_of(pool)))
-        {
+        let id = super::pool_of(pool);
+        if pooled.as_ref().is_some_and(|set| set.contains(&id)) {
             Send::Inline
         } else {
-            Send::Prepared
+            Send::Prepared(id)
         }
     }
 
     /// Marks `pool` as behind a pooler in transaction mode.
     pub(crate) fn mark_pooled(pool: &PgPool) {
-        POOLED
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get_or_insert_with(HashSet::new)
-            .insert(super::pool_of(pool));
+        mark(super::pool_of(pool));
     }
+
+    /// After `failed`, sent this way: whether a pooler in transaction mode refused a prepared
+    /// statement (one prepared on another server connection, or another client's of the same
+    /// name). The pool is then marked, so that its statements are sent unprepared from now on, and
+    /// the change is logged once.
+    fn refused_by_pooler(self, failed: &sqlx::Error) -> bool {
+        let Send::Prepared(id) = self else {
+            return false;
+        };
+        let sqlx::Error::Database(db) = failed else {
+            return false;
+        };
+        let refused = match db.code().as_deref() {
+            // invalid_sql_statement_name, duplicate_prepared_statement
+            Some("26000" | "42P05") => true,
+            // protocol_violation: "bind message supplies 2 parameters, but prepared statement ..."
+            Some("08P01") => db.message().contains("prepared statement"),
+            _ => false,
+        };
+        if refused && mark(id) {
+            tracing::warn!(
+                error = %db.message(),
+                "a pooler in transaction mode refused a prepared statement: this pool's statements \
+                 are sent unprepared from now on (connect_with finds most poolers at start; \
+                 Settings::with_transaction_pooler(true) says so for one it misses)"
+            );
+        }
+        refused
+    }
+}
+
+/// Marks the pool `id`; whether it was not marked before.
+fn mark(id: usize) -> bool {
+    POOLED
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get_or_insert_with(HashSet::new)
+        .insert(id)
 }
 
 /// One value of a statement.
@@ -196,9 +231,19 @@ impl<'a> Statement<'a> {
         'a: 'c,
     {
         Box::pin(async move {
-            match send {
-                Send::Prepared => self.bound().fetch_all(conn).await,
-                Send::Inline => conn.fetch_all(sqlx::raw_sql(&self.render())).await,
+            let done = match send {
+                Send::Prepared(_) => self.bound().fetch_all(&mut *conn).await,
+                Send::Inline => return conn.fetch_all(sqlx::raw_sql(&self.render())).await,
+            };
+            match done {
+                // Sent again unprepared, unless a transaction the refusal ended holds it.
+                Err(e)
+                    if send.refused_by_pooler(&e)
+                        && !sqlx::Connection::is_in_transaction(&*conn) =>
+                {
+                    conn.fetch_all(sqlx::raw_sql(&self.render())).await
+                }
+                done => done,
             }
         })
     }
@@ -213,9 +258,19 @@ impl<'a> Statement<'a> {
         'a: 'c,
     {
         Box::pin(async move {
-            match send {
-                Send::Prepared => self.bound().fetch_optional(conn).await,
-                Send::Inline => conn.fetch_optional(sqlx::raw_sql(&self.render())).await,
+            let done = match send {
+                Send::Prepared(_) => self.bound().fetch_optional(&mut *conn).await,
+                Send::Inline => return conn.fetch_optional(sqlx::raw_sql(&self.render())).await,
+            };
+            match done {
+                // Sent again unprepared, unless a transaction the refusal ended holds it.
+                Err(e)
+                    if send.refused_by_pooler(&e)
+                        && !sqlx::Connection::is_in_transaction(&*conn) =>
+                {
+                    conn.fetch_optional(sqlx::raw_sql(&self.render())).await
+                }
+                done => done,
             }
         })
     }
@@ -230,9 +285,19 @@ impl<'a> Statement<'a> {
         'a: 'c,
     {
         Box::pin(async move {
-            match send {
-                Send::Prepared => self.bound().execute(conn).await,
-                Send::Inline => conn.execute(sqlx::raw_sql(&self.render())).await,
+            let done = match send {
+                Send::Prepared(_) => self.bound().execute(&mut *conn).await,
+                Send::Inline => return conn.execute(sqlx::raw_sql(&self.render())).await,
+            };
+            match done {
+                // Sent again unprepared, unless a transaction the refusal ended holds it.
+                Err(e)
+                    if send.refused_by_pooler(&e)
+                        && !sqlx::Connection::is_in_transaction(&*conn) =>
+                {
+                    conn.execute(sqlx::raw_sql(&self.render())).await
+                }
+                done => done,
             }
         })
     }
@@ -356,6 +421,54 @@ mod tests {
         assert_eq!(Statement::new("SELECT $").render(), "SELECT $");
     }
 
+    /// Behind a pooler in transaction mode with one server connection, two client connections of a
+    /// pool nobody marked prepare different statements under sqlx's first name, `sqlx_s_1`, on
+    /// that one server connection: the second is refused ("already exists"), sent again
+    /// unprepared with the right answer, and the pool's statements are unprepared from then on.
+    #[tokio::test]
+    async fn a_statement_a_pooler_refuses_is_sent_again_unprepared() {
+        use sqlx::Row as _;
+        let Some(server) = host_test_support::PostgresServer::start_or_skip() else {
+            return;
+        };
+        let Some(bouncer) = host_test_support::PgBouncer::start_or_skip(&server, 1) else {
+            return;
+        };
+        let options = super::super::database::options_of(&bouncer.url()).unwrap();
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(2)
+            .connect_with(options)
+            .await
+            .unwrap();
+        let (mut a, mut b) = (pool.acquire().await.unwrap(), pool.acquire().await.unwrap());
+        assert!(matches!(Send::of(&pool), Send::Prepared(_)));
+        let first = Statement::new("SELECT $1::text AS t")
+            .text("first")
+            .fetch_optional(&mut a, Send::of(&pool))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(first.try_get::<String, _>("t").unwrap(), "first");
+        let second = Statement::new("SELECT $1::bigint AS n, $2::text AS t")
+            .int(7)
+            .text("second")
+            .fetch_optional(&mut b, Send::of(&pool))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(second.try_get::<i64, _>("n").unwrap(), 7);
+        assert_eq!(second.try_get::<String, _>("t").unwrap(), "second");
+        assert_eq!(Send::of(&pool), Send::Inline);
+        // The first connection's statement too goes unprepared now, its cached name unused.
+        let again = Statement::new("SELECT $1::text AS t")
+            .text("again")
+            .fetch_optional(&mut a, Send::of(&pool))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(again.try_get::<String, _>("t").unwrap(), "again");
+    }
+
     /// Values of every kind go to a real server and come back as they were: text with quotes,
     /// backslashes, comments and any Unicode, any bytes, the extreme integers.
     #[tokio::test]
@@ -374,7 +487,7 @@ mod tests {
         ];
         for (text, send) in texts
             .iter()
-            .flat_map(|t| [(*t, Send::Inline), (*t, Send::Prepared)])
+            .flat_map(|t| [(*t, Send::Inline), (*t, Send::Prepared(0))])
         {
             for n in [i64::MIN, -1, 0, 1, i64::MAX] {
                 let bytes: Vec<u8> = (0..=255).collect();
