@@ -120,6 +120,7 @@ impl Validators {
                 clippy::nursery,
                 clippy::restriction,
                 unused,
+                unused_comparisons,
                 missing_docs,
                 unreachable_pub
             )]

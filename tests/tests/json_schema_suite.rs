@@ -366,6 +366,12 @@ fn the_json_schema_test_suite_round_trips_through_the_generated_types() {
         out.status.success(),
         "the suite's vendor crate did not build or run:\n{stderr}"
     );
+    // What the generated code makes the compiler say, a vendor's build says too (and
+    // `-D warnings` refuses): nothing.
+    assert!(
+        !stderr.lines().any(|line| line.starts_with("warning")),
+        "building the suite's vendor crate warned:\n{stderr}"
+    );
     let results: Vec<Value> =
         serde_json::from_slice(&out.stdout).expect("the crate prints its results as JSON");
 
