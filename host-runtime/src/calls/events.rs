@@ -1213,4 +1213,132 @@ mod tests {
         assert_eq!(held.0, payload);
         assert_eq!(serde_json::to_value(&held).unwrap(), payload);
     }
+
+    /// The typed key of `E`'s example, with its name.
+    fn typed_key<E: HostEvent>() -> (&'static str, String) {
+        (E::NAME, E::example().dedupe_key())
+    }
+
+    /// The typed key of `payload` read as `E`.
+    fn typed_key_of<E: HostEvent>(payload: &Value) -> String {
+        parse::<E>(payload.clone()).unwrap().dedupe_key()
+    }
+
+    /// The whole key [`crate::dedupe::key_of`] makes of `payload` for the install `ins_1`.
+    fn json_key(name: &str, payload: &Value) -> Option<String> {
+        crate::dedupe::key_of(name, "ins_1", payload)
+    }
+
+    // Every example's key as the SDK has always made it, by both paths: a change to how keys are
+    // read must not change one byte of them, or deliveries already recorded would run again.
+    #[test]
+    fn dedupe_keys_of_the_examples_are_pinned() {
+        let pinned = [
+            ("release.shipped", "rel_8Hc41"),
+            ("metadata.changed", "2026-11-02T09:41:27Z|en-US"),
+            ("keyword.set_changed", "2026-11-02T10:15:00Z|US"),
+            ("screenshots.updated", "2026-11-02T11:20:45Z|de-DE"),
+            ("price.changed", "2026-11-02T12:00:00Z|US|pro_monthly"),
+            ("install.created", "2026-10-28T08:12:54Z"),
+            ("install.paused", "2026-11-01T17:30:02Z"),
+            ("install.resumed", "2026-11-02T08:05:40Z"),
+            ("install.revoked", "2026-11-20T16:44:09Z"),
+            ("install.token_rotated", "3"),
+            ("scopes.changed", "2026-11-02T13:30:18Z"),
+            ("settings.changed", "2026-11-02T13:45:51Z"),
+        ];
+        let typed = [
+            typed_key::<ReleaseShipped>(),
+            typed_key::<MetadataChanged>(),
+            typed_key::<KeywordSetChanged>(),
+            typed_key::<ScreenshotsUpdated>(),
+            typed_key::<PriceChanged>(),
+            typed_key::<InstallCreated>(),
+            typed_key::<InstallPaused>(),
+            typed_key::<InstallResumed>(),
+            typed_key::<InstallRevoked>(),
+            typed_key::<InstallTokenRotated>(),
+            typed_key::<ScopesChanged>(),
+            typed_key::<SettingsChanged>(),
+        ];
+        for ((name, key), typed) in pinned.into_iter().zip(typed) {
+            assert_eq!(typed, (name, key.to_owned()), "{name}: typed key");
+            let payload = example_payload(name).unwrap();
+            assert_eq!(
+                json_key(name, &payload),
+                Some(format!("{name}|ins_1|{key}")),
+                "{name}: key of the JSON payload"
+            );
+        }
+    }
+
+    #[test]
+    fn dedupe_key_fallbacks_are_pinned() {
+        let release = example_payload("release.shipped").unwrap();
+        for payload in [
+            without(&release, "releaseId"),
+            with(&release, "releaseId", Value::Null),
+        ] {
+            let key = "4.12.0@2026-11-02T14:03:11Z";
+            assert_eq!(typed_key_of::<ReleaseShipped>(&payload), key);
+            let json = json_key("release.shipped", &payload);
+            assert_eq!(json, Some(format!("release.shipped|ins_1|{key}")));
+        }
+
+        let price = example_payload("price.changed").unwrap();
+        for payload in [
+            without(&price, "productId"),
+            with(&price, "productId", Value::Null),
+        ] {
+            let key = "2026-11-02T12:00:00Z|US";
+            assert_eq!(typed_key_of::<PriceChanged>(&payload), key);
+            let json = json_key("price.changed", &payload);
+            assert_eq!(json, Some(format!("price.changed|ins_1|{key}")));
+        }
+
+        let rotated = with(
+            &example_payload("install.token_rotated").unwrap(),
+            "generation",
+            json!(18_446_744_073_709_551_615_u64),
+        );
+        assert_eq!(
+            typed_key_of::<InstallTokenRotated>(&rotated),
+            "18446744073709551615"
+        );
+        assert_eq!(
+            json_key("install.token_rotated", &rotated).as_deref(),
+            Some("install.token_rotated|ins_1|18446744073709551615")
+        );
+    }
+
+    #[test]
+    fn dedupe_keys_of_payloads_that_do_not_parse_and_of_reserved_events_are_pinned() {
+        let release = example_payload("release.shipped").unwrap();
+        for payload in [
+            without(&release, "version"),
+            with(&release, "releaseId", json!(7)),
+            json!("rel_8Hc41"),
+            Value::Null,
+        ] {
+            assert_eq!(json_key("release.shipped", &payload), None, "{payload}");
+        }
+        let rotated = example_payload("install.token_rotated").unwrap();
+        for generation in [json!(3.0), json!(-3), json!("3")] {
+            let payload = with(&rotated, "generation", generation);
+            assert_eq!(
+                json_key("install.token_rotated", &payload),
+                None,
+                "{payload}"
+            );
+        }
+        let score = json!({ "score": 71, "previous": 64 });
+        assert_eq!(
+            json_key("score.changed", &score).as_deref(),
+            Some(r#"score.changed|ins_1|{"previous":64,"score":71}"#)
+        );
+        assert_eq!(
+            json_key("not.an_event", &Value::Null).as_deref(),
+            Some("not.an_event|ins_1|null")
+        );
+    }
 }
