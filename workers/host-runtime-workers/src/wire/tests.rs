@@ -239,6 +239,98 @@ fn dedupe_requests_are_written_as_before() {
     }
 }
 
+/// `value` is written as exactly `text`, member order and all, and reads back from it as itself.
+fn to_the_byte<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(
+    value: T,
+    text: &str,
+) {
+    let written = serde_json::to_string(&value).expect("a wire value is JSON");
+    assert_eq!(written, text, "{value:?}");
+    let read: T = serde_json::from_str(text).expect("the literal text reads");
+    assert_eq!(read, value, "{text} reads back");
+}
+
+/// Every message between a `DurableDedupe` store and the object that keeps its key, as text, to
+/// the byte: the store and the objects wrote these before the store's ask was typed. During a
+/// rolling deploy an object of the previous version answers a store of this one, and the other way
+/// round, and a `HostDedupe` object reads the record it stored before an upgrade.
+#[test]
+fn dedupe_messages_are_the_same_text_as_before() {
+    let own = |op| DedupeRequest {
+        op,
+        owner: "attempt-1".to_owned(),
+        lease: 60_000,
+    };
+    let kept = |op| {
+        OutboxRequest::from(KeptDedupeRequest {
+            dedupe: op,
+            key: "delivery-1".to_owned(),
+            owner: "attempt-1".to_owned(),
+            lease: 60_000,
+        })
+    };
+    // To a `HostDedupe` object, the one object of its key.
+    to_the_byte(
+        own(DedupeOp::Claim),
+        r#"{"op":"claim","owner":"attempt-1","lease":60000}"#,
+    );
+    to_the_byte(
+        own(DedupeOp::Renew),
+        r#"{"op":"renew","owner":"attempt-1","lease":60000}"#,
+    );
+    to_the_byte(
+        own(DedupeOp::Complete),
+        r#"{"op":"complete","owner":"attempt-1","lease":60000}"#,
+    );
+    to_the_byte(
+        own(DedupeOp::Release),
+        r#"{"op":"release","owner":"attempt-1","lease":60000}"#,
+    );
+    // To a `HostOutbox` object that keeps the record beside its events.
+    to_the_byte(
+        kept(DedupeOp::Claim),
+        r#"{"op":"dedupe","dedupe":"claim","key":"delivery-1","owner":"attempt-1","lease":60000}"#,
+    );
+    to_the_byte(
+        kept(DedupeOp::Renew),
+        r#"{"op":"dedupe","dedupe":"renew","key":"delivery-1","owner":"attempt-1","lease":60000}"#,
+    );
+    to_the_byte(
+        kept(DedupeOp::Complete),
+        r#"{"op":"dedupe","dedupe":"complete","key":"delivery-1","owner":"attempt-1","lease":60000}"#,
+    );
+    to_the_byte(
+        kept(DedupeOp::Release),
+        r#"{"op":"dedupe","dedupe":"release","key":"delivery-1","owner":"attempt-1","lease":60000}"#,
+    );
+    // The answers, from either object.
+    for (claim, text) in [
+        (DedupeAnswer::Run, r#"{"claim":"run"}"#),
+        (DedupeAnswer::Done, r#"{"claim":"done"}"#),
+        (DedupeAnswer::Busy, r#"{"claim":"busy"}"#),
+        (DedupeAnswer::Renewed, r#"{"claim":"renewed"}"#),
+        (DedupeAnswer::Completed, r#"{"claim":"completed"}"#),
+        (DedupeAnswer::Released, r#"{"claim":"released"}"#),
+        (DedupeAnswer::NotHeld, r#"{"claim":"not held"}"#),
+    ] {
+        to_the_byte(ClaimAnswer { claim }, text);
+    }
+    // The record, as a `HostDedupe` object stores it (and a `HostOutbox` object at `k:<key>`).
+    to_the_byte(
+        DedupeRecord::Inflight {
+            owner: "attempt-1".to_owned(),
+            until: 1_700_000_060_000,
+        },
+        r#"{"state":"inflight","owner":"attempt-1","until":1700000060000}"#,
+    );
+    to_the_byte(
+        DedupeRecord::Done {
+            until: 1_700_001_200_000,
+        },
+        r#"{"state":"done","until":1700001200000}"#,
+    );
+}
+
 #[test]
 fn a_dedupe_request_without_a_lease_has_the_default_one() {
     let read: DedupeRequest =
