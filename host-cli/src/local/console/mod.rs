@@ -20,11 +20,12 @@
 //!   lets no page frame it, with `X-Frame-Options: DENY` and `X-Content-Type-Options: nosniff`.
 //!
 //! The page puts every string from the manifest or the server in the document as text, never as
-//! markup. Nothing a request carries can panic the local host: bodies are parsed into typed forms
-//! and every failure answers JSON `{"error":{"code","message"}}`.
+//! markup. Nothing a request carries can panic the local host: bodies are parsed into the typed
+//! [`forms`] and every failure answers JSON `{"error":{"code","message"}}`.
 
 pub(crate) mod actions;
 pub(crate) mod assets;
+pub(crate) mod forms;
 pub(crate) mod timeline;
 
 use std::convert::Infallible;
@@ -288,26 +289,26 @@ async fn timeline_all(State(console): Shared) -> Response {
         .into_response()
 }
 
-async fn check_input(State(console): Shared, Form(form): Form<actions::CheckForm>) -> Response {
+async fn check_input(State(console): Shared, Form(form): Form<forms::CheckForm>) -> Response {
     match actions::check_input(&console, &form) {
         Ok(judged) => web::json(StatusCode::OK, &json!(judged)),
         Err(why) => web::error(StatusCode::UNPROCESSABLE_ENTITY, "KIND_UNKNOWN", &why),
     }
 }
 
-async fn check_payload(Form(form): Form<actions::PayloadForm>) -> Response {
+async fn check_payload(Form(form): Form<forms::PayloadForm>) -> Response {
     match actions::check_payload(&form) {
         Ok(judged) => web::json(StatusCode::OK, &json!(judged)),
         Err(why) => web::error(StatusCode::UNPROCESSABLE_ENTITY, "EVENT_UNKNOWN", &why),
     }
 }
 
-async fn call(State(console): Shared, Form(form): Form<actions::CallForm>) -> Response {
+async fn call(State(console): Shared, Form(form): Form<forms::CallForm>) -> Response {
     let id = actions::call(&console, form).await;
     entry_response(&console, id)
 }
 
-async fn deliver(State(console): Shared, Form(form): Form<actions::DeliverForm>) -> Response {
+async fn deliver(State(console): Shared, Form(form): Form<forms::DeliverForm>) -> Response {
     let id = actions::deliver(&console, form);
     entry_response(&console, id)
 }
@@ -351,7 +352,7 @@ async fn replay(State(console): Shared, Form(IdForm { id }): Form<IdForm>) -> Re
 struct ExampleForm {
     event: String,
     #[serde(default)]
-    install: actions::InstallForm,
+    install: forms::InstallForm,
 }
 
 async fn example(State(console): Shared, Form(form): Form<ExampleForm>) -> Response {

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use super::super::inbox::{self, Verdict};
-use super::actions::Replay;
+use super::forms::Replay;
 
 /// Entries kept; the oldest go first. A page shows the newest.
 pub(crate) const KEPT: usize = 500;
