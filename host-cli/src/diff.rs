@@ -17,8 +17,7 @@ use host_manifest::Manifest;
 use host_manifest::diff::{Change, Class};
 use serde_json::json;
 
-use crate::Format;
-use crate::local::output::Term;
+use crate::output::{Format, Term};
 
 /// Arguments of `cargo host diff`.
 #[derive(Debug, clap::Args)]
@@ -42,13 +41,13 @@ struct Side {
 
 /// Runs `cargo host diff`.
 pub(crate) fn run(args: DiffArgs, term: &Term) -> ExitCode {
-    let new_file = crate::manifest_file(&args.new);
+    let new_file = crate::manifest::file(&args.new);
     let new = match read_path(&new_file, term) {
         Ok(side) => side,
         Err(code) => return code,
     };
     let old = if Path::new(&args.old).exists() {
-        read_path(&crate::manifest_file(Path::new(&args.old)), term)
+        read_path(&crate::manifest::file(Path::new(&args.old)), term)
     } else {
         read_revision(&args.old, &new_file, term)
     };
@@ -155,7 +154,10 @@ fn checked(report: host_manifest::Report, shown: String, term: &Term) -> Result<
     match report.into_manifest() {
         Ok(manifest) => Ok(Side { manifest, shown }),
         Err(report) => {
-            eprint!("{}", crate::render::human(&report, &shown, term.err));
+            eprint!(
+                "{}",
+                crate::manifest::render::human(&report, &shown, term.err)
+            );
             term.error(&format!(
                 "{shown} is invalid, so it cannot be compared; fix it first (`cargo host validate`)"
             ));

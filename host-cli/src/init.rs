@@ -15,7 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::local::output::Term;
+use crate::output::Term;
 
 /// What the new extension contributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

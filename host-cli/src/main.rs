@@ -8,6 +8,11 @@
 //! `check` (in [`local`]) exercise a running vendor server the way the host does. `outbox` reads and
 //! mends a vendor server's outbox.
 //!
+//! This file is the top: it parses the command line and hands each command to its module. Below
+//! it, the commands (`diff`, `init`, `outbox`, `postgres`, `watch`, the local host in [`local`]);
+//! below them, what they share ([`manifest`], [`output`], [`outbox_store`]). No module names an
+//! item of this file (`tests/module_graph.rs` holds them to it).
+//!
 //! Exit codes: 0 when the manifest has no error (warnings allowed), 1 when it is invalid (malformed
 //! JSON included), 2 when the file cannot be read or the arguments are wrong. The local host's
 //! commands add: 1 for a failed answer or check, 2 when no server answers.
@@ -15,16 +20,20 @@
 mod diff;
 mod init;
 mod local;
+mod manifest;
 mod outbox;
+mod outbox_store;
+mod output;
 mod postgres;
-mod render;
 mod watch;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
+
+use output::{ColorChoice, Format};
 
 /// Build, check and exercise extensions for the host.
 #[derive(Debug, Parser)]
@@ -196,19 +205,6 @@ enum Command {
     Outbox(outbox::OutboxArgs),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    Human,
-    Json,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ColorChoice {
-    Auto,
-    Always,
-    Never,
-}
-
 fn main() -> ExitCode {
     // Run as `cargo host ...`, cargo passes `host` as the first argument; run directly, it does not.
     let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
@@ -239,7 +235,7 @@ fn main() -> ExitCode {
         }
     };
     let color = cli.color;
-    let term = local::output::Term::new(color);
+    let term = output::Term::new(color);
     match cli.command {
         Command::Validate { format, path } => validate(&path, format, color),
         Command::Expand { path } => expand(&path),
@@ -266,7 +262,7 @@ fn main() -> ExitCode {
 
 /// `cargo host stubs`: the handler stubs of a valid manifest.
 fn stubs(path: &std::path::Path, server: &str) -> ExitCode {
-    let (file, report) = match load(path) {
+    let (file, report) = match manifest::load(path) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
@@ -289,30 +285,8 @@ fn stubs(path: &std::path::Path, server: &str) -> ExitCode {
     }
 }
 
-/// Reads and validates the manifest at `path` (a file, or a folder holding `host.extension.json`); a
-/// file that cannot be read is reported on stderr and exits 2.
-/// The manifest file `path` names: the file itself, or `host.extension.json` in a folder.
-fn manifest_file(path: &std::path::Path) -> PathBuf {
-    if path.is_dir() {
-        path.join(host_manifest::MANIFEST_FILE)
-    } else {
-        path.to_owned()
-    }
-}
-
-fn load(path: &std::path::Path) -> Result<(PathBuf, host_manifest::Report), ExitCode> {
-    let file = manifest_file(path);
-    match host_manifest::validate_file(&file) {
-        Ok(report) => Ok((file, report)),
-        Err(e) => {
-            eprintln!("error: {e}");
-            Err(ExitCode::from(2))
-        }
-    }
-}
-
 fn expand(path: &std::path::Path) -> ExitCode {
-    let (file, report) = match load(path) {
+    let (file, report) = match manifest::load(path) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
@@ -346,7 +320,7 @@ fn expand(path: &std::path::Path) -> ExitCode {
 }
 
 fn validate(path: &std::path::Path, format: Format, color: ColorChoice) -> ExitCode {
-    let (file, report) = match load(path) {
+    let (file, report) = match manifest::load(path) {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
@@ -366,7 +340,7 @@ fn validate(path: &std::path::Path, format: Format, color: ColorChoice) -> ExitC
                     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
                 }
             };
-            write!(out, "{}", render::human(&report, &shown, styled))
+            write!(out, "{}", manifest::render::human(&report, &shown, styled))
         }
     };
     // A closed pipe (`| head`) is not a failure of validation.

@@ -7,12 +7,11 @@
 //! server: stop it first (a Redis outbox can be read while servers run).
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use chrono::{DateTime, SecondsFormat, Utc};
-use host_runtime::outbox::{Entry, FileOutbox, OutboxStore, PostgresOutbox, RedisOutbox, Which};
+use host_runtime::outbox::{Entry, OutboxStore, Which};
 
-use crate::local::output::{Term, line};
+use crate::outbox_store::{now_ms, open, time};
+use crate::output::{Term, line};
 
 /// Where the outbox is when neither `--store` nor `HOST_OUTBOX` says.
 const DEFAULT_STORE: &str = ".host-outbox";
@@ -104,62 +103,6 @@ pub(crate) async fn run(args: OutboxArgs, term: Term) -> ExitCode {
     }
 }
 
-/// Why an outbox could not be opened.
-#[derive(Debug)]
-pub(crate) struct OpenError {
-    /// What is wrong, naming the store.
-    pub message: String,
-    /// What to do about it, when there is something.
-    pub note: Option<String>,
-}
-
-/// Opens the outbox at `place`: a `redis://` (or `rediss://`) URL with `prefix`, or the folder of
-/// the embedded store.
-pub(crate) async fn open(place: &str, prefix: &str) -> Result<Arc<dyn OutboxStore>, OpenError> {
-    let fail = |message: String, note: Option<&str>| OpenError {
-        message,
-        note: note.map(str::to_owned),
-    };
-    if place.starts_with("postgres://") || place.starts_with("postgresql://") {
-        let settings = host_runtime::postgres::Settings::default()
-            .with_start_timeout(std::time::Duration::ZERO);
-        let pool = host_runtime::postgres::connect_with(place, &settings)
-            .await
-            .map_err(|e| fail(e.to_string(), None))?;
-        return match PostgresOutbox::new(pool).await {
-            Ok(store) => Ok(Arc::new(store)),
-            Err(e) => Err(fail(
-                e.to_string(),
-                Some("the database needs the stores' tables: `cargo host postgres migrate`"),
-            )),
-        };
-    }
-    if place.starts_with("redis://") || place.starts_with("rediss://") {
-        return match RedisOutbox::connect(place).await {
-            Ok(store) => Ok(Arc::new(store.with_prefix(prefix.to_owned()))),
-            Err(e) => Err(fail(e.to_string(), None)),
-        };
-    }
-    if !std::path::Path::new(place).join("outbox.redb").exists() {
-        return Err(fail(
-            format!(
-                "no outbox at `{place}`: name the server's HOST_OUTBOX folder or redis:// URL with `--store` (`--outbox` for `cargo host dev`)"
-            ),
-            None,
-        ));
-    }
-    match FileOutbox::open(place) {
-        Ok(store) => Ok(Arc::new(store)),
-        Err(e) => {
-            let busy = e.to_string().contains("another process");
-            Err(fail(
-                e.to_string(),
-                busy.then_some("stop the server that uses this outbox, then run this again"),
-            ))
-        }
-    }
-}
-
 fn report(found: bool, id: &str, done: &str, term: &Term) -> ExitCode {
     if found {
         line(&format!("{} {id}: {done}", term.ok()));
@@ -227,15 +170,4 @@ fn describe(list: &str, e: &Entry) -> String {
         time(e.due),
         e.body.len()
     )
-}
-
-pub(crate) fn time(ms: i64) -> String {
-    DateTime::<Utc>::from_timestamp_millis(ms).map_or_else(
-        || ms.to_string(),
-        |t| t.to_rfc3339_opts(SecondsFormat::Secs, true),
-    )
-}
-
-pub(crate) fn now_ms() -> i64 {
-    Utc::now().timestamp_millis()
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use host_runtime::postgres;
 
-use crate::local::output::{Term, line};
+use crate::output::{Term, line};
 
 /// `cargo host postgres` arguments.
 #[derive(Debug, clap::Args)]

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::local::output::Term;
+use crate::output::Term;
 
 /// Arguments of `cargo host watch`.
 #[derive(Debug, clap::Args)]

@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use super::client::{Client, SendError, no_server};
 use super::install::Local;
-use super::output::{self, Term, line};
 use super::request::{self, Kind};
 use super::{Fail, InstallArgs, ManifestArg, ServerArg, json_arg, raw_arg};
+use crate::output::{self, Term, line};
 use host_manifest::Manifest;
 
 /// Arguments of `cargo host call`.

@@ -32,9 +32,9 @@ use serde_json::Value;
 
 use super::client::{Answer, Client, Request, SendError, no_server};
 use super::install::Local;
-use super::output::{self, Term, line};
 use super::request::Kind;
 use super::{Fail, InstallArgs, ManifestArg, ServerArg};
+use crate::output::{self, Term, line};
 
 /// The host's health time limit at publish.
 pub(crate) const HEALTH_LIMIT: Duration =

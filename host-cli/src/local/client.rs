@@ -8,7 +8,7 @@ use bytes::Bytes;
 use serde_json::Value;
 
 use super::Fail;
-use super::output::d3_error;
+use crate::output::d3_error;
 
 /// The vendor server under test.
 #[derive(Clone)]
@@ -66,7 +66,7 @@ impl std::fmt::Display for SendError {
         match self {
             SendError::Unreachable(why) => write!(f, "cannot connect ({why})"),
             SendError::Timeout(limit) => {
-                write!(f, "no answer within {}", super::output::wait(*limit))
+                write!(f, "no answer within {}", crate::output::wait(*limit))
             }
             SendError::Failed(why) => f.write_str(why),
         }

@@ -26,9 +26,9 @@ use serde_json::Value;
 
 use super::console::timeline::Timeline;
 use super::inbox::{Inbox, Verdict};
-use super::output::{Term, indented, line};
 use super::web::{self, BODY_LIMIT, loopback};
 use super::{Fail, ManifestArg};
+use crate::output::{Term, indented, line};
 
 /// Arguments of `cargo host dev`.
 #[derive(Debug, clap::Args)]
@@ -134,7 +134,7 @@ async fn serve(args: DevArgs, term: Term) -> Result<ExitCode, Fail> {
         let client = super::client::Client::new(&server_url)?;
         let outbox = match &args.outbox {
             None => super::console::Outbox::Unnamed,
-            Some(place) => match crate::outbox::open(place, &args.outbox_prefix).await {
+            Some(place) => match crate::outbox_store::open(place, &args.outbox_prefix).await {
                 Ok(store) => super::console::Outbox::Open(store),
                 Err(e) => {
                     term.warning(&format!(

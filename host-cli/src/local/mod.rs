@@ -12,8 +12,11 @@
 //! What they share lives here and in the small modules beside: the command-line arguments
 //! ([`ManifestArg`], [`ServerArg`], [`InstallArgs`]), loading the manifest, the local install
 //! ([`install`]), a call built as the host builds it ([`request`]), the checks of the vendor's
-//! posted events ([`inbox`]), HTTP out ([`client`]) and in ([`web`]), JSON Schema helpers
-//! ([`schema`]) and output ([`output`]).
+//! posted events ([`inbox`]), HTTP out ([`client`]) and in ([`web`]) and JSON Schema helpers
+//! ([`schema`]). Below the local host, and shared with the other commands: the manifest as the
+//! user names it ([`manifest`](crate::manifest)), output ([`output`](crate::output)) and the
+//! vendor server's outbox store ([`outbox_store`](crate::outbox_store)); nothing here names the
+//! binary's own top level.
 //!
 //! The modules form a tree: `dev` starts the console, and the console and the commands use the
 //! shared modules; nothing shared imports a command or the console.
@@ -27,7 +30,6 @@ pub(crate) mod console;
 pub(crate) mod dev;
 pub(crate) mod inbox;
 pub(crate) mod install;
-pub(crate) mod output;
 pub(crate) mod request;
 pub(crate) mod schema;
 pub(crate) mod supervise;
@@ -40,7 +42,7 @@ use std::process::ExitCode;
 use host_manifest::Manifest;
 use serde_json::Value;
 
-use output::Term;
+use crate::output::Term;
 
 /// Where the vendor server under test listens unless told otherwise.
 pub(crate) const DEFAULT_SERVER: &str = "http://127.0.0.1:8787";
@@ -118,13 +120,16 @@ pub(crate) struct Loaded {
 /// Reads and validates the manifest; an invalid one prints its diagnostics on stderr as `validate`
 /// does and exits 1, an unreadable one exits 2.
 pub(crate) fn load_manifest(path: &Path, term: &Term) -> Result<Loaded, Fail> {
-    let (file, report) = crate::load(path).map_err(|_| Fail {
+    let (file, report) = crate::manifest::load(path).map_err(|_| Fail {
         message: String::new(),
         code: 2,
     })?;
     let shown = file.display().to_string();
     if !report.is_valid() {
-        eprint!("{}", crate::render::human(&report, &shown, term.err));
+        eprint!(
+            "{}",
+            crate::manifest::render::human(&report, &shown, term.err)
+        );
         return Err(Fail {
             message: format!(
                 "fix {shown} first: the local host reads the same manifest as the host"

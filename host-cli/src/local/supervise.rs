@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::output::Term;
+use crate::output::Term;
 
 /// How often the files are looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -84,7 +84,7 @@ impl Supervisor {
 
     /// `cargo build`, then a restart if it succeeded.
     fn rebuild(&self, why: &str) {
-        super::output::line(&format!(
+        crate::output::line(&format!(
             "{} {why}: building the vendor server ...",
             self.term.dim("dev:")
         ));
@@ -93,7 +93,7 @@ impl Supervisor {
             Ok(path) => path,
             Err(message) => {
                 let serving = self.running.lock().map(|r| r.is_some()).unwrap_or(false);
-                super::output::line(&format!(
+                crate::output::line(&format!(
                     "{} {message}; {}",
                     self.term.bad(),
                     if serving {
@@ -113,7 +113,7 @@ impl Supervisor {
             .stdin(Stdio::null());
         match command.spawn() {
             Ok(child) => {
-                super::output::line(&format!(
+                crate::output::line(&format!(
                     "{} built in {:.1} s; started {} (pid {})",
                     self.term.ok(),
                     started.elapsed().as_secs_f64(),
@@ -124,7 +124,7 @@ impl Supervisor {
                     *running = Some(child);
                 }
             }
-            Err(e) => super::output::line(&format!(
+            Err(e) => crate::output::line(&format!(
                 "{} cannot start {}: {e}",
                 self.term.bad(),
                 executable.display()

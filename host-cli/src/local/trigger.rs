@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use super::client::{Answer, Client, Request, SendError, no_server};
 use super::install::Local;
-use super::output::{self, Term, line};
 use super::{Fail, InstallArgs, ManifestArg, ServerArg, json_arg, listed};
+use crate::output::{self, Term, line};
 use host_manifest::closest;
 
 /// The host's waits before the second, third and fourth attempts.

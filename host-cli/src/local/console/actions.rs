@@ -16,10 +16,11 @@ use super::super::check::{Expect, check_answer};
 use super::super::client::{Answer, Client, SendError};
 use super::super::install::Local;
 use super::super::request::{self, Judged, Kind as CallKind};
-use super::super::{InstallArgs, output, trigger};
+use super::super::{InstallArgs, trigger};
 use super::Console;
 use super::forms::{CallForm, CheckForm, DeliverForm, InstallForm, PayloadForm, Replay};
 use super::timeline::{Attempt, Check, Entry, Kind, State, millis};
+use crate::output;
 
 /// The local install of `form`, as `cargo host call --install --scopes ...` builds it.
 fn local(manifest: &Manifest, form: &InstallForm) -> Result<Local, String> {

@@ -434,8 +434,8 @@ async fn outbox_list(State(console): Shared) -> Response {
                         json!({
                             "id": e.id,
                             "attempts": e.attempts,
-                            "due": crate::outbox::time(e.due),
-                            "accepted": crate::outbox::time(e.accepted),
+                            "due": crate::outbox_store::time(e.due),
+                            "accepted": crate::outbox_store::time(e.accepted),
                             "lastError": e.last_error,
                             "body": body,
                         })
@@ -454,7 +454,7 @@ async fn outbox_list(State(console): Shared) -> Response {
     // The numbers of the server's outbox gauges, from the same function.
     match store.backlog().await {
         Ok(b) => {
-            let now = crate::outbox::now_ms();
+            let now = crate::outbox_store::now_ms();
             lists.insert(
                 "backlog".to_owned(),
                 json!({
@@ -492,7 +492,7 @@ async fn outbox_change(console: &Console, retry: bool, id: &str) -> Response {
         );
     };
     let done = if retry {
-        store.revive(id, crate::outbox::now_ms()).await
+        store.revive(id, crate::outbox_store::now_ms()).await
     } else {
         store.discard(id).await
     };

@@ -1,12 +1,28 @@
-//! Output of the local host: colors on a terminal (`--color`, `NO_COLOR`), the `✓`/`✗` marks, one-line
-//! `error:`/`warning:`/`note:` messages on stderr, and small formatters shared by the commands.
+//! Output of every command: colors on a terminal (`--color`, `NO_COLOR`), the `✓`/`✗` marks,
+//! one-line `error:`/`warning:`/`note:` messages on stderr, `--format`, and small formatters shared
+//! by the commands.
+//!
+//! It sits below every command (the local host's included) and names none of them.
 
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::ColorChoice;
+/// `--color`: when to color output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// `--format`: for people, or one JSON object per line for scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    Human,
+    Json,
+}
 
 /// Whether stdout and stderr get colors.
 #[derive(Debug, Clone, Copy)]
