@@ -66,6 +66,7 @@
 //! new_sqlite_classes = ["HostDedupe", "HostOutbox"]
 //! ```
 
+mod clock;
 mod dedupe;
 mod outbox;
 mod wire;
@@ -237,6 +238,12 @@ pub(crate) async fn ask_object(
     Ok((answer.status(), text))
 }
 
+/// The response of an object that answers `asked` with `answer`, of the type the request names
+/// (see [`Ask`](wire::Ask)): what the clients' typed asks read back.
+pub(crate) fn reply<R: wire::Ask>(_asked: &R, answer: &R::Answer) -> Result<Response> {
+    Response::from_json(answer)
+}
+
 /// A request built on the runtime's own `Request` constructor. (worker's `RequestInit` converts
 /// every option it knows of, which is code a new isolate compiles on its first request.)
 pub(crate) fn new_request(
@@ -254,9 +261,4 @@ pub(crate) fn new_request(
         init.set_body(body);
     }
     Ok(web_sys::Request::new_with_str_and_init(url, &init)?.into())
-}
-
-/// `d` in milliseconds, saturating.
-fn millis(d: std::time::Duration) -> i64 {
-    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }

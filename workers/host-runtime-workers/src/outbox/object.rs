@@ -22,7 +22,7 @@ use host_runtime::serde_json;
 use worker::{DurableObject, Env, Request, Response, Result, State, durable_object};
 
 use super::storage::{StorageOutbox, failed};
-use crate::dedupe::now_ms;
+use crate::clock::now_ms;
 use crate::wire::{
     AlarmAnswer, Ask, ClaimAnswer, EntriesAnswer, EntryRecord, Failure, NextDueAnswer, OkAnswer,
     OutboxRequest, PutAnswer, PutClaimedAnswer, PutOutcome, SweepAnswer,
@@ -273,11 +273,11 @@ fn serve(store: &StorageOutbox, asked: OutboxRequest) -> Local<'_, Result<Respon
         OutboxRequest::Sweep(asked) => Box::pin(async move {
             let erased = store.sweep(asked.now.unwrap_or_else(now_ms)).await?;
             let left = store.records().await?;
-            respond(&asked, &SweepAnswer { erased, left })
+            crate::reply(&asked, &SweepAnswer { erased, left })
         }),
         OutboxRequest::Dedupe(asked) => Box::pin(async move {
             match store.dedupe(&asked).await? {
-                Ok(claim) => respond(&asked, &ClaimAnswer { claim }),
+                Ok(claim) => crate::reply(&asked, &ClaimAnswer { claim }),
                 Err(unreadable) => Response::error(unreadable, 500),
             }
         }),
@@ -300,11 +300,6 @@ where
             }),
         }
     })
-}
-
-/// The response that answers `asked` with `answer`, of the type the request names.
-fn respond<R: Ask>(_asked: &R, answer: &R::Answer) -> Result<Response> {
-    Response::from_json(answer)
 }
 
 /// The events of an answer.

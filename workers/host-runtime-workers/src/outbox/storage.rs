@@ -17,7 +17,8 @@
 //! A stored event (`p`, `d`, `s`) this version cannot read counts as absent, as it did before the
 //! records had types: a put then replaces it and a discard erases it, where failing on it would
 //! keep it forever. A deduplication record (`k`) this version cannot read refuses its key's
-//! requests instead (see [`crate::dedupe`]), until the alarm erases it.
+//! requests instead (see [`crate::dedupe`]; the same [rules](crate::dedupe::rules) decide each
+//! step as in a `HostDedupe` object), until the alarm erases it.
 
 use std::cell::Cell;
 
@@ -32,8 +33,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use worker::{ListOptions, Result, Storage};
 
-use crate::dedupe::{Change, at, decide, now_ms, unreadable};
-use crate::millis;
+use crate::clock::{at, millis, now_ms};
+use crate::dedupe::rules::{Change, decide, unreadable};
 use crate::wire::{
     DedupeAnswer, DedupeRecord, Ends, EntryRecord, KeptDedupeRequest, PendingRecord, SentRecord,
 };

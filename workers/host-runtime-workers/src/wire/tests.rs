@@ -346,7 +346,7 @@ fn a_dedupe_request_without_a_lease_has_the_default_one() {
     ));
     assert_eq!(
         default_lease(),
-        crate::millis(crate::DurableDedupe::DEFAULT_LEASE)
+        crate::clock::millis(crate::DurableDedupe::DEFAULT_LEASE)
     );
 }
 
