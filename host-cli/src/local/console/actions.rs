@@ -4,8 +4,9 @@
 //! payload and attempts on the host's retry schedule; a posted event is replayed through the
 //! [`inbox`](super::super::inbox). Each becomes a timeline entry.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use host_manifest::Manifest;
 use host_runtime::route::Route;
@@ -293,69 +294,20 @@ fn judge(
 /// Starts a delivery: records it, then makes its attempts in the background; gives its id.
 pub(crate) fn deliver(console: &Arc<Console>, form: DeliverForm) -> u64 {
     let mut entry = Entry::new(Kind::Delivery, form.event.clone(), json!({}));
-    let refused = |mut entry: Entry, name: &str, why: String| {
-        entry.checks.push(Check::new(name, State::Fail, why));
-        entry.conclude();
-        console.timeline.begin(entry)
-    };
     let m = &console.manifest;
-    let name = match trigger::published(&form.event) {
-        Ok(name) => name,
-        Err(fail) => return refused(entry, "event", fail.message),
-    };
-    let local = match local(m, &form.install) {
-        Ok(local) => local,
-        Err(why) => return refused(entry, "install", why),
-    };
-    let waits = if form.retry {
-        match trigger::retry_waits(form.time_scale.unwrap_or(1.0)) {
-            Ok(waits) => waits.to_vec(),
-            Err(why) => return refused(entry, "time scale", why),
+    let Plan { name, local, waits } = match Plan::of(m, &form) {
+        Ok(plan) => plan,
+        Err((name, why)) => {
+            entry.checks.push(Check::new(name, State::Fail, why));
+            entry.conclude();
+            return console.timeline.begin(entry);
         }
-    } else {
-        Vec::new()
     };
     entry.checks.push(token_check(&local));
-    let payload = match (&form.payload, form.same) {
-        (Some(payload), true) => payload.clone(),
-        (given, false) => {
-            let mut payload = given.clone().unwrap_or_else(|| {
-                host_runtime::events::example_payload(name).unwrap_or(Value::Null)
-            });
-            trigger::freshen(name, &mut payload, &trigger::Fresh::now(&local, &m.id));
-            payload
-        }
-        (None, true) => host_runtime::events::example_payload(name).unwrap_or(Value::Null),
-    };
-    entry.checks.push(match trigger::fits(name, &payload) {
-        Ok(()) => Check::new("payload", State::Pass, format!("reads as a `{name}` payload")),
-        Err(e) => Check::new(
-            "payload",
-            State::Fail,
-            format!("not a `{name}` payload ({e}); sent anyway: the server should answer 422 INPUT_INVALID"),
-        ),
-    });
-    entry.checks.push(if m.subscribed_events().iter().any(|e| e == name) {
-        Check::new("subscribed", State::Pass, format!("`server.events` subscribes to `{name}`"))
-    } else {
-        Check::new(
-            "subscribed",
-            State::Fail,
-            format!("{} does not subscribe to `{name}` under `server.events`: the host would not deliver it; sent anyway", console.shown),
-        )
-    });
-    if let Some(scope) = host_manifest::catalogue::event(name).and_then(|e| e.scope) {
-        let granted = local.host.scopes.iter().any(|s| s == scope);
-        entry.checks.push(Check::new(
-            "scope",
-            if granted { State::Pass } else { State::Fail },
-            if granted {
-                format!("the install is granted `{scope}`, which `{name}` needs")
-            } else {
-                format!("the install is not granted `{scope}`, which `{name}` needs: the host would not deliver it; sent anyway")
-            },
-        ));
-    }
+    let payload = delivery_payload(&form, name, &local, &m.id);
+    entry
+        .checks
+        .extend(delivery_checks(console, name, &local, &payload));
     let body = local.event_body(name, payload.clone());
     let key = host_runtime::dedupe::key_of(name, &local.host.install_id, &payload);
     entry.request = json!({
@@ -374,61 +326,183 @@ pub(crate) fn deliver(console: &Arc<Console>, form: DeliverForm) -> u64 {
     let earlier = key
         .as_deref()
         .and_then(|k| console.timeline.first_delivery_of(k, id));
-    let console = Arc::clone(console);
+    let attempts = Attempts {
+        console: Arc::clone(console),
+        id,
+        local,
+        body,
+        waits,
+    };
     tokio::spawn(async move {
-        let started = Instant::now();
-        let total = waits.len() + 1;
-        for n in 1..=total {
-            if let Some(wait) = n.checked_sub(2).and_then(|i| waits.get(i)) {
-                tokio::time::sleep(*wait).await;
-            }
-            console.timeline.attempting(id, n);
-            let sent_ms = millis(started.elapsed());
-            let (event_id, sent) = trigger::deliver(&console.client, &local, &body).await;
-            let attempt = match &sent {
-                Ok(answer) => Attempt {
-                    n,
-                    event_id,
-                    sent_ms,
-                    status: Some(answer.status),
-                    ms: millis(answer.elapsed),
-                    said: match answer.error() {
-                        Some((code, message)) if !answer.is_success() => {
-                            format!("{code}: {message}")
-                        }
-                        _ => answer.reason().to_owned(),
-                    },
-                },
-                Err(e) => Attempt {
-                    n,
-                    event_id,
-                    sent_ms,
-                    status: None,
-                    ms: millis(started.elapsed()).saturating_sub(sent_ms),
-                    said: format!("no answer: {e}"),
-                },
-            };
-            console.timeline.update(id, |e| {
-                if let Ok(answer) = &sent {
-                    e.answer = Some(answer_json(answer));
-                }
-                e.attempts.push(attempt);
-            });
-        }
-        console.timeline.delivered(id);
-        let took = millis(started.elapsed());
-        console.timeline.update(id, |e| {
-            e.ms = Some(took);
-            attempts_check(e, total);
-        });
+        attempts.run().await;
         // The server's reaction (events it posts) may come a moment later.
         tokio::time::sleep(super::timeline::REACTION_WINDOW).await;
-        console.timeline.update(id, |e| {
+        attempts.console.timeline.update(id, |e| {
             dedupe_check(e, key.as_deref(), earlier);
             e.conclude();
         });
     });
     id
+}
+
+/// What a delivery needs before anything is sent, each refused with the check that names it: the
+/// published event, the install it goes to, and the waits between its attempts.
+struct Plan {
+    /// The published event's name.
+    name: &'static str,
+    /// The install the event is delivered to.
+    local: Local,
+    /// The waits before the second and later attempts; none for a single attempt.
+    waits: Vec<Duration>,
+}
+
+impl Plan {
+    /// The plan of `form`, or the failed check's name and why.
+    fn of(m: &Manifest, form: &DeliverForm) -> Result<Plan, (&'static str, String)> {
+        let name = trigger::published(&form.event).map_err(|fail| ("event", fail.message))?;
+        let local = local(m, &form.install).map_err(|why| ("install", why))?;
+        let waits = if form.retry {
+            trigger::retry_waits(form.time_scale.unwrap_or(1.0))
+                .map_err(|why| ("time scale", why))?
+                .to_vec()
+        } else {
+            Vec::new()
+        };
+        Ok(Plan { name, local, waits })
+    }
+}
+
+/// The payload a delivery sends: the one given, as given when the same event is sent again;
+/// otherwise (or the catalogue's example when none is given) made a new event with fresh ids and
+/// times, as `cargo host trigger` makes it.
+fn delivery_payload(form: &DeliverForm, name: &str, local: &Local, extension: &str) -> Value {
+    let example = || host_runtime::events::example_payload(name).unwrap_or(Value::Null);
+    match (&form.payload, form.same) {
+        (Some(payload), true) => payload.clone(),
+        (given, false) => {
+            let mut payload = given.clone().unwrap_or_else(example);
+            trigger::freshen(name, &mut payload, &trigger::Fresh::now(local, extension));
+            payload
+        }
+        (None, true) => example(),
+    }
+}
+
+/// What the host checks before it delivers an event, each a note here since the event is sent
+/// anyway: the payload reads as the event's, the manifest subscribes to it, the install is granted
+/// the scope it needs.
+fn delivery_checks(console: &Console, name: &str, local: &Local, payload: &Value) -> Vec<Check> {
+    let mut checks = vec![match trigger::fits(name, payload) {
+        Ok(()) => Check::new(
+            "payload",
+            State::Pass,
+            format!("reads as a `{name}` payload"),
+        ),
+        Err(e) => Check::new(
+            "payload",
+            State::Fail,
+            format!(
+                "not a `{name}` payload ({e}); sent anyway: the server should answer 422 INPUT_INVALID"
+            ),
+        ),
+    }];
+    checks.push(if console.manifest.subscribed_events().iter().any(|e| e == name) {
+        Check::new("subscribed", State::Pass, format!("`server.events` subscribes to `{name}`"))
+    } else {
+        Check::new(
+            "subscribed",
+            State::Fail,
+            format!("{} does not subscribe to `{name}` under `server.events`: the host would not deliver it; sent anyway", console.shown),
+        )
+    });
+    if let Some(scope) = host_manifest::catalogue::event(name).and_then(|e| e.scope) {
+        let granted = local.host.scopes.iter().any(|s| s == scope);
+        checks.push(Check::new(
+            "scope",
+            if granted { State::Pass } else { State::Fail },
+            if granted {
+                format!("the install is granted `{scope}`, which `{name}` needs")
+            } else {
+                format!("the install is not granted `{scope}`, which `{name}` needs: the host would not deliver it; sent anyway")
+            },
+        ));
+    }
+    checks
+}
+
+/// A delivery's attempts, made in the background once its entry is on the timeline.
+struct Attempts {
+    /// The console whose timeline holds the entry.
+    console: Arc<Console>,
+    /// The entry.
+    id: u64,
+    /// The install the event goes to.
+    local: Local,
+    /// The event's body, the same for every attempt.
+    body: Value,
+    /// The waits before the second and later attempts.
+    waits: Vec<Duration>,
+}
+
+impl Attempts {
+    /// Makes every attempt on the schedule, each recorded as it is answered, then judges the
+    /// answers.
+    async fn run(&self) {
+        let started = Instant::now();
+        let total = self.waits.len() + 1;
+        for n in 1..=total {
+            if let Some(wait) = n.checked_sub(2).and_then(|i| self.waits.get(i)) {
+                tokio::time::sleep(*wait).await;
+            }
+            self.attempt(n, started).await;
+        }
+        let timeline = &self.console.timeline;
+        timeline.delivered(self.id);
+        let took = millis(started.elapsed());
+        timeline.update(self.id, |e| {
+            e.ms = Some(took);
+            attempts_check(e, total);
+        });
+    }
+
+    /// Attempt `n` (each with its own `X-Host-Event-Id`), its answer or why none came recorded on
+    /// the entry.
+    async fn attempt(&self, n: usize, started: Instant) {
+        let timeline = &self.console.timeline;
+        timeline.attempting(self.id, n);
+        let sent_ms = millis(started.elapsed());
+        let (event_id, sent) =
+            trigger::deliver(&self.console.client, &self.local, &self.body).await;
+        let attempt = match &sent {
+            Ok(answer) => Attempt {
+                n,
+                event_id,
+                sent_ms,
+                status: Some(answer.status),
+                ms: millis(answer.elapsed),
+                said: match answer.error() {
+                    Some((code, message)) if !answer.is_success() => {
+                        format!("{code}: {message}")
+                    }
+                    _ => answer.reason().to_owned(),
+                },
+            },
+            Err(e) => Attempt {
+                n,
+                event_id,
+                sent_ms,
+                status: None,
+                ms: millis(started.elapsed()).saturating_sub(sent_ms),
+                said: format!("no answer: {e}"),
+            },
+        };
+        timeline.update(self.id, |e| {
+            if let Ok(answer) = &sent {
+                e.answer = Some(answer_json(answer));
+            }
+            e.attempts.push(attempt);
+        });
+    }
 }
 
 /// The catalogue's example payload of `name`, made a new event as `trigger` makes it.
@@ -442,6 +516,8 @@ pub(crate) fn example(console: &Console, name: &str, local: &Local) -> Value {
     payload
 }
 
+/// The answers of a delivery's attempts: all 2xx, or the first that was not, and (for a single
+/// attempt) what the host would do about it.
 fn attempts_check(e: &mut Entry, total: usize) {
     let ok = e
         .attempts
@@ -488,126 +564,143 @@ fn attempts_check(e: &mut Entry, total: usize) {
 /// outbox may post the first attempt's events after a redelivery began). A later delivery of the
 /// same content must post nothing new.
 fn dedupe_check(e: &mut Entry, key: Option<&str>, earlier: Option<u64>) {
-    let attempts = e.attempts.len();
-    let count = |n: usize, new_only: bool| {
-        e.reactions
-            .iter()
-            .filter(|r| r.attempt == n && (r.new || !new_only))
-            .count()
-    };
-    let events = |n: usize| format!("{n} event{}", if n == 1 { "" } else { "s" });
-    let new_events = |n: usize| format!("{n} new event{}", if n == 1 { "" } else { "s" });
     let key_text = key.map_or(
         "no content key (the payload lacks its content members, so the runtime cannot tell redeliveries apart)".to_owned(),
         |k| format!("content key `{k}`"),
     );
     let (state, detail) = match earlier {
-        Some(first) => {
-            let again: usize = (1..=attempts).map(|n| count(n, true)).sum();
-            if again == 0 {
-                (
-                    State::Pass,
-                    format!(
-                        "a redelivery of delivery #{first} ({key_text}): the server posted no new event, so it did not react again"
-                    ),
-                )
-            } else {
-                (
-                    State::Fail,
-                    format!(
-                        "a redelivery of delivery #{first} ({key_text}), and the server posted {}: it ran its handler again for an event it had handled",
-                        new_events(again)
-                    ),
-                )
-            }
-        }
-        None => {
-            // By cause, not by the attempt an event arrived after: an outbox may post the first
-            // attempt's events after a redelivery began. A handler that ran again shows as an
-            // event posted again, under an id the host had taken, or under another id with the
-            // same content.
-            let mut ids_of: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
-                std::collections::BTreeMap::new();
-            for r in &e.reactions {
-                ids_of.entry(&r.content).or_default().insert(&r.webhook_id);
-            }
-            let mut reposted: Vec<&str> = e
-                .reactions
-                .iter()
-                .filter(|r| {
-                    !r.new
-                        && e.reactions
-                            .iter()
-                            .any(|first| first.new && first.webhook_id == r.webhook_id)
-                })
-                .map(|r| r.webhook_id.as_str())
-                .collect();
-            reposted.dedup();
-            let twins: Vec<String> = ids_of
-                .values()
-                .filter(|ids| ids.len() > 1)
-                .map(|ids| {
-                    ids.iter()
-                        .map(|id| format!("`{id}`"))
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                })
-                .collect();
-            let all_new: usize = (1..=attempts).map(|n| count(n, true)).sum();
-            let all: usize = (1..=attempts).map(|n| count(n, false)).sum();
-            let reaction = if all == all_new {
-                new_events(all_new)
-            } else {
-                format!("{}, {all_new} of them new", events(all))
-            };
-            if !reposted.is_empty() || !twins.is_empty() {
-                let mut why = Vec::new();
-                if !reposted.is_empty() {
-                    let ids: Vec<String> = reposted.iter().map(|id| format!("`{id}`")).collect();
-                    why.push(format!(
-                        "posted {} again after the host had taken it",
-                        ids.join(", ")
-                    ));
-                }
-                if !twins.is_empty() {
-                    why.push(format!(
-                        "posted one event under several ids ({})",
-                        twins.join("; ")
-                    ));
-                }
-                (
-                    State::Fail,
-                    format!(
-                        "for one event ({key_text}) the server {}: it ran its handler again on a redelivery",
-                        why.join(", and ")
-                    ),
-                )
-            } else if attempts <= 1 {
-                (
-                    State::Skip,
-                    format!(
-                        "one attempt, so nothing to compare ({key_text}; the server posted {reaction} in reaction): deliver on the retry schedule, or redeliver the same event, to see deduplication"
-                    ),
-                )
-            } else if all_new == 0 {
-                (
-                    State::Skip,
-                    format!(
-                        "no attempt made the server post a new event ({key_text}), so the console cannot see whether it ran its handler once"
-                    ),
-                )
-            } else {
-                (
-                    State::Pass,
-                    format!(
-                        "the server posted {reaction}, each once, whichever attempt it followed; the {} redeliveries, each with its own X-Host-Event-Id and the same {key_text}, posted nothing again",
-                        attempts - 1
-                    ),
-                )
-            }
-        }
+        Some(first) => redelivery_verdict(e, first, &key_text),
+        None => first_delivery_verdict(e, &key_text),
     };
     e.checks.push(Check::new("dedupe", state, detail));
+}
+
+/// The events posted after the delivery's attempts (those counted to attempt 1 to the last), only
+/// those new to the local host when `new_only`.
+fn reaction_count(e: &Entry, new_only: bool) -> usize {
+    let attempts = e.attempts.len();
+    e.reactions
+        .iter()
+        .filter(|r| (1..=attempts).contains(&r.attempt) && (r.new || !new_only))
+        .count()
+}
+
+/// `1 event`, `2 new events`: `n` and `what`, plural unless one.
+fn counted(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A later delivery of content delivered before (as delivery #`first`): it must post nothing new.
+fn redelivery_verdict(e: &Entry, first: u64, key_text: &str) -> (State, String) {
+    let again = reaction_count(e, true);
+    if again == 0 {
+        (
+            State::Pass,
+            format!(
+                "a redelivery of delivery #{first} ({key_text}): the server posted no new event, so it did not react again"
+            ),
+        )
+    } else {
+        (
+            State::Fail,
+            format!(
+                "a redelivery of delivery #{first} ({key_text}), and the server posted {}: it ran its handler again for an event it had handled",
+                counted(again, "new event")
+            ),
+        )
+    }
+}
+
+/// The first delivery of a content: its reaction may come after any attempt, but only once.
+fn first_delivery_verdict(e: &Entry, key_text: &str) -> (State, String) {
+    let attempts = e.attempts.len();
+    let all_new = reaction_count(e, true);
+    let all = reaction_count(e, false);
+    let reaction = if all == all_new {
+        counted(all_new, "new event")
+    } else {
+        format!("{}, {all_new} of them new", counted(all, "event"))
+    };
+    let again = handled_again(e);
+    if !again.is_empty() {
+        (
+            State::Fail,
+            format!(
+                "for one event ({key_text}) the server {}: it ran its handler again on a redelivery",
+                again.join(", and ")
+            ),
+        )
+    } else if attempts <= 1 {
+        (
+            State::Skip,
+            format!(
+                "one attempt, so nothing to compare ({key_text}; the server posted {reaction} in reaction): deliver on the retry schedule, or redeliver the same event, to see deduplication"
+            ),
+        )
+    } else if all_new == 0 {
+        (
+            State::Skip,
+            format!(
+                "no attempt made the server post a new event ({key_text}), so the console cannot see whether it ran its handler once"
+            ),
+        )
+    } else {
+        (
+            State::Pass,
+            format!(
+                "the server posted {reaction}, each once, whichever attempt it followed; the {} redeliveries, each with its own X-Host-Event-Id and the same {key_text}, posted nothing again",
+                attempts - 1
+            ),
+        )
+    }
+}
+
+/// What shows that the handler ran again, in words; empty when nothing does. By cause, not by the
+/// attempt an event arrived after: an outbox may post the first attempt's events after a
+/// redelivery began. A handler that ran again shows as an event posted again under an id the host
+/// had taken, or under another id with the same content.
+fn handled_again(e: &Entry) -> Vec<String> {
+    let mut ids_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for r in &e.reactions {
+        ids_of.entry(&r.content).or_default().insert(&r.webhook_id);
+    }
+    let mut reposted: Vec<&str> = e
+        .reactions
+        .iter()
+        .filter(|r| {
+            !r.new
+                && e.reactions
+                    .iter()
+                    .any(|first| first.new && first.webhook_id == r.webhook_id)
+        })
+        .map(|r| r.webhook_id.as_str())
+        .collect();
+    reposted.dedup();
+    let twins: Vec<String> = ids_of
+        .values()
+        .filter(|ids| ids.len() > 1)
+        .map(|ids| {
+            ids.iter()
+                .map(|id| format!("`{id}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        })
+        .collect();
+    let mut why = Vec::new();
+    if !reposted.is_empty() {
+        let ids: Vec<String> = reposted.iter().map(|id| format!("`{id}`")).collect();
+        why.push(format!(
+            "posted {} again after the host had taken it",
+            ids.join(", ")
+        ));
+    }
+    if !twins.is_empty() {
+        why.push(format!(
+            "posted one event under several ids ({})",
+            twins.join("; ")
+        ));
+    }
+    why
 }
 
 /// Replays entry `id`; gives the new entry's id, or why it cannot be replayed.
