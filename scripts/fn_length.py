@@ -83,8 +83,11 @@ def code_only(text):
 
 
 def functions(path):
-    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-        text = f.read()
+    try:
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:  # Deleted in the work tree, not yet in the index.
+        return
     cut = text.find("#[cfg(test)]")
     if cut >= 0:
         text = text[:cut]
