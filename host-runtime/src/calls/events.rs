@@ -10,9 +10,13 @@
 //!   and every enum the host may extend has an `Unknown` variant.
 //! - Identifiers and timestamps are strings, as the interface says. [`Timestamp`] keeps the host's
 //!   text unchanged and parses only on request.
+//! - Each payload type takes its name from its entry of the interface's catalogue
+//!   (`host_interface::catalogue`), which also holds its scope and the fields of its deduplication
+//!   key; a test checks each struct's "Needs scope" line against it.
 //! - [`HostEvent::dedupe_key`] is the content part of the deduplication key; the caller prefixes
 //!   the event name and the install id. `X-Host-Event-Id` is never part of it, because it changes
-//!   on every attempt.
+//!   on every attempt. It is read from the payload's JSON by the catalogue's forms, as a delivery's
+//!   key is, so the typed payload and the JSON one cannot disagree.
 //! - On install events `project_id` is `None` for an organization install.
 //!
 //! The 9 reserved names carry no payload yet; [`Unpublished`] stands in for them. Delivery, retries
@@ -21,6 +25,7 @@
 use std::fmt;
 
 use chrono::{DateTime, SecondsFormat, Utc};
+use host_interface::catalogue;
 use serde::{Deserialize, Serialize};
 
 /// An ISO 8601 UTC timestamp, kept exactly as the host sent it.
@@ -145,7 +150,14 @@ pub trait HostEvent:
     const NAME: &'static str;
     /// The content key used for deduplication (without event name and install id, which the caller
     /// adds).
-    fn dedupe_key(&self) -> String;
+    ///
+    /// The default reads it from the payload's JSON by the forms of the event's catalogue entry
+    /// ([`Event::dedupe`](host_interface::catalogue::Event::dedupe)), as the runtime does with a
+    /// delivery; for a name without forms, the whole payload's JSON is the key.
+    fn dedupe_key(&self) -> String {
+        let payload = serde_json::to_value(self).unwrap_or_default();
+        content_key(Self::NAME, &payload).unwrap_or_default()
+    }
     /// A realistic payload, for tests and the local host's `trigger` command.
     fn example() -> Self;
 }
@@ -190,14 +202,7 @@ pub struct ReleaseShipped {
 }
 
 impl HostEvent for ReleaseShipped {
-    const NAME: &'static str = "release.shipped";
-
-    fn dedupe_key(&self) -> String {
-        match &self.release_id {
-            Some(id) => id.clone(),
-            None => format!("{}@{}", self.version, self.shipped_at),
-        }
-    }
+    const NAME: &'static str = catalogue::RELEASE_SHIPPED.name;
 
     fn example() -> Self {
         Self {
@@ -231,11 +236,7 @@ pub struct MetadataChanged {
 }
 
 impl HostEvent for MetadataChanged {
-    const NAME: &'static str = "metadata.changed";
-
-    fn dedupe_key(&self) -> String {
-        format!("{}|{}", self.changed_at, self.locale)
-    }
+    const NAME: &'static str = catalogue::METADATA_CHANGED.name;
 
     fn example() -> Self {
         Self {
@@ -276,11 +277,7 @@ pub struct KeywordSetChanged {
 }
 
 impl HostEvent for KeywordSetChanged {
-    const NAME: &'static str = "keyword.set_changed";
-
-    fn dedupe_key(&self) -> String {
-        format!("{}|{}", self.changed_at, self.country)
-    }
+    const NAME: &'static str = catalogue::KEYWORD_SET_CHANGED.name;
 
     fn example() -> Self {
         Self {
@@ -320,11 +317,7 @@ pub struct ScreenshotsUpdated {
 }
 
 impl HostEvent for ScreenshotsUpdated {
-    const NAME: &'static str = "screenshots.updated";
-
-    fn dedupe_key(&self) -> String {
-        format!("{}|{}", self.updated_at, self.locale)
-    }
+    const NAME: &'static str = catalogue::SCREENSHOTS_UPDATED.name;
 
     fn example() -> Self {
         Self {
@@ -366,15 +359,7 @@ pub struct PriceChanged {
 }
 
 impl HostEvent for PriceChanged {
-    const NAME: &'static str = "price.changed";
-
-    fn dedupe_key(&self) -> String {
-        // Several products can change price in one territory at the same instant.
-        match &self.product_id {
-            Some(product) => format!("{}|{}|{}", self.changed_at, self.territory, product),
-            None => format!("{}|{}", self.changed_at, self.territory),
-        }
-    }
+    const NAME: &'static str = catalogue::PRICE_CHANGED.name;
 
     fn example() -> Self {
         Self {
@@ -419,11 +404,7 @@ pub struct InstallCreated {
 }
 
 impl HostEvent for InstallCreated {
-    const NAME: &'static str = "install.created";
-
-    fn dedupe_key(&self) -> String {
-        self.created_at.to_string()
-    }
+    const NAME: &'static str = catalogue::INSTALL_CREATED.name;
 
     fn example() -> Self {
         Self {
@@ -462,11 +443,7 @@ pub struct InstallPaused {
 }
 
 impl HostEvent for InstallPaused {
-    const NAME: &'static str = "install.paused";
-
-    fn dedupe_key(&self) -> String {
-        self.paused_at.to_string()
-    }
+    const NAME: &'static str = catalogue::INSTALL_PAUSED.name;
 
     fn example() -> Self {
         Self {
@@ -497,11 +474,7 @@ pub struct InstallResumed {
 }
 
 impl HostEvent for InstallResumed {
-    const NAME: &'static str = "install.resumed";
-
-    fn dedupe_key(&self) -> String {
-        self.resumed_at.to_string()
-    }
+    const NAME: &'static str = catalogue::INSTALL_RESUMED.name;
 
     fn example() -> Self {
         Self {
@@ -535,11 +508,7 @@ pub struct InstallRevoked {
 }
 
 impl HostEvent for InstallRevoked {
-    const NAME: &'static str = "install.revoked";
-
-    fn dedupe_key(&self) -> String {
-        self.revoked_at.to_string()
-    }
+    const NAME: &'static str = catalogue::INSTALL_REVOKED.name;
 
     fn example() -> Self {
         Self {
@@ -573,11 +542,7 @@ pub struct InstallTokenRotated {
 }
 
 impl HostEvent for InstallTokenRotated {
-    const NAME: &'static str = "install.token_rotated";
-
-    fn dedupe_key(&self) -> String {
-        self.generation.to_string()
-    }
+    const NAME: &'static str = catalogue::INSTALL_TOKEN_ROTATED.name;
 
     fn example() -> Self {
         Self {
@@ -618,11 +583,7 @@ pub struct ScopesChanged {
 }
 
 impl HostEvent for ScopesChanged {
-    const NAME: &'static str = "scopes.changed";
-
-    fn dedupe_key(&self) -> String {
-        self.changed_at.to_string()
-    }
+    const NAME: &'static str = catalogue::SCOPES_CHANGED.name;
 
     fn example() -> Self {
         // Follows `InstallCreated::example`: `analytics:read` swapped for `alerts:write`.
@@ -664,11 +625,7 @@ pub struct SettingsChanged {
 }
 
 impl HostEvent for SettingsChanged {
-    const NAME: &'static str = "settings.changed";
-
-    fn dedupe_key(&self) -> String {
-        self.changed_at.to_string()
-    }
+    const NAME: &'static str = catalogue::SETTINGS_CHANGED.name;
 
     fn example() -> Self {
         Self {
@@ -686,12 +643,30 @@ impl HostEvent for SettingsChanged {
 // The catalogue as seen from here.
 // ---------------------------------------------------------------------------------------------
 
+/// The content part of the deduplication key of a payload of the event `name`, read from its JSON by
+/// the catalogue's forms: the one reading of them, for a typed payload ([`HostEvent::dedupe_key`])
+/// and for a delivery (`dedupe::key_of`). A field's text is a string's own or a number's digits;
+/// `null` counts as absent. An event without forms (reserved or unknown) has its whole payload as
+/// the content, since it has no payload contract.
+pub(crate) fn content_key(name: &str, payload: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let Some(event) = catalogue::event(name).filter(|e| !e.dedupe.is_empty()) else {
+        return Some(payload.to_string());
+    };
+    event.dedupe_content(|field| match payload.get(field)? {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    })
+}
+
 /// One published event as this crate handles it: its name, the content part of its deduplication
 /// key and its example payload, each read through its payload type.
 pub(crate) struct Published {
     /// The catalogue name.
     pub name: &'static str,
-    /// [`HostEvent::dedupe_key`] of a payload, or `None` when the payload does not parse as the event.
+    /// The content part of the deduplication key of a payload ([`content_key`]), or `None` when the
+    /// payload does not parse as the event.
     pub dedupe_key: fn(&serde_json::Value) -> Option<String>,
     /// [`HostEvent::example`] as JSON.
     pub example: fn() -> Option<serde_json::Value>,
@@ -699,7 +674,9 @@ pub(crate) struct Published {
 
 const fn published<E: HostEvent>() -> Published {
     fn dedupe_key<E: HostEvent>(payload: &serde_json::Value) -> Option<String> {
-        E::deserialize(payload).ok().map(|p| p.dedupe_key())
+        // Only a payload that parses as the event has a key; the handler reports the others invalid.
+        E::deserialize(payload).ok()?;
+        content_key(E::NAME, payload)
     }
     fn example<E: HostEvent>() -> Option<serde_json::Value> {
         serde_json::to_value(E::example()).ok()
@@ -711,9 +688,9 @@ const fn published<E: HostEvent>() -> Published {
     }
 }
 
-/// The 12 published events, in catalogue order: the one list of their payload types. The names and
-/// scopes are the interface's catalogue (`host_interface::catalogue::EVENTS`); a test keeps the two
-/// in step.
+/// The 12 published events, in catalogue order: the one list of their payload types. Their names,
+/// scopes and keys are the interface's catalogue (`host_interface::catalogue::EVENTS`); a test checks
+/// that the list covers its published events.
 pub(crate) const PUBLISHED: [Published; 12] = [
     published::<ReleaseShipped>(),
     published::<MetadataChanged>(),
@@ -811,6 +788,7 @@ mod tests {
         actual.sort_unstable();
         expected.sort_unstable();
         assert_eq!(actual, expected, "{name}: serialized keys");
+        check_dedupe_fields(name, &keys);
 
         // Example timestamps must parse, so `to_datetime` works on them.
         for key in expected.iter().filter(|k| k.ends_with("At")) {
@@ -854,6 +832,147 @@ mod tests {
             for payload in [with(&json, key, Value::Null), without(&json, key)] {
                 let back = serde_json::to_value(parse::<E>(payload).unwrap()).unwrap();
                 assert!(back.get(*key).is_none(), "{name}: optional `{key}` written");
+            }
+        }
+    }
+
+    /// Every field of the event's dedupe forms is a key of its payload, and the last form names
+    /// only keys the payload always has, so that every payload has a key.
+    fn check_dedupe_fields(name: &str, keys: &Keys) {
+        let forms = catalogue::event(name).unwrap().dedupe;
+        let all = [keys.always, keys.nullable, keys.optional].concat();
+        for form in forms {
+            for field in catalogue::dedupe_fields(form) {
+                assert!(all.contains(&field), "{name}: `{form}` names `{field}`");
+            }
+        }
+        let last = forms.last().unwrap();
+        for field in catalogue::dedupe_fields(last) {
+            assert!(
+                keys.always.contains(&field),
+                "{name}: the last form `{last}` needs `{field}`, which a payload may lack"
+            );
+        }
+    }
+
+    /// The doc comment of `pub struct {ty}` in this file, its lines joined by spaces.
+    fn struct_doc(ty: &str) -> String {
+        const SOURCE: &str = include_str!("events.rs");
+        let end = SOURCE
+            .find(&format!("\npub struct {ty} "))
+            .unwrap_or_else(|| panic!("no `pub struct {ty}` here"));
+        let mut lines: Vec<&str> = SOURCE[..end]
+            .lines()
+            .rev()
+            .skip_while(|line| line.starts_with("#["))
+            .take_while(|line| line.starts_with("///"))
+            .map(|line| line.trim_start_matches("///").trim())
+            .collect();
+        lines.reverse();
+        lines.join(" ")
+    }
+
+    /// `E` is a published event of the catalogue, its doc names the event and the scope the
+    /// catalogue gives it, and its example's typed key is the key of its JSON. Returns the name.
+    fn check_against_catalogue<E: HostEvent>() -> &'static str {
+        let name = E::NAME;
+        let event = catalogue::event(name).unwrap();
+        assert!(event.published, "{name} is not published");
+
+        let ty = std::any::type_name::<E>().rsplit("::").next().unwrap();
+        let doc = struct_doc(ty);
+        assert!(
+            doc.starts_with(&format!("`{name}`: ")),
+            "{ty}: the doc is not of `{name}`: {doc}"
+        );
+        match event.scope {
+            Some(scope) => assert!(
+                doc.contains(&format!("Needs scope `{scope}`.")),
+                "{ty}: the catalogue gives `{name}` the scope `{scope}`; the doc says: {doc}"
+            ),
+            None => assert!(
+                !doc.contains("Needs scope"),
+                "{ty}: `{name}` needs no scope; the doc says: {doc}"
+            ),
+        }
+
+        let example = E::example();
+        let payload = serde_json::to_value(&example).unwrap();
+        assert_eq!(
+            crate::dedupe::key_of(name, "ins_1", &payload),
+            Some(format!("{name}|ins_1|{}", example.dedupe_key())),
+            "{name}: the typed key and the key of the JSON differ"
+        );
+        name
+    }
+
+    #[test]
+    fn every_event_type_agrees_with_the_catalogue() {
+        let checked = [
+            check_against_catalogue::<ReleaseShipped>(),
+            check_against_catalogue::<MetadataChanged>(),
+            check_against_catalogue::<KeywordSetChanged>(),
+            check_against_catalogue::<ScreenshotsUpdated>(),
+            check_against_catalogue::<PriceChanged>(),
+            check_against_catalogue::<InstallCreated>(),
+            check_against_catalogue::<InstallPaused>(),
+            check_against_catalogue::<InstallResumed>(),
+            check_against_catalogue::<InstallRevoked>(),
+            check_against_catalogue::<InstallTokenRotated>(),
+            check_against_catalogue::<ScopesChanged>(),
+            check_against_catalogue::<SettingsChanged>(),
+        ];
+        assert_eq!(checked, published_names());
+    }
+
+    /// The backticked words of a Markdown table cell.
+    fn ticked(cell: &str) -> Vec<&str> {
+        cell.split('`').skip(1).step_by(2).collect()
+    }
+
+    // The interface page's table of content keys describes the catalogue's forms: each row names
+    // the fields of its events' forms, or says "the event's own timestamp" for a single `...At`.
+    #[test]
+    fn the_interface_pages_key_table_follows_the_catalogue() {
+        const PAGE: &str = include_str!("../../docs/interface.md");
+        let fields_of = |event: &catalogue::Event| -> Vec<&str> {
+            let mut fields: Vec<&str> = event
+                .dedupe
+                .iter()
+                .flat_map(|form| catalogue::dedupe_fields(form))
+                .collect();
+            fields.sort_unstable();
+            fields.dedup();
+            fields
+        };
+        let is_own_timestamp = |fields: &[&str]| matches!(fields, [one] if one.ends_with("At"));
+        let table = PAGE.split("| event | content key |").nth(1).unwrap();
+        let mut named = Vec::new();
+        for row in table.lines().skip(2).map(str::trim) {
+            let Some(row) = row.strip_prefix('|') else {
+                break;
+            };
+            let cells: Vec<&str> = row.split('|').collect();
+            let mut fields: Vec<&str> = ticked(cells[1])
+                .into_iter()
+                .flat_map(|key| key.split('@'))
+                .collect();
+            fields.sort_unstable();
+            for name in ticked(cells[0]) {
+                let ours = fields_of(catalogue::event(name).unwrap());
+                if fields.is_empty() {
+                    assert!(is_own_timestamp(&ours), "{name}: the page says: {row}");
+                } else {
+                    assert_eq!(ours, fields, "{name}: the page says: {row}");
+                }
+                named.push(name);
+            }
+        }
+        assert!(named.contains(&"release.shipped"), "no table read");
+        for event in catalogue::EVENTS.iter().filter(|e| e.published) {
+            if !named.contains(&event.name) {
+                let ours = fields_of(event);
+                assert!(is_own_timestamp(&ours), "{}: not on the page", event.name);
             }
         }
     }
