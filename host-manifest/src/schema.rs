@@ -66,181 +66,283 @@ pub(crate) fn check(doc: &Value) -> Vec<SchemaFinding> {
     out
 }
 
+/// Turns one validation error into findings a person can act on: one for most errors, one per
+/// unknown member for `additionalProperties`. Each family of error kinds has a function of its own.
 fn explain(error: &ValidationError<'_>, out: &mut Vec<SchemaFinding>) {
-    let pointer = error.instance_path().as_str().to_owned();
-    let instance = error.instance();
-    let here = describe(&pointer);
-    let local = local_schema(&pointer);
-    let mut push = |rule, pointer: String, target, message: String| {
-        out.push(SchemaFinding {
-            rule,
-            pointer,
-            target,
-            message,
-        });
-    };
+    let place = Place::of(error);
+    let instance = place.instance;
     match error.kind() {
-        ValidationErrorKind::Required { property } => {
-            let name = property.as_str().unwrap_or_default();
-            let child = format!("{pointer}/{}", escape_token(name));
-            let msg = if pointer.is_empty() {
-                format!("the manifest lacks the required member `{name}`")
-            } else {
-                format!("{here} lacks the required member `{name}`")
-            };
-            push(Rule::SchemaRequired, child, Target::Value, msg);
-        }
+        ValidationErrorKind::Required { property } => out.push(missing_member(place, property)),
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let known: Vec<&str> = local
-                .and_then(|s| s.get("properties"))
-                .and_then(Value::as_object)
-                .map(|p| p.keys().map(String::as_str).collect())
-                .unwrap_or_default();
-            for name in unexpected {
-                let child = format!("{pointer}/{}", escape_token(name));
-                let mut msg = format!("{here} has no member `{name}`");
-                if let Some(near) = closest(name, known.iter().copied()) {
-                    msg.push_str(&format!("; did you mean `{near}`?"));
-                } else if !known.is_empty() {
-                    msg.push_str(&format!("; it accepts {}", list(&known)));
-                }
-                push(Rule::SchemaUnknownField, child, Target::Key, msg);
-            }
+            out.extend(unknown_members(&place, unexpected));
         }
-        ValidationErrorKind::FalseSchema => {
-            let name = pointer_tokens(&pointer).last().unwrap_or_default();
-            let (rule, msg) = if pointer == "/pricing" || pointer == "/score" {
-                (
-                    Rule::ReservedField,
-                    format!("`{name}` is reserved and not allowed in a manifest; remove it"),
-                )
-            } else {
-                (Rule::SchemaOther, format!("{here} is not allowed here"))
-            };
-            push(rule, pointer, Target::Key, msg);
-        }
-        ValidationErrorKind::Type { kind } => {
-            let expected = match kind {
-                TypeKind::Single(t) => article(&t.to_string()),
-                TypeKind::Multiple(set) => {
-                    let names: Vec<String> = set.iter().map(|t| t.to_string()).collect();
-                    names.join(" or ")
-                }
-            };
-            let msg = format!("{here} must be {expected}; it is {}", json_kind(instance));
-            push(Rule::SchemaType, pointer, Target::Value, msg);
-        }
-        ValidationErrorKind::Enum { options } => {
-            let opts: Vec<String> = options
-                .as_array()
-                .map(|a| a.iter().map(short).collect())
-                .unwrap_or_default();
-            let mut msg = format!(
-                "{here} is {}, which is not one of {}",
-                short(instance),
-                opts.join(", ")
-            );
-            if let Some(s) = instance.as_str() {
-                let names: Vec<&str> = options
-                    .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                if let Some(near) = closest(s, names.iter().copied()) {
-                    msg.push_str(&format!("; did you mean `{near}`?"));
-                }
-            }
-            push(Rule::SchemaEnum, pointer, Target::Value, msg);
-        }
+        ValidationErrorKind::FalseSchema => out.push(forbidden_member(place)),
+        ValidationErrorKind::Type { kind } => out.push(wrong_type(place, kind)),
+        ValidationErrorKind::Enum { options } => out.push(not_an_option(place, options)),
         ValidationErrorKind::Constant { expected_value } => {
-            let mut msg = format!("{here} must be {}", short(expected_value));
-            if pointer.ends_with("/approval") {
-                msg.push_str(
-                    "; an action always runs after the owner's approval and cannot opt out",
-                );
-            }
-            push(Rule::SchemaEnum, pointer, Target::Value, msg);
+            out.push(not_the_constant(place, expected_value));
         }
-        ValidationErrorKind::Pattern { pattern } => {
-            let text = instance.as_str().unwrap_or_default();
-            let msg = format!(
-                "{here} is `{}`, which is not {}",
-                clip(text),
-                pattern_meaning(pattern)
-            );
-            push(Rule::SchemaPattern, pointer, Target::Value, msg);
-        }
+        ValidationErrorKind::Pattern { pattern } => out.push(pattern_mismatch(place, pattern)),
         ValidationErrorKind::MinLength { .. } | ValidationErrorKind::MaxLength { .. } => {
-            let n = instance.as_str().map_or(0, |s| s.chars().count());
-            let msg = format!(
-                "{here} must be {}; it has {n}",
-                bounds(local, "minLength", "maxLength", "character")
-            );
-            push(Rule::SchemaLength, pointer, Target::Value, msg);
+            out.push(wrong_length(place));
         }
         ValidationErrorKind::MinItems { .. } | ValidationErrorKind::MaxItems { .. } => {
             let n = instance.as_array().map_or(0, Vec::len);
-            let msg = format!(
-                "{here} must hold {}; it has {n}",
-                bounds(local, "minItems", "maxItems", "entry")
-            );
-            push(Rule::SchemaCount, pointer, Target::Value, msg);
+            out.push(wrong_count(place, n, ("minItems", "maxItems")));
         }
         ValidationErrorKind::MinProperties { .. } | ValidationErrorKind::MaxProperties { .. } => {
             let n = instance.as_object().map_or(0, serde_json::Map::len);
-            let msg = format!(
-                "{here} must hold {}; it has {n}",
-                bounds(local, "minProperties", "maxProperties", "entry")
-            );
-            push(Rule::SchemaCount, pointer, Target::Value, msg);
+            out.push(wrong_count(place, n, ("minProperties", "maxProperties")));
         }
         ValidationErrorKind::Minimum { .. }
         | ValidationErrorKind::Maximum { .. }
         | ValidationErrorKind::ExclusiveMinimum { .. }
-        | ValidationErrorKind::ExclusiveMaximum { .. } => {
-            let lo = local.and_then(|s| s.get("minimum")).map(short);
-            let hi = local.and_then(|s| s.get("maximum")).map(short);
-            let range = match (lo, hi) {
-                (Some(lo), Some(hi)) => format!("from {lo} to {hi}"),
-                (Some(lo), None) => format!("at least {lo}"),
-                (None, Some(hi)) => format!("at most {hi}"),
-                (None, None) => "in range".to_owned(),
-            };
-            let msg = format!("{here} must be {range}; it is {}", short(instance));
-            push(Rule::SchemaRange, pointer, Target::Value, msg);
-        }
-        ValidationErrorKind::Format { format } => {
-            let msg = format!(
-                "{here} is `{}`, which is not a valid {format}",
-                clip(instance.as_str().unwrap_or(""))
-            );
-            push(Rule::SchemaFormat, pointer, Target::Value, msg);
-        }
-        ValidationErrorKind::PropertyNames { error } => {
-            let name = error.instance().as_str().unwrap_or_default().to_owned();
-            let child = format!("{pointer}/{}", escape_token(&name));
-            let rule_text = match error.kind() {
-                ValidationErrorKind::Pattern { pattern } => pattern_meaning(pattern),
-                other => other.keyword().to_owned(),
-            };
-            let msg = format!("the name `{}` in {here} is not {rule_text}", clip(&name));
-            push(Rule::SchemaPattern, child, Target::Key, msg);
-        }
+        | ValidationErrorKind::ExclusiveMaximum { .. } => out.push(out_of_range(place)),
+        ValidationErrorKind::Format { format } => out.push(not_the_format(place, format)),
+        ValidationErrorKind::PropertyNames { error } => out.push(bad_member_name(place, error)),
         ValidationErrorKind::UniqueItems => {
-            push(
-                Rule::SchemaOther,
-                pointer,
-                Target::Value,
-                format!("{here} holds the same entry twice"),
-            );
+            let message = format!("{} holds the same entry twice", place.here);
+            out.push(place.finding(Rule::SchemaOther, Target::Value, message));
         }
         _ => {
-            push(
-                Rule::SchemaOther,
-                pointer,
-                Target::Value,
-                format!("{here}: {error}"),
-            );
+            let message = format!("{}: {error}", place.here);
+            out.push(place.finding(Rule::SchemaOther, Target::Value, message));
         }
+    }
+}
+
+/// Where a validation error is: its pointer, the value there, and the name a message gives it.
+struct Place<'e> {
+    pointer: String,
+    instance: &'e Value,
+    /// [`describe`] of the pointer: "`contributes.widgets[0].slot`", "the manifest".
+    here: String,
+}
+
+impl<'e> Place<'e> {
+    fn of(error: &'e ValidationError<'_>) -> Self {
+        let pointer = error.instance_path().as_str().to_owned();
+        let here = describe(&pointer);
+        Place {
+            pointer,
+            instance: error.instance(),
+            here,
+        }
+    }
+
+    /// The manifest schema's rules for the value here (its bounds, its known members).
+    fn schema(&self) -> Option<&'static Value> {
+        local_schema(&self.pointer)
+    }
+
+    /// The pointer of member `name` of the value here.
+    fn member(&self, name: &str) -> String {
+        format!("{}/{}", self.pointer, escape_token(name))
+    }
+
+    /// A finding about the value (or the key) here.
+    fn finding(self, rule: Rule, target: Target, message: String) -> SchemaFinding {
+        SchemaFinding {
+            rule,
+            pointer: self.pointer,
+            target,
+            message,
+        }
+    }
+}
+
+/// `required`: the finding points at the missing member, so it is located where it should be.
+fn missing_member(place: Place<'_>, property: &Value) -> SchemaFinding {
+    let name = property.as_str().unwrap_or_default();
+    let message = if place.pointer.is_empty() {
+        format!("the manifest lacks the required member `{name}`")
+    } else {
+        format!("{} lacks the required member `{name}`", place.here)
+    };
+    SchemaFinding {
+        rule: Rule::SchemaRequired,
+        pointer: place.member(name),
+        target: Target::Value,
+        message,
+    }
+}
+
+/// `additionalProperties: false`: one finding per member the schema does not name, on its key,
+/// with the likely intended name, or else the names the object accepts.
+fn unknown_members(place: &Place<'_>, unexpected: &[String]) -> Vec<SchemaFinding> {
+    let known: Vec<&str> = place
+        .schema()
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    unexpected
+        .iter()
+        .map(|name| {
+            let mut message = format!("{} has no member `{name}`", place.here);
+            if let Some(near) = closest(name, known.iter().copied()) {
+                message.push_str(&format!("; did you mean `{near}`?"));
+            } else if !known.is_empty() {
+                message.push_str(&format!("; it accepts {}", list(&known)));
+            }
+            SchemaFinding {
+                rule: Rule::SchemaUnknownField,
+                pointer: place.member(name),
+                target: Target::Key,
+                message,
+            }
+        })
+        .collect()
+}
+
+/// A `false` schema: a member that may not appear. The reserved top-level members get a rule and
+/// a message of their own, since vendors add them on purpose.
+fn forbidden_member(place: Place<'_>) -> SchemaFinding {
+    let name = pointer_tokens(&place.pointer).last().unwrap_or_default();
+    let (rule, message) = if place.pointer == "/pricing" || place.pointer == "/score" {
+        (
+            Rule::ReservedField,
+            format!("`{name}` is reserved and not allowed in a manifest; remove it"),
+        )
+    } else {
+        (
+            Rule::SchemaOther,
+            format!("{} is not allowed here", place.here),
+        )
+    };
+    place.finding(rule, Target::Key, message)
+}
+
+/// `type`: the type (or types) wanted, and what the value is instead.
+fn wrong_type(place: Place<'_>, kind: &TypeKind) -> SchemaFinding {
+    let expected = match kind {
+        TypeKind::Single(t) => article(&t.to_string()),
+        TypeKind::Multiple(set) => {
+            let names: Vec<String> = set.iter().map(|t| t.to_string()).collect();
+            names.join(" or ")
+        }
+    };
+    let message = format!(
+        "{} must be {expected}; it is {}",
+        place.here,
+        json_kind(place.instance)
+    );
+    place.finding(Rule::SchemaType, Target::Value, message)
+}
+
+/// `enum`: the options, and the one a mistyped string most likely meant.
+fn not_an_option(place: Place<'_>, options: &Value) -> SchemaFinding {
+    let shown: Vec<String> = options
+        .as_array()
+        .map(|a| a.iter().map(short).collect())
+        .unwrap_or_default();
+    let mut message = format!(
+        "{} is {}, which is not one of {}",
+        place.here,
+        short(place.instance),
+        shown.join(", ")
+    );
+    if let Some(s) = place.instance.as_str() {
+        let names: Vec<&str> = options
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if let Some(near) = closest(s, names.iter().copied()) {
+            message.push_str(&format!("; did you mean `{near}`?"));
+        }
+    }
+    place.finding(Rule::SchemaEnum, Target::Value, message)
+}
+
+/// `const`: the one value allowed. An action's `approval` is fixed by design, and says why.
+fn not_the_constant(place: Place<'_>, expected: &Value) -> SchemaFinding {
+    let mut message = format!("{} must be {}", place.here, short(expected));
+    if place.pointer.ends_with("/approval") {
+        message.push_str("; an action always runs after the owner's approval and cannot opt out");
+    }
+    place.finding(Rule::SchemaEnum, Target::Value, message)
+}
+
+/// `pattern`: the text, and what the pattern means in words (see [`pattern_meaning`]).
+fn pattern_mismatch(place: Place<'_>, pattern: &str) -> SchemaFinding {
+    let text = place.instance.as_str().unwrap_or_default();
+    let message = format!(
+        "{} is `{}`, which is not {}",
+        place.here,
+        clip(text),
+        pattern_meaning(pattern)
+    );
+    place.finding(Rule::SchemaPattern, Target::Value, message)
+}
+
+/// `minLength`, `maxLength`: the allowed length in characters, and the length found.
+fn wrong_length(place: Place<'_>) -> SchemaFinding {
+    let n = place.instance.as_str().map_or(0, |s| s.chars().count());
+    let message = format!(
+        "{} must be {}; it has {n}",
+        place.here,
+        bounds(place.schema(), "minLength", "maxLength", "character")
+    );
+    place.finding(Rule::SchemaLength, Target::Value, message)
+}
+
+/// `minItems`/`maxItems` or `minProperties`/`maxProperties` (the `keys` of the pair): the allowed
+/// number of entries, and the `n` found.
+fn wrong_count(place: Place<'_>, n: usize, keys: (&str, &str)) -> SchemaFinding {
+    let message = format!(
+        "{} must hold {}; it has {n}",
+        place.here,
+        bounds(place.schema(), keys.0, keys.1, "entry")
+    );
+    place.finding(Rule::SchemaCount, Target::Value, message)
+}
+
+/// `minimum`, `maximum` and their exclusive forms: the range the schema states, and the value.
+fn out_of_range(place: Place<'_>) -> SchemaFinding {
+    let local = place.schema();
+    let lo = local.and_then(|s| s.get("minimum")).map(short);
+    let hi = local.and_then(|s| s.get("maximum")).map(short);
+    let range = match (lo, hi) {
+        (Some(lo), Some(hi)) => format!("from {lo} to {hi}"),
+        (Some(lo), None) => format!("at least {lo}"),
+        (None, Some(hi)) => format!("at most {hi}"),
+        (None, None) => "in range".to_owned(),
+    };
+    let message = format!(
+        "{} must be {range}; it is {}",
+        place.here,
+        short(place.instance)
+    );
+    place.finding(Rule::SchemaRange, Target::Value, message)
+}
+
+/// `format`: the text, and the format it fails.
+fn not_the_format(place: Place<'_>, format: &str) -> SchemaFinding {
+    let message = format!(
+        "{} is `{}`, which is not a valid {format}",
+        place.here,
+        clip(place.instance.as_str().unwrap_or(""))
+    );
+    place.finding(Rule::SchemaFormat, Target::Value, message)
+}
+
+/// `propertyNames`: the finding is on the offending key, with the name's rule in words.
+fn bad_member_name(place: Place<'_>, error: &ValidationError<'_>) -> SchemaFinding {
+    let name = error.instance().as_str().unwrap_or_default().to_owned();
+    let rule_text = match error.kind() {
+        ValidationErrorKind::Pattern { pattern } => pattern_meaning(pattern),
+        other => other.keyword().to_owned(),
+    };
+    let message = format!(
+        "the name `{}` in {} is not {rule_text}",
+        clip(&name),
+        place.here
+    );
+    SchemaFinding {
+        rule: Rule::SchemaPattern,
+        pointer: place.member(&name),
+        target: Target::Key,
+        message,
     }
 }
 

@@ -7,6 +7,20 @@
 //! even when the old schema did not close the object. Combinators (`anyOf`, `oneOf`, `allOf`,
 //! `not`, `if`), `$ref` and other keywords are not reasoned about: a change to them is risky, with
 //! a note to check it by hand.
+//!
+//! `compare_at` compares one schema in its two versions as a [`Node`], one family of keywords
+//! after another, each in a file of its own: [`types`] (`type`), [`objects`] (`required`,
+//! `additionalProperties`, `properties`), [`arrays`] (`items`, `uniqueItems`), [`values`] (`enum`,
+//! `const`), [`bounds`] (the numeric, length and count bounds) and [`constraints`] (`pattern`,
+//! `format`, `multipleOf`). Documentation keywords and the keywords not reasoned about are
+//! compared here.
+
+mod arrays;
+mod bounds;
+mod constraints;
+mod objects;
+mod types;
+mod values;
 
 use std::collections::BTreeSet;
 
@@ -50,6 +64,9 @@ pub(crate) struct Delta {
     pub(crate) sentence: String,
 }
 
+/// The keywords a family of this module compares, and those that change nothing a value is checked
+/// against (`$schema`, `$comment`, `readOnly`, `writeOnly`); a change to any other keyword is
+/// [`Effect::Unknown`].
 const KNOWN: &[&str] = &[
     "type",
     "properties",
@@ -83,385 +100,112 @@ const KNOWN: &[&str] = &[
     "writeOnly",
 ];
 
-/// The type names a schema allows; `None` for any.
-fn types(s: &Map<String, Value>) -> Option<BTreeSet<String>> {
-    match s.get("type")? {
-        Value::String(t) => Some(BTreeSet::from([t.clone()])),
-        Value::Array(ts) => Some(
-            ts.iter()
-                .filter_map(|t| t.as_str().map(str::to_owned))
-                .collect(),
-        ),
-        _ => None,
-    }
-}
-
-/// Whether type set `a` allows everything `b` does (`integer` is within `number`).
-fn types_cover(a: &Option<BTreeSet<String>>, b: &Option<BTreeSet<String>>) -> bool {
-    match (a, b) {
-        (None, _) => true,
-        (Some(_), None) => false,
-        (Some(a), Some(b)) => b
-            .iter()
-            .all(|t| a.contains(t) || (t == "integer" && a.contains("number"))),
-    }
-}
-
-fn type_text(t: &Option<BTreeSet<String>>) -> String {
-    match t {
-        None => "any type".to_owned(),
-        Some(set) => set.iter().cloned().collect::<Vec<_>>().join(" or "),
-    }
-}
-
+/// Appends to `out` every change between the `old` and `new` versions of the schema at `pointer`.
 pub(crate) fn compare(old: &Value, new: &Value, pointer: &str, out: &mut Vec<Delta>) {
     compare_at(old, new, pointer, "", out);
 }
 
+/// Compares one schema in two versions: the schema at `pointer` in the schema document, which
+/// applies at `at` in the instance. Object schemas go keyword family by keyword family, in the
+/// order their changes are reported; anything else (a boolean schema) changes as a whole.
 fn compare_at(old: &Value, new: &Value, pointer: &str, at: &str, out: &mut Vec<Delta>) {
     if old == new {
         return;
     }
-    let mut push = |member: &str, effect: Effect, sentence: String| {
+    let (Value::Object(old_map), Value::Object(new_map)) = (old, new) else {
         out.push(Delta {
-            pointer: if member.is_empty() {
-                pointer.to_owned()
-            } else {
-                format!("{pointer}/{member}")
-            },
+            pointer: pointer.to_owned(),
             at: at.to_owned(),
+            effect: replacement(old, new),
+            sentence: format!("the schema becomes {}", short(new)),
+        });
+        return;
+    };
+    let mut node = Node {
+        old: old_map,
+        new: new_map,
+        pointer,
+        at,
+        out,
+    };
+    node.compare_type();
+    node.compare_required();
+    node.compare_additional_properties();
+    node.compare_properties();
+    node.compare_items();
+    node.compare_enum_and_const();
+    node.compare_bounds();
+    node.compare_constraints();
+    node.compare_unique_items();
+    node.compare_annotations();
+    node.compare_other_keywords();
+}
+
+/// What a change does when the two versions are not both object schemas (one is a boolean
+/// schema): `true` accepts every value and `false` none, so leaving `true` or arriving at `false`
+/// narrows, and any other such change widens.
+fn replacement(old: &Value, new: &Value) -> Effect {
+    match (old, new) {
+        (Value::Bool(true), _) | (_, Value::Bool(false)) => Effect::Narrows,
+        _ => Effect::Widens,
+    }
+}
+
+/// One object schema in its old and new versions: where it sits in the schema document
+/// (`pointer`) and in the instance (`at`), and the list its changes go to. Each keyword family
+/// compares it with a method of its own.
+struct Node<'a> {
+    old: &'a Map<String, Value>,
+    new: &'a Map<String, Value>,
+    pointer: &'a str,
+    at: &'a str,
+    out: &'a mut Vec<Delta>,
+}
+
+impl Node<'_> {
+    /// Records a change at `member`, a path below this schema (`type`, `properties/name`).
+    fn push(&mut self, member: &str, effect: Effect, sentence: String) {
+        self.out.push(Delta {
+            pointer: format!("{}/{member}", self.pointer),
+            at: self.at.to_owned(),
             effect,
             sentence,
         });
-    };
-    let (a, b) = match (old, new) {
-        (Value::Object(a), Value::Object(b)) => (a, b),
-        (Value::Bool(true), _) | (_, Value::Bool(false)) => {
-            return push(
-                "",
-                Effect::Narrows,
-                format!("the schema becomes {}", short(new)),
-            );
-        }
-        _ => {
-            return push(
-                "",
-                Effect::Widens,
-                format!("the schema becomes {}", short(new)),
-            );
-        }
-    };
+    }
 
-    // type
-    let (ta, tb) = (types(a), types(b));
-    if ta != tb {
-        let effect = match (types_cover(&ta, &tb), types_cover(&tb, &ta)) {
-            (true, false) => Effect::Narrows,
-            (false, true) => Effect::Widens,
-            (true, true) => Effect::Text,
-            (false, false) => Effect::Both,
-        };
-        push(
-            "type",
-            effect,
-            format!(
-                "the type changes from {} to {}",
-                type_text(&ta),
-                type_text(&tb)
-            ),
+    /// Compares the subschemas `old` and `new` found at `member` of this schema, which apply at
+    /// `at` in the instance; their changes are reported where they are, not as this schema's.
+    fn descend(&mut self, member: &str, old: &Value, new: &Value, at: &str) {
+        compare_at(
+            old,
+            new,
+            &format!("{}/{member}", self.pointer),
+            at,
+            self.out,
         );
     }
 
-    // required
-    let req = |s: &Map<String, Value>| -> BTreeSet<String> {
-        s.get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect()
-    };
-    let (ra, rb) = (req(a), req(b));
-    for name in rb.difference(&ra) {
-        push(
-            "required",
-            Effect::Narrows,
-            format!("`{name}` becomes required"),
-        );
-    }
-    for name in ra.difference(&rb) {
-        push(
-            "required",
-            Effect::Widens,
-            format!("`{name}` is no longer required"),
-        );
-    }
-
-    // additionalProperties
-    let closed =
-        |s: &Map<String, Value>| s.get("additionalProperties") == Some(&Value::Bool(false));
-    match (a.get("additionalProperties"), b.get("additionalProperties")) {
-        (x, y) if x == y => {}
-        (Some(x @ Value::Object(_)), Some(y @ Value::Object(_))) => {
-            compare_at(
-                x,
-                y,
-                &format!("{pointer}/additionalProperties"),
-                &format!("{at}/*"),
-                out,
-            );
-        }
-        _ if !closed(a) && closed(b) => push(
-            "additionalProperties",
-            Effect::Narrows,
-            "members it does not name are no longer accepted".to_owned(),
-        ),
-        _ if closed(a) && !closed(b) => push(
-            "additionalProperties",
-            Effect::Widens,
-            "members it does not name are now accepted".to_owned(),
-        ),
-        _ => push(
-            "additionalProperties",
-            Effect::Unknown,
-            "`additionalProperties` changes".to_owned(),
-        ),
-    }
-
-    // properties
-    let none = Map::new();
-    let pa = a
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&none);
-    let pb = b
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&none);
-    for (name, x) in pa {
-        let p = format!("{pointer}/properties/{}", crate::escape_token(name));
-        let here = format!("{at}/{}", crate::escape_token(name));
-        match pb.get(name) {
-            Some(y) => compare_at(x, y, &p, &here, out),
-            None if closed(b) => out.push(Delta {
-                pointer: format!("{pointer}/properties"),
-                at: at.to_owned(),
-                effect: Effect::Narrows,
-                sentence: format!("`{name}` is removed and no longer accepted"),
-            }),
-            None => out.push(Delta {
-                pointer: format!("{pointer}/properties"),
-                at: at.to_owned(),
-                effect: Effect::Widens,
-                sentence: format!("`{name}` is no longer described, so any value is accepted"),
-            }),
-        }
-    }
-    for name in pb.keys().filter(|n| !pa.contains_key(*n)) {
-        out.push(Delta {
-            pointer: format!("{pointer}/properties/{}", crate::escape_token(name)),
-            at: at.to_owned(),
-            effect: Effect::Widens,
-            sentence: if rb.contains(name) {
-                format!("new property `{name}`")
-            } else {
-                format!("new optional property `{name}`")
-            },
-        });
-    }
-
-    // items
-    match (a.get("items"), b.get("items")) {
-        (Some(x), Some(y)) => {
-            compare_at(x, y, &format!("{pointer}/items"), &format!("{at}/*"), out)
-        }
-        (None, Some(_)) => out.push(Delta {
-            pointer: format!("{pointer}/items"),
-            at: at.to_owned(),
-            effect: Effect::Narrows,
-            sentence: "array items gain a schema".to_owned(),
-        }),
-        (Some(_), None) => out.push(Delta {
-            pointer: format!("{pointer}/items"),
-            at: at.to_owned(),
-            effect: Effect::Widens,
-            sentence: "array items lose their schema".to_owned(),
-        }),
-        (None, None) => {}
-    }
-
-    let mut push = |member: &str, effect: Effect, sentence: String| {
-        out.push(Delta {
-            pointer: format!("{pointer}/{member}"),
-            at: at.to_owned(),
-            effect,
-            sentence,
-        });
-    };
-
-    // enum and const
-    let values = |s: &Map<String, Value>| -> Option<Vec<Value>> {
-        match (s.get("enum"), s.get("const")) {
-            (Some(Value::Array(e)), _) => Some(e.clone()),
-            (_, Some(c)) => Some(vec![c.clone()]),
-            _ => None,
-        }
-    };
-    if a.get("enum") != b.get("enum") || a.get("const") != b.get("const") {
-        let member = if b.contains_key("const") || a.contains_key("const") {
-            "const"
-        } else {
-            "enum"
-        };
-        match (values(a), values(b)) {
-            (None, Some(v)) => push(
-                member,
-                Effect::Narrows,
-                format!("only {} accepted now", list_values(&v)),
-            ),
-            (Some(_), None) => push(
-                member,
-                Effect::Widens,
-                "any value of the type is accepted now".to_owned(),
-            ),
-            (Some(va), Some(vb)) => {
-                let removed: Vec<Value> = va.iter().filter(|v| !vb.contains(v)).cloned().collect();
-                let added: Vec<Value> = vb.iter().filter(|v| !va.contains(v)).cloned().collect();
-                if !removed.is_empty() {
-                    push(
-                        member,
-                        Effect::Narrows,
-                        format!("{} no longer accepted", list_values(&removed)),
-                    );
-                }
-                if !added.is_empty() {
-                    push(
-                        member,
-                        Effect::Widens,
-                        format!("{} now accepted", list_values(&added)),
-                    );
-                }
+    /// `description`, `title`, `examples`, `default`, `deprecated`: documentation, reported so a
+    /// reader sees the text moved, never as a change to what is accepted.
+    fn compare_annotations(&mut self) {
+        for key in ["description", "title", "examples", "default", "deprecated"] {
+            if self.old.get(key) != self.new.get(key) {
+                self.push(key, Effect::Text, format!("`{key}` changes"));
             }
-            (None, None) => {}
         }
     }
 
-    // Lower bounds: a larger one accepts less.
-    for key in [
-        "minimum",
-        "exclusiveMinimum",
-        "minLength",
-        "minItems",
-        "minProperties",
-    ] {
-        bound(a, b, key, true, &mut push);
-    }
-    for key in [
-        "maximum",
-        "exclusiveMaximum",
-        "maxLength",
-        "maxItems",
-        "maxProperties",
-    ] {
-        bound(a, b, key, false, &mut push);
-    }
-
-    for key in ["pattern", "format", "multipleOf"] {
-        match (a.get(key), b.get(key)) {
-            (x, y) if x == y => {}
-            (None, Some(y)) => push(key, Effect::Narrows, format!("`{key}` {y} is now required")),
-            (Some(x), None) => push(
-                key,
-                Effect::Widens,
-                format!("`{key}` {x} is no longer required"),
-            ),
-            (Some(x), Some(y)) => push(
-                key,
-                Effect::Both,
-                format!("`{key}` changes from {x} to {y}"),
-            ),
-            (None, None) => {}
+    /// Every keyword outside [`KNOWN`] (combinators, `$ref`, vocabularies of others): whether its
+    /// change accepts more or less is not worked out, so it is reported for a person to judge.
+    fn compare_other_keywords(&mut self) {
+        let (old, new) = (self.old, self.new);
+        let keys: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+        for key in keys.into_iter().filter(|k| !KNOWN.contains(&k.as_str())) {
+            if old.get(key) != new.get(key) {
+                self.push(key, Effect::Unknown, format!("`{key}` changes"));
+            }
         }
     }
-    match (a.get("uniqueItems"), b.get("uniqueItems")) {
-        (x, y) if x == y => {}
-        (_, Some(Value::Bool(true))) => push(
-            "uniqueItems",
-            Effect::Narrows,
-            "repeated items are no longer accepted".to_owned(),
-        ),
-        (Some(Value::Bool(true)), _) => push(
-            "uniqueItems",
-            Effect::Widens,
-            "repeated items are now accepted".to_owned(),
-        ),
-        _ => {}
-    }
-    for key in ["description", "title", "examples", "default", "deprecated"] {
-        if a.get(key) != b.get(key) {
-            push(key, Effect::Text, format!("`{key}` changes"));
-        }
-    }
-
-    // Whatever else differs is not reasoned about.
-    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    for key in keys.into_iter().filter(|k| !KNOWN.contains(&k.as_str())) {
-        if a.get(key) != b.get(key) {
-            push(key, Effect::Unknown, format!("`{key}` changes"));
-        }
-    }
-}
-
-fn bound(
-    a: &Map<String, Value>,
-    b: &Map<String, Value>,
-    key: &str,
-    lower: bool,
-    push: &mut impl FnMut(&str, Effect, String),
-) {
-    let (x, y) = (
-        a.get(key).and_then(Value::as_f64),
-        b.get(key).and_then(Value::as_f64),
-    );
-    let tighter = |from: f64, to: f64| if lower { to > from } else { to < from };
-    match (x, y) {
-        (None, Some(to)) => push(
-            key,
-            Effect::Narrows,
-            format!("`{key}` {} is added", num(to)),
-        ),
-        (Some(from), None) => push(
-            key,
-            Effect::Widens,
-            format!("`{key}` {} is removed", num(from)),
-        ),
-        (Some(from), Some(to)) if from != to => push(
-            key,
-            if tighter(from, to) {
-                Effect::Narrows
-            } else {
-                Effect::Widens
-            },
-            format!("`{key}` goes from {} to {}", num(from), num(to)),
-        ),
-        _ => {}
-    }
-}
-
-fn num(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        format!("{}", n as i64)
-    } else {
-        n.to_string()
-    }
-}
-
-fn list_values(values: &[Value]) -> String {
-    values
-        .iter()
-        .map(Value::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]
