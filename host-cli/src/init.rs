@@ -7,6 +7,11 @@
 //! `LISTEN_ADDR`, `HOST_JWKS_URL` and `HOST_ISSUER` (what `cargo host dev` prints). Nothing is
 //! written when any file it would write already exists.
 //!
+//! A template is its manifest and its `main.rs`, which holds only what that template does alone;
+//! everything two templates would repeat is a file of `templates/common/`, written as it is: to
+//! every crate ([`COMMON`]), or to the crates of the templates that use it ([`Template::shared`]:
+//! the notes of `assistant` and `full`, the sign-ups connector of `connector` and `full`).
+//!
 //! Where the SDK crates come from: version requirements on the registry (this CLI's own version,
 //! so the templates and the runtime match) when the CLI was installed from a package, as `cargo
 //! install host-cli` does; path dependencies on a checkout with `--sdk PATH`, or when the CLI was
@@ -56,6 +61,23 @@ impl Template {
             Template::Assistant => include_str!("../templates/assistant/main.rs"),
             Template::Connector => include_str!("../templates/connector/main.rs"),
             Template::Full => include_str!("../templates/full/main.rs"),
+        }
+    }
+
+    /// The files of `templates/common/` this template shares with some others (beyond those every
+    /// crate gets, [`COMMON`]): each one's place in the crate and its text. What the templates
+    /// have in common lives once, there; each template's `main.rs` holds what is its own.
+    fn shared(self) -> &'static [(&'static str, &'static str)] {
+        const NOTES: (&str, &str) = ("src/notes.rs", include_str!("../templates/common/notes.rs"));
+        const SIGNUPS: (&str, &str) = (
+            "src/signups.rs",
+            include_str!("../templates/common/signups.rs"),
+        );
+        match self {
+            Template::Minimal => &[],
+            Template::Assistant => &[NOTES],
+            Template::Connector => &[SIGNUPS],
+            Template::Full => &[NOTES, SIGNUPS],
         }
     }
 
@@ -115,15 +137,16 @@ pub(crate) fn run(args: InitArgs, term: &Term) -> ExitCode {
     }
 }
 
-/// The files of a new crate, relative to its folder.
-const FILES: [&str; 7] = [
-    "Cargo.toml",
-    "build.rs",
-    "host.extension.json",
-    "icon.svg",
-    ".gitignore",
-    "src/main.rs",
-    "src/config.rs",
+/// The files of `templates/common/` every new crate gets, as they are: each one's place in the
+/// crate and its text.
+const COMMON: [(&str, &str); 4] = [
+    ("build.rs", include_str!("../templates/common/build.rs")),
+    ("icon.svg", include_str!("../templates/common/icon.svg")),
+    (".gitignore", include_str!("../templates/common/gitignore")),
+    (
+        "src/config.rs",
+        include_str!("../templates/common/config.rs"),
+    ),
 ];
 
 fn init(args: InitArgs) -> Result<String, String> {
@@ -166,7 +189,9 @@ fn init(args: InitArgs) -> Result<String, String> {
     }
 
     let sdk = sdk_source(args.sdk.as_deref())?;
-    let existing: Vec<&str> = FILES
+    let files = crate_files(args.template, &id, &title, manifest, &sdk, &dir);
+    let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
+    let existing: Vec<&str> = names
         .iter()
         .copied()
         .filter(|f| dir.join(f).exists())
@@ -179,33 +204,6 @@ fn init(args: InitArgs) -> Result<String, String> {
         ));
     }
 
-    let files = [
-        ("Cargo.toml", cargo_toml(&id, &sdk, args.template, &dir)),
-        (
-            "build.rs",
-            include_str!("../templates/common/build.rs").to_owned(),
-        ),
-        ("host.extension.json", manifest),
-        (
-            "icon.svg",
-            include_str!("../templates/common/icon.svg").to_owned(),
-        ),
-        (
-            ".gitignore",
-            include_str!("../templates/common/gitignore").to_owned(),
-        ),
-        (
-            "src/main.rs",
-            args.template
-                .main()
-                .replace("{{id}}", &id)
-                .replace("{{name}}", &title),
-        ),
-        (
-            "src/config.rs",
-            include_str!("../templates/common/config.rs").to_owned(),
-        ),
-    ];
     std::fs::create_dir_all(dir.join("src"))
         .map_err(|e| format!("cannot create {}: {e}", dir.join("src").display()))?;
     for (name, text) in &files {
@@ -233,9 +231,45 @@ fn init(args: InitArgs) -> Result<String, String> {
         "created `{id}` ({} template) in {}: {}\nSDK: {from}\n\nnext:\n{cd}  cargo run                  # serves it on 127.0.0.1:8787\n  cargo host check           # in a second terminal: the host's publish-time checks\n  {}",
         args.template.name(),
         dir.display(),
-        FILES.join(", "),
+        names.join(", "),
         args.template.first_call()
     ))
+}
+
+/// The files of a new crate, relative to its folder, in the order they are listed: the ones made
+/// for it, the ones every crate gets ([`COMMON`]) and the ones its template shares with some
+/// others ([`Template::shared`]).
+fn crate_files(
+    template: Template,
+    id: &str,
+    title: &str,
+    manifest: String,
+    sdk: &Sdk,
+    dir: &Path,
+) -> Vec<(&'static str, String)> {
+    let [build, icon, gitignore, config] = COMMON.map(|(name, text)| (name, text.to_owned()));
+    let mut files = vec![
+        ("Cargo.toml", cargo_toml(id, sdk, template, dir)),
+        build,
+        ("host.extension.json", manifest),
+        icon,
+        gitignore,
+        (
+            "src/main.rs",
+            template
+                .main()
+                .replace("{{id}}", id)
+                .replace("{{name}}", title),
+        ),
+        config,
+    ];
+    files.extend(
+        template
+            .shared()
+            .iter()
+            .map(|(name, text)| (*name, (*text).to_owned())),
+    );
+    files
 }
 
 /// `rank-watch` -> `Rank Watch`.
@@ -352,6 +386,13 @@ fn enclosing_workspace(dir: &Path) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
+    const TEMPLATES: [Template; 4] = [
+        Template::Minimal,
+        Template::Assistant,
+        Template::Connector,
+        Template::Full,
+    ];
+
     #[test]
     fn titles_and_toml_strings() {
         assert_eq!(title_of("rank-watch"), "Rank Watch");
@@ -409,13 +450,27 @@ mod tests {
     }
 
     #[test]
+    fn every_common_file_is_written_by_a_template() {
+        let written: Vec<&str> = COMMON
+            .iter()
+            .chain(TEMPLATES.iter().flat_map(|t| t.shared()))
+            .map(|(_, text)| *text)
+            .collect();
+        let common = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/common");
+        for file in std::fs::read_dir(common).unwrap() {
+            let path = file.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                written.contains(&text.as_str()),
+                "{} is written by no template",
+                path.display()
+            );
+        }
+    }
+
+    #[test]
     fn every_template_is_a_valid_manifest() {
-        for template in [
-            Template::Minimal,
-            Template::Assistant,
-            Template::Connector,
-            Template::Full,
-        ] {
+        for template in TEMPLATES {
             let text = template
                 .manifest()
                 .replace("{{id}}", "rank-watch")

@@ -6,63 +6,46 @@
 //! `cargo run` serves it on 127.0.0.1:8787 and posts its events to `cargo host dev` (run it in a
 //! second terminal to see them checked); `cargo host check` runs the host's publish-time checks.
 //! Notes and tasks live in memory and sign-ups are made up: a real server keeps its own data.
+//! What only reads or writes notes (the action, the mention picker, the context provider) is in
+//! `notes.rs`, the connector's sync in `signups.rs`.
 
 host_runtime::host_extension!("host.extension.json");
 
 mod config;
+mod notes;
+mod signups;
 
 use std::collections::HashMap;
 use std::process::ExitCode;
 use std::sync::Mutex;
 
-use chrono::{Days, NaiveDate, NaiveTime, SecondsFormat, TimeZone, Utc};
+use host_runtime::HostError;
 use host_runtime::answer::{Table, Value};
 use host_runtime::events::{InstallCreated, ReleaseShipped};
-use host_runtime::metrics::{MetricPoint, SyncAnswer};
-use host_runtime::serde_json::{self, json};
 use host_runtime::work::{Container, Containers, CreatedComment, CreatedItem, NewComment, NewItem};
-use host_runtime::{ContextBlock, ContextCall, HostError, MentionCall, MentionItem, MentionItems};
 
-/// The countries reported.
-const COUNTRIES: [&str; 3] = ["US", "DE", "JP"];
-/// Days one sync answer covers; the rest follow through `cursor`.
-const DAYS_PER_PAGE: u64 = 7;
 /// Where a task lives in the vendor's web app.
 const TASK_URL: &str = "https://{{id}}.example.com/tasks/";
 /// The boards every account has.
 const BOARDS: [(&str, &str); 2] = [("product", "Product"), ("marketing", "Marketing")];
 
-/// One saved note.
-#[derive(Debug, Clone)]
-struct Note {
-    id: String,
-    text: String,
-}
-
-/// What the server keeps for one install.
-#[derive(Debug, Default)]
-struct Install {
-    notes: Vec<Note>,
-    /// Task id -> its comments.
-    tasks: HashMap<String, Vec<String>>,
-}
-
 /// The extension.
 struct Server {
-    installs: Mutex<HashMap<String, Install>>,
+    notes: notes::Notes,
+    /// Each install's tasks: task id -> its comments.
+    tasks: Mutex<HashMap<String, HashMap<String, Vec<String>>>>,
     webhooks: Webhooks,
 }
 
 impl Server {
-    /// Runs `f` on the install's state.
-    fn with_install<T>(&self, install: &str, f: impl FnOnce(&mut Install) -> T) -> T {
-        let mut installs = self.installs.lock().unwrap_or_else(|e| e.into_inner());
-        f(installs.entry(install.to_owned()).or_default())
-    }
-
-    /// The install's notes, newest first.
-    fn notes(&self, install: &str) -> Vec<Note> {
-        self.with_install(install, |i| i.notes.iter().rev().cloned().collect())
+    /// Runs `f` on the install's tasks.
+    fn with_tasks<T>(
+        &self,
+        install: &str,
+        f: impl FnOnce(&mut HashMap<String, Vec<String>>) -> T,
+    ) -> T {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        f(tasks.entry(install.to_owned()).or_default())
     }
 }
 
@@ -75,60 +58,7 @@ impl Tools for Server {
         &self,
         call: ToolCall<tools::recent_notes::Input>,
     ) -> Result<Table, HostError> {
-        let limit = call
-            .input
-            .limit
-            .map_or(10, |n| usize::try_from(n.get()).unwrap_or(50));
-        let mut table = Table::new().column("id", "Id").column("text", "Note");
-        for note in self.notes(&call.install.id).into_iter().take(limit) {
-            table = table.row([("id", note.id), ("text", note.text)]);
-        }
-        Ok(table)
-    }
-}
-
-impl Actions for Server {
-    async fn save_note(
-        &self,
-        call: Approved<actions::save_note::Input>,
-    ) -> Result<serde_json::Value, HostError> {
-        let text = call.input.text.as_str().to_owned();
-        let id = self.with_install(&call.install.id, |i| {
-            let id = format!("note-{}", i.notes.len() + 1);
-            i.notes.push(Note {
-                id: id.clone(),
-                text,
-            });
-            id
-        });
-        Ok(json!({ "saved": true, "id": id }))
-    }
-}
-
-impl Mentions for Server {
-    async fn note(&self, call: MentionCall) -> Result<MentionItems, HostError> {
-        let q = call.q.to_lowercase();
-        let items = self
-            .notes(&call.install.id)
-            .into_iter()
-            .filter(|n| n.text.to_lowercase().contains(&q))
-            .map(|n| MentionItem::new(n.id, n.text))
-            .collect();
-        Ok(MentionItems { items })
-    }
-}
-
-impl ContextProviders for Server {
-    async fn notes_summary(&self, call: ContextCall) -> Result<ContextBlock, HostError> {
-        let notes = self.notes(&call.install.id);
-        Ok(match notes.first() {
-            Some(latest) => ContextBlock::new(format!(
-                "{} notes saved; the latest: {}",
-                notes.len(),
-                latest.text
-            )),
-            None => ContextBlock::new("No notes saved yet."),
-        })
+        Ok(self.notes.recent(&call))
     }
 }
 
@@ -138,7 +68,8 @@ impl Procedures for Server {
         call: ProcedureCall<procedures::list_notes::Input>,
     ) -> Result<procedures::list_notes::Output, HostError> {
         let items = self
-            .notes(&call.install.id)
+            .notes
+            .newest_first(&call.install.id)
             .into_iter()
             .map(|n| procedures::list_notes::OutputItemsItem {
                 id: n.id,
@@ -146,62 +77,6 @@ impl Procedures for Server {
             })
             .collect();
         Ok(procedures::list_notes::Output { items })
-    }
-}
-
-/// `day:2026-11-01` -> the date.
-fn parse_cursor(cursor: &str) -> Option<NaiveDate> {
-    cursor.strip_prefix("day:")?.parse().ok()
-}
-
-fn date_of(member: &str, t: &host_runtime::Timestamp) -> Result<NaiveDate, HostError> {
-    t.to_datetime()
-        .map(|t| t.date_naive())
-        .ok_or_else(|| HostError::input_invalid(format!("/input/{member}: not an ISO 8601 time")))
-}
-
-impl Connector for Server {
-    async fn sync(&self, call: SyncCall) -> Result<SyncAnswer<manifest::Metric>, HostError> {
-        if call.credentials.api_key.is_empty() {
-            return Err(
-                HostError::new("API_KEY_MISSING", "connect an API key first").with_status(401),
-            );
-        }
-        let request = call.input;
-        let from = date_of("from", &request.from)?;
-        let to = date_of("to", &request.to)?;
-        let start = match &request.cursor {
-            None => from,
-            Some(cursor) => parse_cursor(cursor).filter(|d| *d >= from).ok_or_else(|| {
-                HostError::input_invalid(format!(
-                    "/input/cursor: `{cursor}` is not a cursor this server gave out"
-                ))
-            })?,
-        };
-        let mut answer = SyncAnswer::default();
-        let mut day = start;
-        while day <= to {
-            if day >= start + Days::new(DAYS_PER_PAGE) {
-                answer.cursor = Some(format!("day:{day}"));
-                break;
-            }
-            let midnight = Utc.from_utc_datetime(&day.and_time(NaiveTime::MIN));
-            let t = midnight.to_rfc3339_opts(SecondsFormat::Secs, true);
-            for metric in &request.metrics {
-                for (i, country) in COUNTRIES.iter().enumerate() {
-                    let v = f64::from(day.format("%d").to_string().parse::<u8>().unwrap_or(1))
-                        * (i as f64 + 1.0);
-                    answer.points.push(
-                        MetricPoint::new(*metric, t.as_str(), v).dimension("country", *country),
-                    );
-                }
-            }
-            let Some(next) = day.succ_opt() else {
-                break;
-            };
-            day = next;
-        }
-        Ok(answer)
     }
 }
 
@@ -228,9 +103,9 @@ impl Work for Server {
             )
             .with_status(404));
         }
-        let id = self.with_install(&call.install.id, |i| {
-            let id = format!("T-{}", i.tasks.len() + 1);
-            i.tasks.insert(id.clone(), Vec::new());
+        let id = self.with_tasks(&call.install.id, |tasks| {
+            let id = format!("T-{}", tasks.len() + 1);
+            tasks.insert(id.clone(), Vec::new());
             id
         });
         Ok(CreatedItem {
@@ -245,8 +120,8 @@ impl Work for Server {
         call: WorkCall<(String, NewComment)>,
     ) -> Result<CreatedComment, HostError> {
         let (task, comment) = call.input;
-        let id = self.with_install(&call.install.id, |i| {
-            let comments = i.tasks.get_mut(&task)?;
+        let id = self.with_tasks(&call.install.id, |tasks| {
+            let comments = tasks.get_mut(&task)?;
             comments.push(comment.body);
             Some(format!("{task}-c{}", comments.len()))
         });
@@ -308,7 +183,8 @@ async fn main() -> ExitCode {
         }
     };
     let server = Server {
-        installs: Mutex::default(),
+        notes: notes::Notes::default(),
+        tasks: Mutex::default(),
         webhooks: Webhooks::new(sender),
     };
     config::serve(config.apply(handler(server)), &config).await
