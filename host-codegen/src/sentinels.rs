@@ -1,8 +1,8 @@
 //! The sentinels that carry facts from the lowering pass (`lower.rs`) through typify to the rewrite
-//! of its output (`types.rs`), and from the generator to the final text: a schema can only tell
-//! typify things through its descriptions and member names, so the facts ride along as marks that
-//! typify copies into docs and identifiers. Each is removed or replaced before the expansion is
-//! handed out; the test below expands every golden manifest and finds none left.
+//! of its output (`types/rewrite.rs`), and from the generator to the final text: a schema can only
+//! tell typify things through its descriptions and member names, so the facts ride along as marks
+//! that typify copies into docs and identifiers. Each is removed or replaced before the expansion
+//! is handed out; the test below expands every golden manifest and finds none left.
 
 /// How every mark in a description opens; its end is [`CLOSE`].
 pub(crate) const OPEN: &str = "@@host-";
@@ -39,6 +39,21 @@ pub(crate) const NULLABLE_MEMBER_MARK: &str = "@@host-nullable-member:";
 pub(crate) fn member_mark(name: &str) -> String {
     let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
     format!("{NULLABLE_MEMBER_MARK}{hex}{CLOSE}")
+}
+
+/// Each [`NULLABLE_MEMBER_MARK`] in `text`, as [`member_mark`] writes it: the whole mark and the hex
+/// between its opening and its closing `@@`.
+pub(crate) fn member_marks(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    let open = NULLABLE_MEMBER_MARK;
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let at = rest.find(open)?;
+        let tail = &rest[at + open.len()..];
+        let end = tail.find(CLOSE)?;
+        let found = (&rest[at..at + open.len() + end + CLOSE.len()], &tail[..end]);
+        rest = &tail[end + CLOSE.len()..];
+        Some(found)
+    })
 }
 
 /// The member that stands, in a variant of a tagged union, for the members its schema does not name:

@@ -184,7 +184,9 @@ fn generate(schema: &Value) -> Result<TokenStream, NoValidator> {
         let input = jsonschema_macros_core::bench::prepare(schema);
         jsonschema_macros_core::bench::generate(&input)
     })
-    .map_err(|payload| NoValidator::Panicked(crate::types::panic_message(payload.as_ref())))?;
+    .map_err(|payload| {
+        NoValidator::Panicked(crate::types::typing::panic_message(payload.as_ref()))
+    })?;
     // The generator reports what it does not support (and a schema that is not one: the engine has
     // reported that already) as a `compile_error!` somewhere in its output.
     if calls_compile_error(generated.clone()) {

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
+use super::rewrite::ROOTS;
 use crate::sentinels::{CLOSE, OPEN};
 
 /// The items of one type in a module, as text: its definition and the `impl` blocks that name it.
@@ -353,6 +354,12 @@ struct Node<'a> {
     refs: Vec<usize>,
 }
 
+/// By module key: the names of its types, each with its node.
+type ModuleNames<'a> = HashMap<&'a str, HashMap<&'a str, usize>>;
+
+/// The groups of each class (by its number) that may be shared, as nodes.
+type Members = BTreeMap<usize, Vec<usize>>;
+
 /// Decides which groups are shared. Two groups are alike when their texts are equal once the
 /// names of their modules' types are set aside, and the types those names stand for are alike in
 /// turn (found by refining classes of groups until no class splits). A class of groups alike in
@@ -361,9 +368,18 @@ struct Node<'a> {
 /// groups when it has two alike (each stays its own type), a class whose name a larger class
 /// takes, and a group that names a type its module does not share.
 pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
-    let mut nodes: Vec<Node<'_>> = Vec::new();
-    // By module: its types' names, each with its node.
-    let mut module_names: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
+    let (nodes, module_names) = nodes(modules);
+    let class = refine(&nodes, by_skeleton(&nodes));
+    let mut members = one_per_module(&nodes, eligible_members(&nodes, &class));
+    let named = name_classes(&nodes, &mut members);
+    keep_closed(&nodes, &mut members);
+    write_sharing(&nodes, &module_names, &class, &named, &members)
+}
+
+/// Every group of every module as a [`Node`], in order, and the names of each module's types.
+fn nodes<'a>(modules: &'a BTreeMap<&'a str, &'a [Named]>) -> (Vec<Node<'a>>, ModuleNames<'a>) {
+    let mut nodes: Vec<Node<'a>> = Vec::new();
+    let mut module_names: ModuleNames<'a> = HashMap::new();
     for (key, groups) in modules {
         let first = nodes.len();
         let names: HashMap<&str, usize> = groups
@@ -380,30 +396,37 @@ pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
                 group: g,
                 // A root's name is the same in every module but its content is not: never shared,
                 // and nor is a type that names one.
-                eligible: !g.name.is_empty() && !super::ROOTS.contains(&g.name.as_str()),
+                eligible: !g.name.is_empty() && !ROOTS.contains(&g.name.as_str()),
                 skeleton,
                 refs,
             });
         }
         module_names.insert(key, names);
     }
-    // Classes: first by skeleton (each group that may not be shared a class of its own), then by
-    // the classes of what each names, until the number of classes stays.
-    let mut class: Vec<usize> = {
-        let mut ids: HashMap<&str, usize> = HashMap::new();
-        let mut next = 0;
-        nodes
-            .iter()
-            .map(|n| {
-                if !n.eligible {
-                    next += 1;
-                    return usize::MAX - next;
-                }
-                let len = ids.len();
-                *ids.entry(n.skeleton.as_str()).or_insert(len)
-            })
-            .collect()
-    };
+    (nodes, module_names)
+}
+
+/// The first classes, one number per node: the groups with one skeleton are one class, and each
+/// group that may not be shared is a class of its own.
+fn by_skeleton(nodes: &[Node<'_>]) -> Vec<usize> {
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut next = 0;
+    nodes
+        .iter()
+        .map(|n| {
+            if !n.eligible {
+                next += 1;
+                return usize::MAX - next;
+            }
+            let len = ids.len();
+            *ids.entry(n.skeleton.as_str()).or_insert(len)
+        })
+        .collect()
+}
+
+/// `class` refined until the number of classes stays: two groups stay in one class only while
+/// the groups their names stand for are in one class too, name by name.
+fn refine(nodes: &[Node<'_>], mut class: Vec<usize>) -> Vec<usize> {
     let count = |class: &[usize]| class.iter().collect::<HashSet<_>>().len();
     let mut classes = count(&class);
     loop {
@@ -424,28 +447,39 @@ pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
         }
         classes = now;
     }
-    // The members of each class that may be shared: the eligible groups.
-    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    class
+}
+
+/// The members of each class that may be shared: its eligible groups.
+fn eligible_members(nodes: &[Node<'_>], class: &[usize]) -> Members {
+    let mut members = Members::new();
     for (i, n) in nodes.iter().enumerate() {
         if n.eligible {
             members.entry(class[i]).or_default().push(i);
         }
     }
-    // A name per class: the one most of its groups have (then the first in order).
-    let best_name = |list: &[usize]| {
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-        for i in list {
-            *counts.entry(nodes[*i].group.name.as_str()).or_default() += 1;
-        }
-        counts
-            .into_iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
-            .map_or("", |(name, _)| name)
-    };
-    // One member per module: where a module has two types alike, the one of the class's name (or
-    // the first by name) is shared and the other stays the module's own type.
+    members
+}
+
+/// The name of a class whose members are `list`: the one most of its groups have (then the first
+/// in order).
+fn best_name<'a>(nodes: &[Node<'a>], list: &[usize]) -> &'a str {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for i in list {
+        *counts.entry(nodes[*i].group.name.as_str()).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))
+        .map_or("", |(name, _)| name)
+}
+
+/// One member per module in each class: where a module has two types alike, the one of the
+/// class's name (or the first by name) is shared and the other stays the module's own type. A
+/// class left in fewer than two modules is not shared.
+fn one_per_module(nodes: &[Node<'_>], mut members: Members) -> Members {
     for list in members.values_mut() {
-        let name = best_name(list);
+        let name = best_name(nodes, list);
         let mut kept: BTreeMap<&str, usize> = BTreeMap::new();
         for &i in list.iter() {
             let better = kept.get(nodes[i].key).is_none_or(|&k| {
@@ -459,10 +493,15 @@ pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
         *list = kept.into_values().collect();
     }
     members.retain(|_, list| list.len() >= 2);
-    // A larger class keeps its name first; a class whose name is taken is not shared.
+    members
+}
+
+/// The name of each shared class in `shared`, the larger classes choosing first: a class whose
+/// name a larger one took is not shared, and leaves `members`.
+fn name_classes<'a>(nodes: &[Node<'a>], members: &mut Members) -> HashMap<usize, &'a str> {
     let mut order: Vec<(usize, &str)> = members
         .iter()
-        .map(|(c, list)| (*c, best_name(list)))
+        .map(|(c, list)| (*c, best_name(nodes, list)))
         .collect();
     order.sort_by(|a, b| {
         members[&b.0]
@@ -479,7 +518,13 @@ pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
             members.remove(&c);
         }
     }
-    // A shared group's names must all stand for shared groups: drop the others until none is left.
+    named
+}
+
+/// Keeps in `members` only groups whose names all stand for shared groups: a shared type cannot
+/// name a type its module keeps. Dropping one group can leave a class in one module, which then
+/// is not shared either, so this runs until nothing more is dropped.
+fn keep_closed(nodes: &[Node<'_>], members: &mut Members) {
     let mut shared_node: HashSet<usize> = members.values().flatten().copied().collect();
     loop {
         let unfit: Vec<usize> = shared_node
@@ -505,59 +550,76 @@ pub(super) fn share(modules: &BTreeMap<&str, &[Named]>) -> Sharing {
         }
         members.retain(|_, list| list.len() >= 2);
     }
+}
+
+/// The [`Sharing`] of the classes left in `members`, each named as `named` says.
+fn write_sharing(
+    nodes: &[Node<'_>],
+    module_names: &ModuleNames<'_>,
+    class: &[usize],
+    named: &HashMap<usize, &str>,
+    members: &Members,
+) -> Sharing {
     let mut sharing = Sharing::default();
-    for (c, list) in &members {
+    for (c, list) in members {
         let name = named[c];
-        let mut places: Vec<(String, String)> = list
-            .iter()
-            .map(|i| (nodes[*i].key.to_owned(), nodes[*i].group.name.clone()))
-            .collect();
-        places.sort();
-        // Written from the first module that has it under its shared name.
-        let Some(&first) = list
-            .iter()
-            .filter(|i| nodes[**i].group.name == name)
-            .min_by_key(|i| nodes[**i].key)
-        else {
+        let Some(shared) = shared_type(nodes, module_names, class, named, list, name) else {
             continue;
         };
-        let node = &nodes[first];
-        let Some(names) = module_names.get(node.key) else {
-            continue;
-        };
-        let shared_name = |n: usize| {
-            named
-                .get(&class[n])
-                .map_or_else(|| nodes[n].group.name.clone(), |s| (*s).to_owned())
-        };
-        let text = rename(&node.group.text, names, &mut Vec::new(), shared_name);
-        let docs = rename(
-            &node.group.text[..node.group.docs_end],
-            names,
-            &mut Vec::new(),
-            shared_name,
-        );
-        for (key, local) in &places {
+        for (key, local) in &shared.places {
             sharing
                 .by_module
                 .entry(key.clone())
                 .or_default()
                 .push((local.clone(), name.to_owned()));
         }
-        sharing.shared.insert(
-            name.to_owned(),
-            Shared {
-                text,
-                docs_end: docs.len(),
-                first: node.key.to_owned(),
-                places,
-            },
-        );
+        sharing.shared.insert(name.to_owned(), shared);
     }
     for names in sharing.by_module.values_mut() {
         names.sort();
     }
     sharing
+}
+
+/// The shared type `name` of the class whose members are `list`: written from the first module
+/// that has it under that name, with the names of `shared` for the types it names.
+fn shared_type(
+    nodes: &[Node<'_>],
+    module_names: &ModuleNames<'_>,
+    class: &[usize],
+    named: &HashMap<usize, &str>,
+    list: &[usize],
+    name: &str,
+) -> Option<Shared> {
+    let mut places: Vec<(String, String)> = list
+        .iter()
+        .map(|i| (nodes[*i].key.to_owned(), nodes[*i].group.name.clone()))
+        .collect();
+    places.sort();
+    let &first = list
+        .iter()
+        .filter(|i| nodes[**i].group.name == name)
+        .min_by_key(|i| nodes[**i].key)?;
+    let node = &nodes[first];
+    let names = module_names.get(node.key)?;
+    let shared_name = |n: usize| {
+        named
+            .get(&class[n])
+            .map_or_else(|| nodes[n].group.name.clone(), |s| (*s).to_owned())
+    };
+    let text = rename(&node.group.text, names, &mut Vec::new(), shared_name);
+    let docs = rename(
+        &node.group.text[..node.group.docs_end],
+        names,
+        &mut Vec::new(),
+        shared_name,
+    );
+    Some(Shared {
+        text,
+        docs_end: docs.len(),
+        first: node.key.to_owned(),
+        places,
+    })
 }
 
 #[cfg(test)]
