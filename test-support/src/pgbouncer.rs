@@ -2,13 +2,13 @@
 //! Supabase, Neon and RDS Proxy put one in front of the database.
 
 use std::io;
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
 
 use crate::PostgresServer;
-use crate::postgres::{command, run_as, scratch_dir};
+use crate::launched::{Launched, Scratch, Service, free_port, or_skip};
+use crate::run_as::RunAs;
 
 /// Debian's `pgbouncer`, in `pool_mode = transaction`, on a free loopback port, in front of one
 /// server: each client's statements run on whichever server connection is free when its
@@ -17,15 +17,27 @@ use crate::postgres::{command, run_as, scratch_dir};
 /// Users sign in as they would at the server: the pooler asks the server for each user's secret
 /// (`auth_query`, as `postgres`), so a role with a password (SCRAM,
 /// [`PostgresServer::start_with_passwords`]) keeps it, and a changed password holds at once.
+pub type PgBouncer = Launched<Pooler>;
+
+/// What is particular to a [`PgBouncer`]: its program and who runs it (PgBouncer refuses root);
+/// its configuration is in its folder.
 #[derive(Debug)]
-pub struct PgBouncer {
-    child: Option<Child>,
-    port: u16,
-    dir: PathBuf,
+pub struct Pooler {
+    binary: PathBuf,
+    run_as: RunAs,
 }
 
-/// How long the pooler may take to accept connections.
-const STARTUP: Duration = Duration::from_secs(20);
+impl Service for Pooler {
+    const NAME: &'static str = "pgbouncer";
+    const STARTUP: Duration = Duration::from_secs(20);
+
+    /// It logs to stderr, which is its log.
+    fn command(&self, _port: u16, dir: &Path) -> io::Result<Command> {
+        let mut pgbouncer = self.run_as.command(&self.binary);
+        pgbouncer.arg(dir.join("pgbouncer.ini"));
+        Ok(pgbouncer)
+    }
+}
 
 impl PgBouncer {
     /// Starts a pooler in front of `server`, with `pool_size` server connections per user and
@@ -41,9 +53,9 @@ impl PgBouncer {
                     "PgBouncer is not installed (no /usr/sbin/pgbouncer; Debian's package `pgbouncer`)",
                 )
             })?;
-        let user = run_as()?;
-        let dir = scratch_dir()?;
-        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let run_as = RunAs::unprivileged()?;
+        let dir = Scratch::new(Pooler::NAME)?;
+        let port = free_port()?;
         let config = format!(
             "[databases]\n\
              * = host=127.0.0.1 port={server_port}\n\
@@ -59,86 +71,39 @@ impl PgBouncer {
              auth_file = {dir}/users.txt\n\
              auth_user = postgres\n\
              auth_query = SELECT usename, passwd FROM pg_shadow WHERE usename = $1\n\
-             logfile = {dir}/pgbouncer.log\n\
              pidfile = {dir}/pgbouncer.pid\n",
             server_port = server.port(),
-            dir = dir.display(),
+            dir = dir.path().display(),
         );
-        std::fs::write(dir.join("pgbouncer.ini"), config)?;
-        // `postgres` (trusted by the server) signs in here without a password, and runs the
-        // query that fetches the other users' secrets.
-        std::fs::write(dir.join("users.txt"), "\"postgres\" \"\"\n")?;
-        std::fs::write(
-            dir.join("hba.conf"),
-            "host all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n",
-        )?;
-        if let Some((uid, gid)) = user {
-            std::os::unix::fs::chown(&dir, Some(uid), Some(gid))?;
-            for file in ["pgbouncer.ini", "users.txt", "hba.conf"] {
-                std::os::unix::fs::chown(dir.join(file), Some(uid), Some(gid))?;
-            }
+        let files = [
+            ("pgbouncer.ini", config.as_str()),
+            // `postgres` (trusted by the server) signs in here without a password, and runs the
+            // query that fetches the other users' secrets.
+            ("users.txt", "\"postgres\" \"\"\n"),
+            (
+                "hba.conf",
+                "host all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n",
+            ),
+        ];
+        run_as.own(dir.path())?;
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text)?;
+            run_as.own(&dir.path().join(name))?;
         }
-        let child = command(user, &binary)
-            .arg(dir.join("pgbouncer.ini"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| io::Error::new(e.kind(), format!("pgbouncer cannot be started: {e}")))?;
-        let mut bouncer = PgBouncer {
-            child: Some(child),
-            port,
-            dir,
-        };
-        let until = Instant::now() + STARTUP;
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Some(child) = &mut bouncer.child
-                && let Some(status) = child.try_wait()?
-            {
-                bouncer.child = None;
-                return Err(io::Error::other(format!(
-                    "pgbouncer exited ({status}): {}",
-                    bouncer.log().trim()
-                )));
-            }
-            if Instant::now() > until {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!("pgbouncer did not listen on port {port} within 20 s"),
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(bouncer)
+        Self::launch(Pooler { binary, run_as }, port, dir)
     }
 
-    /// [`start`](Self::start), or `None` (said on stderr) when PgBouncer is not installed; a
-    /// panic instead where `CI` is set.
+    /// [`start`](Self::start), or skipped where PgBouncer is not installed (see [`Launched`]).
+    ///
+    /// # Panics
+    ///
+    /// When the environment variable `CI` is set and the pooler cannot be started.
     pub fn start_or_skip(server: &PostgresServer, pool_size: u32) -> Option<Self> {
-        super::started_or_skipped(Self::start(server, pool_size))
-    }
-
-    /// The port it listens on.
-    pub fn port(&self) -> u16 {
-        self.port
+        or_skip(Self::start(server, pool_size))
     }
 
     /// `postgres://postgres@127.0.0.1:<port>/postgres`, through the pooler.
     pub fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
-    }
-
-    /// What the pooler logged.
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("pgbouncer.log")).unwrap_or_default()
-    }
-}
-
-impl Drop for PgBouncer {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port())
     }
 }

@@ -1,11 +1,13 @@
 //! [`PostgresServer`]: a throwaway PostgreSQL server for tests of the PostgreSQL stores.
 
 use std::io;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::Certificates;
+use crate::launched::{Launched, Scratch, Service, free_port, or_skip};
+use crate::run_as::RunAs;
 
 /// A PostgreSQL server of its own: a fresh cluster in a temporary folder, on a free loopback port,
 /// stopped and deleted when dropped. For tests of
@@ -26,20 +28,60 @@ use std::time::{Duration, Instant};
 /// # let _ = url;
 /// # }
 /// ```
+pub type PostgresServer = Launched<Postgres>;
+
+/// What is particular to a [`PostgresServer`]: the installation it runs, its settings, and who
+/// runs it.
 #[derive(Debug)]
-pub struct PostgresServer {
-    child: Option<Child>,
-    port: u16,
+pub struct Postgres {
     bin: PathBuf,
-    /// The cluster's folder, holding `data/`.
-    dir: PathBuf,
     settings: Vec<(String, String)>,
-    /// Who the server runs as, when started by root.
-    user: Option<(u32, u32)>,
+    run_as: RunAs,
 }
 
-/// How long a new server may take to accept connections.
-const STARTUP: Duration = Duration::from_secs(30);
+impl Service for Postgres {
+    const NAME: &'static str = "postgres";
+    const STARTUP: Duration = Duration::from_secs(30);
+
+    fn command(&self, port: u16, dir: &Path) -> io::Result<Command> {
+        let mut postgres = self.run_as.command(&self.bin.join("postgres"));
+        postgres
+            .arg("-D")
+            .arg(dir.join("data"))
+            .args(["-p", &port.to_string()])
+            .args(["-c", "listen_addresses=127.0.0.1"])
+            .args(["-c", "unix_socket_directories="])
+            .args(["-c", "fsync=off"]);
+        for (name, value) in &self.settings {
+            postgres.args(["-c", &format!("{name}={value}")]);
+        }
+        Ok(postgres)
+    }
+
+    /// Once `pg_isready` says it accepts connections: PostgreSQL listens before it has
+    /// recovered.
+    fn ready(&self, port: u16) -> io::Result<bool> {
+        let port = port.to_string();
+        let ready = run(Command::new(self.bin.join("pg_isready")).args([
+            "-q",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &port,
+        ]))?;
+        Ok(ready.status.success())
+    }
+
+    /// An immediate shutdown (`SIGQUIT`), as a crash would stop it; `SIGKILL` when that fails.
+    fn kill(&self, child: &mut Child) {
+        let quit = Command::new("kill")
+            .args(["-QUIT", &child.id().to_string()])
+            .status();
+        if !quit.is_ok_and(|s| s.success()) {
+            let _ = child.kill();
+        }
+    }
+}
 
 impl PostgresServer {
     /// Makes a cluster and starts it on a free loopback port; waits until it accepts connections.
@@ -51,7 +93,7 @@ impl PostgresServer {
     /// [`start`](Self::start), with more settings (`("max_connections", "200")`, `("fsync",
     /// "on")`), each passed as `-c name=value`.
     pub fn start_with(settings: &[(&str, &str)]) -> io::Result<Self> {
-        Self::make(settings, None)
+        Self::make(settings, None, false)
     }
 
     /// [`start_with`](Self::start_with) with TLS on (`ssl=on`), serving `certificate_pem` (the
@@ -63,42 +105,55 @@ impl PostgresServer {
         key_pem: &str,
         tls_only: bool,
     ) -> io::Result<Self> {
-        Self::make(
+        let tls = Tls {
+            certificate_pem,
+            key_pem,
+            tls_only,
+        };
+        Self::make(settings, Some(tls), false)
+    }
+
+    /// A server as a managed database runs it: TLS only, with a certificate for `localhost` from
+    /// a CA made here (written to `dir/ca.pem`), and the URL a client verifying it uses
+    /// (`sslmode=verify-full`, `sslrootcert`).
+    pub fn start_verified_tls(
+        settings: &[(&str, &str)],
+        dir: &Path,
+    ) -> io::Result<(PostgresServer, String)> {
+        let certificates = Certificates::for_names(&["localhost"])?;
+        let ca_file = dir.join("ca.pem");
+        std::fs::write(&ca_file, &certificates.ca_pem)?;
+        let server = PostgresServer::start_with_tls(
             settings,
-            Some(Tls {
-                certificate_pem,
-                key_pem,
-                tls_only,
-            }),
-        )
+            &certificates.server_pem,
+            &certificates.server_key_pem,
+            true,
+        )?;
+        let url = format!(
+            "postgres://postgres@localhost:{}/postgres?sslmode=verify-full&sslrootcert={}",
+            server.port(),
+            ca_file.display()
+        );
+        Ok((server, url))
     }
 
     /// [`start_with`](Self::start_with), where every role but `postgres` signs in with its
     /// password (SCRAM), as managed databases ask: for tests of credentials that change.
     /// `postgres` still connects without one.
     pub fn start_with_passwords(settings: &[(&str, &str)]) -> io::Result<Self> {
-        Self::make_with(settings, None, true)
+        Self::make(settings, None, true)
     }
 
-    fn make(settings: &[(&str, &str)], tls: Option<Tls<'_>>) -> io::Result<Self> {
-        Self::make_with(settings, tls, false)
-    }
-
-    fn make_with(
-        settings: &[(&str, &str)],
-        tls: Option<Tls<'_>>,
-        passwords: bool,
-    ) -> io::Result<Self> {
+    fn make(settings: &[(&str, &str)], tls: Option<Tls<'_>>, passwords: bool) -> io::Result<Self> {
         let bin = binaries()?;
-        let user = run_as()?;
-        let dir = scratch_dir()
-            .map_err(|e| io::Error::new(e.kind(), format!("no folder for the cluster: {e}")))?;
-        if let Some((uid, gid)) = user {
-            std::os::unix::fs::chown(&dir, Some(uid), Some(gid))?;
-        }
-        let initdb = run(command(user, &bin.join("initdb"))
+        let run_as = RunAs::unprivileged()?;
+        let dir = Scratch::new(Postgres::NAME)?;
+        run_as.own(dir.path())?;
+        let data = dir.path().join("data");
+        let initdb = run(run_as
+            .command(&bin.join("initdb"))
             .arg("-D")
-            .arg(dir.join("data"))
+            .arg(&data)
             .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"])
             .args(["--locale", "C"]))?;
         if !initdb.status.success() {
@@ -112,137 +167,43 @@ impl PostgresServer {
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
         if let Some(tls) = tls {
-            settings.extend(tls.install(&dir.join("data"), user)?);
+            settings.extend(tls.install(&data, run_as)?);
         }
         if passwords {
-            let hba = dir.join("data").join("pg_hba.conf");
+            let hba = data.join("pg_hba.conf");
             std::fs::write(
                 &hba,
                 "host all postgres 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n",
             )?;
-            if let Some((uid, gid)) = user {
-                std::os::unix::fs::chown(&hba, Some(uid), Some(gid))?;
-            }
+            run_as.own(&hba)?;
             settings.push(("password_encryption".to_owned(), "scram-sha-256".to_owned()));
         }
-        let mut server = PostgresServer {
-            child: None,
-            port: TcpListener::bind("127.0.0.1:0")?.local_addr()?.port(),
+        let postgres = Postgres {
             bin,
-            dir,
             settings,
-            user,
+            run_as,
         };
-        server.restart()?;
-        Ok(server)
+        Self::launch(postgres, free_port()?, dir)
     }
 
-    /// [`start`](Self::start), or `None` (said on stderr) when PostgreSQL is not installed, so a
-    /// developer's machine without it skips the test.
+    /// [`start`](Self::start), or skipped where PostgreSQL is not installed (see [`Launched`]).
     ///
     /// # Panics
     ///
-    /// When the environment variable `CI` is set and the server cannot be started: in CI a missing
-    /// service fails the run rather than pass it by skipping.
+    /// When the environment variable `CI` is set and the server cannot be started.
     pub fn start_or_skip() -> Option<Self> {
-        super::started_or_skipped(Self::start())
+        or_skip(Self::start())
     }
 
     /// `postgres://postgres@127.0.0.1:<port>/postgres`.
     pub fn url(&self) -> String {
-        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
-    }
-
-    /// The port it listens on.
-    pub fn port(&self) -> u16 {
-        self.port
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port())
     }
 
     /// A client program of the same PostgreSQL installation as the server (`pgbench`, `psql`):
     /// its path, to run against [`url`](Self::url).
     pub fn tool(&self, name: &str) -> PathBuf {
-        self.bin.join(name)
-    }
-
-    /// What the server logged so far (its errors among them).
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
-    }
-
-    /// The server's process id, for signals (`kill -STOP`), or `None` once stopped.
-    pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().map(Child::id)
-    }
-
-    /// Stops the server at once, as a crash would (an immediate shutdown: no checkpoint; the next
-    /// start recovers from the write-ahead log), and waits for it to go.
-    pub fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let quit = Command::new("kill")
-                .args(["-QUIT", &child.id().to_string()])
-                .status();
-            if !quit.is_ok_and(|s| s.success()) {
-                let _ = child.kill();
-            }
-            let _ = child.wait();
-        }
-    }
-
-    /// Starts the server again on the same data and port (after [`stop`](Self::stop)), and waits
-    /// until it accepts connections.
-    pub fn restart(&mut self) -> io::Result<()> {
-        self.stop();
-        let mut postgres = command(self.user, &self.bin.join("postgres"));
-        postgres
-            .arg("-D")
-            .arg(self.dir.join("data"))
-            .args(["-p", &self.port.to_string()])
-            .args(["-c", "listen_addresses=127.0.0.1"])
-            .args(["-c", "unix_socket_directories="])
-            .args(["-c", "fsync=off"]);
-        for (name, value) in &self.settings {
-            postgres.args(["-c", &format!("{name}={value}")]);
-        }
-        let log = std::fs::File::create(self.dir.join("server.log"))?;
-        let child = postgres
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .map_err(|e| io::Error::new(e.kind(), format!("postgres cannot be started: {e}")))?;
-        self.child = Some(child);
-        let until = Instant::now() + STARTUP;
-        loop {
-            let ready = run(Command::new(self.bin.join("pg_isready")).args([
-                "-q",
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-            ]))?;
-            if ready.status.success() {
-                return Ok(());
-            }
-            if let Some(child) = &mut self.child
-                && let Some(status) = child.try_wait()?
-            {
-                self.child = None;
-                let log = std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default();
-                return Err(io::Error::other(format!(
-                    "postgres exited ({status}): {}",
-                    log.trim()
-                )));
-            }
-            if Instant::now() > until {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!(
-                        "postgres did not accept connections on port {} within 30 s",
-                        self.port
-                    ),
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        self.service().bin.join(name)
     }
 }
 
@@ -257,7 +218,7 @@ impl Tls<'_> {
     /// Writes the certificate and key into the cluster's `data` folder, readable by the server
     /// alone (PostgreSQL refuses a key others can read), and, with `tls_only`, a `pg_hba.conf`
     /// that refuses connections without TLS. Gives the settings that turn TLS on.
-    fn install(&self, data: &Path, user: Option<(u32, u32)>) -> io::Result<Vec<(String, String)>> {
+    fn install(&self, data: &Path, run_as: RunAs) -> io::Result<Vec<(String, String)>> {
         use std::os::unix::fs::PermissionsExt;
         let certificate = data.join("server.crt");
         let key = data.join("server.key");
@@ -270,10 +231,8 @@ impl Tls<'_> {
                 "hostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n",
             )?;
         }
-        if let Some((uid, gid)) = user {
-            for file in [&certificate, &key, &data.join("pg_hba.conf")] {
-                std::os::unix::fs::chown(file, Some(uid), Some(gid))?;
-            }
+        for file in [&certificate, &key, &data.join("pg_hba.conf")] {
+            run_as.own(file)?;
         }
         Ok(vec![
             ("ssl".to_owned(), "on".to_owned()),
@@ -283,13 +242,6 @@ impl Tls<'_> {
             ),
             ("ssl_key_file".to_owned(), key.display().to_string()),
         ])
-    }
-}
-
-impl Drop for PostgresServer {
-    fn drop(&mut self) {
-        self.stop();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -323,57 +275,6 @@ fn binaries() -> io::Result<PathBuf> {
             "PostgreSQL is not installed (no initdb on PATH or under /usr/lib/postgresql/*/bin)",
         )
     })
-}
-
-/// The user and group the server runs as when this process is root (PostgreSQL refuses root).
-pub(crate) fn run_as() -> io::Result<Option<(u32, u32)>> {
-    let id = |args: &[&str]| -> Option<u32> {
-        let out = Command::new("id").args(args).output().ok()?;
-        String::from_utf8(out.stdout).ok()?.trim().parse().ok()
-    };
-    if id(&["-u"]) != Some(0) {
-        return Ok(None);
-    }
-    for user in ["postgres", "nobody"] {
-        if let (Some(uid), Some(gid)) = (id(&["-u", user]), id(&["-g", user])) {
-            return Ok(Some((uid, gid)));
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::NotFound,
-        "running as root, and there is no `postgres` or `nobody` user to run PostgreSQL as",
-    ))
-}
-
-/// A new, empty folder for one cluster.
-pub(crate) fn scratch_dir() -> io::Result<PathBuf> {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "host-sdk-postgres-{}-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.subsec_nanos())
-    ));
-    std::fs::create_dir(&dir)?;
-    Ok(dir)
-}
-
-/// `program`, run as `user` when there is one (through `setpriv`, which leaves no process of its
-/// own between this one and the program, so the child's id is the program's).
-pub(crate) fn command(user: Option<(u32, u32)>, program: &Path) -> Command {
-    match user {
-        Some((uid, gid)) => {
-            let mut c = Command::new("setpriv");
-            c.arg(format!("--reuid={uid}"))
-                .arg(format!("--regid={gid}"))
-                .arg("--clear-groups")
-                .arg(program);
-            c
-        }
-        None => Command::new(program),
-    }
 }
 
 /// Runs `command` to its end; an error names the program.

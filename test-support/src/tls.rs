@@ -1,12 +1,9 @@
 //! Certificates for tests of TLS: a certificate authority made on the spot, and a server
-//! certificate it signed.
+//! certificate it signed (a PostgreSQL server serves them: `PostgresServer::start_verified_tls`).
 
 use std::io;
-use std::path::Path;
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
-
-use crate::PostgresServer;
 
 /// A fresh CA, and a server certificate it signed, all in PEM.
 #[derive(Debug, Clone)]
@@ -44,31 +41,5 @@ impl Certificates {
             server_pem: server.pem(),
             server_key_pem: server_key.serialize_pem(),
         })
-    }
-}
-
-impl PostgresServer {
-    /// A server as a managed database runs it: TLS only, with a certificate for `localhost` from
-    /// a CA made here (written to `dir/ca.pem`), and the URL a client verifying it uses
-    /// (`sslmode=verify-full`, `sslrootcert`).
-    pub fn start_verified_tls(
-        settings: &[(&str, &str)],
-        dir: &Path,
-    ) -> io::Result<(PostgresServer, String)> {
-        let certificates = Certificates::for_names(&["localhost"])?;
-        let ca_file = dir.join("ca.pem");
-        std::fs::write(&ca_file, &certificates.ca_pem)?;
-        let server = PostgresServer::start_with_tls(
-            settings,
-            &certificates.server_pem,
-            &certificates.server_key_pem,
-            true,
-        )?;
-        let url = format!(
-            "postgres://postgres@localhost:{}/postgres?sslmode=verify-full&sslrootcert={}",
-            server.port(),
-            ca_file.display()
-        );
-        Ok((server, url))
     }
 }
