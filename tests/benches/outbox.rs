@@ -8,6 +8,11 @@
 //! memory run's events unposted, `OUTBOX_SOAK_STORE=postgres` runs it on PostgreSQL rather than the
 //! file, `OUTBOX_STORES` (default `memory,file,redis,postgres`) picks the rate runs' stores.
 //!
+//! `OUTBOX_BACKLOG=1000000` runs the backlog drain instead of the rest: that many events accepted
+//! into the PostgreSQL outbox with nothing posting, then a dispatcher started on the backlog; it
+//! prints the posted rate of each tenth of the drain and the resident memory after it, and the
+//! first, middle and last tenth's rates over their median.
+//!
 //! `OUTBOX_TRIPWIRE=1` is CI's check: each durable store's accepted rate over the memory store's (the
 //! outbox's simplest store, measured in the same run) must stay above a floor an order of
 //! magnitude under what it is ([`FLOORS`]), so that a loss like one that once took a path from
@@ -116,6 +121,11 @@ async fn main() {
     let producers = env("OUTBOX_PRODUCERS", 256);
     let soak = env("OUTBOX_SOAK", 1_000_000);
     let (url, count) = receiver().await;
+    let backlog = env("OUTBOX_BACKLOG", 0);
+    if backlog > 0 {
+        backlog_drain(&url, &count, backlog, producers).await;
+        return;
+    }
     println!(
         "{events} events, {producers} producers; resident memory at start {:.1} MiB",
         rss_mib()
@@ -392,5 +402,59 @@ async fn soak_run(url: &str, count: &AtomicU64, soak: u64, producers: u64) {
         "all {soak} delivered in {:.1} s; resident memory {:.1} MiB",
         started.elapsed().as_secs_f64(),
         rss_mib()
+    );
+}
+
+/// `backlog` events accepted with nothing posting, then drained by one dispatcher: the posted rate
+/// of each tenth, which stays flat when a claim's cost does not grow with what the claims before
+/// it left behind.
+async fn backlog_drain(url: &str, count: &AtomicU64, backlog: u64, producers: u64) {
+    let (_server, pool, _dir) = postgres(false).await;
+    let filling = sender(
+        url,
+        PostgresOutbox::new(pool.clone()).await.unwrap(),
+        DrainMode::OnDemand,
+    );
+    let step = (backlog / 10).max(1);
+    let mut from = 0;
+    let mut took = 0.0;
+    while from < backlog {
+        took += produce(&filling, from, step.min(backlog - from), producers).await;
+        from += step;
+    }
+    drop(filling);
+    println!(
+        "{backlog} events waiting in the PostgreSQL outbox (accepted in {took:.0} s); resident memory {:.1} MiB",
+        rss_mib()
+    );
+    println!();
+    println!("| tenth of the drain | posted per second | resident memory |");
+    println!("|---|---|---|");
+    let before = count.load(Ordering::Relaxed);
+    let _draining = sender(
+        url,
+        PostgresOutbox::new(pool.clone()).await.unwrap(),
+        DrainMode::Background,
+    );
+    let mut rates = Vec::new();
+    let mut mark = Instant::now();
+    let started = mark;
+    for tenth in 1..=10 {
+        wait_delivered(count, before + (step * tenth).min(backlog)).await;
+        let rate = step as f64 / mark.elapsed().as_secs_f64();
+        mark = Instant::now();
+        println!("| {tenth} | {rate:.0} | {:.1} MiB |", rss_mib());
+        rates.push(rate);
+    }
+    let mut sorted = rates.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = (sorted[4] + sorted[5]) / 2.0;
+    println!();
+    println!(
+        "drained in {:.0} s; first, middle and last tenth over the median: {:.2}, {:.2}, {:.2}",
+        started.elapsed().as_secs_f64(),
+        rates[0] / median,
+        rates[4] / median,
+        rates[9] / median
     );
 }
