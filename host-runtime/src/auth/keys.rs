@@ -96,7 +96,8 @@ pub(crate) struct Remote {
     /// `None` where the platform has no default client and none was given.
     client: Option<crate::platform::client::Client>,
     state: RwLock<State>,
-    /// Held for the whole of a fetch: the single flight.
+    /// Held for the whole of a fetch: the single flight (on a server; on Workers, see
+    /// [`KeyStore::refresh`]).
     turn: tokio::sync::Mutex<()>,
 }
 
@@ -218,7 +219,13 @@ impl KeyStore {
             }
             state.attempts
         };
+        // On Workers a request may not wait on another request's I/O: workerd cancels a request
+        // whose only pending work is in another's context ("the Worker's code had hung"). There
+        // the first requests of a fresh isolate each fetch rather than share one fetch.
+        #[cfg(not(target_arch = "wasm32"))]
         let _turn = remote.turn.lock().await;
+        #[cfg(target_arch = "wasm32")]
+        let _turn = remote.turn.try_lock().ok();
         {
             let state = remote.read();
             if state.attempts != seen {
