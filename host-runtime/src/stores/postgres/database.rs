@@ -294,6 +294,9 @@ pub async fn connect_with(url: &str, settings: &Settings) -> Result<PgPool, Stor
             .await
             .map_err(|e| failed(format!("cannot connect to {name}"), e))?,
     };
+    if sign.is_none() {
+        super::statement::Send::clear_mark(&pool);
+    }
     if let Some(sign) = sign {
         behind_pooler(&pool);
         tracing::info!(

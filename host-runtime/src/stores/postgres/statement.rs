@@ -41,8 +41,9 @@ pub(crate) enum Send {
 }
 
 /// The pools marked as behind a pooler in transaction mode, by identity
-/// ([`pool_of`](super::pool_of)). Only that mark is kept: a pool made later at the address of a
-/// dropped one could inherit it, which costs it speed, never correctness.
+/// ([`pool_of`](super::pool_of)). Only that mark is kept: a pool of your own made later at the
+/// address of a dropped one could inherit it, which costs it speed, never correctness; one made by
+/// [`connect_with`](super::connect_with) is marked or cleared as it finds.
 static POOLED: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
 impl Send {
@@ -60,6 +61,18 @@ impl Send {
     /// Marks `pool` as behind a pooler in transaction mode.
     pub(crate) fn mark_pooled(pool: &PgPool) {
         mark(super::pool_of(pool));
+    }
+
+    /// Clears a mark `pool` inherited from a dropped pool that lived at its address: for a pool
+    /// [`connect_with`](super::connect_with) just found reaches the database directly.
+    pub(crate) fn clear_mark(pool: &PgPool) {
+        if let Some(set) = POOLED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            set.remove(&super::pool_of(pool));
+        }
     }
 
     /// After `failed`, sent this way: whether a pooler in transaction mode refused a prepared
