@@ -155,8 +155,12 @@ pub trait HostEvent:
     /// ([`Event::dedupe`](host_interface::catalogue::Event::dedupe)), as the runtime does with a
     /// delivery; for a name without forms, the whole payload's JSON is the key.
     fn dedupe_key(&self) -> String {
-        let payload = serde_json::to_value(self).unwrap_or_default();
-        content_key(Self::NAME, &payload).unwrap_or_default()
+        match serde_json::to_value(self) {
+            Ok(payload) => content_key(Self::NAME, &payload),
+            // None of this crate's payload types fails to serialize; one of a vendor's that did
+            // still gets a key naming why, never the empty key every such failure would share.
+            Err(e) => format!("unserializable {} payload: {e}", Self::NAME),
+        }
     }
     /// A realistic payload, for tests and the local host's `trigger` command.
     fn example() -> Self;
@@ -647,17 +651,19 @@ impl HostEvent for SettingsChanged {
 /// the catalogue's forms: the one reading of them, for a typed payload ([`HostEvent::dedupe_key`])
 /// and for a delivery (`dedupe::key_of`). A field's text is a string's own or a number's digits;
 /// `null` counts as absent. An event without forms (reserved or unknown) has its whole payload as
-/// the content, since it has no payload contract.
-pub(crate) fn content_key(name: &str, payload: &serde_json::Value) -> Option<String> {
+/// the content, since it has no payload contract; so has a payload none of the forms reads (none
+/// that parses as its event: each event's last form names fields its payload always has).
+pub(crate) fn content_key(name: &str, payload: &serde_json::Value) -> String {
     use serde_json::Value;
-    let Some(event) = catalogue::event(name).filter(|e| !e.dedupe.is_empty()) else {
-        return Some(payload.to_string());
-    };
-    event.dedupe_content(|field| match payload.get(field)? {
-        Value::String(text) => Some(text.clone()),
-        Value::Number(number) => Some(number.to_string()),
-        _ => None,
-    })
+    catalogue::event(name)
+        .and_then(|event| {
+            event.dedupe_content(|field| match payload.get(field)? {
+                Value::String(text) => Some(text.clone()),
+                Value::Number(number) => Some(number.to_string()),
+                _ => None,
+            })
+        })
+        .unwrap_or_else(|| payload.to_string())
 }
 
 /// One published event as this crate handles it: its name, the content part of its deduplication
@@ -676,7 +682,7 @@ const fn published<E: HostEvent>() -> Published {
     fn dedupe_key<E: HostEvent>(payload: &serde_json::Value) -> Option<String> {
         // Only a payload that parses as the event has a key; the handler reports the others invalid.
         E::deserialize(payload).ok()?;
-        content_key(E::NAME, payload)
+        Some(content_key(E::NAME, payload))
     }
     fn example<E: HostEvent>() -> Option<serde_json::Value> {
         serde_json::to_value(E::example()).ok()

@@ -122,7 +122,7 @@ pub fn key_of(event: &str, install_id: &str, payload: &serde_json::Value) -> Opt
     let content = match events::published_event(event) {
         Some(published) => (published.dedupe_key)(payload),
         // Reserved events have no payload contract: the whole payload is the content.
-        None => events::content_key(event, payload),
+        None => Some(events::content_key(event, payload)),
     }?;
     Some(format!("{event}|{install_id}|{content}"))
 }
