@@ -169,7 +169,11 @@ function showContribution(c) {
   }
   let form = null;
   let editor = null;
-  const check = debounce(() => judge(), 200);
+  // From a change until the verdict on the value it made is drawn, the verdict box is busy
+  // (`aria-busy`): assistive technology waits for the verdict instead of reading the old one, and
+  // the marks the verdict adds to the fields may still move what is below them.
+  const checkLater = debounce(() => judge(), 200);
+  const check = () => { judgedBox.setAttribute("aria-busy", "true"); checkLater(); };
   const judge = () => {
     if (!form) return Promise.resolve({ errors: [], warnings: [] });
     const asked = JSON.stringify(form.value);
@@ -179,9 +183,11 @@ function showContribution(c) {
       drawJudged(judgedBox, judged, { what: "this input" });
       form.mark(judged.errors, "problem");
       form.mark(judged.warnings, "warning");
+      judgedBox.setAttribute("aria-busy", "false");
       return judged;
     }, (e) => {
       judgedBox.replaceChildren(el("p", { class: "errors", text: `The local host could not check the input: ${e.message}` }));
+      judgedBox.setAttribute("aria-busy", "false");
       return { errors: [], warnings: [] };
     });
   };

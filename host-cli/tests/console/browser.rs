@@ -176,6 +176,15 @@ pub(crate) async fn text(c: &Client, css: &str) -> String {
 }
 
 pub(crate) async fn click(c: &Client, css: &str) {
+    // A click lands where the element was a moment before: wait until no verdict still to be
+    // drawn can move it (a field's new problem line pushes everything below it down).
+    until(
+        c,
+        "the input's verdict",
+        "return !document.querySelector('[aria-busy=\"true\"]')",
+        Duration::from_secs(20),
+    )
+    .await;
     c.find(Locator::Css(css))
         .await
         .unwrap_or_else(|e| panic!("no `{css}` to click: {e}"))
