@@ -621,11 +621,19 @@ impl Outbox {
                     }
                 }
             }
-            let next =
+            // With too few slots free to claim, the next claim waits for attempts to finish (each
+            // wakes this task): when the next event is due does not matter yet. Asking anyway
+            // would be a store request per finished attempt, and over a long backlog in
+            // PostgreSQL one that costs more each time (it walks the index entries the claims
+            // left until the table is vacuumed): a million-event drain slowed by half.
+            let next = if free < self.claim_floor {
+                None
+            } else {
                 match crate::platform::rt::timeout(STORE_TIMEOUT, self.store.next_due()).await {
                     Ok(Ok(next)) => next,
                     _ => None,
-                };
+                }
+            };
             let wait = next.map_or(POLL, |at| {
                 Duration::from_millis(u64::try_from(at - now_ms()).unwrap_or(0)).min(POLL)
             });

@@ -43,6 +43,19 @@ FROM (
 WHERE o.id = c.id
 RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error";
 
+/// [`CLAIM`] of the events after ($5, $6) in the claims' order: where the claim before it ended.
+/// The index's entries before that are those of events claimed or delivered since the table was
+/// last vacuumed, dead to every scan; a claim from the front walks all of them, so over a long
+/// backlog each claim would cost more than the one before.
+const CLAIM_AFTER: &str = "UPDATE host_outbox o SET due = $3, owner = $4
+FROM (
+    SELECT id, due FROM host_outbox WHERE NOT dead AND sent_until IS NULL AND due <= $1
+        AND (due, id) > ($5, $6)
+    ORDER BY due, id LIMIT $2 FOR UPDATE SKIP LOCKED
+) c
+WHERE o.id = c.id
+RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error";
+
 /// Claims those of ids $1 that are due at $2, for owner $4 until $3.
 const CLAIM_IDS: &str = "UPDATE host_outbox o SET due = $3, owner = $4
 FROM (
@@ -107,6 +120,50 @@ const FORGET_DEAD: &str = "DELETE FROM host_outbox WHERE id IN (
 /// Claims made between two sweeps of dead letters past their retention.
 const SWEEP_EVERY: u32 = 500;
 
+/// Claims that start where the one before ended ([`CLAIM_AFTER`]) between two that start from the
+/// front of the queue.
+const FROM_THE_FRONT_EVERY: u32 = 512;
+
+/// Where this outbox's next claim starts.
+///
+/// A claim takes due events in the order (due, id) and moves each to the end of its lease, so the
+/// ones it leaves behind are those another instance held locked at that moment, and those that
+/// came due behind it since (a transaction that committed late, a sender's clock behind).
+/// Claiming after the last event taken is what keeps a long backlog draining at one rate; a claim
+/// from the front picks up what was left behind: the first claim, every claim after one that
+/// found the queue's end (fewer events than it asked for), and every
+/// [`FROM_THE_FRONT_EVERY`]th claim. The choice depends on counts, never on time.
+#[derive(Debug, Default)]
+struct Head {
+    /// The last (due, id) the claim before took, when it took all it asked for.
+    after: Option<(i64, String)>,
+    /// Claims made from `after` since the last from the front.
+    since_front: u32,
+}
+
+impl Head {
+    /// Where the next claim starts: after this (due, id), or at the front (`None`).
+    fn start(&mut self) -> Option<(i64, String)> {
+        if self.since_front >= FROM_THE_FRONT_EVERY {
+            self.after = None;
+        }
+        if self.after.is_some() {
+            self.since_front += 1;
+        } else {
+            self.since_front = 0;
+        }
+        self.after.clone()
+    }
+
+    /// After a scan that took `taken` (sorted by due and id): `full`, it took all it asked for.
+    fn ended(&mut self, taken: &[Entry], full: bool) {
+        self.after = match taken.last() {
+            Some(last) if full => Some((last.due, last.id.clone())),
+            _ => None,
+        };
+    }
+}
+
 /// An outbox in the vendor's PostgreSQL database (table `host_outbox`, see
 /// [`postgres::migrate`](crate::postgres::migrate)), drained by every instance that sends through
 /// it.
@@ -115,6 +172,11 @@ const SWEEP_EVERY: u32 = 500;
 ///   due time to the end of a lease, so instances claiming at once take different events and an
 ///   event is in flight at one instance at a time; a crashed instance's events come due again when
 ///   the lease ends.
+/// - **A long backlog drains at one rate.** Each claim starts where the instance's claim before it
+///   ended, not at the front of the queue, where the events claimed and delivered since the last
+///   vacuum leave index entries every scan from the front would walk. Claims from the front pick
+///   up what was left behind (events another instance held at that moment, or that came due behind
+///   the head): the first, each after one that reached the queue's end, and one in 512.
 /// - **Woken, and polling.** The instance that adds an event posts it: its dispatcher is woken in
 ///   process once the event is stored (for an event of a handler's transaction, once that
 ///   commits). Every instance also looks at the table at least once a second, and a dead letter
@@ -140,6 +202,8 @@ pub struct PostgresOutbox {
     /// How long a dead letter is kept; `None`: until it is retried or dropped.
     dead_retention: Option<Duration>,
     claims: std::sync::atomic::AtomicU32,
+    /// Where the next claim starts.
+    head: std::sync::Mutex<Head>,
     woken: Arc<Notify>,
     /// The listener's task; `None` where notifications do not reach one.
     listener: Option<tokio::task::AbortHandle>,
@@ -339,6 +403,7 @@ impl PostgresOutbox {
             said_apart: std::sync::atomic::AtomicBool::new(false),
             dead_retention: Some(Self::DEAD_LETTER_RETENTION),
             claims: std::sync::atomic::AtomicU32::new(0),
+            head: std::sync::Mutex::default(),
             pool,
             woken,
             listener,
@@ -534,6 +599,13 @@ impl PostgresOutbox {
     ///
     /// Delivered events whose window ended are forgotten at the same times, a thousand at a time
     /// until none is left (their window follows this process's clock, not `now`).
+    fn head(&self) -> std::sync::MutexGuard<'_, Head> {
+        // The head is a hint: one a panicking thread left is as good as any.
+        self.head
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn sweep_now_and_then(&self, now: i64) {
         let claims = self
             .claims
@@ -707,15 +779,38 @@ impl OutboxStore for PostgresOutbox {
     ) -> BoxFuture<'a, Result<Vec<Entry>, StoreError>> {
         Box::pin(async move {
             self.sweep_now_and_then(now);
-            let rows = Statement::new(CLAIM)
-                .int(now)
-                .int(limit(limit_to))
-                .int(lease_until)
-                .text(owner)
-                .fetch_all_in(&self.pool)
-                .await
-                .map_err(|e| failed("cannot claim due events", e))?;
-            entries(&rows)
+            let start = self.head().start();
+            let mut taken = Vec::new();
+            if let Some((due, id)) = start {
+                let rows = Statement::new(CLAIM_AFTER)
+                    .int(now)
+                    .int(limit(limit_to))
+                    .int(lease_until)
+                    .text(owner)
+                    .int(due)
+                    .text(&id)
+                    .fetch_all_in(&self.pool)
+                    .await
+                    .map_err(|e| failed("cannot claim due events", e))?;
+                taken = entries(&rows)?;
+                self.head().ended(&taken, taken.len() >= limit_to);
+            }
+            if taken.len() < limit_to {
+                let asked = limit_to - taken.len();
+                let rows = Statement::new(CLAIM)
+                    .int(now)
+                    .int(limit(asked))
+                    .int(lease_until)
+                    .text(owner)
+                    .fetch_all_in(&self.pool)
+                    .await
+                    .map_err(|e| failed("cannot claim due events", e))?;
+                let front = entries(&rows)?;
+                self.head().ended(&front, front.len() >= asked);
+                taken.extend(front);
+                taken.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
+            }
+            Ok(taken)
         })
     }
 
@@ -956,6 +1051,76 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), 300);
+    }
+
+    /// A claim starts where the one before ended; what came due behind it (a late commit, a clock
+    /// behind) is taken by the first claim that finds the queue's end, or within
+    /// [`FROM_THE_FRONT_EVERY`] claims while the queue is longer than that.
+    #[tokio::test]
+    async fn events_behind_the_head_of_the_queue_are_claimed() {
+        let Some((_server, pool)) = database().await else {
+            return;
+        };
+        let store = PostgresOutbox::new(pool).await.unwrap();
+        let put = |id: String, due: i64| {
+            let store = &store;
+            async move {
+                let entry = Entry::new(id, b"{}".to_vec(), due);
+                assert!(store.put(entry).await.unwrap().is_stored());
+            }
+        };
+        for n in 0..40 {
+            put(format!("evt_{n:03}"), 1_000 + n).await;
+        }
+        let ids = |taken: Vec<Entry>| taken.into_iter().map(|e| e.id).collect::<Vec<_>>();
+        let first = ids(store.claim(2_000, 16, 60_000, "a").await.unwrap());
+        assert_eq!(first.first().map(String::as_str), Some("evt_000"));
+        assert_eq!(first.len(), 16);
+        put("late".to_owned(), 500).await;
+        let second = ids(store.claim(2_000, 16, 60_000, "a").await.unwrap());
+        assert_eq!(
+            second.first().map(String::as_str),
+            Some("evt_016"),
+            "{second:?}"
+        );
+        assert!(!second.contains(&"late".to_owned()));
+        // 8 left after the head: the claim goes on from the front and finds the late one.
+        let third = ids(store.claim(2_000, 16, 60_000, "a").await.unwrap());
+        assert_eq!(third.len(), 9, "{third:?}");
+        assert_eq!(third[0], "late");
+        assert!(
+            store
+                .claim(2_000, 16, 60_000, "a")
+                .await
+                .unwrap()
+                .is_empty()
+        );
+
+        // A queue longer than FROM_THE_FRONT_EVERY claims: the one behind waits that many at most.
+        let count = i64::from(FROM_THE_FRONT_EVERY) + 20;
+        for n in 0..count {
+            put(format!("queue_{n:04}"), 3_000 + n).await;
+        }
+        assert_eq!(
+            ids(store.claim(5_000, 1, 60_000, "a").await.unwrap()),
+            ["queue_0000"]
+        );
+        put("behind".to_owned(), 2_500).await;
+        let mut claims = 0;
+        loop {
+            claims += 1;
+            let taken = ids(store.claim(5_000, 1, 60_000, "a").await.unwrap());
+            assert_eq!(taken.len(), 1);
+            if taken[0] == "behind" {
+                break;
+            }
+            assert_eq!(taken[0], format!("queue_{claims:04}"), "out of order");
+        }
+        assert_eq!(
+            claims,
+            FROM_THE_FRONT_EVERY + 1,
+            "claims before the one behind was taken"
+        );
     }
 
     /// Adding an event notifies nobody (its own instance posts it); reviving a dead letter, from
