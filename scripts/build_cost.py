@@ -15,10 +15,16 @@ Both get this repository's Cargo.lock, so they build the same versions of shared
 `cargo build` (debug, the default jobs), alternating the two; the script prints every time, the
 medians, their ratio and how many crates each build compiled (the "Compiling" lines).
 
-    python3 scripts/build_cost.py [runs] [--dir DIR]
+    python3 scripts/build_cost.py [runs] [--dir DIR] [--timings]
+
+With `--timings`, each build is `cargo build --timings`, and after it the script prints the CPU
+time of its units against the wall time, the largest units and the chain of units that ended the
+build (each waiting for the one before); the last report of each crate is kept beside it as
+cargo-timing.html.
 
 Run it on an otherwise idle machine: both builds use every core.
 """
+import json
 import os
 import shutil
 import statistics
@@ -83,18 +89,53 @@ def write_baseline(dir):
     shutil.copytree(os.path.join(ROOT, "scripts", "build-cost", "baseline"), dir, dirs_exist_ok=True)
 
 
-def build(dir):
-    """Seconds for a clean `cargo build`, and the number of crates compiled."""
+def build(dir, timings=False):
+    """Seconds for a clean `cargo build`, and the number of crates compiled. With `timings`, the
+    build also writes cargo's timing report, and its units are summed up (see `report`)."""
     target = os.path.join(dir, "target")
     shutil.rmtree(target, ignore_errors=True)
     env = dict(os.environ, CARGO_TARGET_DIR=target)
+    command = ["cargo", "build"] + (["--timings"] if timings else [])
     start = time.monotonic()
-    out = subprocess.run(["cargo", "build"], cwd=dir, env=env, capture_output=True, text=True)
+    out = subprocess.run(command, cwd=dir, env=env, capture_output=True, text=True)
     seconds = time.monotonic() - start
     if out.returncode != 0:
         sys.exit(f"cargo build failed in {dir}:\n{out.stderr[-4000:]}")
     compiled = sum(1 for line in out.stderr.splitlines() if line.strip().startswith("Compiling "))
+    if timings:
+        report(dir, os.path.join(target, "cargo-timings", "cargo-timing.html"))
     return seconds, compiled
+
+
+def report(dir, html):
+    """Prints what a `--timings` build spent: the CPU time of all units against the wall time,
+    the largest units, and the longest chain of units each waiting for the one before (what no
+    number of cores would shorten). Keeps the report as DIR/cargo-timing.html."""
+    text = open(html, encoding="utf-8").read()
+    start = text.index("const UNIT_DATA = ") + len("const UNIT_DATA = ")
+    units, _ = json.JSONDecoder().raw_decode(text[start:])
+    shutil.copy(html, os.path.join(dir, "cargo-timing.html"))
+    name = lambda u: f"{u['name']}{' (' + u['target'].strip() + ')' if u['target'].strip() else ''}"
+    cpu = sum(u["duration"] for u in units)
+    wall = max(u["start"] + u["duration"] for u in units)
+    print(f"  {os.path.basename(dir)}: {len(units)} units, {cpu:.1f} s of compiling over {wall:.1f} s")
+    for u in sorted(units, key=lambda u: -u["duration"])[:12]:
+        print(f"    {u['duration']:5.1f} s  {name(u)}")
+    # A unit starts when the last unit it waits for unblocks it (for a unit waiting on metadata
+    # only, at the latest when it starts): walk back from the unit that ended the build.
+    by_index = {u["i"]: u for u in units}
+    unblocker = {}
+    for u in units:
+        for j in u.get("unblocked_units", []) + u.get("unblocked_rmeta_units", []):
+            end = min(u["start"] + u["duration"], by_index[j]["start"]) if j in by_index else 0
+            if j not in unblocker or end > unblocker[j][1]:
+                unblocker[j] = (u["i"], end)
+    chain = [max(units, key=lambda u: u["start"] + u["duration"])]
+    while chain[-1]["i"] in unblocker:
+        chain.append(by_index[unblocker[chain[-1]["i"]][0]])
+    print("    the chain that ends the build, last first:")
+    for u in chain:
+        print(f"      {u['start']:5.1f} s + {u['duration']:4.1f} s  {name(u)}")
 
 
 def main():
@@ -104,6 +145,9 @@ def main():
         i = args.index("--dir")
         base = args[i + 1]
         del args[i : i + 2]
+    timings = "--timings" in args
+    if timings:
+        args.remove("--timings")
     runs = int(args[0]) if args else 3
     crates = {"hello": os.path.join(base, "hello"), "baseline": os.path.join(base, "baseline")}
     write_hello(crates["hello"])
@@ -115,7 +159,7 @@ def main():
     counts = {}
     for run in range(runs):
         for name, dir in crates.items():
-            seconds, compiled = build(dir)
+            seconds, compiled = build(dir, timings)
             times[name].append(seconds)
             counts[name] = compiled
             print(f"run {run + 1}: {name:<8} {seconds:6.1f} s, {compiled} crates compiled", flush=True)
