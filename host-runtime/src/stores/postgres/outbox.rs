@@ -33,28 +33,33 @@ RETURNING id";
 /// whether it is dead and until when a delivered event is remembered.
 const HOLDER: &str = "SELECT digest, body, dead, sent_until FROM host_outbox WHERE id = $1";
 
-/// Claims up to $2 events due at $1 for owner $4 until $3, skipping those another claim is taking
-/// at this moment. Returns each with the due time it had.
-const CLAIM: &str = "UPDATE host_outbox o SET due = $3, owner = $4
+/// A claim of up to $2 events due at $1 for owner $4 until $3, skipping those another claim is
+/// taking at this moment, with `$bound` added to the events' condition. Returns each with the due
+/// time it had.
+macro_rules! claim {
+    ($bound:literal) => {
+        concat!(
+            "UPDATE host_outbox o SET due = $3, owner = $4
 FROM (
-    SELECT id, due FROM host_outbox WHERE NOT dead AND sent_until IS NULL AND due <= $1
+    SELECT id, due FROM host_outbox WHERE NOT dead AND sent_until IS NULL AND due <= $1",
+            $bound,
+            "
     ORDER BY due, id LIMIT $2 FOR UPDATE SKIP LOCKED
 ) c
 WHERE o.id = c.id
-RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error";
+RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error"
+        )
+    };
+}
+
+/// Claims the first due events of the queue.
+const CLAIM: &str = claim!("");
 
 /// [`CLAIM`] of the events after ($5, $6) in the claims' order: where the claim before it ended.
 /// The index's entries before that are those of events claimed or delivered since the table was
 /// last vacuumed, dead to every scan; a claim from the front walks all of them, so over a long
 /// backlog each claim would cost more than the one before.
-const CLAIM_AFTER: &str = "UPDATE host_outbox o SET due = $3, owner = $4
-FROM (
-    SELECT id, due FROM host_outbox WHERE NOT dead AND sent_until IS NULL AND due <= $1
-        AND (due, id) > ($5, $6)
-    ORDER BY due, id LIMIT $2 FOR UPDATE SKIP LOCKED
-) c
-WHERE o.id = c.id
-RETURNING o.id, o.body, o.attempts, c.due, o.accepted, o.last_error";
+const CLAIM_AFTER: &str = claim!(" AND (due, id) > ($5, $6)");
 
 /// Claims those of ids $1 that are due at $2, for owner $4 until $3.
 const CLAIM_IDS: &str = "UPDATE host_outbox o SET due = $3, owner = $4
@@ -239,9 +244,14 @@ fn entry(row: &PgRow) -> Result<Entry, StoreError> {
     })
 }
 
+/// Sorts `entries` as claims take them: by due time, then id.
+fn in_claim_order(entries: &mut [Entry]) {
+    entries.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
+}
+
 fn entries(rows: &[PgRow]) -> Result<Vec<Entry>, StoreError> {
     let mut out = rows.iter().map(entry).collect::<Result<Vec<_>, _>>()?;
-    out.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
+    in_claim_order(&mut out);
     Ok(out)
 }
 
@@ -595,10 +605,7 @@ impl PostgresOutbox {
         Ok(done.rows_affected())
     }
 
-    /// Forgets old dead letters now and then, in a task of its own.
-    ///
-    /// Delivered events whose window ended are forgotten at the same times, a thousand at a time
-    /// until none is left (their window follows this process's clock, not `now`).
+    /// Where this outbox's next claim starts.
     fn head(&self) -> std::sync::MutexGuard<'_, Head> {
         // The head is a hint: one a panicking thread left is as good as any.
         self.head
@@ -606,6 +613,10 @@ impl PostgresOutbox {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Forgets old dead letters now and then, in a task of its own.
+    ///
+    /// Delivered events whose window ended are forgotten at the same times, a thousand at a time
+    /// until none is left (their window follows this process's clock, not `now`).
     fn sweep_now_and_then(&self, now: i64) {
         let claims = self
             .claims
@@ -780,35 +791,35 @@ impl OutboxStore for PostgresOutbox {
         Box::pin(async move {
             self.sweep_now_and_then(now);
             let start = self.head().start();
-            let mut taken = Vec::new();
-            if let Some((due, id)) = start {
-                let rows = Statement::new(CLAIM_AFTER)
+            let claim = |text, asked| {
+                Statement::new(text)
                     .int(now)
-                    .int(limit(limit_to))
+                    .int(limit(asked))
                     .int(lease_until)
                     .text(owner)
+            };
+            let cannot = |e| failed("cannot claim due events", e);
+            let mut taken = Vec::new();
+            if let Some((due, id)) = start {
+                let rows = claim(CLAIM_AFTER, limit_to)
                     .int(due)
                     .text(&id)
                     .fetch_all_in(&self.pool)
                     .await
-                    .map_err(|e| failed("cannot claim due events", e))?;
+                    .map_err(cannot)?;
                 taken = entries(&rows)?;
                 self.head().ended(&taken, taken.len() >= limit_to);
             }
             if taken.len() < limit_to {
                 let asked = limit_to - taken.len();
-                let rows = Statement::new(CLAIM)
-                    .int(now)
-                    .int(limit(asked))
-                    .int(lease_until)
-                    .text(owner)
+                let rows = claim(CLAIM, asked)
                     .fetch_all_in(&self.pool)
                     .await
-                    .map_err(|e| failed("cannot claim due events", e))?;
+                    .map_err(cannot)?;
                 let front = entries(&rows)?;
                 self.head().ended(&front, front.len() >= asked);
                 taken.extend(front);
-                taken.sort_by(|a, b| (a.due, &a.id).cmp(&(b.due, &b.id)));
+                in_claim_order(&mut taken);
             }
             Ok(taken)
         })
