@@ -35,6 +35,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use heck::ToUpperCamelCase;
+use referencing::Uri;
+use referencing::uri::resolve_against;
 use serde_json::{Map, Value, json};
 
 use crate::sentinels::{at_placeholder, opens_a_mark};
@@ -155,7 +157,7 @@ pub(crate) fn lower_reserving(
     let copies = copies::Copies::find(schema, &|pointer| {
         resources
             .base_at(pointer)
-            .map(url::Url::to_string)
+            .map(|base| base.as_str().to_owned())
             .unwrap_or_default()
     });
     let mut cx = Cx {
@@ -739,7 +741,7 @@ struct Resources {
     /// `$anchor` and a `$dynamicAnchor`), and the first is its definition's name in every build.
     anchors: BTreeMap<(String, String), String>,
     /// Pointer of each node with an `$id` -> its absolute URI, to find the base at any pointer.
-    bases: BTreeMap<String, url::Url>,
+    bases: BTreeMap<String, Uri<String>>,
     /// How many nodes declare each `$dynamicAnchor` name.
     dynamic: HashMap<String, usize>,
     /// Every `$ref`, with the pointer of the node that makes it.
@@ -758,13 +760,13 @@ impl Resources {
             dynamic: HashMap::new(),
             refs: Vec::new(),
         };
-        if let Ok(base) = url::Url::parse(Self::DEFAULT_BASE) {
+        if let Ok(base) = Uri::parse(Self::DEFAULT_BASE.to_owned()) {
             r.visit(schema, "", &base, 0);
         }
         r
     }
 
-    fn visit(&mut self, node: &Value, pointer: &str, base: &url::Url, depth: usize) {
+    fn visit(&mut self, node: &Value, pointer: &str, base: &Uri<String>, depth: usize) {
         if depth > 160 {
             return;
         }
@@ -772,14 +774,13 @@ impl Resources {
             Value::Object(map) => {
                 let mut base = base.clone();
                 if let Some(id) = map.get("$id").and_then(Value::as_str)
-                    && let Ok(mut abs) = base.join(id)
+                    && let Ok(abs) = resolve_against(&base.borrow(), id)
                 {
-                    abs.set_fragment(None);
-                    base = abs;
+                    base = abs.strip_fragment().to_owned();
                 }
                 if pointer.is_empty() || map.contains_key("$id") {
                     self.ids
-                        .entry(base.to_string())
+                        .entry(base.as_str().to_owned())
                         .or_insert_with(|| pointer.to_owned());
                     self.bases.insert(pointer.to_owned(), base.clone());
                 }
@@ -788,14 +789,14 @@ impl Resources {
                 }
                 if let Some(a) = map.get("$anchor").and_then(Value::as_str) {
                     self.anchors
-                        .entry((base.to_string(), a.to_owned()))
+                        .entry((base.as_str().to_owned(), a.to_owned()))
                         .or_insert_with(|| pointer.to_owned());
                 }
                 // A dynamic anchor is also a plain one; where several resources declare the same
                 // name, which one a `$dynamicRef` reaches depends on the path of evaluation.
                 if let Some(a) = map.get("$dynamicAnchor").and_then(Value::as_str) {
                     self.anchors
-                        .entry((base.to_string(), a.to_owned()))
+                        .entry((base.as_str().to_owned(), a.to_owned()))
                         .or_insert_with(|| pointer.to_owned());
                     *self.dynamic.entry(a.to_owned()).or_default() += 1;
                 }
@@ -817,7 +818,7 @@ impl Resources {
     }
 
     /// The base URI in force at `pointer`: that of the nearest enclosing node with an `$id`.
-    fn base_at(&self, pointer: &str) -> Option<&url::Url> {
+    fn base_at(&self, pointer: &str) -> Option<&Uri<String>> {
         self.bases
             .iter()
             .filter(|(p, _)| {
@@ -838,17 +839,23 @@ impl Resources {
     }
 
     fn resolve(&self, reference: &str, from: &str) -> Option<String> {
-        let mut abs = self.base_at(from)?.join(reference).ok()?;
-        let fragment = abs
-            .fragment()
-            .map(|f| {
-                percent_encoding::percent_decode_str(f)
-                    .decode_utf8_lossy()
-                    .into_owned()
-            })
-            .unwrap_or_default();
-        abs.set_fragment(None);
-        let resource = abs.to_string();
+        let base = self.base_at(from)?;
+        let (resource, fragment) = match reference.strip_prefix('#') {
+            // Within the current resource: the fragment as written (a pointer may hold characters
+            // a URI may not, which the validator reads the same way).
+            Some(fragment) => (base.as_str().to_owned(), fragment.to_owned()),
+            None => {
+                let abs = resolve_against(&base.borrow(), reference).ok()?;
+                let fragment = abs.fragment().map(|f| f.as_str()).unwrap_or_default();
+                (
+                    abs.strip_fragment().as_str().to_owned(),
+                    fragment.to_owned(),
+                )
+            }
+        };
+        let fragment = percent_encoding::percent_decode_str(&fragment)
+            .decode_utf8_lossy()
+            .into_owned();
         let root = self.ids.get(&resource)?;
         if fragment.is_empty() {
             Some(root.clone())
