@@ -1,6 +1,6 @@
 //! One HTTP fetch of the host's key set, and how long its answer may be cached.
 //!
-//! The client is the handler's [`Client`] (reqwest natively); the whole fetch (connect, headers,
+//! The client is the handler's [`Client`] (hyper's natively); the whole fetch (connect, headers,
 //! body) is bounded by the configured timeout and the body by [`MAX_JWKS_BYTES`]. Caching policy and
 //! single-flight live in `keys.rs`.
 

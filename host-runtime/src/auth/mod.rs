@@ -270,7 +270,7 @@ pub struct VerifyOptions {
     pub token_cache: usize,
     /// How long one key set fetch may take (default [`DEFAULT_FETCH_TIMEOUT`]).
     pub fetch_timeout: Duration,
-    /// What fetches the key set (default: the platform's, reqwest natively).
+    /// What fetches the key set (default: the platform's, hyper's client natively).
     pub http_client: Option<crate::platform::client::Client>,
 }
 

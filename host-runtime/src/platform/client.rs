@@ -1,8 +1,10 @@
 //! The HTTP client the runtime calls out with: to fetch the host's key set, and to post the
 //! vendor's own signed events.
 //!
-//! Natively (feature `client`, part of the default `server`) it is reqwest over rustls with the
-//! `ring` provider, one client per process. Elsewhere, a platform brings its own: the Workers
+//! Natively (feature `client`, part of the default `server`) it is hyper's pooled client over rustls
+//! with the `ring` provider, one client per process: HTTP/1.1, the platform's trust store, the
+//! proxies the environment names (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`), and
+//! redirects followed up to ten (never from https to plain http). Elsewhere, a platform brings its own: the Workers
 //! adapter implements [`HttpClient`] with the Worker's `fetch`. Set one with
 //! `Handler::with_http_client` and `EventSender::with_http_client`.
 //!
@@ -100,11 +102,12 @@ impl Client {
         Client(Arc::new(client))
     }
 
-    /// The platform's default: reqwest natively (feature `client`), none otherwise.
+    /// The platform's default: hyper's client over rustls natively (feature `client`), none
+    /// otherwise.
     pub fn platform_default() -> Option<Client> {
         #[cfg(feature = "client")]
         {
-            reqwest_client::shared()
+            shared::shared()
         }
         #[cfg(not(feature = "client"))]
         {
@@ -129,23 +132,21 @@ impl fmt::Debug for Client {
 }
 
 #[cfg(feature = "client")]
-mod reqwest_client {
+mod native;
+#[cfg(feature = "client")]
+mod redirect;
+
+#[cfg(feature = "client")]
+mod shared {
     use std::sync::OnceLock;
 
-    use bytes::Bytes;
-
-    use super::{Client, ClientError, ClientErrorKind, HttpClient};
-    use crate::platform::BoxFuture;
-
-    /// reqwest over rustls (`ring`).
-    struct Reqwest(reqwest::Client);
+    use super::Client;
 
     /// One client for the process: its connections are reused across fetches and events.
     pub(super) fn shared() -> Option<Client> {
         static CLIENT: OnceLock<Option<Client>> = OnceLock::new();
         CLIENT
             .get_or_init(|| {
-                // reqwest is built without a default TLS provider; an installed one is fine too.
                 // rustls 0.23.48 deprecates `ring`'s provider for lacking post-quantum key
                 // exchange, which only its `aws-lc-rs` provider has: that one needs a C toolchain
                 // and CMake at build time and doubles a cold build, for connections that carry
@@ -153,8 +154,8 @@ mod reqwest_client {
                 // and this line then leaves it in place.
                 #[allow(deprecated)]
                 let _ = rustls::crypto::ring::default_provider().install_default();
-                match reqwest::Client::builder().build() {
-                    Ok(client) => Some(Client::new(Reqwest(client))),
+                match super::native::Native::new() {
+                    Ok(client) => Some(Client::new(client)),
                     Err(e) => {
                         tracing::error!(error = %e, "no HTTP client could be built (TLS set-up failed)");
                         None
@@ -162,67 +163,5 @@ mod reqwest_client {
                 }
             })
             .clone()
-    }
-
-    impl HttpClient for Reqwest {
-        fn send(
-            &self,
-            request: http::Request<Bytes>,
-            max_body: usize,
-        ) -> BoxFuture<'_, Result<http::Response<Bytes>, ClientError>> {
-            Box::pin(async move {
-                let (parts, body) = request.into_parts();
-                let mut response = self
-                    .0
-                    .request(parts.method, parts.uri.to_string())
-                    .headers(parts.headers)
-                    .body(body)
-                    .send()
-                    .await
-                    .map_err(from_reqwest)?;
-                let mut answer = http::Response::builder().status(response.status());
-                if let Some(headers) = answer.headers_mut() {
-                    *headers = std::mem::take(response.headers_mut());
-                }
-                let mut bytes = Vec::new();
-                while let Some(chunk) = response.chunk().await.map_err(from_reqwest)? {
-                    if bytes.len() + chunk.len() > max_body {
-                        return Err(ClientError::new(
-                            ClientErrorKind::TooLarge,
-                            format!("the answer is larger than {max_body} bytes"),
-                        ));
-                    }
-                    bytes.extend_from_slice(&chunk);
-                }
-                answer.body(Bytes::from(bytes)).map_err(|e| {
-                    ClientError::new(ClientErrorKind::Other, "the answer could not be read")
-                        .with_source(e)
-                })
-            })
-        }
-    }
-
-    /// reqwest's error, classified; the URL is left out (it may hold secrets in its query).
-    fn from_reqwest(e: reqwest::Error) -> ClientError {
-        let kind = if e.is_timeout() {
-            ClientErrorKind::Timeout
-        } else if e.is_connect() {
-            ClientErrorKind::Connect
-        } else if e.is_body() || e.is_decode() {
-            ClientErrorKind::Body
-        } else if e.is_builder() || e.is_request() {
-            ClientErrorKind::Request
-        } else {
-            ClientErrorKind::Other
-        };
-        // What happened, in a sentence; reqwest's own words are the source.
-        let what = match kind {
-            ClientErrorKind::Timeout => "no answer in time",
-            ClientErrorKind::Connect => "no connection",
-            ClientErrorKind::Body => "the answer broke off",
-            ClientErrorKind::Request => "the request could not be sent",
-            _ => "the request failed",
-        };
-        ClientError::new(kind, what).with_source(e.without_url())
     }
 }

@@ -128,7 +128,7 @@ impl Handler {
         Ok(self.configure(|c| c.keys = KeySource::Url(url)))
     }
 
-    /// Fetches the key set with `client` instead of the platform's default (reqwest natively; a
+    /// Fetches the key set with `client` instead of the platform's default (hyper's client natively; a
     /// platform without one, such as Workers, must give one to use a key set URL).
     pub fn with_http_client(self, client: crate::platform::client::Client) -> Self {
         self.configure(|c| c.http_client = Some(client))

@@ -27,7 +27,7 @@ use super::{
 #[derive(Clone)]
 pub struct EventSender {
     post_url: String,
-    /// What posts the events (default: the platform's, reqwest natively).
+    /// What posts the events (default: the platform's, hyper's client natively).
     client: Option<crate::platform::client::Client>,
     secret: Secret,
     /// Also signed with, while the host may still hold it (a rotation).
