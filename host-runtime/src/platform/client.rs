@@ -107,7 +107,7 @@ impl Client {
     pub fn platform_default() -> Option<Client> {
         #[cfg(feature = "client")]
         {
-            shared::shared()
+            native::shared()
         }
         #[cfg(not(feature = "client"))]
         {
@@ -135,33 +135,3 @@ impl fmt::Debug for Client {
 mod native;
 #[cfg(feature = "client")]
 mod redirect;
-
-#[cfg(feature = "client")]
-mod shared {
-    use std::sync::OnceLock;
-
-    use super::Client;
-
-    /// One client for the process: its connections are reused across fetches and events.
-    pub(super) fn shared() -> Option<Client> {
-        static CLIENT: OnceLock<Option<Client>> = OnceLock::new();
-        CLIENT
-            .get_or_init(|| {
-                // rustls 0.23.48 deprecates `ring`'s provider for lacking post-quantum key
-                // exchange, which only its `aws-lc-rs` provider has: that one needs a C toolchain
-                // and CMake at build time and doubles a cold build, for connections that carry
-                // short-lived signed requests. A vendor who wants it installs it before serving,
-                // and this line then leaves it in place.
-                #[allow(deprecated)]
-                let _ = rustls::crypto::ring::default_provider().install_default();
-                match super::native::Native::new() {
-                    Ok(client) => Some(Client::new(client)),
-                    Err(e) => {
-                        tracing::error!(error = %e, "no HTTP client could be built (TLS set-up failed)");
-                        None
-                    }
-                }
-            })
-            .clone()
-    }
-}

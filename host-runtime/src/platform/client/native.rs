@@ -18,7 +18,7 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -36,6 +36,30 @@ use tower::Service;
 use super::redirect::{self, Hop};
 use super::{ClientError, ClientErrorKind, HttpClient};
 use crate::platform::{BoxError, BoxFuture};
+
+/// One client for the process: its connections are reused across fetches and events. `None`
+/// when TLS cannot be set up (logged).
+pub(super) fn shared() -> Option<super::Client> {
+    static CLIENT: OnceLock<Option<super::Client>> = OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            // rustls 0.23.48 deprecates `ring`'s provider for lacking post-quantum key exchange,
+            // which only its `aws-lc-rs` provider has: that one needs a C toolchain and CMake at
+            // build time and doubles a cold build, for connections that carry short-lived signed
+            // requests. A vendor who wants it installs it before serving, and this line then
+            // leaves it in place.
+            #[allow(deprecated)]
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            match Native::new() {
+                Ok(client) => Some(super::Client::new(client)),
+                Err(e) => {
+                    tracing::error!(error = %e, "no HTTP client could be built (TLS set-up failed)");
+                    None
+                }
+            }
+        })
+        .clone()
+}
 
 /// The client: a pool of connections per origin, through the environment's proxies.
 pub(super) struct Native {
@@ -306,13 +330,17 @@ mod tests {
         client(Matcher::builder().build())
     }
 
-    /// One request read off a connection: its head (request line and headers, lowercase) and body.
-    async fn read_request(socket: &mut tokio::net::TcpStream) -> (String, Vec<u8>) {
+    /// One request read off a connection: its head (request line and headers, lowercase) and body;
+    /// `None` when the client closed the connection between requests.
+    async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<(String, Vec<u8>)> {
         let mut seen = Vec::new();
         let mut buf = [0u8; 4096];
         let head_end = loop {
             let n = socket.read(&mut buf).await.unwrap();
-            assert!(n > 0, "the connection closed before a whole request head");
+            if n == 0 {
+                assert!(seen.is_empty(), "the connection closed in a request head");
+                return None;
+            }
             seen.extend_from_slice(&buf[..n]);
             if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
                 break at + 4;
@@ -328,25 +356,35 @@ mod tests {
             let n = socket.read(&mut buf).await.unwrap();
             body.extend_from_slice(&buf[..n]);
         }
-        (head, body)
+        Some((head, body))
     }
 
-    /// A server answering each request with what `answer` makes of its head and body; the heads it
-    /// was sent are kept in the returned list.
-    async fn serve(
-        answer: impl Fn(&str, &[u8]) -> String + Send + Sync + 'static,
-    ) -> (std::net::SocketAddr, Arc<Mutex<Vec<String>>>) {
+    /// A test server: where it listens, the request heads it was sent, and how many connections
+    /// it accepted.
+    struct Server {
+        at: std::net::SocketAddr,
+        heads: Arc<Mutex<Vec<String>>>,
+        connections: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    /// A server answering each request with what `answer` makes of its head and body.
+    async fn serve(answer: impl Fn(&str, &[u8]) -> String + Send + Sync + 'static) -> Server {
+        use std::sync::atomic::{AtomicUsize, Ordering};
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let heads = Arc::new(Mutex::new(Vec::new()));
-        let (kept, answer) = (Arc::clone(&heads), Arc::new(answer));
+        let server = Server {
+            at: listener.local_addr().unwrap(),
+            heads: Arc::default(),
+            connections: Arc::new(AtomicUsize::new(0)),
+        };
+        let (kept, accepted) = (Arc::clone(&server.heads), Arc::clone(&server.connections));
+        let answer = Arc::new(answer);
         tokio::spawn(async move {
             loop {
                 let (mut socket, _) = listener.accept().await.unwrap();
+                accepted.fetch_add(1, Ordering::SeqCst);
                 let (kept, answer) = (Arc::clone(&kept), Arc::clone(&answer));
                 tokio::spawn(async move {
-                    loop {
-                        let (head, body) = read_request(&mut socket).await;
+                    while let Some((head, body)) = read_request(&mut socket).await {
                         let reply = answer(&head, &body);
                         kept.lock().unwrap().push(head);
                         if socket.write_all(reply.as_bytes()).await.is_err() {
@@ -356,7 +394,7 @@ mod tests {
                 });
             }
         });
-        (address, heads)
+        server
     }
 
     fn ok(body: &str) -> String {
@@ -375,7 +413,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_gets_its_answer_and_a_connection_is_reused() {
-        let (at, heads) = serve(|head, body| {
+        let Server {
+            at,
+            heads,
+            connections,
+        } = serve(|head, body| {
             ok(&format!(
                 "{} {}",
                 head.lines().next().unwrap(),
@@ -392,6 +434,8 @@ mod tests {
             assert_eq!(answer.status(), 200);
             assert_eq!(&answer.body()[..], b"post /events http/1.1 {\"a\":1}");
         }
+        // Three requests, one connection: each answer was read whole, so it went back to the pool.
+        assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 1);
         let heads = heads.lock().unwrap();
         assert_eq!(heads.len(), 3);
         assert!(heads[0].contains("\r\naccept: */*\r\n"), "{}", heads[0]);
@@ -404,7 +448,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_answer_over_the_limit_is_refused_not_cut() {
-        let (at, _) = serve(|_, _| ok(&"x".repeat(2000))).await;
+        let Server { at, .. } = serve(|_, _| ok(&"x".repeat(2000))).await;
         let e = direct()
             .send(post(&format!("http://{at}/"), "{}"), 1999)
             .await
@@ -435,7 +479,7 @@ mod tests {
         let at = listener.local_addr().unwrap();
         tokio::spawn(async move {
             let (mut socket, _) = listener.accept().await.unwrap();
-            read_request(&mut socket).await;
+            read_request(&mut socket).await.unwrap();
             let _ = socket
                 .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n0123456789")
                 .await;
@@ -449,7 +493,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_307_is_followed_with_the_body_and_a_303_as_a_get_without() {
-        let (at, heads) = serve(|head, body| {
+        let Server { at, heads, .. } = serve(|head, body| {
             let line = head.lines().next().unwrap().to_owned();
             if line.contains(" /old ") {
                 "HTTP/1.1 307 Temporary Redirect\r\nlocation: /new\r\ncontent-length: 0\r\n\r\n"
@@ -483,7 +527,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_redirect_loop_ends_in_an_error_after_ten() {
-        let (at, heads) = serve(|_, _| {
+        let Server { at, heads, .. } = serve(|_, _| {
             "HTTP/1.1 302 Found\r\nlocation: /again\r\ncontent-length: 0\r\n\r\n".to_owned()
         })
         .await;
@@ -502,7 +546,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_plain_request_through_a_proxy_names_the_whole_url_and_the_proxy_credentials() {
-        let (proxy, heads) = serve(|_, _| ok("from the proxy")).await;
+        let Server {
+            at: proxy, heads, ..
+        } = serve(|_, _| ok("from the proxy")).await;
         let client = client(
             Matcher::builder()
                 .http(format!("http://user:secret@{proxy}"))
@@ -531,8 +577,9 @@ mod tests {
     async fn an_https_request_through_a_proxy_asks_for_a_tunnel_first() {
         // The proxy refuses the tunnel: the request fails to connect, and the proxy saw only the
         // CONNECT, with the credentials, never the request itself.
-        let (proxy, heads) =
-            serve(|_, _| "HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n".to_owned()).await;
+        let Server {
+            at: proxy, heads, ..
+        } = serve(|_, _| "HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n".to_owned()).await;
         let client = client(
             Matcher::builder()
                 .https(format!("http://user:secret@{proxy}"))
@@ -562,8 +609,12 @@ mod tests {
 
     #[tokio::test]
     async fn no_proxy_hosts_are_reached_directly() {
-        let (proxy, through) = serve(|_, _| ok("from the proxy")).await;
-        let (at, heads) = serve(|_, _| ok("direct")).await;
+        let Server {
+            at: proxy,
+            heads: through,
+            ..
+        } = serve(|_, _| ok("from the proxy")).await;
+        let Server { at, heads, .. } = serve(|_, _| ok("direct")).await;
         let client = client(
             Matcher::builder()
                 .all(format!("http://{proxy}"))

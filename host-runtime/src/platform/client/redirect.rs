@@ -37,7 +37,7 @@ impl Hop {
     /// The caller's request: an absolute http or https URL, or an error saying it is not one.
     pub(super) fn of(request: Request<Bytes>) -> Result<Hop, ClientError> {
         let (parts, body) = request.into_parts();
-        if !is_web(&parts.uri) || parts.uri.host().is_none() {
+        if !is_web(&parts.uri) {
             return Err(ClientError::new(
                 ClientErrorKind::Request,
                 "the request could not be sent: its URL is not an absolute http or https URL",
@@ -52,8 +52,9 @@ impl Hop {
     }
 }
 
+/// Whether `uri` is an absolute http or https URL with a host.
 fn is_web(uri: &Uri) -> bool {
-    matches!(uri.scheme_str(), Some("http" | "https"))
+    matches!(uri.scheme_str(), Some("http" | "https")) && uri.host().is_some()
 }
 
 /// The request to send after `response` to `hop`, when it is a redirect to follow; `followed` is
@@ -83,7 +84,7 @@ pub(super) fn next<B>(
             format!("the request was redirected more than {LIMIT} times"),
         ));
     }
-    if !is_web(&target) || target.host().is_none() {
+    if !is_web(&target) {
         return Err(ClientError::new(
             ClientErrorKind::Request,
             "the request was redirected to an address that is not http or https",
