@@ -71,6 +71,31 @@ impl VerifyKey {
     }
 }
 
+impl VerifyKey {
+    /// How long a signature of this key is: 64 bytes for ES256 and Ed25519, the modulus for RSA.
+    fn signature_len(&self) -> usize {
+        match &self.public {
+            PublicKey::Rs256(key) | PublicKey::Ps256(key) => key.n.len(),
+            PublicKey::Es256(_) | PublicKey::Ed25519(_) => 64,
+        }
+    }
+
+    /// A token that names this key and carries a signature of the right length that no key
+    /// makes: checking it runs the whole check up to the signature, which refuses it.
+    pub(crate) fn unverifiable_token(&self) -> String {
+        let mut header = Map::new();
+        header.insert("alg".into(), self.id.alg.name().into());
+        if let Some(kid) = &self.id.kid {
+            header.insert("kid".into(), kid.clone().into());
+        }
+        header.insert("typ".into(), "JWT".into());
+        let header = URL_SAFE_NO_PAD.encode(Value::Object(header).to_string());
+        let signature = URL_SAFE_NO_PAD.encode(vec![0u8; self.signature_len()]);
+        // The payload is never read: the signature is checked first.
+        format!("{header}.e30.{signature}")
+    }
+}
+
 /// The usable keys of one key set document.
 #[derive(Default)]
 pub(crate) struct KeySet {
@@ -96,6 +121,17 @@ impl KeySet {
             );
         }
         Ok(KeySet { keys })
+    }
+
+    /// The first key of each algorithm in the set.
+    pub(crate) fn one_per_algorithm(&self) -> Vec<Arc<VerifyKey>> {
+        let mut picked: Vec<Arc<VerifyKey>> = Vec::new();
+        for key in &self.keys {
+            if !picked.iter().any(|k| k.id.alg == key.id.alg) {
+                picked.push(Arc::clone(key));
+            }
+        }
+        picked
     }
 
     /// The number of usable keys.

@@ -408,6 +408,24 @@ impl Verifier {
         }
     }
 
+    /// For each algorithm of the keys held now, a token naming one of them whose signature
+    /// cannot verify; none when no keys are held or they are due a refresh, since checking a
+    /// token then fetches the key set. Checking one does no I/O and remembers nothing: see
+    /// [`Handler::warm`](crate::Handler::warm).
+    pub(crate) fn unverifiable_tokens(&self) -> Vec<String> {
+        let now = self.inner.now();
+        if self.inner.keys.is_stale(now) {
+            return Vec::new();
+        }
+        self.inner
+            .keys
+            .snapshot(now)
+            .map_or_else(Vec::new, |snapshot| {
+                let keys = snapshot.set.one_per_algorithm();
+                keys.iter().map(|key| key.unverifiable_token()).collect()
+            })
+    }
+
     #[cfg(test)]
     pub(crate) fn cached_tokens(&self) -> usize {
         self.inner.tokens.len()

@@ -8,3 +8,4 @@ mod shape;
 mod support;
 mod token_cache;
 mod verify;
+mod warm;

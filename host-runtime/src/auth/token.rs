@@ -119,6 +119,18 @@ fn is_base64url(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'-' || b == b'_'
 }
 
+impl Algorithm {
+    /// The algorithm's JWS name, as a token's header spells it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Algorithm::RS256 => "RS256",
+            Algorithm::PS256 => "PS256",
+            Algorithm::ES256 => "ES256",
+            Algorithm::EdDSA => "EdDSA",
+        }
+    }
+}
+
 /// The four accepted algorithms, spelled exactly (JWS names are case-sensitive). `none`, `None`, `NONE`,
 /// `HS256` and everything else fall through to the refusal.
 fn algorithm(alg: &str) -> Result<Algorithm, AuthError> {

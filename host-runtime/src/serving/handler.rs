@@ -337,6 +337,47 @@ impl Handler {
         crate::serving::pipeline::handle(&self.inner, request).await
     }
 
+    /// Runs the request path once before the first call, on platforms that compile code when it
+    /// is first called: on Cloudflare Workers, V8 compiles each WebAssembly function on its first
+    /// call, and a first call pays for compiling everything it reaches. Call it where the handler
+    /// is built as the module loads (the Workers adapter's `#[event(start)]`); elsewhere it
+    /// gains nothing.
+    ///
+    /// Each request it makes is an event delivery whose install token names a key the handler
+    /// already holds, with a signature no key makes, so the routing, the body's and the token's
+    /// checks and the refusal run, and nothing after them: no handler of yours, no store, no
+    /// metric, no log line (the process's recorder and subscriber are set aside while it runs),
+    /// and no I/O of any kind, which the Workers runtime forbids while a module loads. Returns how
+    /// many requests ran: none when the handler holds no keys yet or they are due a refresh (with
+    /// `HOST_JWKS_URL` and no copy given to [`auth::preload_key_set`](crate::auth::preload_key_set)),
+    /// since checking a token would then fetch the key set.
+    pub fn warm(&self) -> usize {
+        let path = format!("{}/host/events", self.inner.config.base_path);
+        let tokens = self.inner.verifier.unverifiable_tokens();
+        let recorder = metrics::NoopRecorder;
+        let quiet = tracing::subscriber::NoSubscriber::default();
+        metrics::with_local_recorder(&recorder, || {
+            tracing::subscriber::with_default(quiet, || {
+                let mut ran = 0;
+                for token in &tokens {
+                    let request = http::Request::post(path.as_str())
+                        .header(http::header::AUTHORIZATION, format!("Bearer {token}"))
+                        .header(http::header::CONTENT_TYPE, "application/json")
+                        .body(Bytes::from_static(b"{}"));
+                    let Ok(request) = request else { continue };
+                    // One poll: a refused token is answered without waiting on anything. Were it
+                    // to wait all the same, the call is dropped unanswered, having done nothing.
+                    let mut call = std::pin::pin!(self.handle(request));
+                    let mut cx = Context::from_waker(std::task::Waker::noop());
+                    if call.as_mut().poll(&mut cx).is_ready() {
+                        ran += 1;
+                    }
+                }
+                ran
+            })
+        })
+    }
+
     /// An axum router serving every route of the handler (mount it with `Router::merge` or `nest`),
     /// once [`check_start`](Self::check_start) found the stores the manifest needs: refuse to start
     /// on the error, which names what to add.

@@ -156,6 +156,11 @@ fn start() {
         match build(&env) {
             Ok(built) => {
                 let _ = HANDLER.set(built);
+                // The request path compiled now rather than on the first call (no I/O: a
+                // token refused at its signature; nothing runs without HOST_JWKS's copy).
+                if let Some(handler) = HANDLER.get() {
+                    handler.warm();
+                }
             }
             Err(why) => worker::console_error!("not configured: {why}"),
         }

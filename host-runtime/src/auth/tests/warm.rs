@@ -1,0 +1,77 @@
+//! The tokens `Handler::warm` checks: one per algorithm of the keys held, each refused at its
+//! signature, and none while checking a token would fetch the key set.
+
+use std::collections::BTreeSet;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::Value;
+
+use super::support::*;
+use crate::auth::keys::HARD_MAX_AGE;
+use crate::auth::*;
+
+fn header_of(token: &str) -> Value {
+    let header = token.split('.').next().unwrap();
+    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(header).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn one_token_per_algorithm_each_refused_at_its_signature() {
+    let clock = TestClock::new();
+    let (first, second) = (EdKey::new("ed-1"), EdKey::new("ed-2"));
+    let keys = jwks(&[
+        first.jwk(),
+        second.jwk(),
+        rsa_jwk("rsa-1", Some("RS256")),
+        ec_jwk("ec-1"),
+    ]);
+    let verifier = inline(keys, &clock);
+    let tokens = verifier.unverifiable_tokens();
+    let named: BTreeSet<(String, String)> = tokens
+        .iter()
+        .map(|t| {
+            let h = header_of(t);
+            (
+                h["alg"].as_str().unwrap().to_owned(),
+                h["kid"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let expected = [("EdDSA", "ed-1"), ("ES256", "ec-1"), ("RS256", "rsa-1")]
+        .map(|(a, k)| (a.to_owned(), k.to_owned()));
+    assert_eq!(named, BTreeSet::from(expected));
+    for token in &tokens {
+        assert_eq!(
+            verifier.verify(token).await,
+            Err(AuthError::BadSignature),
+            "{token}"
+        );
+    }
+    // Refused tokens are not remembered.
+    assert_eq!(verifier.cached_tokens(), 0);
+}
+
+#[tokio::test]
+async fn none_while_checking_a_token_would_fetch_the_key_set() {
+    let clock = TestClock::new();
+    let key = EdKey::new("ed-1");
+    let server = KeyServer::start(jwks(&[key.jwk()])).await;
+    let verifier = remote(&server, &clock);
+    // No keys yet: a token would be checked against a fetched set.
+    assert!(verifier.unverifiable_tokens().is_empty());
+    assert_eq!(server.hits(), 0);
+    assert!(verifier.verify(&key.mint(&claims_at(T0))).await.is_ok());
+    assert_eq!(server.hits(), 1);
+    let tokens = verifier.unverifiable_tokens();
+    assert_eq!(tokens.len(), 1);
+    assert_eq!(
+        verifier.verify(&tokens[0]).await,
+        Err(AuthError::BadSignature)
+    );
+    assert_eq!(server.hits(), 1);
+    // Past their age the keys are due a refresh: none again, and still nothing fetched.
+    clock.advance(HARD_MAX_AGE + 1);
+    assert!(verifier.unverifiable_tokens().is_empty());
+    assert_eq!(server.hits(), 1);
+}
