@@ -156,10 +156,9 @@ fn start() {
         match build(&env) {
             Ok(built) => {
                 let _ = HANDLER.set(built);
-                // The request path compiled now rather than on the first call (no I/O: a
-                // token refused at its signature; nothing runs without HOST_JWKS's copy).
+                // What the first calls run, compiled now rather than on their way (no I/O).
                 if let Some(handler) = HANDLER.get() {
-                    handler.warm();
+                    host_runtime_workers::warm(handler);
                 }
             }
             Err(why) => worker::console_error!("not configured: {why}"),

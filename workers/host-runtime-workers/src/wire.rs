@@ -623,3 +623,57 @@ impl Ends for SentRecord {
 
 #[cfg(test)]
 mod tests;
+
+/// Writes and reads, once, what a first event delivery exchanges with the outbox object, each side
+/// as it does: the deduplication claim and the event stored under its claim, and their answers.
+/// Pure work for the module's load (see [`crate::warm`]): the Workers runtime compiles a function
+/// on its first call. Says whether each came back as it was written.
+pub(crate) fn warm() -> bool {
+    use host_runtime::serde_json::{self, Value};
+    let entry = EntryRecord {
+        id: "evt_warm".to_owned(),
+        body: "{}".to_owned(),
+        attempts: 0,
+        due: 0,
+        accepted: 0,
+        last_error: None,
+    };
+    let asked = [
+        OutboxRequest::Dedupe(KeptDedupeRequest {
+            dedupe: DedupeOp::Claim,
+            key: "warm".to_owned(),
+            owner: "warm".to_owned(),
+            lease: default_lease(),
+        }),
+        OutboxRequest::PutClaimed(PutClaimedRequest {
+            entry: entry.clone(),
+            lease_until: 0,
+            owner: "warm".to_owned(),
+        }),
+    ];
+    // The store writes each request; the object reads it.
+    let requests = asked.iter().all(|request| {
+        serde_json::to_string(request).is_ok_and(|text| {
+            serde_json::from_str::<OutboxRequest>(&text).ok().as_ref() == Some(request)
+        })
+    });
+    // The object writes its answers; the deduplication store reads a claim's from the text, the
+    // outbox store a put's through a JSON tree, checking first for a failure.
+    let claimed = ClaimAnswer {
+        claim: DedupeAnswer::Run,
+    };
+    let claim = serde_json::to_string(&claimed)
+        .is_ok_and(|text| serde_json::from_str::<ClaimAnswer>(&text).ok() == Some(claimed));
+    let stored = PutClaimedAnswer {
+        put: PutOutcome::Stored,
+        entry: Some(entry),
+    };
+    let put = serde_json::to_string(&stored)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .is_some_and(|tree| {
+            Failure::deserialize(&tree).is_err()
+                && PutClaimedAnswer::deserialize(&tree).ok() == Some(stored)
+        });
+    requests && claim && put
+}

@@ -546,3 +546,8 @@ fn a_misspelled_state_is_a_decode_error() {
     refused::<EntriesAnswer>(json!({ "entries": [{ "id": "e" }] }));
     refused::<NextDueAnswer>(json!({ "due": "soon" }));
 }
+
+#[test]
+fn warming_writes_and_reads_back_a_first_delivery_s_exchanges() {
+    assert!(super::warm());
+}
