@@ -69,9 +69,7 @@ impl VerifyKey {
                 .is_ok_and(|s| key.verify_strict(message, &s).is_ok()),
         }
     }
-}
 
-impl VerifyKey {
     /// How long a signature of this key is: 64 bytes for ES256 and Ed25519, the modulus for RSA.
     fn signature_len(&self) -> usize {
         match &self.public {
@@ -123,11 +121,16 @@ impl KeySet {
         Ok(KeySet { keys })
     }
 
-    /// The first key of each algorithm in the set.
+    /// For each algorithm, the first key that a token naming it (by its `kid`, or by none) finds
+    /// in this set. A key no token finds (without a `kid`, beside another of its algorithm) is
+    /// skipped: a token meant for it would have the keys fetched again.
     pub(crate) fn one_per_algorithm(&self) -> Vec<Arc<VerifyKey>> {
         let mut picked: Vec<Arc<VerifyKey>> = Vec::new();
         for key in &self.keys {
-            if !picked.iter().any(|k| k.id.alg == key.id.alg) {
+            let found = self
+                .find(key.id.alg, key.id.kid.as_deref())
+                .is_ok_and(|k| Arc::ptr_eq(&k, key));
+            if found && !picked.iter().any(|k| k.id.alg == key.id.alg) {
                 picked.push(Arc::clone(key));
             }
         }

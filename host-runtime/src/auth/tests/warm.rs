@@ -75,3 +75,23 @@ async fn none_while_checking_a_token_would_fetch_the_key_set() {
     assert!(verifier.unverifiable_tokens().is_empty());
     assert_eq!(server.hits(), 1);
 }
+
+#[tokio::test]
+async fn none_for_keys_no_token_finds() {
+    let clock = TestClock::new();
+    let without_kid = |key: &EdKey| {
+        let mut jwk = key.jwk();
+        jwk.as_object_mut().unwrap().remove("kid");
+        jwk
+    };
+    // Two Ed25519 keys without a `kid`: a token naming neither matches no one key.
+    let (first, second) = (EdKey::new("ed-1"), EdKey::new("ed-2"));
+    let both = inline(jwks(&[without_kid(&first), without_kid(&second)]), &clock);
+    assert!(both.unverifiable_tokens().is_empty());
+    // One alone is found by a token naming no key, and that token is refused at its signature.
+    let one = inline(jwks(&[without_kid(&first)]), &clock);
+    let tokens = one.unverifiable_tokens();
+    assert_eq!(tokens.len(), 1);
+    assert!(header_of(&tokens[0]).get("kid").is_none());
+    assert_eq!(one.verify(&tokens[0]).await, Err(AuthError::BadSignature));
+}
