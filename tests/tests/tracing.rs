@@ -11,30 +11,12 @@ use host_sdk_tests::{Server, handler};
 use http::Method;
 use serde_json::json;
 
-/// A writer that keeps everything the subscriber prints.
-#[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+mod logs;
+use logs::Captured;
 
 #[tokio::test(flavor = "current_thread")]
 async fn calls_are_traced_without_tokens_or_secrets() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = Captured::install(tracing::Level::DEBUG);
     let mut host = TestHost::new("keyword-tracker");
     host.credentials = json!({ "api_key": "kt_live_123" });
     let handler = host.configure(handler(Arc::new(Server::default())));
@@ -50,7 +32,7 @@ async fn calls_are_traced_without_tokens_or_secrets() {
     bad.headers_mut()
         .insert("authorization", format!("Bearer {token}x").parse().unwrap());
     assert_eq!(host.send(&handler, bad).await.status, 401);
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     assert!(
         logs.contains("route=\"tools/keyword-ranks\"")
             || logs.contains("route=tools/keyword-ranks"),
@@ -107,14 +89,7 @@ async fn every_send_s_final_outcome_is_logged() {
     use host_sdk_tests::{Webhooks, webhooks};
     use std::time::Duration;
 
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::INFO)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = Captured::install(tracing::Level::INFO);
     let sender = host_runtime::EventSender::new(
         "https://events.host.example/v1",
         "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
@@ -153,7 +128,7 @@ async fn every_send_s_final_outcome_is_logged() {
         send("ok-1", "Fell further.").await,
         Err(SendError::Conflict { id: "ok-1".into() })
     );
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let logs = captured.text();
     let line_of = |id: &str, words: &str| {
         logs.lines()
             .filter(|line| line.contains(&format!("event_id={id} ")) && line.contains(words))

@@ -18,25 +18,8 @@ use http::Method;
 use metrics_exporter_prometheus::PrometheusBuilder;
 use serde_json::json;
 
-/// A writer that keeps everything the subscriber prints.
-#[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
+mod logs;
+use logs::Captured;
 
 fn host() -> TestHost {
     let mut host = TestHost::new("keyword-tracker");
@@ -64,14 +47,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 #[test]
 fn warming_refuses_one_delivery_and_records_logs_and_runs_nothing() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = Captured::install(tracing::Level::TRACE);
     let recorder = PrometheusBuilder::new().build_recorder();
     let metrics = recorder.handle();
 
@@ -136,6 +112,14 @@ fn unanswered_url() -> (String, TcpListener) {
     (url, listener)
 }
 
+/// The keyword tracker trusting the key set at `url`.
+fn trusting(url: String) -> Handler {
+    handler(Arc::new(Server::default()))
+        .try_with_jwks_url(url)
+        .unwrap()
+        .with_dedupe_store(MemoryDedupe::new())
+}
+
 fn connections(listener: &TcpListener) -> usize {
     std::iter::from_fn(|| listener.accept().ok()).count()
 }
@@ -145,20 +129,14 @@ fn warming_fetches_nothing_and_runs_only_with_keys_in_hand() {
     let host = host();
     // Keys to be fetched: checking a token would fetch them, so nothing runs.
     let (url, listener) = unanswered_url();
-    let fetched = handler(Arc::new(Server::default()))
-        .try_with_jwks_url(url)
-        .unwrap()
-        .with_dedupe_store(MemoryDedupe::new());
+    let fetched = trusting(url);
     assert_eq!(fetched.warm(), 0);
     assert_eq!(connections(&listener), 0);
 
     // The same with a copy of the key set given to the process: it runs, and fetches nothing.
     let (url, listener) = unanswered_url();
     host_runtime::auth::preload_key_set(&url, &host.jwks()).unwrap();
-    let copied = handler(Arc::new(Server::default()))
-        .try_with_jwks_url(url)
-        .unwrap()
-        .with_dedupe_store(MemoryDedupe::new());
+    let copied = trusting(url);
     assert_eq!(copied.warm(), 1);
     assert_eq!(connections(&listener), 0);
     // The copy is what the next call is checked against.

@@ -120,6 +120,14 @@ fn is_base64url(b: u8) -> bool {
 }
 
 impl Algorithm {
+    /// Every accepted algorithm.
+    const ALL: [Algorithm; 4] = [
+        Algorithm::RS256,
+        Algorithm::PS256,
+        Algorithm::ES256,
+        Algorithm::EdDSA,
+    ];
+
     /// The algorithm's JWS name, as a token's header spells it.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -134,13 +142,10 @@ impl Algorithm {
 /// The four accepted algorithms, spelled exactly (JWS names are case-sensitive). `none`, `None`, `NONE`,
 /// `HS256` and everything else fall through to the refusal.
 fn algorithm(alg: &str) -> Result<Algorithm, AuthError> {
-    match alg {
-        "RS256" => Ok(Algorithm::RS256),
-        "PS256" => Ok(Algorithm::PS256),
-        "ES256" => Ok(Algorithm::ES256),
-        "EdDSA" => Ok(Algorithm::EdDSA),
-        _ => Err(AuthError::UnsupportedAlgorithm),
-    }
+    Algorithm::ALL
+        .into_iter()
+        .find(|a| a.name() == alg)
+        .ok_or(AuthError::UnsupportedAlgorithm)
 }
 
 /// A `kid` is at most 256 characters and holds no control characters; anything else cannot name a
