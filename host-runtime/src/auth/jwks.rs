@@ -70,16 +70,24 @@ impl VerifyKey {
         }
     }
 
-    /// How long a signature of this key is: 64 bytes for ES256 and Ed25519, the modulus for RSA.
-    fn signature_len(&self) -> usize {
+    /// A signature of this key's form that no key makes and that gets through every check the
+    /// libraries make before their arithmetic, so that checking it runs the whole verification and
+    /// fails only at its last comparison. (Zeros would not: ring refuses a zero RSA signature and
+    /// a zero ECDSA `r` or `s` at once, and Ed25519's all-zero `R` is a point of small order, which
+    /// `verify_strict` refuses before hashing anything.)
+    fn unverifiable_signature(&self) -> Vec<u8> {
         match &self.public {
-            PublicKey::Rs256(key) | PublicKey::Ps256(key) => key.n.len(),
-            PublicKey::Es256(_) | PublicKey::Ed25519(_) => 64,
+            // 1, as a big-endian integer as long as the modulus: within [1, n).
+            PublicKey::Rs256(key) | PublicKey::Ps256(key) => one_be(key.n.len()),
+            // r = s = 1: both within [1, n) of P-256.
+            PublicKey::Es256(_) => [one_be(32), one_be(32)].concat(),
+            // R the base point (of large order), s = 0 (canonical).
+            PublicKey::Ed25519(_) => [ED25519_BASE_POINT, [0; 32]].concat(),
         }
     }
 
-    /// A token that names this key and carries a signature of the right length that no key
-    /// makes: checking it runs the whole check up to the signature, which refuses it.
+    /// A token that names this key and carries a signature of the right form that no key makes:
+    /// checking it runs the whole check, the signature's arithmetic included, which refuses it.
     pub(crate) fn unverifiable_token(&self) -> String {
         let mut header = Map::new();
         header.insert("alg".into(), self.id.alg.name().into());
@@ -88,10 +96,26 @@ impl VerifyKey {
         }
         header.insert("typ".into(), "JWT".into());
         let header = URL_SAFE_NO_PAD.encode(Value::Object(header).to_string());
-        let signature = URL_SAFE_NO_PAD.encode(vec![0u8; self.signature_len()]);
+        let signature = URL_SAFE_NO_PAD.encode(self.unverifiable_signature());
         // The payload is never read: the signature is checked first.
         format!("{header}.e30.{signature}")
     }
+}
+
+/// The compressed encoding of Ed25519's base point (y = 4/5).
+pub(crate) const ED25519_BASE_POINT: [u8; 32] = {
+    let mut point = [0x66; 32];
+    point[0] = 0x58;
+    point
+};
+
+/// 1 as a big-endian integer of `len` bytes.
+fn one_be(len: usize) -> Vec<u8> {
+    let mut one = vec![0; len];
+    if let Some(last) = one.last_mut() {
+        *last = 1;
+    }
+    one
 }
 
 /// The usable keys of one key set document.

@@ -344,8 +344,9 @@ impl Handler {
     /// gains nothing.
     ///
     /// Each request it makes is an event delivery whose install token names a key the handler
-    /// already holds, with a signature no key makes, so the routing, the body's and the token's
-    /// checks and the refusal run, and nothing after them: no handler of yours, no store, no
+    /// already holds, with a signature no key makes but of a form that gets through to the
+    /// signature's arithmetic, so the routing, the body's and the token's checks (the signature's
+    /// verification whole) and the refusal run, and nothing after them: no handler of yours, no store, no
     /// metric, no log line (the process's recorder and subscriber are set aside while it runs),
     /// and no I/O of any kind, which the Workers runtime forbids while a module loads. Returns how
     /// many requests ran: none when the handler holds no keys yet or they are due a refresh (with

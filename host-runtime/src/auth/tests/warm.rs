@@ -52,6 +52,55 @@ async fn one_token_per_algorithm_each_refused_at_its_signature() {
     assert_eq!(verifier.cached_tokens(), 0);
 }
 
+/// The signatures get through the libraries' checks made before the arithmetic (so that V8
+/// compiles the arithmetic as the module loads), where zeros would be refused before it.
+#[test]
+fn signatures_reach_the_arithmetic() {
+    let clock = TestClock::new();
+    let keys = jwks(&[
+        EdKey::new("ed-1").jwk(),
+        rsa_jwk("rsa-1", Some("RS256")),
+        ec_jwk("ec-1"),
+    ]);
+    let verifier = inline(keys, &clock);
+    let signatures: Vec<(String, Vec<u8>)> = verifier
+        .unverifiable_tokens()
+        .iter()
+        .map(|t| {
+            let alg = header_of(t)["alg"].as_str().unwrap().to_owned();
+            let signature = URL_SAFE_NO_PAD
+                .decode(t.rsplit('.').next().unwrap())
+                .unwrap();
+            (alg, signature)
+        })
+        .collect();
+    assert_eq!(signatures.len(), 3);
+    let one =
+        |bytes: &[u8]| bytes.iter().rev().skip(1).all(|b| *b == 0) && bytes.last() == Some(&1);
+    for (alg, signature) in &signatures {
+        match alg.as_str() {
+            "EdDSA" => {
+                let (r, s) = signature.split_at(32);
+                // R is a point of large order: `verify_strict` refuses one of small order (the
+                // all-zero encoding is one) before it hashes anything.
+                let point = ed25519_dalek::VerifyingKey::from_bytes(r.try_into().unwrap()).unwrap();
+                assert!(!point.is_weak(), "R is of small order");
+                let zero = ed25519_dalek::VerifyingKey::from_bytes(&[0; 32]).unwrap();
+                assert!(zero.is_weak());
+                assert_eq!(s, [0; 32]);
+            }
+            // r = s = 1, within [1, n): ring refuses 0 at once.
+            "ES256" => {
+                let (r, s) = signature.split_at(32);
+                assert!(one(r) && one(s), "{signature:?}");
+            }
+            // 1, as long as the 2048-bit modulus: ring refuses 0 at once.
+            "RS256" => assert!(signature.len() == 256 && one(signature)),
+            other => panic!("a token for {other}"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn none_while_checking_a_token_would_fetch_the_key_set() {
     let clock = TestClock::new();
