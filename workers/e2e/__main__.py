@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs the Workers example in the real Workers runtime, locally, and drives it as the host would.
 
-    python3 workers/e2e [--record FILE] [--first-requests] [--prepare]
+    python3 workers/e2e [--record FILE] [--first-requests] [--compiled DIR] [--prepare]
 
 What it does, from the repository root:
 
@@ -57,6 +57,11 @@ What it does, from the repository root:
    writes the whole log to FILE: a path in the build folder, such as target/workers-e2e.log (run
    logs are not kept in the repository).
 
+With --compiled DIR it builds the worker keeping its functions' names (worker-build alone, without
+the build command's stripping) and lists what V8 compiles as workerd loads the example and on a
+first health check, tool call and event delivery, each in a fresh workerd run with V8's
+`--perf-basic-prof` (the maps kept in DIR): the figures BENCHMARKS.md gives for the compiling.
+
 With --prepare it only installs the tools and builds the worker (CI does that in the background
 while its other steps run), then exits. With --first-requests it builds the worker as wrangler
 does and runs step 8 alone (under a minute once built), with `cargo host` built in release, as
@@ -86,13 +91,16 @@ def main():
                         help="only install the tools and build the worker, then exit")
     parser.add_argument("--first-requests", action="store_true",
                         help="only build the worker and time its first requests (step 8)")
+    parser.add_argument("--compiled", type=common.pathlib.Path, metavar="DIR",
+                        help="only build the worker with its names and list what V8 compiles as "
+                             "it loads and on its first requests (maps kept in DIR)")
     args = parser.parse_args()
     if args.prepare:
         tools.prepare()
         return
 
     tools.install_tools()
-    if args.first_requests:
+    if args.first_requests or args.compiled:
         say("building cargo-host (release) ...")
         run(["cargo", "build", "-q", "--release", "-p", "host-cli", "--bin", "cargo-host"])
         common.CARGO_HOST = TARGET / "release" / "cargo-host"
@@ -103,6 +111,11 @@ def main():
     e2e = scenarios.Run(tools.tool_env())
     try:
         scenarios.local_host(e2e)
+        if args.compiled:
+            scenarios.build_for_first_requests(e2e, names=True)
+            first_requests.compiled_profile(free_port(), e2e.exports, e2e.stand_in, args.compiled)
+            say("PASS")
+            return
         if args.first_requests:
             scenarios.build_for_first_requests(e2e)
             first_requests.time_first_requests(free_port(), e2e.exports, e2e.stand_in)

@@ -58,7 +58,8 @@ class Workerd:
     its own in a fresh folder, so nothing but the runtime stands between the request and the
     worker. The socket accepting connections is the start: workerd has loaded the worker by then."""
 
-    def __init__(self, port, modules, bindings=None, storage="disk", state=None, eager=False):
+    def __init__(self, port, modules, bindings=None, storage="disk", state=None, eager=False,
+                 v8flags=()):
         self.folder = pathlib.Path(tempfile.mkdtemp(prefix="workers-e2e-workerd-"))
         if state is None:
             (self.folder / "state").mkdir()
@@ -82,7 +83,8 @@ class Workerd:
             "objects": WORKERD_OBJECTS % STORAGE[storage] if bindings else "",
             # V8 compiles a WebAssembly function when it is first called; eagerly, the whole
             # module is compiled as workerd loads it, before the socket opens.
-            "v8flags": '\n  v8Flags = ["--no-wasm-lazy-compilation"],' if eager else "",
+            "v8flags": (f"\n  v8Flags = {json.dumps(flags)}," if (flags := [
+                *(["--no-wasm-lazy-compilation"] if eager else []), *v8flags]) else ""),
         })
         self.proc = Process([EXAMPLE / "node_modules" / ".bin" / "workerd", "serve",
                              "config.capnp", "--experimental"], self.folder, None)
@@ -356,6 +358,76 @@ def direct_first_requests(port, bindings, key_set):
         capture.stop()
         shutil.rmtree(kept.parent, ignore_errors=True)
     return times, traces
+
+
+# The first requests --compiled profiles, each in a fresh workerd of its own.
+COMPILED_REQUESTS = ["health", "tool", "event"]
+
+
+def compiled_profile(port, exports, stand_in, folder):
+    """--compiled: what V8 compiles as workerd loads the example and on each first request.
+
+    One fresh workerd for each of COMPILED_REQUESTS, run with V8's `--perf-basic-prof`, which
+    appends every piece of code V8 makes (address, size, name) to /tmp/perf-PID.map as it makes
+    it. The map as it stands when the socket opens is what loading compiled; what it gains until
+    the answer (and 0.3 s after, for work under `ctx.wait_until`) is the request's. Both are kept
+    in `folder` (NAME.load, NAME.request) and summed up: WebAssembly functions (Liftoff's code;
+    the module must be built with its names, as `worker-build` leaves it), machine code bytes, the
+    largest functions of each request."""
+    folder.mkdir(parents=True, exist_ok=True)
+    bindings = {k: exports[k] for k in ["HOST_JWKS_URL", "HOST_ISSUER", "HOST_SIGNING_SECRET"]}
+    bindings["HOST_EVENT_POST_URL"] = stand_in.upstream
+    bindings["HOST_JWKS"] = http_get(exports["HOST_JWKS_URL"])[1]
+    built = EXAMPLE / "build"
+    example = {"index.js": ("esModule", (built / "index.js").read_bytes()),
+               "index_bg.wasm": ("wasm", (built / "index_bg.wasm").read_bytes())}
+    requests = {name: request for name, _, _, _, request, _ in FIRST_REQUESTS}
+    capture = Capture()
+    say(f"what V8 compiles, from its --perf-basic-prof maps (kept in {folder}):")
+    try:
+        for name in COMPILED_REQUESTS:
+            sent = requests[name](capture)
+            workerd = Workerd(port, example, bindings, v8flags=["--perf-basic-prof"])
+            try:
+                maps = set(pathlib.Path("/tmp").glob("perf-*.map"))
+                loaded = {m: m.stat().st_size for m in maps}
+                status, took, _ = first_request(port, sent)
+                time.sleep(0.3)
+            finally:
+                workerd.stop()
+            # workerd's own process: the map that grew while it loaded the worker.
+            grown = [m for m in pathlib.Path("/tmp").glob("perf-*.map")
+                     if m not in loaded or m.stat().st_size > loaded[m]]
+            if len(grown) != 1:
+                fail(f"{name}: expected one V8 perf map to grow, found {len(grown)}")
+            data = grown[0].read_bytes()
+            grown[0].unlink()
+            at = loaded.get(grown[0], 0)
+            (folder / f"{name}.load").write_bytes(data[:at])
+            (folder / f"{name}.request").write_bytes(data[at:])
+            if name == COMPILED_REQUESTS[0]:
+                count, size, _ = compiled_wasm(data[:at])
+                say(f"    as the example loads: {count} functions, {size / 1024:.0f} KiB of "
+                    "machine code")
+            count, size, largest = compiled_wasm(data[at:])
+            say(f"    {name} (status {status}, {took:.1f} ms): {count} functions, "
+                f"{size / 1024:.0f} KiB; the largest:")
+            for bytes_, function in largest[:8]:
+                say(f"        {bytes_ / 1024:5.1f} KiB  {function[:140]}")
+    finally:
+        capture.stop()
+
+
+def compiled_wasm(map_text):
+    """The WebAssembly functions a part of a perf map lists: how many, their machine code's bytes,
+    and each (bytes, name), largest first."""
+    functions = []
+    for line in map_text.decode(errors="replace").splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) == 3 and parts[2].endswith("-liftoff"):
+            functions.append((int(parts[1], 16), parts[2].removeprefix("JS:")))
+    functions.sort(reverse=True)
+    return len(functions), sum(size for size, _ in functions), functions
 
 
 def first_request_report(times, traces):

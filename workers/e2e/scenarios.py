@@ -83,8 +83,14 @@ def local_host(e2e):
     say(f"local host at {e2e.exports['HOST_JWKS_URL'].rsplit('/.well-known', 1)[0]}")
 
 
-def build_for_first_requests(e2e):
-    """--first-requests: the worker built as wrangler.toml's build command builds it."""
+def build_for_first_requests(e2e, names=False):
+    """--first-requests: the worker built as wrangler.toml's build command builds it. With
+    `names` (--compiled), worker-build alone, which keeps the functions' names the command's
+    second step strips."""
+    if names:
+        say("building the worker (worker-build --release, names kept) ...")
+        run(["worker-build", "--release"], cwd=EXAMPLE, env=e2e.env)
+        return
     say("building the worker (wrangler.toml's build command) ...")
     build = re.search(r'(?m)^command = "(.*)"$', (EXAMPLE / "wrangler.toml").read_text())
     run(["sh", "-c", build.group(1)], cwd=EXAMPLE, env=e2e.env)
