@@ -352,6 +352,10 @@ impl Handler {
     /// many requests ran: none when the handler holds no keys yet or they are due a refresh (with
     /// `HOST_JWKS_URL` and no copy given to [`auth::preload_key_set`](crate::auth::preload_key_set)),
     /// since checking a token would then fetch the key set.
+    ///
+    /// What it costs as the module loads: one signature verification of each algorithm held, run
+    /// by code not yet optimised (in V8's baseline compiler about 0.3 ms for Ed25519, 1.5 ms for
+    /// ES256, 0.4 ms for RS256), besides the compiling it moves there from the first call.
     pub fn warm(&self) -> usize {
         let path = format!("{}/host/events", self.inner.config.base_path);
         let tokens = self.inner.verifier.unverifiable_tokens();
