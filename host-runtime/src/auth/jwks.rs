@@ -103,7 +103,7 @@ impl VerifyKey {
 }
 
 /// The compressed encoding of Ed25519's base point (y = 4/5).
-pub(crate) const ED25519_BASE_POINT: [u8; 32] = {
+const ED25519_BASE_POINT: [u8; 32] = {
     let mut point = [0x66; 32];
     point[0] = 0x58;
     point

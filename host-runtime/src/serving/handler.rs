@@ -346,12 +346,13 @@ impl Handler {
     /// Each request it makes is an event delivery whose install token names a key the handler
     /// already holds, with a signature no key makes but of a form that gets through to the
     /// signature's arithmetic, so the routing, the body's and the token's checks (the signature's
-    /// verification whole) and the refusal run, and nothing after them: no handler of yours, no store, no
-    /// metric, no log line (the process's recorder and subscriber are set aside while it runs),
-    /// and no I/O of any kind, which the Workers runtime forbids while a module loads. Returns how
-    /// many requests ran: none when the handler holds no keys yet or they are due a refresh (with
-    /// `HOST_JWKS_URL` and no copy given to [`auth::preload_key_set`](crate::auth::preload_key_set)),
-    /// since checking a token would then fetch the key set.
+    /// verification whole) and the refusal run, and nothing after them: no handler of yours, no
+    /// store, no metric, no log line (the process's recorder and subscriber are set aside while it
+    /// runs), and no I/O of any kind, which the Workers runtime forbids while a module loads.
+    /// Returns how many requests ran: none when the handler holds no keys yet or they are due a
+    /// refresh (with `HOST_JWKS_URL` and no copy given to
+    /// [`auth::preload_key_set`](crate::auth::preload_key_set)), since checking a token would then
+    /// fetch the key set.
     ///
     /// What it costs as the module loads: one signature verification of each algorithm held, run
     /// by code not yet optimised (in V8's baseline compiler about 0.3 ms for Ed25519, 1.5 ms for
