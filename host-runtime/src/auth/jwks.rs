@@ -81,8 +81,9 @@ impl VerifyKey {
             PublicKey::Rs256(key) | PublicKey::Ps256(key) => one_be(key.n.len()),
             // r = s = 1: both within [1, n) of P-256.
             PublicKey::Es256(_) => [one_be(32), one_be(32)].concat(),
-            // R the base point (of large order), s = 0 (canonical).
-            PublicKey::Ed25519(_) => [ED25519_BASE_POINT, [0; 32]].concat(),
+            // R the key's own point (of large order, or the key is refused before hashing
+            // anyway), s = 0 (canonical).
+            PublicKey::Ed25519(key) => [key.to_bytes(), [0; 32]].concat(),
         }
     }
 
@@ -101,13 +102,6 @@ impl VerifyKey {
         format!("{header}.e30.{signature}")
     }
 }
-
-/// The compressed encoding of Ed25519's base point (y = 4/5).
-const ED25519_BASE_POINT: [u8; 32] = {
-    let mut point = [0x66; 32];
-    point[0] = 0x58;
-    point
-};
 
 /// 1 as a big-endian integer of `len` bytes.
 fn one_be(len: usize) -> Vec<u8> {

@@ -6,7 +6,8 @@ use std::hint::black_box;
 
 use ring::signature as sig;
 
-/// Ed25519's base point, compressed: the warm-up's `R`, and here the key too (of large order).
+/// Ed25519's base point, compressed: the key here (of large order), and so the warm-up's `R`,
+/// which is the key's own point.
 const BASE_POINT: [u8; 32] = {
     let mut point = [0x66; 32];
     point[0] = 0x58;
@@ -28,7 +29,7 @@ fn one_be(len: usize) -> Vec<u8> {
     one
 }
 
-/// `n` Ed25519 checks: `R` the base point, `s` = 0.
+/// `n` Ed25519 checks: `R` the key's own point, `s` = 0.
 #[unsafe(no_mangle)]
 pub extern "C" fn ed25519(n: u32) -> u32 {
     let key = ed25519_dalek::VerifyingKey::from_bytes(&BASE_POINT).expect("a valid point");
